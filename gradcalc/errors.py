@@ -1,0 +1,70 @@
+"""The errors gradcalc raises and the exit codes the command line maps them to.
+
+The library raises; only ``gradcalc.cli`` prints and exits.
+
+>>> int(ExitCode.UNDEFINED)
+3
+>>> err = InputError("unknown variable 'q'", text="x + q", column=4)
+>>> print(err.render())
+unknown variable 'q'
+  x + q
+      ^
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """The command line's exit codes (stable; documented in README)."""
+
+    OK = 0
+    CHECK_FAILED = 1
+    USAGE = 2
+    UNDEFINED = 3
+
+
+class GradcalcError(Exception):
+    """Base class of every error gradcalc raises on purpose.
+
+    Args:
+        message: one line saying what is wrong and, where possible, how to fix it.
+        text: the input the error is about (shown under the message).
+        column: 0-based offset into ``text`` to put a caret under.
+    """
+
+    exit_code = ExitCode.USAGE
+
+    def __init__(self, message: str, text: str | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.text = text
+        self.column = column
+
+    def render(self) -> str:
+        """The message, and the offending line of ``text`` with a caret under ``column``."""
+        if self.text is None:
+            return self.message
+        if self.column is None:
+            return f"{self.message}\n  {self.text}"
+        start = self.text.rfind("\n", 0, self.column) + 1
+        end = self.text.find("\n", self.column)
+        line = self.text[start : end if end != -1 else len(self.text)]
+        return f"{self.message}\n  {line}\n  {' ' * (self.column - start)}^"
+
+
+class InputError(GradcalcError):
+    """The user's text, option or file cannot be used (exit code 2)."""
+
+
+class UndefinedError(GradcalcError):
+    """The expression or its gradient is undefined at the point (exit code 3)."""
+
+    exit_code = ExitCode.UNDEFINED
+
+
+class CheckFailed(GradcalcError):
+    """The tape and the symbolic derivative disagree, or an answer is wrong (exit code 1)."""
+
+    exit_code = ExitCode.CHECK_FAILED

@@ -1,0 +1,226 @@
+"""Every registry entry, tested the same way: its gradient rules against central finite
+differences of its numpy forward and against sympy's derivative of its sympy counterpart,
+at random points inside its domain, at first and second order (nested tapes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gradcalc import Tape, Variable
+from gradcalc.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY, Op
+from gradcalc.symbolic import derivative
+
+ELEMENTWISE = [op for op in REGISTRY.values() if not op.params]
+EXAMPLES = 20
+
+
+def point_strategy(op: Op) -> st.SearchStrategy[tuple[float, ...]]:
+    """Random inputs, each drawn from one of the op's sample intervals."""
+    per_arg = []
+    for intervals in op.sample or (ANYWHERE,) * op.arity:
+        per_arg.append(
+            st.one_of(
+                [st.floats(iv.lo, iv.hi, exclude_min=True, exclude_max=True) for iv in intervals]
+            )
+        )
+    return st.tuples(*per_arg)
+
+
+def symbolic_partials(op: Op, point: tuple[float, ...], order: int) -> np.ndarray:
+    """sympy's derivatives of the op's counterpart at the point (order 1: gradient, 2: Hessian)."""
+    symbols = sp.symbols(f"a0:{op.arity}", real=True)
+    expr = op.sympy(sp, *symbols)
+    subs = {s: sp.Rational(v) for s, v in zip(symbols, point)}
+
+    def at_point(e: sp.Expr) -> float:
+        return float(e.evalf(30, subs=subs))
+
+    first = [derivative(expr, s) for s in symbols]
+    if order == 1:
+        return np.array([at_point(d) for d in first])
+    return np.array([[at_point(derivative(d, s)) for s in symbols] for d in first])
+
+
+def tape_gradient(op: Op, point: tuple[float, ...]) -> np.ndarray:
+    xs = [Variable(v) for v in point]
+    with Tape() as tape:
+        y = op(*xs)
+    return np.array([g.value for g in tape.gradient(y, xs, unconnected="zero")])
+
+
+def tape_hessian(op: Op, point: tuple[float, ...]) -> np.ndarray:
+    xs = [Variable(v) for v in point]
+    with Tape(persistent=True) as outer:
+        with Tape() as inner:
+            y = op(*xs)
+        grads = inner.gradient(y, xs, unconnected="zero")
+    return np.array([[h.value for h in outer.gradient(g, xs, unconnected="zero")] for g in grads])
+
+
+def central_difference(f, point: tuple[float, ...]) -> np.ndarray:
+    """d f / d x_i by central differences with a step scaled to each coordinate."""
+    out = []
+    for i, v in enumerate(point):
+        h = 1e-6 * max(1.0, abs(v))
+        up, down = list(point), list(point)
+        up[i], down[i] = v + h, v - h
+        out.append((np.asarray(f(up)) - np.asarray(f(down))) / (2 * h))
+    return np.array(out)
+
+
+def forward_value(op: Op, point) -> float:
+    with np.errstate(all="ignore"):
+        return float(op.forward(*(np.float64(v) for v in point)))
+
+
+OPS = pytest.mark.parametrize("op", ELEMENTWISE, ids=lambda op: op.name)
+HYPOTHESIS = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@OPS
+@HYPOTHESIS
+@given(data=st.data())
+def test_first_order_rule_matches_sympy_and_finite_differences(op: Op, data) -> None:
+    point = data.draw(point_strategy(op))
+    grad = tape_gradient(op, point)
+    np.testing.assert_allclose(grad, symbolic_partials(op, point, 1), rtol=1e-9, atol=1e-12)
+    numeric = central_difference(lambda p: forward_value(op, p), point)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
+
+
+@OPS
+@HYPOTHESIS
+@given(data=st.data())
+def test_second_order_rule_matches_sympy_and_finite_differences(op: Op, data) -> None:
+    point = data.draw(point_strategy(op))
+    hessian = tape_hessian(op, point)
+    np.testing.assert_allclose(hessian, symbolic_partials(op, point, 2), rtol=1e-8, atol=1e-10)
+    numeric = central_difference(lambda p: tape_gradient(op, p), point)
+    np.testing.assert_allclose(hessian, numeric.T, rtol=1e-4, atol=1e-5)
+
+
+@OPS
+@HYPOTHESIS
+@given(data=st.data())
+def test_forward_matches_sympy_counterpart(op: Op, data) -> None:
+    point = data.draw(point_strategy(op))
+    symbols = sp.symbols(f"a0:{op.arity}", real=True)
+    exact = op.sympy(sp, *symbols).evalf(
+        30, subs={s: sp.Rational(v) for s, v in zip(symbols, point)}
+    )
+    assert forward_value(op, point) == pytest.approx(float(exact), rel=1e-13, abs=1e-15)
+
+
+def test_every_parser_name_maps_to_an_op_of_the_registry() -> None:
+    assert set(FUNCTION_NAMES.values()) <= set(REGISTRY.values())
+    assert {"ln", "Abs", "Max", "arcsin", "ceil"} <= set(FUNCTION_NAMES)
+
+
+def test_the_issue_list_of_primitives_is_covered() -> None:
+    required = [
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "pow",
+        "exp",
+        "log",
+        "sqrt",
+        "cbrt",
+        "sin",
+        "cos",
+        "tan",
+        "sec",
+        "csc",
+        "cot",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "asinh",
+        "acosh",
+        "atanh",
+        "abs",
+        "sign",
+        "max",
+        "min",
+        "floor",
+        "ceiling",
+        "erf",
+        "relu",
+        "sigmoid",
+        "softplus",
+    ]
+    assert set(required) <= set(REGISTRY)
+
+
+@pytest.mark.parametrize(
+    ("name", "point", "reason_fragment"),
+    [
+        ("log", (-1.0,), "x < 0"),
+        ("log", (0.0,), "-infinity"),
+        ("sqrt", (-4.0,), "x < 0"),
+        ("div", (1.0, 0.0), "division by zero"),
+        ("asin", (2.0,), "|x| > 1"),
+        ("acosh", (0.5,), "x < 1"),
+        ("atanh", (1.0,), "infinite"),
+        ("tan", (np.pi / 2,), "cos(x) = 0"),
+        ("cot", (np.pi,), "sin(x) = 0"),
+        ("csc", (0.0,), "sin(x) = 0"),
+        ("sec", (-3 * np.pi / 2,), "cos(x) = 0"),
+        ("pow", (-8.0, 1 / 3), "non-integer"),
+        ("pow", (0.0, -1.0), "y < 0"),
+        ("atan2", (0.0, 0.0), "atan2(0, 0)"),
+    ],
+)
+def test_domain_rules_report_undefined_points(name, point, reason_fragment) -> None:
+    issues = REGISTRY[name].issues(*(np.float64(v) for v in point))
+    assert [i.kind for i in issues if reason_fragment in i.reason] == ["undefined"]
+
+
+@pytest.mark.parametrize(
+    ("name", "point"),
+    [
+        ("abs", (0.0,)),
+        ("sqrt", (0.0,)),
+        ("cbrt", (0.0,)),
+        ("max", (1.0, 1.0)),
+        ("min", (2.0, 2.0)),
+        ("relu", (0.0,)),
+        ("floor", (3.0,)),
+        ("ceiling", (-1.0,)),
+        ("sign", (0.0,)),
+        ("asin", (1.0,)),
+    ],
+)
+def test_domain_rules_report_kinks(name, point) -> None:
+    kinds = {i.kind for i in REGISTRY[name].issues(*(np.float64(v) for v in point))}
+    assert kinds == {"not differentiable"}
+
+
+@pytest.mark.parametrize(
+    ("name", "point"),
+    [("tan", (1.0,)), ("csc", (1e-20,)), ("log", (1e-300,)), ("pow", (2.0, -1.5))],
+)
+def test_domain_rules_stay_quiet_inside_the_domain(name, point) -> None:
+    assert REGISTRY[name].issues(*(np.float64(v) for v in point)) == []
+
+
+def test_cbrt_is_the_real_cube_root_on_both_sides() -> None:
+    assert REGISTRY["cbrt"](-8.0).value == -2.0
+    assert float(REGISTRY["cbrt"].sympy(sp, sp.Integer(-8))) == -2.0
+
+
+def test_negative_base_with_integer_exponent_only_blocks_the_exponent_derivative() -> None:
+    issues = REGISTRY["pow"].issues(np.float64(-2.0), np.float64(3.0))
+    assert [(i.kind, i.arg) for i in issues] == [("not differentiable", 1)]

@@ -1,0 +1,232 @@
+"""The tape against textbook answers, sympy and finite differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from gradcalc import F, Tape, TapeError, Variable, constant, reduce_sum, stop_gradient
+
+
+def test_seed_geron_example_gradients_are_36_and_10() -> None:
+    w1, w2 = Variable(5.0), Variable(3.0)
+    with Tape() as tape:
+        z = 3 * w1**2 + 2 * w1 * w2
+    g1, g2 = tape.gradient(z, [w1, w2])
+    # d/dw1 = 6 w1 + 2 w2, d/dw2 = 2 w1, worked by hand
+    assert (float(g1), float(g2)) == (36.0, 10.0)
+    assert float(z) == 105.0
+
+
+@pytest.mark.parametrize(("x0", "expected"), [(5.0, 75.0), (7.0, 147.0)])
+def test_seed_cube_slope_is_3x_squared(x0: float, expected: float) -> None:
+    x = constant(x0)
+    with Tape() as tape:
+        tape.watch(x)
+        y = x**3
+    assert float(tape.gradient(y, x)) == expected
+
+
+def test_seed_chain_rule_with_persistent_tape_and_intermediate() -> None:
+    x = constant(3.0)
+    with Tape(persistent=True) as tape:
+        tape.watch(x)
+        y = x**2
+        z = y**2
+    assert float(tape.gradient(z, x)) == 108.0  # 4 x^3
+    assert float(tape.gradient(y, x)) == 6.0  # 2 x
+    assert float(tape.gradient(z, y)) == 18.0  # 2 y, y = 9
+
+
+def test_non_persistent_tape_refuses_a_second_gradient() -> None:
+    x = Variable(3.0)
+    with Tape() as tape:
+        y = x * x
+    tape.gradient(y, x)
+    with pytest.raises(TapeError, match=r"only be called once.*persistent=True"):
+        tape.gradient(y, x)
+
+
+def test_constant_is_not_watched_unless_asked() -> None:
+    x = constant(2.0)
+    with Tape() as tape:
+        y = x * x
+    assert tape.records == []
+    assert tape.gradient(y, x) is None
+
+
+def test_unconnected_source_gives_none_or_zero() -> None:
+    x, u = Variable(2.0), Variable([1.0, 2.0])
+    with Tape(persistent=True) as tape:
+        y = x * x
+    assert tape.gradient(y, [x, u])[1] is None
+    zero = tape.gradient(y, [x, u], unconnected="zero")[1]
+    np.testing.assert_array_equal(zero.value, [0.0, 0.0])
+    with pytest.raises(ValueError, match="'none' or 'zero'"):
+        tape.gradient(y, u, unconnected="nan")
+
+
+def test_sources_keep_their_structure() -> None:
+    a, b = Variable(1.0), Variable(2.0)
+    with Tape(persistent=True) as tape:
+        y = a * b
+    assert isinstance(tape.gradient(y, (a, b)), tuple)
+    assert list(tape.gradient(y, {"b": b, "a": a})) == ["b", "a"]
+    assert float(tape.gradient(y, {"b": b, "a": a})["a"]) == 2.0
+
+
+def test_variables_are_not_watched_when_the_tape_says_so() -> None:
+    x = Variable(2.0)
+    with Tape(watch_accessed_variables=False) as tape:
+        y = x * x
+    assert tape.gradient(y, x) is None
+
+
+@pytest.mark.parametrize(("order", "expected"), [(1, 75.0), (2, 30.0), (3, 6.0), (4, 0.0)])
+def test_nested_tapes_give_higher_derivatives_of_x_cubed(order: int, expected: float) -> None:
+    x = Variable(5.0)
+    tapes = [Tape() for _ in range(order)]
+    for tape in tapes:
+        tape.__enter__()
+    y = x**3
+    for tape in reversed(tapes):
+        tape.__exit__(None, None, None)
+        y = tape.gradient(y, x, unconnected="zero")
+    assert float(y) == expected
+
+
+def test_mixed_second_derivatives_match_sympy() -> None:
+    xs, ys = sp.symbols("x y", real=True)
+    expr = sp.sin(xs * ys) * sp.exp(xs) + sp.log(1 + ys**2) * xs**3
+    point = {xs: sp.Rational(7, 10), ys: sp.Rational(-13, 10)}
+    x, y = Variable(0.7), Variable(-1.3)
+    with Tape(persistent=True) as outer:
+        with Tape() as inner:
+            f = F.sin(x * y) * F.exp(x) + F.log(1 + y**2) * x**3
+        gx, gy = inner.gradient(f, [x, y])
+    hessian = [[float(h) for h in outer.gradient(g, [x, y])] for g in (gx, gy)]
+    expected = [[float(sp.diff(expr, a, b).evalf(subs=point)) for b in (xs, ys)] for a in (xs, ys)]
+    np.testing.assert_allclose(hessian, expected, rtol=1e-12)
+
+
+def test_a_chain_of_100000_ops_differentiates_without_recursion() -> None:
+    x = Variable(0.5)
+    with Tape() as tape:
+        y = x
+        for _ in range(100_000):
+            y = y * 1.0000001
+    assert len(tape.records) == 100_000
+    assert float(tape.gradient(y, x)) == pytest.approx(1.0000001**100_000, rel=1e-9)
+
+
+def test_vectorised_evaluation_agrees_with_scalar_evaluation_point_by_point() -> None:
+    rng = np.random.default_rng(7)
+    xs, ys = rng.uniform(0.1, 3, 100_000), rng.uniform(-2, 2, 100_000)
+
+    def gradient(xv, yv):
+        x, y = Variable(xv), Variable(yv)
+        with Tape() as tape:
+            f = F.sin(x) * F.exp(-(x**2) / 2) + F.log(1 + y**2) * F.tanh(x * y) + x**y
+        return [g.value for g in tape.gradient(f, [x, y])]
+
+    batch = gradient(xs, ys)
+    for i in rng.choice(len(xs), 200, replace=False):
+        scalar = gradient(xs[i], ys[i])
+        assert batch[0][i] == scalar[0] and batch[1][i] == scalar[1]
+
+
+def test_gradient_of_a_broadcast_scalar_parameter_sums_over_points() -> None:
+    data = constant(np.arange(1.0, 5.0))
+    a = Variable(2.0)
+    with Tape(persistent=True) as outer:
+        with Tape() as inner:
+            loss = reduce_sum((a * data - 1) ** 2)
+        da = inner.gradient(loss, a)
+    d2a = outer.gradient(da, a)
+    # loss = sum (a d - 1)^2: d/da = sum 2 d (a d - 1), d2/da2 = sum 2 d^2
+    d = np.arange(1.0, 5.0)
+    assert da.shape == () and float(da) == pytest.approx(np.sum(2 * d * (2 * d - 1)))
+    assert float(d2a) == pytest.approx(np.sum(2 * d**2))
+
+
+def test_jacobian_of_polar_to_cartesian_has_determinant_r() -> None:
+    r, t = Variable(2.0), Variable(0.5)
+    with Tape(persistent=True) as tape:
+        x, y = r * F.cos(t), r * F.sin(t)
+    jac = np.array([[float(d) for d in tape.jacobian(f, [r, t])] for f in (x, y)])
+    expected = [[np.cos(0.5), -2 * np.sin(0.5)], [np.sin(0.5), 2 * np.cos(0.5)]]
+    np.testing.assert_allclose(jac, expected, rtol=1e-15)
+    assert np.linalg.det(jac) == pytest.approx(2.0)
+
+
+def test_jacobian_of_elementwise_square_is_diagonal() -> None:
+    x = Variable([1.0, 2.0, 3.0])
+    with Tape() as tape:
+        y = x**2
+    np.testing.assert_array_equal(tape.jacobian(y, x).value, np.diag([2.0, 4.0, 6.0]))
+
+
+def test_stop_gradient_and_stop_recording() -> None:
+    x = Variable(3.0)
+    with Tape(persistent=True) as tape:
+        y = x * stop_gradient(x)
+        with tape.stop_recording():
+            z = y * 10
+        w = y * 2
+    assert float(tape.gradient(y, x)) == 3.0
+    assert tape.gradient(z, x) is None
+    assert float(tape.gradient(w, x)) == 6.0
+
+
+def test_records_show_ops_inputs_values_and_adjoints() -> None:
+    x = constant(3.0)
+    with Tape() as tape:
+        tape.watch(x)
+        y = x**2
+        z = y**2
+    tape.gradient(z, x)
+    rows = [
+        (r.index, r.op.name, r.input_ids[0], float(r.value), float(r.adjoint)) for r in tape.records
+    ]
+    assert rows == [(1, "pow", x.id, 9.0, 18.0), (2, "pow", y.id, 81.0, 1.0)]
+    assert float(tape.adjoint(x)) == 108.0
+
+
+def test_problems_name_the_record_and_op() -> None:
+    x = Variable([-1.0, 0.0, 4.0])
+    with Tape() as tape:
+        y = F.sqrt(x) + F.exp(x * 1000)
+    tape.gradient(y, x)
+    found = [(p.record.index, p.record.op.name, p.kind, p.mask.tolist()) for p in tape.problems()]
+    assert (1, "sqrt", "undefined", [True, False, False]) in found
+    assert (1, "sqrt", "not differentiable", [False, True, False]) in found
+    assert (3, "exp", "non-finite value", [False, False, True]) in found
+
+
+def test_overflow_is_reported_as_a_non_finite_value() -> None:
+    x = Variable(1e200)
+    with Tape() as tape:
+        y = x**2
+    tape.gradient(y, x)
+    assert [(p.record.index, p.kind) for p in tape.problems()] == [(1, "non-finite value")]
+
+
+def test_an_infinite_adjoint_is_reported_on_the_record_that_receives_it() -> None:
+    x = Variable(1e-200)
+    with Tape() as tape:
+        y = x * x  # underflows to 0: a finite value
+        z = F.sqrt(y)  # sqrt has an infinite slope at 0
+    tape.gradient(z, x)
+    found = {(p.record.index, p.kind) for p in tape.problems()}
+    assert found == {(2, "not differentiable"), (1, "non-finite adjoint")}
+
+
+def test_watch_rejects_non_tensors() -> None:
+    with Tape() as tape, pytest.raises(TypeError, match=r"gradcalc\.constant"):
+        tape.watch(3.0)
+
+
+def test_tensor_truth_value_is_an_error() -> None:
+    with pytest.raises(TypeError, match="ambiguous"):
+        bool(Variable(1.0) * 2)
