@@ -91,7 +91,7 @@ class Op:
         names: spellings the expression parser accepts (empty: internal op).
         variadic: the parser accepts two or more arguments, folded left (``Max(a, b, c)``).
 
-    >>> REGISTRY["sin"](0.5).value == np.sin(0.5)
+    >>> bool(REGISTRY["sin"](0.5).value == np.sin(0.5))
     True
     """
 
@@ -107,6 +107,9 @@ class Op:
     names: tuple[str, ...] = ()
     variadic: bool = False
     params: tuple[str, ...] = field(default=())
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name}/{self.arity}>"
 
     def __call__(self, *args: Any, **params: Any) -> Tensor:
         if len(args) != self.arity:

@@ -62,6 +62,11 @@ class Record:
     params: dict[str, Any]
     adjoint: np.ndarray | None = None
 
+    def __repr__(self) -> str:
+        return (
+            f"<Record #{self.index} {self.op.name} value={self.value!s} adjoint={self.adjoint!s}>"
+        )
+
     @property
     def id(self) -> int:
         """The id of the output tensor."""
@@ -92,6 +97,9 @@ class Problem:
     kind: str
     reason: str
     mask: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"<Problem {self}>"
 
     def __str__(self) -> str:
         return f"record #{self.record.index} ({self.record.op.name}): {self.kind}: {self.reason}"
@@ -242,6 +250,7 @@ class Tape:
         >>> tape.gradient(z, {"w1": w1, "w2": w2})
         {'w1': Tensor(36.), 'w2': Tensor(10.)}
         """
+        _check_unconnected(unconnected)
         self._claim("gradient")
         flat = _source_list(sources)
         seed = as_tensor(
@@ -261,6 +270,7 @@ class Tape:
         Tensor([[2., 0.],
                 [0., 4.]])
         """
+        _check_unconnected(unconnected)
         self._claim("jacobian")
         flat = _source_list(sources)
         rows: list[list[Tensor | None]] = []
@@ -299,8 +309,6 @@ class Tape:
         grad = adjoints.get(source.id)
         if grad is None and unconnected == "zero":
             return Tensor(np.zeros_like(source.value))
-        if grad is None and unconnected != "none":
-            raise ValueError(f"unconnected must be 'none' or 'zero', got {unconnected!r}")
         return grad
 
     def _backward(
@@ -310,7 +318,7 @@ class Tape:
         for s in sources:
             if not isinstance(s, Tensor):
                 raise TypeError(f"sources must be tensors, got {type(s).__name__}")
-        reached = {s.id for s in sources}
+        reached = {s.id for s in sources if s.id in self._on_tape}
         path: list[Record] = []
         for rec in self.records:
             if any(t.id in reached for t in rec.inputs):
@@ -355,33 +363,69 @@ class Tape:
         ['record #1 (log): undefined: log is undefined for x < 0']
         """
         found: list[Problem] = []
+        trouble: dict[int, np.ndarray] = {}  # record output id -> points with a problem there
         for rec in self.records:
-            explained = np.zeros(rec.value.shape, dtype=bool)
-            for issue in rec.op.issues(*(t.value for t in rec.inputs)):
-                if issue.arg is not None and rec.inputs[issue.arg].id not in self._on_tape:
-                    continue  # concerns an input nobody differentiates with respect to
-                mask = np.broadcast_to(issue.mask, rec.value.shape)
-                found.append(Problem(rec, issue.kind, issue.reason, mask))
-                if issue.kind == UNDEFINED:
-                    explained |= mask
-            bad_value = ~np.isfinite(rec.value) & ~explained
-            if bad_value.any():
-                found.append(Problem(rec, NON_FINITE_VALUE, _non_finite(rec.value), bad_value))
-                explained |= bad_value
-            if rec.adjoint is not None:
-                bad_adjoint = np.broadcast_to(~np.isfinite(rec.adjoint), rec.value.shape)
-                bad_adjoint = bad_adjoint & ~explained
-                if bad_adjoint.any():
-                    found.append(
-                        Problem(rec, NON_FINITE_ADJOINT, _non_finite(rec.adjoint), bad_adjoint)
-                    )
+            problems = self._value_problems(rec)
+            found += problems
+            trouble[rec.output.id] = _union(rec.value.shape, (p.mask for p in problems))
+        users: dict[int, list[Record]] = {}
+        for rec in self.records:
+            for t in rec.inputs:
+                users.setdefault(t.id, []).append(rec)
+        for rec in self.records:
+            if rec.adjoint is None:
+                continue
+            adjoint = np.broadcast_to(rec.adjoint, rec.value.shape)
+            # a non-finite adjoint is news only where no later record already explains it
+            explained = trouble[rec.output.id].copy()
+            for user in users.get(rec.output.id, ()):
+                if user.adjoint is not None:
+                    caused = trouble[user.output.id] | ~np.isfinite(user.adjoint)
+                    explained |= caused if caused.shape == explained.shape else caused.any()
+            news = ~np.isfinite(adjoint) & ~explained
+            found += _non_finite_problems(rec, NON_FINITE_ADJOINT, adjoint, news)
+        found.sort(key=lambda p: p.record.index)
         return found
 
+    def _value_problems(self, rec: Record) -> list[Problem]:
+        """Domain issues of one record, and a non-finite value its inputs do not explain."""
+        found = []
+        for issue in rec.op.issues(*(t.value for t in rec.inputs)):
+            if issue.arg is not None and rec.inputs[issue.arg].id not in self._on_tape:
+                continue  # concerns an input nobody differentiates with respect to
+            found.append(
+                Problem(rec, issue.kind, issue.reason, np.broadcast_to(issue.mask, rec.value.shape))
+            )
+        undefined = _union(rec.value.shape, (p.mask for p in found if p.kind == UNDEFINED))
+        inputs_finite = _union(rec.value.shape, (~np.isfinite(t.value) for t in rec.inputs)) == 0
+        news = ~np.isfinite(rec.value) & ~undefined & inputs_finite
+        return found + _non_finite_problems(rec, NON_FINITE_VALUE, rec.value, news)
 
-def _non_finite(values: np.ndarray) -> str:
-    if np.isnan(values).any():
-        return "NaN (not a number)"
-    return "overflow to infinity"
+
+def _union(shape: tuple[int, ...], masks: Iterator[np.ndarray] | Any) -> np.ndarray:
+    """The points marked in any of ``masks`` (broadcast to ``shape``)."""
+    union = np.zeros(shape, dtype=bool)
+    for mask in masks:
+        union |= mask
+    return union
+
+
+def _check_unconnected(unconnected: str) -> None:
+    if unconnected not in ("none", "zero"):
+        raise ValueError(f"unconnected must be 'none' or 'zero', got {unconnected!r}")
+
+
+def _non_finite_problems(
+    rec: Record, kind: str, values: np.ndarray, mask: np.ndarray
+) -> list[Problem]:
+    """Separate problems for the NaN points and the infinite points under ``mask``."""
+    nan = mask & np.isnan(values)
+    inf = mask & np.isinf(values)
+    return [
+        Problem(rec, kind, reason, where)
+        for reason, where in (("NaN (not a number)", nan), ("overflow to infinity", inf))
+        if where.any()
+    ]
 
 
 def _flatten(items: Any) -> list[Any]:

@@ -76,6 +76,9 @@ class Tensor:
         """
         return self.value
 
+    def __pos__(self) -> Tensor:
+        return self
+
     def __float__(self) -> float:
         return float(self.value)
 

@@ -1,0 +1,330 @@
+"""The ``gradcalc`` command line: thin commands that parse options, call the library, render.
+
+``main()`` maps every error to its one-line message and exit code (see
+:class:`gradcalc.errors.ExitCode`); ``app`` is the Typer application without
+that handling. Heavy imports (numpy, sympy) happen inside the commands, so
+``gradcalc --help`` and ``--version`` start fast.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gradcalc import __version__
+from gradcalc.errors import ExitCode, GradcalcError, InputError
+
+app = typer.Typer(
+    name="gradcalc",
+    help="Exact gradients from a reverse-mode tape, cross-checked against sympy.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class Format(str, enum.Enum):
+    """Output formats."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    plain = "plain"
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"gradcalc {__version__}")
+        raise typer.Exit()
+
+
+_settings = {"traceback": False}
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+    traceback: Annotated[
+        bool,
+        typer.Option("--traceback", help="Show a Python traceback on errors (for bug reports)."),
+    ] = False,
+) -> None:
+    """gradcalc: type an expression and a point, get exact, checked gradients."""
+    _settings["traceback"] = traceback
+
+
+def _reports_errors(command: Callable[..., None]) -> Callable[..., None]:
+    """Turn gradcalc's errors into a short message on stderr and the documented exit code."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except GradcalcError as error:
+            if _settings["traceback"]:
+                raise
+            print(f"gradcalc: {error.render()}", file=sys.stderr)
+            raise typer.Exit(error.exit_code) from None
+
+    return wrapper
+
+
+def _names(option: str | None) -> list[str] | None:
+    if option is None:
+        return None
+    names = [n.strip() for n in option.split(",") if n.strip()]
+    if not names:
+        raise InputError("expected a comma-separated list of names, e.g. --wrt x,y")
+    return names
+
+
+@app.command()
+@_reports_errors
+def grad(
+    expression: Annotated[
+        str,
+        typer.Argument(
+            help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a '
+            "file, - from stdin."
+        ),
+    ],
+    at: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--at", help="A point, e.g. w1=5,w2=3 (values may be pi/4, 1/3, ...). Repeat for more."
+        ),
+    ] = None,
+    points: Annotated[
+        str | None,
+        typer.Option("--points", help="CSV file of points (header = variable names); - for stdin."),
+    ] = None,
+    wrt: Annotated[
+        str | None, typer.Option("--wrt", help="Differentiate with respect to these (a,b).")
+    ] = None,
+    of: Annotated[
+        str | None, typer.Option("--of", help="Program statements to differentiate (y,z).")
+    ] = None,
+    output: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    no_tape: Annotated[bool, typer.Option("--no-tape", help="Do not show the tape.")] = False,
+    no_check: Annotated[
+        bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")
+    ] = False,
+    exact: Annotated[
+        bool, typer.Option("--exact", help="Show exact symbolic values, however long.")
+    ] = False,
+    digits: Annotated[
+        int | None, typer.Option("--digits", min=1, max=17, help="Significant digits to print.")
+    ] = None,
+    subgradient: Annotated[
+        bool,
+        typer.Option("--subgradient", help="At kinks, use the conventional value (|x|' = 0 at 0)."),
+    ] = False,
+    check_timeout: Annotated[
+        float, typer.Option("--check-timeout", min=0.0, help="Seconds for the symbolic check.")
+    ] = 5.0,
+) -> None:
+    """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
+    from gradcalc.api import compile_expression, gradient_at
+    from gradcalc.points import parse_at
+
+    if at and points:
+        raise InputError("give points with --at or with --points, not both")
+    expression = _expression_text(expression, points)
+    chunks = _read_points(points) if points else iter([parse_at(at or [])])
+    first = next(chunks)
+    graph = compile_expression(expression, first.names, _names(of))
+    options = dict(
+        wrt=_names(wrt),
+        check=not no_check,
+        subgradient=subgradient,
+        check_timeout=check_timeout,
+        exact=exact,
+        strict=False,
+    )
+    writer = _Writer(output, digits, not no_tape, many=bool(points) or len(at or []) > 1)
+    for chunk in _chain(first, chunks):
+        writer.write(gradient_at(graph, chunk, **options))
+    writer.close()
+    raise typer.Exit(writer.exit_code)
+
+
+def _expression_text(argument: str, points: str | None) -> str:
+    """The expression itself, or the contents of ``@FILE`` / stdin for ``-``."""
+    if argument == "-":
+        if points == "-":
+            raise InputError("stdin cannot hold both the expression and the points")
+        return sys.stdin.read()
+    if argument.startswith("@"):
+        try:
+            return Path(argument[1:]).read_text(encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot read expression file {argument[1:]}: {error.strerror}") from None
+        except UnicodeDecodeError:
+            raise InputError(f"expression file {argument[1:]} is not UTF-8 text") from None
+    return argument
+
+
+def _chain(first: Any, rest: Any) -> Any:
+    yield first
+    yield from rest
+
+
+def _read_points(path: str) -> Any:
+    from gradcalc.points import read_points
+
+    if path == "-":
+        yield from read_points(sys.stdin)
+        return
+    try:
+        with Path(path).open(newline="", encoding="utf-8-sig") as stream:
+            yield from read_points(_with_progress(stream, Path(path).stat().st_size))
+    except OSError as error:
+        raise InputError(f"cannot read points file {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"points file {path} is not UTF-8 text") from None
+
+
+def _with_progress(stream: Any, size: int) -> Any:
+    """Yield the lines of ``stream``, showing a progress bar on stderr when it is a terminal."""
+    if not sys.stderr.isatty() or size < 1_000_000:
+        yield from stream
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=_console(stderr=True)) as progress:
+        task = progress.add_task("reading points", total=size)
+        for n, line in enumerate(stream):
+            if n % 10_000 == 0:
+                progress.update(
+                    task, completed=stream.buffer.tell() if hasattr(stream, "buffer") else 0
+                )
+            yield line
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+class _Writer:
+    """Renders results as they come (chunk by chunk) and tracks the exit code."""
+
+    def __init__(self, output: Format, digits: int | None, tape: bool, many: bool):
+        self.output, self.digits, self.tape, self.many = output, digits, tape, many
+        self.exit_code = ExitCode.OK
+        self.started = False
+        self.console = _console()
+        self.errors = _console(stderr=True)
+        self.warned: set[str] = set()
+
+    def write(self, results: list[Any]) -> None:
+        from gradcalc import render
+
+        for result in results:
+            self._note_status(result)
+        if self.output is Format.json:
+            self._write_json(results)
+        elif self.output is Format.csv:
+            self._write_csv(results)
+        elif self.output is Format.plain:
+            for result in results:
+                for line in render.plain_lines(result, self.digits):
+                    print(line)
+        else:
+            for result in results:
+                if self.many:
+                    self.console.print(render.points_table(result, self.digits))
+                elif result.undefined.any():
+                    continue  # the reason is on stderr; a table of nan would only hide it
+                else:
+                    for part in render.gradient_tables(result, self.digits, self.tape):
+                        self.console.print(part)
+                        self.console.print()
+        self.started = True
+
+    def _note_status(self, result: Any) -> None:
+        if result.check is not None and result.check.status == "disagree":
+            self.exit_code = ExitCode.CHECK_FAILED
+        elif result.undefined.any() and self.exit_code == ExitCode.OK:
+            self.exit_code = ExitCode.UNDEFINED
+        for warning in result.warnings:
+            self._once(f"warning: {warning}")
+        for singular in result.singularities:
+            self._once(f"gradcalc: {singular.describe(result.points, result.target)}")
+
+    def _once(self, message: str) -> None:
+        if message not in self.warned:
+            self.warned.add(message)
+            self.errors.print(message, markup=False, soft_wrap=True)
+
+    def _write_json(self, results: list[Any]) -> None:
+        import json
+
+        from gradcalc import render
+
+        objects = [
+            render.to_json(result, k, self.tape)
+            for k in range(results[0].points.count)
+            for result in results
+        ]
+        single = not self.many and len(objects) == 1
+        if single:
+            print(json.dumps(objects[0]))
+            return
+        for obj in objects:
+            print(("[" if not self.started else ",") + json.dumps(obj))
+            self.started = True
+
+    def _write_csv(self, results: list[Any]) -> None:
+        import csv
+
+        from gradcalc import render
+
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        for result in results:
+            if not self.started:
+                header = render.csv_header(result)
+                if len(results) > 1:
+                    header = [
+                        f"{result.target}:{h}" if h not in result.points.names else h
+                        for h in header
+                    ]
+                out.writerow(header)
+            out.writerows(render.csv_rows(result, self.digits))
+
+    def close(self) -> None:
+        if self.output is Format.json and self.started and self.many:
+            print("]")
+
+
+def main() -> None:
+    """Entry point: run the app, print errors as one line, exit with a documented code."""
+    # Typer may bundle its own click: find its exception base class through typer itself.
+    click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    try:
+        code = app(prog_name="gradcalc", standalone_mode=False)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except click_error as error:
+        context = getattr(error, "ctx", None)
+        hint = f"\nTry '{context.command_path} --help'." if context is not None else ""
+        message = error.format_message().replace("Value error, ", "")
+        if message.startswith("Usage:"):  # no command given: the help itself
+            print(message, file=sys.stderr)
+        else:
+            print(f"gradcalc: {message}{hint}", file=sys.stderr)
+        sys.exit(ExitCode.USAGE)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.exit(130)
+    sys.exit(code or ExitCode.OK)

@@ -1,0 +1,179 @@
+"""Run an op graph on a tape at one or many points at once, and differentiate it.
+
+>>> from gradcalc.lower import lower
+>>> from gradcalc.parse import parse_program
+>>> graph = lower(parse_program("3*w1**2 + 2*w1*w2"))
+>>> run = evaluate(graph, {"w1": 5.0, "w2": 3.0})
+>>> float(run.values[0]), {k: float(v) for k, v in run.gradients[0].items()}
+(105.0, {'w1': 36.0, 'w2': 10.0})
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcalc.errors import InputError
+from gradcalc.lower import Graph
+from gradcalc.ops import REGISTRY
+from gradcalc.tape import Problem, Record, Tape
+from gradcalc.tensor import Tensor, constant
+
+CONSTANTS = {"pi": np.pi, "E": np.e}
+
+
+@dataclass(frozen=True)
+class TapeRow:
+    """One tape record as the user should read it.
+
+    ``formula`` is the operation written with the names of its inputs
+    (``y ** 2``, ``#3 + #5``, ``sin(x)``); ``label`` is the statement name the
+    result was assigned to, if any.
+    """
+
+    index: int
+    node: int
+    op: str
+    formula: str
+    inputs: tuple[str, ...]
+    label: str | None
+    value: np.ndarray
+    adjoint: np.ndarray | None
+
+
+@dataclass
+class Evaluation:
+    """The values and gradients of a graph's targets, and the tape that computed them.
+
+    ``gradients[k]`` maps each source name to d(target k)/d(source) (``None`` when the
+    target does not depend on it); ``rows[k]`` is the tape as seen after the backward
+    pass of target k; ``problems[k]`` lists its undefined or non-differentiable records.
+    """
+
+    graph: Graph
+    sources: tuple[str, ...]
+    values: list[np.ndarray]
+    gradients: list[dict[str, np.ndarray | None]]
+    rows: list[list[TapeRow]]
+    problems: list[list[Problem]]
+
+
+def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
+    """Validate ``wrt`` against the graph's variables and statement names.
+
+    >>> from gradcalc.lower import lower
+    >>> from gradcalc.parse import parse_program
+    >>> source_names(lower(parse_program("y = x**2; z = y**2")), ["x", "y"])
+    ('x', 'y')
+
+    Raises:
+        InputError: for a name that is neither, listing the valid names.
+    """
+    if not wrt:
+        return graph.variables
+    valid = list(graph.variables) + [n for n in graph.bindings if n not in graph.variable_nodes]
+    known = set(valid)
+    for name in wrt:
+        if name not in known:
+            hint = difflib.get_close_matches(name, valid, n=1)
+            maybe = f"did you mean '{hint[0]}'? " if hint else ""
+            raise InputError(
+                f"--wrt {name}: not a variable or statement of the expression; {maybe}"
+                f"valid names: {', '.join(valid)}"
+            )
+    return tuple(dict.fromkeys(wrt))
+
+
+def evaluate(
+    graph: Graph, point: Mapping[str, object], wrt: Sequence[str] | None = None
+) -> Evaluation:
+    """Evaluate ``graph`` at ``point`` (numbers or equal-length arrays) on a tape.
+
+    Args:
+        graph: the op graph.
+        point: a value for every free variable (arrays evaluate many points at once).
+        wrt: the sources (default: every free variable); statement names are allowed.
+
+    Raises:
+        InputError: for a missing variable value or an unknown source name.
+    """
+    sources = source_names(graph, wrt)
+    missing = [v for v in graph.variables if v not in point]
+    if missing:
+        raise InputError(f"no value given for {', '.join(missing)} (use --at {missing[0]}=...)")
+    arrays = np.broadcast_arrays(*(np.asarray(point[v], dtype=float) for v in graph.variables))
+    position = {name: i for i, name in enumerate(graph.variables)}
+    tensors: list[Tensor] = []
+    with Tape(persistent=True) as tape:
+        for node in graph.nodes:
+            if node.kind == "var":
+                tensor = constant(arrays[position[node.text]])
+                tape.watch(tensor)
+            elif node.kind == "const":
+                tensor = constant(CONSTANTS.get(node.text) or float(node.text))
+            else:
+                tensor = REGISTRY[node.op](*(tensors[i] for i in node.inputs))
+            tensors.append(tensor)
+    source_nodes = [graph.bindings.get(s, None) for s in sources]
+    source_tensors = [
+        tensors[graph.variable_node(s) if s in graph.variable_nodes else index]
+        for s, index in zip(sources, source_nodes)
+    ]
+    shape = arrays[0].shape if arrays else ()
+    evaluation = Evaluation(graph, sources, [], [], [], [])
+    names = _display_names(graph, tape, tensors)
+    node_of = {tensor.id: node.index for node, tensor in zip(graph.nodes, tensors)}
+    for target in graph.targets:
+        value = np.broadcast_to(tensors[target].value, shape)
+        grads = tape.gradient(tensors[target], source_tensors)
+        evaluation.values.append(value)
+        evaluation.gradients.append(
+            {
+                s: None if g is None else np.broadcast_to(g.value, shape)
+                for s, g in zip(sources, grads)
+            }
+        )
+        evaluation.rows.append([_row(rec, names, node_of) for rec in tape.records])
+        evaluation.problems.append(tape.problems())
+    return evaluation
+
+
+def _display_names(graph: Graph, tape: Tape, tensors: list[Tensor]) -> dict[int, str]:
+    """How each tensor is referred to on the printed tape: name, number or ``#record``."""
+    recorded = {rec.output.id: rec.index for rec in tape.records}
+    names: dict[int, str] = {}
+    for node, tensor in zip(graph.nodes, tensors):
+        if node.label is not None:
+            names[tensor.id] = node.label
+        elif node.kind != "op":
+            names[tensor.id] = node.text
+        elif tensor.id in recorded:
+            names[tensor.id] = f"#{recorded[tensor.id]}"
+        else:  # a constant subexpression such as 2*pi: not on the tape, shown by value
+            names[tensor.id] = f"{float(tensor.value):.6g}"
+    return names
+
+
+def _row(rec: Record, names: dict[int, str], node_of: dict[int, int]) -> TapeRow:
+    inputs = tuple(names[t.id] for t in rec.inputs)
+    op = rec.op
+    if op.symbol and op.arity == 2:
+        formula = f"{inputs[0]} {op.symbol} {inputs[1]}"
+    elif op.symbol:
+        formula = f"{op.symbol}{inputs[0]}"
+    else:
+        formula = f"{op.name}({', '.join(inputs)})"
+    label = names.get(rec.output.id)
+    return TapeRow(
+        rec.index,
+        node_of[rec.output.id],
+        op.name,
+        formula,
+        inputs,
+        label if label and not label.startswith("#") else None,
+        rec.value,
+        rec.adjoint,
+    )

@@ -1,0 +1,182 @@
+"""Points to evaluate at: ``--at`` specs and CSV files of points.
+
+Every value goes through the same validated parser as expressions
+(:func:`gradcalc.parse.parse_constant`), so ``pi/4``, ``1/3`` and ``sqrt(2)`` work
+and nothing else gets in. A file is read in chunks, so any number of rows runs
+in bounded memory.
+
+>>> points = parse_at(["w1=5,w2=3"])
+>>> points.names, float(points.arrays["w1"]), points.exact
+(('w1', 'w2'), 5.0, [{'w1': '5', 'w2': '3'}])
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+
+from gradcalc.errors import InputError
+
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
+CHUNK_ROWS = 65_536
+
+
+@dataclass
+class Points:
+    """Values for some variables at one or many points.
+
+    ``arrays`` maps each name to a 0-d array (one ``--at``) or a 1-d array (several
+    points); ``exact`` holds, per point, each value's text when it was given exactly
+    (``--at``), or is ``None`` (values read from a file). ``first_row`` is the file
+    row number of the first point (for messages), 0 for ``--at``.
+    """
+
+    names: tuple[str, ...]
+    arrays: dict[str, np.ndarray]
+    exact: list[dict[str, str]] | None
+    first_row: int = 0
+
+    @property
+    def count(self) -> int:
+        """How many points."""
+        first = next(iter(self.arrays.values()), np.zeros(()))
+        return 1 if first.ndim == 0 else len(first)
+
+    def label(self, k: int) -> str:
+        """Point ``k`` written as ``x=1, y=2`` (exact text where known)."""
+        if self.exact is not None:
+            return ", ".join(f"{n}={v}" for n, v in self.exact[k].items())
+        values = {
+            n: self.arrays[n] if self.arrays[n].ndim == 0 else self.arrays[n][k] for n in self.names
+        }
+        return ", ".join(f"{n}={float(v):.17g}" for n, v in values.items())
+
+
+def split_top_level(text: str, separator: str = ",") -> list[str]:
+    """Split at separators outside parentheses.
+
+    >>> split_top_level("x=atan2(1, 2),y=3")
+    ['x=atan2(1, 2)', 'y=3']
+    """
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def constant_value(text: str) -> float:
+    """The float value of a constant expression, validated like any expression.
+
+    >>> constant_value("pi/4") == 0.7853981633974483, constant_value("1/3")
+    (True, 0.3333333333333333)
+
+    Raises:
+        InputError: for anything that is not a finite real constant.
+    """
+    from gradcalc.evaluate import evaluate
+    from gradcalc.lower import lower
+    from gradcalc.parse import Program, Statement, parse_constant
+
+    node = parse_constant(text)
+    graph = lower(Program(text, (Statement(None, node, 0),)))
+    value = float(evaluate(graph, {}).values[0])
+    if not np.isfinite(value):
+        raise InputError(f"the value {text!r} is not a finite real number", text=text)
+    return value
+
+
+def parse_at(specs: Sequence[str]) -> Points:
+    """Parse one or more ``--at`` specs (``"x=1,y=pi/4"``); every spec names the same variables.
+
+    Raises:
+        InputError: for a malformed pair, a bad name, a repeated name, a bad value,
+            or specs that name different variables.
+    """
+    rows: list[dict[str, str]] = []
+    for spec in specs:
+        row: dict[str, str] = {}
+        for pair in split_top_level(spec):
+            name, equals, value = pair.partition("=")
+            name, value = name.strip(), value.strip()
+            if not equals or not value:
+                raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
+            if not NAME.match(name):
+                raise InputError(f"--at: {name!r} is not a valid variable name")
+            if name in row:
+                raise InputError(f"--at: {name} is given twice in {spec!r}")
+            row[name] = value
+        if rows and set(row) != set(rows[0]):
+            raise InputError(
+                f"every --at must name the same variables: {', '.join(rows[0])} vs {', '.join(row)}"
+            )
+        rows.append(row)
+    names = tuple(rows[0]) if rows else ()
+    values = {n: [constant_value(r[n]) for r in rows] for n in names}
+    shaped = {n: np.array(v[0] if len(rows) == 1 else v, dtype=float) for n, v in values.items()}
+    return Points(names, shaped, [{n: r[n] for n in names} for r in rows])
+
+
+def read_points(stream: TextIO, chunk_rows: int = CHUNK_ROWS) -> Iterator[Points]:
+    """Read a CSV of points (header row = variable names) in chunks of ``chunk_rows``.
+
+    >>> import io
+    >>> chunks = list(read_points(io.StringIO("x,y\\n1,2\\n3,4.5\\n")))
+    >>> chunks[0].arrays["y"]
+    array([2. , 4.5])
+
+    Raises:
+        InputError: for an empty file, a bad header, a row of the wrong length or a
+            cell that is not a finite decimal number (naming the row and column).
+    """
+    reader = csv.reader(stream)
+    header = next(reader, None)
+    if header is None:
+        raise InputError("the points file is empty: it needs a header row of variable names")
+    names = tuple(cell.strip().lstrip("\ufeff") for cell in header)
+    for name in names:
+        if not NAME.match(name):
+            raise InputError(f"points file header: {name!r} is not a valid variable name")
+    if len(set(names)) != len(names):
+        raise InputError("points file header: a variable name is repeated")
+    block: list[list[float]] = []
+    first_row = 2
+    row_number = 1
+    for row_number, row in enumerate(reader, start=2):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if len(row) != len(names):
+            raise InputError(
+                f"points file row {row_number}: {len(row)} values for {len(names)} columns"
+            )
+        block.append([_cell(cell, row_number, name) for cell, name in zip(row, names)])
+        if len(block) == chunk_rows:
+            yield _chunk(names, block, first_row)
+            block, first_row = [], row_number + 1
+    if block:
+        yield _chunk(names, block, first_row)
+    elif row_number == 1:
+        raise InputError("the points file has a header but no rows of points")
+
+
+def _cell(text: str, row: int, column: str) -> float:
+    if not NUMBER.match(text):
+        raise InputError(f"points file row {row}, column {column}: {text!r} is not a number")
+    value = float(text)
+    if not np.isfinite(value):
+        raise InputError(f"points file row {row}, column {column}: {text!r} is out of range")
+    return value
+
+
+def _chunk(names: tuple[str, ...], block: list[list[float]], first_row: int) -> Points:
+    table = np.array(block, dtype=float).reshape(len(block), len(names))
+    return Points(names, {n: table[:, i] for i, n in enumerate(names)}, None, first_row)

@@ -1,0 +1,250 @@
+"""Turn results into what users read: rich tables, JSON-ready dicts, CSV rows, plain lines.
+
+Pure functions: nothing here prints.
+
+>>> format_number(36.0), format_number(0.1 + 0.2), format_number(float("nan"))
+('36', '0.30000000000000004', 'nan')
+>>> format_number(2 / 3, digits=4)
+'0.6667'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from gradcalc.api import GradResult
+
+CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
+MAX_TABLE_ROWS = 1000
+
+
+def format_number(value: Any, digits: int | None = None) -> str:
+    """A float as short as possible without losing it (or with ``digits`` significant digits)."""
+    if value is None:
+        return "—"
+    x = float(value)
+    if not math.isfinite(x):
+        return str(x)
+    if x == int(x) and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x) if digits is None else f"{x:.{digits}g}"
+
+
+def _at(array: np.ndarray | None, k: int) -> Any:
+    if array is None:
+        return None
+    return array if array.ndim == 0 else array.reshape(-1)[k]
+
+
+def _json_number(value: Any) -> float | None:
+    if value is None:
+        return None
+    x = float(value)
+    return x if math.isfinite(x) else None
+
+
+def point_values(result: GradResult, k: int) -> dict[str, float]:
+    """The variables' values at point ``k``."""
+    return {n: float(_at(result.points.arrays[n], k)) for n in result.points.names}
+
+
+def _problem_at(result: GradResult, k: int) -> str | None:
+    """Why the gradient is undefined at point ``k`` (``None`` if it is defined)."""
+    for singular in result.singularities:
+        if k in singular.points:
+            return f"{singular.expression}: {singular.kind}: {singular.reason}"
+    return None
+
+
+def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
+    """The JSON object for point ``k`` (plain types only; non-finite numbers become null)."""
+    undefined = _problem_at(result, k)
+    gradient = {
+        name: 0.0 if g is None else (None if undefined else _json_number(_at(g, k)))
+        for name, g in result.gradient.items()
+    }
+    check: dict[str, Any] = {"status": "off", "agree": None, "max_difference": None}
+    symbolic: dict[str, str] = {}
+    if result.check is not None:
+        status = result.check.status
+        agree = None
+        if status != "skipped" and not undefined:
+            agree = not bool(_at(result.check.mismatch, k))
+        check = {"status": status, "agree": agree, "max_difference": result.check.max_difference}
+        symbolic = {n: str(p.derivative) for n, p in result.check.partials.items()}
+    obj: dict[str, Any] = {
+        "expression": result.expression,
+        "target": result.target,
+        "point": point_values(result, k),
+        "value": None if _at(result.value_undefined, k) else _json_number(_at(result.value, k)),
+        "gradient": gradient,
+        "independent": [n for n, g in result.gradient.items() if g is None],
+        "symbolic": symbolic,
+        "check": check,
+        "undefined": undefined,
+        "warnings": list(result.warnings),
+    }
+    if tape:
+        obj["tape"] = [
+            {
+                "id": row.index,
+                "op": row.op,
+                "formula": row.formula,
+                "inputs": list(row.inputs),
+                "value": _json_number(_at(row.value, k)),
+                "adjoint": _json_number(_at(row.adjoint, k)),
+            }
+            for row in result.tape
+        ]
+    return obj
+
+
+def csv_header(result: GradResult) -> list[str]:
+    """Point columns, ``value``, then ``d/d<name>`` per source."""
+    return [*result.points.names, "value", *(f"d/d{n}" for n in result.sources)]
+
+
+def csv_rows(result: GradResult, digits: int | None = None) -> Iterator[list[str]]:
+    """One row per point; an undefined point has empty value and gradient cells."""
+    for k in range(result.points.count):
+        bad = _problem_at(result, k) is not None
+        cells = [format_number(v, digits) for v in point_values(result, k).values()]
+        no_value = bool(_at(result.value_undefined, k))
+        cells.append("" if no_value else format_number(_at(result.value, k), digits))
+        for g in result.gradient.values():
+            cells.append("" if bad else format_number(0.0 if g is None else _at(g, k), digits))
+        yield cells
+
+
+def plain_lines(result: GradResult, digits: int | None = None) -> Iterator[str]:
+    """The gradient components separated by spaces, one line per point (``nan`` if undefined)."""
+    for k in range(result.points.count):
+        bad = _problem_at(result, k) is not None
+        yield " ".join(
+            "nan" if bad else format_number(0.0 if g is None else _at(g, k), digits)
+            for g in result.gradient.values()
+        )
+
+
+# --- rich tables ----------------------------------------------------------------------
+
+
+def headline(result: GradResult, digits: int | None) -> Any:
+    """``f(x, y) = <text>`` and ``at x = 1, y = 2:  f = <value>``."""
+    from rich.text import Text
+
+    text = Text()
+    variables = ", ".join(result.points.names)
+    if (
+        result.target.startswith("f")
+        and ";" not in result.expression
+        and "=" not in result.expression
+    ):
+        text.append(f"{result.target}({variables}) = ", style="bold")
+        text.append(result.expression)
+    else:
+        text.append(f"{result.target}", style="bold")
+        text.append(f"   from   {result.expression}", style="dim")
+    point = ", ".join(f"{n} = {v}" for n, v in (result.points.exact or [{}])[0].items())
+    text.append(f"\nat {point}:  " if point else "\n")
+    text.append(f"{result.target} = ")
+    text.append(format_number(result.value, digits), style="bold cyan")
+    return text
+
+
+def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> list[Any]:
+    """Renderables for a single point: headline, gradient table, tape table."""
+    from rich.table import Table
+
+    table = Table(title_justify="left", title_style="bold")
+    table.add_column(f"∂{result.target}/∂", style="bold")
+    table.add_column("tape", justify="right", style="cyan")
+    check = result.check
+    if check is not None and check.partials:
+        table.add_column("symbolic (sympy)")
+        table.add_column("exact", justify="right")
+    if check is not None:
+        table.add_column("check", justify="center")
+    for name, g in result.gradient.items():
+        cells = [name, format_number(0.0 if g is None else g, digits)]
+        if g is None:
+            cells[1] = f"(independent) {cells[1]}"
+        if check is not None and check.partials:
+            partial = check.partials[name]
+            exact = partial.exact[0] if partial.exact else None
+            cells += [str(partial.derivative), exact or format_number(partial.values, digits)]
+        if check is not None:
+            partial = check.partials.get(name)
+            bad = partial is not None and bool(np.any(partial.mismatch))
+            cells.append(CHECK_MARK["disagree" if bad else check.status])
+        table.add_row(*cells)
+    parts: list[Any] = [headline(result, digits), table]
+    if show_tape:
+        parts.append(tape_table(result, digits))
+    return parts
+
+
+def tape_table(result: GradResult, digits: int | None) -> Any:
+    """The tape: inputs first, then each record with its value and adjoint ∂target/∂record."""
+    from rich.table import Table
+
+    table = Table(
+        title=f"Tape (adjoint = ∂{result.target}/∂row)",
+        title_justify="left",
+        title_style="bold",
+    )
+    for header, justify in (("#", "right"), ("op", "left"), ("computes", "left")):
+        table.add_column(header, justify=justify)
+    table.add_column("value", justify="right", style="cyan")
+    table.add_column("adjoint", justify="right", style="magenta")
+    for name in result.points.names:
+        adjoint = result.gradient.get(name)
+        shown = format_number(adjoint, digits) if adjoint is not None else ""
+        table.add_row("", "input", name, format_number(result.points.arrays[name], digits), shown)
+    for row in result.tape:
+        formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
+        table.add_row(
+            str(row.index),
+            row.op,
+            formula,
+            format_number(row.value, digits),
+            format_number(row.adjoint, digits),
+        )
+    return table
+
+
+def points_table(result: GradResult, digits: int | None) -> Any:
+    """Many points: one row each (capped at MAX_TABLE_ROWS)."""
+    from rich.table import Table
+
+    table = Table(title=f"{result.target}", title_justify="left", title_style="bold")
+    for name in result.points.names:
+        table.add_column(name, justify="right")
+    table.add_column("value", justify="right", style="cyan")
+    for name in result.sources:
+        table.add_column(f"∂/∂{name}", justify="right", style="cyan")
+    if result.check is not None:
+        table.add_column("check", justify="center")
+    for k, cells in enumerate(csv_rows(result, digits)):
+        if k == MAX_TABLE_ROWS:
+            break
+        reason = _problem_at(result, k)
+        if reason:
+            width = len(result.points.names)
+            cells = cells[: width + 1] + ["undefined"] * (len(cells) - width - 1)
+            cells[width] = cells[width] or "undefined"
+        if result.check is not None:
+            mismatch = result.check.mismatch
+            status = result.check.status
+            mark = (
+                CHECK_MARK["disagree"]
+                if mismatch is not None and bool(_at(mismatch, k))
+                else CHECK_MARK[status]
+            )
+            cells.append("" if reason else mark)
+        table.add_row(*cells)
+    return table
