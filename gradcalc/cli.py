@@ -164,14 +164,15 @@ def _expression_text(argument: str, points: str | None) -> str:
         if points == "-":
             raise InputError("stdin cannot hold both the expression and the points")
         return sys.stdin.read()
-    if argument.startswith("@"):
-        try:
-            return Path(argument[1:]).read_text(encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot read expression file {argument[1:]}: {error.strerror}") from None
-        except UnicodeDecodeError:
-            raise InputError(f"expression file {argument[1:]} is not UTF-8 text") from None
-    return argument
+    if not argument.startswith("@"):
+        return argument
+    path = argument[1:]
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot read expression file {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"expression file {path} is not UTF-8 text") from None
 
 
 def _chain(first: Any, rest: Any) -> Any:

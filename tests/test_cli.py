@@ -199,3 +199,94 @@ def test_usage_errors_exit_2() -> None:
     assert run("grad", "x", "--at", "x").exit_code == ExitCode.USAGE
     assert run("grad", "x", "--at", "x=1", "--at", "y=2").exit_code == ExitCode.USAGE
     assert run("grad", "x+", "--at", "x=1").exit_code == ExitCode.USAGE
+
+
+def test_a_wrong_gradient_rule_is_caught_by_the_check(monkeypatch) -> None:
+    import dataclasses
+
+    import gradcalc.ops as ops
+
+    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
+    monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
+    result = run("grad", "sin(x) + y", "--at", "x=1,y=2")
+    assert result.exit_code == ExitCode.CHECK_FAILED
+    assert "✗" in result.stdout and "disagree" in result.stderr
+    out = json.loads(run("grad", "sin(x)", "--at", "x=1", "--format", "json").stdout)
+    assert out["check"] == {
+        "status": "disagree",
+        "agree": False,
+        "max_difference": out["check"]["max_difference"],
+    }
+    assert out["check"]["max_difference"] == pytest.approx(abs(math.sin(1) - math.cos(1)))
+
+
+def test_the_symbolic_check_gives_up_after_its_time_budget() -> None:
+    terms = " + ".join(f"x{i}*sin(x{i + 1})" for i in range(1, 400))
+    point = ",".join(f"x{i}=0.{i}" for i in range(1, 401))
+    result = run(
+        "grad", terms, "--at", point, "--format", "json", "--no-tape", "--check-timeout", "0.05"
+    )
+    assert result.exit_code == 0
+    out = json.loads(result.stdout)
+    assert out["check"]["status"] == "skipped"
+    assert any("symbolic check skipped" in w for w in out["warnings"])
+    assert out["gradient"]["x2"] == pytest.approx(math.sin(0.3) + 0.1 * math.cos(0.2))
+
+
+def test_many_points_are_checked_with_lambdify(tmp_path) -> None:
+    rows = "\n".join(f"{i / 10},{(i % 7) / 3}" for i in range(1, 101))
+    path = tmp_path / "p.csv"
+    path.write_text("x,y\n" + rows + "\n")
+    out = json.loads(
+        run(
+            "grad", "atan2(y, x) * erf(x)", "--points", str(path), "--format", "json", "--no-tape"
+        ).stdout
+    )
+    assert len(out) == 100 and all(o["check"]["agree"] for o in out)
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("", "empty"),
+        ("x,y\n", "no rows"),
+        ("x,y\n1,2\n3\n", "row 3: 1 values for 2 columns"),
+        ("x,y\n1,abc\n", "row 2, column y: 'abc' is not a number"),
+        ("x,y\n1,nan\n", "row 2, column y: 'nan' is not a number"),
+        ("x,y\n1,1e999\n", "out of range"),
+        ("x,1y\n1,2\n", "'1y' is not a valid variable name"),
+        ("x,x\n1,2\n", "repeated"),
+    ],
+)
+def test_bad_points_files_name_the_row_and_column(tmp_path, content, fragment) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text(content)
+    result = run("grad", "x*y", "--points", str(path))
+    assert result.exit_code == ExitCode.USAGE
+    assert fragment in result.stderr
+
+
+def test_points_file_with_bom_and_windows_line_endings(tmp_path) -> None:
+    path = tmp_path / "p.csv"
+    path.write_bytes("\ufeffx,y\r\n1,2\r\n".encode())
+    assert run("grad", "x*y", "--points", str(path), "--format", "plain").stdout == "2 1\n"
+
+
+def test_missing_points_file_and_missing_values() -> None:
+    assert "cannot read points file" in run("grad", "x", "--points", "nope.csv").stderr
+    result = run("grad", "x*y", "--at", "x=1")
+    assert result.exit_code == ExitCode.USAGE and "no value given for y" in result.stderr
+
+
+def test_expression_from_a_file_and_from_stdin(tmp_path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_text("y = x^2\nz = y^2\n")
+    assert run("grad", f"@{path}", "--at", "x=3", "--format", "plain").stdout == "108\n"
+    assert run("grad", "-", "--at", "x=3", "--format", "plain", stdin="x^3").stdout == "27\n"
+
+
+def test_error_caret_points_at_the_offending_column() -> None:
+    result = run("grad", "2x + sinn(x)", "--at", "x=1")
+    lines = result.stderr.splitlines()
+    assert "did you mean 'sin'" in lines[0]
+    assert lines[2].index("^") - lines[1].index("2") == "2x + sinn(x)".index("sinn")
