@@ -161,6 +161,13 @@ def _pow_domain(x: np.ndarray, y: np.ndarray) -> Iterable[DomainIssue]:
     yield _kink((x <= 0), "d/dy x**y needs x > 0", arg=1)
 
 
+def _log_domain(name: str) -> Domain:
+    return lambda x: [
+        _undefined(x < 0, f"{name} is undefined for x < 0"),
+        _undefined(x == 0, f"{name}(0) is -infinity"),
+    ]
+
+
 def _pole_domain(offset: float, name: str, where: str) -> Domain:
     return lambda x: [_undefined(_multiple_of_pi(x, offset), f"{name} is undefined where {where}")]
 
@@ -252,9 +259,7 @@ _ENTRIES = [
     # exponentials and roots
     Op("exp", 1, np.exp, (lambda g, ans, x: g * ans,), lambda sp, x: sp.exp(x), names=("exp",)),
     Op("log", 1, np.log, (lambda g, ans, x: g / x,), lambda sp, x: sp.log(x),
-       domain=lambda x: [_undefined(x < 0, "log is undefined for x < 0"),
-                         _undefined(x == 0, "log(0) is -infinity")],
-       sample=(POSITIVE,), names=("log", "ln")),
+       domain=_log_domain("log"), sample=(POSITIVE,), names=("log", "ln")),
     Op("sqrt", 1, np.sqrt, (lambda g, ans, x: g / (2 * ans),), lambda sp, x: sp.sqrt(x),
        domain=_sqrt_like("sqrt", negative_ok=False), sample=(POSITIVE,), names=("sqrt",)),
     Op("cbrt", 1, np.cbrt, (lambda g, ans, x: g / (3 * ans**2),),

@@ -49,3 +49,11 @@ def test_headline_output_in_readme_is_real() -> None:
 @pytest.mark.parametrize(("command", "expected"), console_examples())
 def test_console_examples_in_readme_are_real(command: str, expected: str) -> None:
     assert cli_output(command) == expected
+
+
+def test_readme_lists_every_function_the_parser_accepts() -> None:
+    from gradcalc.ops import FUNCTION_NAMES
+
+    listed = re.search(r"- Functions: (.*?);", README, flags=re.S).group(1).replace("`", "").split()
+    canonical = {op.names[0] for op in FUNCTION_NAMES.values()}
+    assert canonical <= set(listed) <= set(FUNCTION_NAMES)
