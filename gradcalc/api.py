@@ -41,6 +41,8 @@ class GradResult:
             ``subgradient``, kinks are not listed: they become warnings).
         undefined: per point, whether the gradient is undefined there.
         value_undefined: per point, whether the value itself is undefined there.
+        first_reason: per point (flat), the index in ``singularities`` of the first one
+            that concerns it, or -1.
         check: the comparison with sympy (``None`` with ``check=False``).
         warnings: plain-text notes for the user.
     """
@@ -55,8 +57,17 @@ class GradResult:
     singularities: list[Singularity]
     undefined: np.ndarray
     value_undefined: np.ndarray
+    first_reason: np.ndarray
     check: CheckReport | None
     warnings: list[str] = field(default_factory=list)
+
+    def reason(self, k: int) -> str | None:
+        """Why the gradient is undefined at point ``k`` (``None`` where it is defined)."""
+        i = int(self.first_reason[k])
+        if i < 0:
+            return None
+        singular = self.singularities[i]
+        return f"{singular.expression}: {singular.kind}: {singular.reason}"
 
 
 def grad(
@@ -168,6 +179,9 @@ def _result(graph: Graph, run: Evaluation, k, points, check, subgradient, timeou
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
     if strict and found:
         raise UndefinedError(found[0].describe(points, graph.target_names[k]))
+    first_reason = np.full(max(int(np.prod(shape)), 1), -1)
+    for i, singular in reversed(list(enumerate(found))):
+        first_reason[singular.points] = i
     for name in run.sources:
         if gradient[name] is None and name in graph.variable_nodes:
             warnings.append(
@@ -196,6 +210,7 @@ def _result(graph: Graph, run: Evaluation, k, points, check, subgradient, timeou
         found,
         undefined,
         value_undefined,
+        first_reason,
         report,
         warnings,
     )

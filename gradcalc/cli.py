@@ -239,9 +239,9 @@ class _Writer:
         elif self.output is Format.csv:
             self._write_csv(results)
         elif self.output is Format.plain:
-            for result in results:
-                for line in render.plain_lines(result, self.digits):
-                    print(line)
+            sys.stdout.write(
+                "".join(f"{line}\n" for line in render.plain_lines(results, self.digits))
+            )
         else:
             for result in results:
                 if self.many:
@@ -293,16 +293,9 @@ class _Writer:
         from gradcalc import render
 
         out = csv.writer(sys.stdout, lineterminator="\n")
-        for result in results:
-            if not self.started:
-                header = render.csv_header(result)
-                if len(results) > 1:
-                    header = [
-                        f"{result.target}:{h}" if h not in result.points.names else h
-                        for h in header
-                    ]
-                out.writerow(header)
-            out.writerows(render.csv_rows(result, self.digits))
+        if not self.started:
+            out.writerow(render.csv_header(results))
+        out.writerows(render.csv_rows(results, self.digits))
 
     def close(self) -> None:
         if self.output is Format.json and self.started and self.many:

@@ -204,12 +204,16 @@ def cross_check(
     """
     try:
         with time_limit(timeout):
-            derivatives = symbolic_gradient(graph, target, list(gradients))
-            expanded = {name: in_variables(graph, d) for name, d in derivatives.items()}
+            key = ("symbolic", target, tuple(gradients))
+            if key not in graph.cache:
+                derivatives = symbolic_gradient(graph, target, list(gradients))
+                expanded = {name: in_variables(graph, d) for name, d in derivatives.items()}
+                graph.cache[key] = derivatives, expanded
+            derivatives, expanded = graph.cache[key]
             if exact_point is not None and len(exact_point) <= EXACT_POINT_LIMIT:
                 partials = _exact_partials(expanded, exact_point, skip, exact_text)
             else:
-                partials = _lambdified_partials(expanded, graph.variables, point, skip)
+                partials = _lambdified_partials(graph, key, expanded, point, skip)
             for name, partial in partials.items():
                 partial.derivative = derivatives[name]
     except CheckTimeout as stop:
@@ -255,15 +259,21 @@ def exact_value(text: str) -> Any:
     return to_sympy(graph)[graph.targets[0]]
 
 
-def _lambdified_partials(derivatives, variables, point, skip) -> dict[str, Partial]:
+def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> dict[str, Partial]:
     import sympy as sp
 
-    symbols = [sp.Symbol(v, real=True) for v in variables]
+    symbols = [sp.Symbol(v, real=True) for v in graph.variables]
     modules = [{"erf": REGISTRY["erf"].forward}, "numpy"]
-    arrays = [np.asarray(point[v], dtype=float) for v in variables]
+    arrays = [np.asarray(point[v], dtype=float) for v in graph.variables]
+    if ("lambdified", *key) not in graph.cache:
+        graph.cache[("lambdified", *key)] = {
+            source: sp.lambdify(symbols, expr, modules=modules)
+            for source, expr in derivatives.items()
+        }
+    functions = graph.cache[("lambdified", *key)]
     partials = {}
     for source, expr in derivatives.items():
-        function = sp.lambdify(symbols, expr, modules=modules)
+        function = functions[source]
         with np.errstate(all="ignore"):
             values = np.broadcast_to(np.asarray(function(*arrays), dtype=float), skip.shape)
         partials[source] = Partial(source, expr, np.where(skip, np.nan, values))

@@ -62,6 +62,8 @@ class Graph:
     bindings: dict[str, int] = field(default_factory=dict)
     text: str = ""
     origins: dict[int, object] = field(default_factory=dict)
+    #: Derived results reused across chunks of points (symbolic derivatives, compiled functions).
+    cache: dict[tuple, object] = field(default_factory=dict, repr=False)
 
     def source_text(self, index: int, limit: int = 60) -> str:
         """The subexpression node ``index`` computes, as text (shortened to ``limit``).

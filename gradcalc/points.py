@@ -13,10 +13,10 @@ in bounded memory.
 from __future__ import annotations
 
 import csv
+import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TextIO
 
 import numpy as np
 
@@ -126,8 +126,12 @@ def parse_at(specs: Sequence[str]) -> Points:
     return Points(names, shaped, [{n: r[n] for n in names} for r in rows])
 
 
-def read_points(stream: TextIO, chunk_rows: int = CHUNK_ROWS) -> Iterator[Points]:
+def read_points(stream: Iterable[str], chunk_rows: int = CHUNK_ROWS) -> Iterator[Points]:
     """Read a CSV of points (header row = variable names) in chunks of ``chunk_rows``.
+
+    Rows of plain decimal numbers are checked with one pattern per line and converted by
+    numpy a chunk at a time; anything else (quoted cells, errors) takes the careful path
+    that names the row and column.
 
     >>> import io
     >>> chunks = list(read_points(io.StringIO("x,y\\n1,2\\n3,4.5\\n")))
@@ -138,9 +142,9 @@ def read_points(stream: TextIO, chunk_rows: int = CHUNK_ROWS) -> Iterator[Points
         InputError: for an empty file, a bad header, a row of the wrong length or a
             cell that is not a finite decimal number (naming the row and column).
     """
-    reader = csv.reader(stream)
-    header = next(reader, None)
-    if header is None:
+    lines = iter(stream)
+    header = next(csv.reader([next(lines, "")]), None)
+    if not header:
         raise InputError("the points file is empty: it needs a header row of variable names")
     names = tuple(cell.strip().lstrip("\ufeff") for cell in header)
     for name in names:
@@ -148,24 +152,31 @@ def read_points(stream: TextIO, chunk_rows: int = CHUNK_ROWS) -> Iterator[Points
             raise InputError(f"points file header: {name!r} is not a valid variable name")
     if len(set(names)) != len(names):
         raise InputError("points file header: a variable name is repeated")
-    block: list[list[float]] = []
-    first_row = 2
-    row_number = 1
-    for row_number, row in enumerate(reader, start=2):
-        if not row or all(not cell.strip() for cell in row):
-            continue
-        if len(row) != len(names):
-            raise InputError(
-                f"points file row {row_number}: {len(row)} values for {len(names)} columns"
-            )
-        block.append([_cell(cell, row_number, name) for cell, name in zip(row, names)])
-        if len(block) == chunk_rows:
-            yield _chunk(names, block, first_row)
-            block, first_row = [], row_number + 1
-    if block:
-        yield _chunk(names, block, first_row)
-    elif row_number == 1:
+    start = 2  # file row number of the next line
+    any_rows = False
+    while raw := list(itertools.islice(lines, chunk_rows)):
+        block = [line.rstrip("\r\n") for line in raw]
+        numbers: Sequence[int] = range(start, start + len(block))
+        if not all(block):  # blank lines are skipped but keep the row numbers right
+            kept = [(n, line) for n, line in zip(numbers, block) if line.strip()]
+            numbers, block = [n for n, _ in kept], [line for _, line in kept]
+        start += len(raw)
+        if block:
+            any_rows = True
+            yield _chunk(names, block, numbers)
+    if not any_rows:
         raise InputError("the points file has a header but no rows of points")
+
+
+_NUMERIC = str.maketrans("", "", "0123456789.eE+-, \n")
+
+
+def _careful_row(line: str, row: int, names: tuple[str, ...]) -> str:
+    """Validate a row cell by cell (full CSV rules); return it as plain comma-separated numbers."""
+    cells = next(csv.reader([line]), [])
+    if len(cells) != len(names):
+        raise InputError(f"points file row {row}: {len(cells)} values for {len(names)} columns")
+    return ",".join(repr(_cell(cell, row, name)) for cell, name in zip(cells, names))
 
 
 def _cell(text: str, row: int, column: str) -> float:
@@ -177,6 +188,39 @@ def _cell(text: str, row: int, column: str) -> float:
     return value
 
 
-def _chunk(names: tuple[str, ...], block: list[list[float]], first_row: int) -> Points:
-    table = np.array(block, dtype=float).reshape(len(block), len(names))
-    return Points(names, {n: table[:, i] for i, n in enumerate(names)}, None, first_row)
+def _chunk(names: tuple[str, ...], block: list[str], numbers: Sequence[int]) -> Points:
+    """Convert a block of rows: plain numeric text goes straight to numpy's C parser; any
+    other block is checked row by row, which names the first bad row and column."""
+    text = "\n".join(block)
+    table = _fast_table(text, len(block), len(names))
+    if table is None:
+        text = "\n".join(_careful_row(line, n, names) for line, n in zip(block, numbers))
+        table = _fast_table(text, len(block), len(names))
+    bad = np.argwhere(~np.isfinite(table))
+    if bad.size:
+        row, column = bad[0]
+        cell = block[row].split(",")[column].strip()
+        raise InputError(
+            f"points file row {numbers[row]}, column {names[column]}: {cell!r} is out of range"
+        )
+    return Points(names, {n: table[:, i] for i, n in enumerate(names)}, None, numbers[0])
+
+
+def _fast_table(text: str, rows: int, columns: int) -> np.ndarray | None:
+    """Parse rows of comma-separated decimals, or return ``None`` if the text is not exactly
+    that (other characters, a wrong count of cells, a cell that is not a number).
+
+    >>> _fast_table("1,2\\n3,4.5", 2, 2)
+    array([[1. , 2. ],
+           [3. , 4.5]])
+    >>> _fast_table("1, ", 1, 2) is None  # an empty cell is not a number (nor -1, nor 0)
+    True
+    """
+    if text.translate(_NUMERIC) or text.count(",") != rows * (columns - 1):
+        return None
+    cells = text.replace("\n", ",").split(",")
+    try:  # with only these characters, numpy's string-to-float accepts exactly our decimals
+        flat = np.array(cells, dtype=np.float64)
+    except ValueError:
+        return None
+    return flat.reshape(rows, columns) if flat.size == rows * columns else None

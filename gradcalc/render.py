@@ -11,6 +11,7 @@ Pure functions: nothing here prints.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from gradcalc.api import GradResult
 
+_INTEGRAL = re.compile(r"\.0(?=,|\]$)")
 CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
 MAX_TABLE_ROWS = 1000
 
@@ -52,17 +54,9 @@ def point_values(result: GradResult, k: int) -> dict[str, float]:
     return {n: float(_at(result.points.arrays[n], k)) for n in result.points.names}
 
 
-def _problem_at(result: GradResult, k: int) -> str | None:
-    """Why the gradient is undefined at point ``k`` (``None`` if it is defined)."""
-    for singular in result.singularities:
-        if k in singular.points:
-            return f"{singular.expression}: {singular.kind}: {singular.reason}"
-    return None
-
-
 def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     """The JSON object for point ``k`` (plain types only; non-finite numbers become null)."""
-    undefined = _problem_at(result, k)
+    undefined = result.reason(k)
     gradient = {
         name: 0.0 if g is None else (None if undefined else _json_number(_at(g, k)))
         for name, g in result.gradient.items()
@@ -103,31 +97,81 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     return obj
 
 
-def csv_header(result: GradResult) -> list[str]:
-    """Point columns, ``value``, then ``d/d<name>`` per source."""
-    return [*result.points.names, "value", *(f"d/d{n}" for n in result.sources)]
+def csv_header(results: list[GradResult]) -> list[str]:
+    """Point columns, then ``value`` and ``d/d<name>`` per source (prefixed with the
+    target's name when there are several targets: ``f1``, ``d f1/dr``)."""
+    header = list(results[0].points.names)
+    for result in results:
+        if len(results) == 1:
+            header += ["value", *(f"d/d{n}" for n in result.sources)]
+        else:
+            header += [result.target, *(f"d{result.target}/d{n}" for n in result.sources)]
+    return header
 
 
-def csv_rows(result: GradResult, digits: int | None = None) -> Iterator[list[str]]:
-    """One row per point; an undefined point has empty value and gradient cells."""
-    for k in range(result.points.count):
-        bad = _problem_at(result, k) is not None
-        cells = [format_number(v, digits) for v in point_values(result, k).values()]
-        no_value = bool(_at(result.value_undefined, k))
-        cells.append("" if no_value else format_number(_at(result.value, k), digits))
-        for g in result.gradient.values():
-            cells.append("" if bad else format_number(0.0 if g is None else _at(g, k), digits))
-        yield cells
+def format_numbers(values: np.ndarray, digits: int | None = None) -> list[str]:
+    """:func:`format_number` for a whole 1-d array, at C speed where it can.
+
+    >>> format_numbers(np.array([36.0, 0.1, float("inf"), -2e20]))
+    ['36', '0.1', 'inf', '-2e+20']
+    """
+    floats = values.tolist()
+    if digits is not None:
+        return [format_number(v, digits) for v in floats]
+    if not floats:
+        return []
+    # repr of a whole list runs in C; then drop the ".0" of integral values in one pass
+    return _INTEGRAL.sub("", repr(floats))[1:-1].split(", ")
 
 
-def plain_lines(result: GradResult, digits: int | None = None) -> Iterator[str]:
-    """The gradient components separated by spaces, one line per point (``nan`` if undefined)."""
-    for k in range(result.points.count):
-        bad = _problem_at(result, k) is not None
-        yield " ".join(
-            "nan" if bad else format_number(0.0 if g is None else _at(g, k), digits)
-            for g in result.gradient.values()
-        )
+def _texts(
+    values: Any, count: int, digits: int | None, blank: np.ndarray | None = None, filler: str = ""
+) -> list[str]:
+    """``count`` values (an array, a 0-d array or ``None`` for 0) as text; ``filler`` where
+    ``blank`` is set."""
+    column = np.zeros(count) if values is None else np.broadcast_to(values, (count,))
+    texts = format_numbers(column, digits)
+    if blank is not None and blank.any():
+        for k in np.flatnonzero(blank):
+            texts[k] = filler
+    return texts
+
+
+def _target_columns(
+    result: GradResult, digits: int | None, filler: str = "", value: bool = True
+) -> list[list[str]]:
+    """The value column (unless ``value`` is false) and one column per source, as text
+    (``filler`` where undefined)."""
+    n = result.points.count
+    bad = result.first_reason >= 0
+    columns = []
+    if value:
+        undefined = result.value_undefined.reshape(-1)
+        columns.append(_texts(result.value.reshape(-1), n, digits, undefined, filler))
+    for g in result.gradient.values():
+        columns.append(_texts(None if g is None else g.reshape(-1), n, digits, bad, filler))
+    return columns
+
+
+def csv_rows(results: list[GradResult], digits: int | None = None) -> Iterator[list[str]]:
+    """One row per point: its coordinates, then each target's value and gradient."""
+    first = results[0]
+    n = first.points.count
+    columns = [
+        _texts(first.points.arrays[name].reshape(-1), n, digits) for name in first.points.names
+    ]
+    for result in results:
+        columns += _target_columns(result, digits)
+    return (list(row) for row in zip(*columns))
+
+
+def plain_lines(results: list[GradResult], digits: int | None = None) -> Iterator[str]:
+    """The gradient components separated by spaces: one line per point (and per target,
+    when there are several); ``nan`` where undefined."""
+    per_target = [list(zip(*_target_columns(r, digits, "nan", value=False))) for r in results]
+    for k in range(results[0].points.count):
+        for rows in per_target:
+            yield " ".join(rows[k])
 
 
 # --- rich tables ----------------------------------------------------------------------
@@ -229,10 +273,10 @@ def points_table(result: GradResult, digits: int | None) -> Any:
         table.add_column(f"∂/∂{name}", justify="right", style="cyan")
     if result.check is not None:
         table.add_column("check", justify="center")
-    for k, cells in enumerate(csv_rows(result, digits)):
+    for k, cells in enumerate(csv_rows([result], digits)):
         if k == MAX_TABLE_ROWS:
             break
-        reason = _problem_at(result, k)
+        reason = result.reason(k)
         if reason:
             width = len(result.points.names)
             cells = cells[: width + 1] + ["undefined"] * (len(cells) - width - 1)

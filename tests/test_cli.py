@@ -252,6 +252,10 @@ def test_many_points_are_checked_with_lambdify(tmp_path) -> None:
         ("x,y\n", "no rows"),
         ("x,y\n1,2\n3\n", "row 3: 1 values for 2 columns"),
         ("x,y\n1,abc\n", "row 2, column y: 'abc' is not a number"),
+        ("x,y\n1,2\n\n3,1.2.3\n", "row 4, column y: '1.2.3' is not a number"),
+        ("x,y\n1,2\n3,1-2\n", "row 3, column y: '1-2' is not a number"),
+        ("x,y\n1,,\n", "row 2: 3 values for 2 columns"),
+        ("x,y\n1, \n", "row 2, column y: ' ' is not a number"),
         ("x,y\n1,nan\n", "row 2, column y: 'nan' is not a number"),
         ("x,y\n1,1e999\n", "out of range"),
         ("x,1y\n1,2\n", "'1y' is not a valid variable name"),
@@ -290,3 +294,16 @@ def test_error_caret_points_at_the_offending_column() -> None:
     lines = result.stderr.splitlines()
     assert "did you mean 'sin'" in lines[0]
     assert lines[2].index("^") - lines[1].index("2") == "2x + sinn(x)".index("sinn")
+
+
+def test_several_targets_share_one_csv_row_per_point() -> None:
+    args = ("grad", "r*cos(t), r*sin(t)", "--at", "r=2,t=0", "--at", "r=1,t=pi/2")
+    lines = run(*args, "--format", "csv", "--digits", "6").stdout.splitlines()
+    assert lines[0] == "r,t,f1,df1/dr,df1/dt,f2,df2/dr,df2/dt"
+    # x = r cos t, y = r sin t: (cos t, -r sin t) and (sin t, r cos t)
+    assert lines[1] == "2,0,2,1,0,0,0,2"
+    assert lines[2].split(",")[3:5] == ["6.12323e-17", "-1"]
+    assert run(*args, "--format", "plain", "--digits", "6").stdout.splitlines()[:2] == [
+        "1 0",
+        "0 2",
+    ]
