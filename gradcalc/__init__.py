@@ -29,6 +29,8 @@ _EXPORTS = {
     "REGISTRY": "gradcalc.ops",
     "reduce_sum": "gradcalc.ops",
     "stop_gradient": "gradcalc.tensor",
+    "grad": "gradcalc.api",
+    "GradResult": "gradcalc.api",
 }
 
 __all__ = sorted(_EXPORTS)
