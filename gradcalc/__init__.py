@@ -30,6 +30,8 @@ _EXPORTS = {
     "reduce_sum": "gradcalc.ops",
     "stop_gradient": "gradcalc.tensor",
     "grad": "gradcalc.api",
+    "hessian": "gradcalc.api",
+    "jacobian": "gradcalc.api",
     "GradResult": "gradcalc.api",
 }
 

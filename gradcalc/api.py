@@ -14,14 +14,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradcalc.crosscheck import CheckReport, cross_check
-from gradcalc.errors import UndefinedError
-from gradcalc.evaluate import Evaluation, TapeRow, evaluate
+from gradcalc import higher
+from gradcalc.classify import Classification, classify
+from gradcalc.crosscheck import (
+    CheckInput,
+    CheckReport,
+    check_against,
+    cross_check,
+    symbolic_gradient,
+    to_sympy,
+)
+from gradcalc.errors import InputError, UndefinedError
+from gradcalc.evaluate import TapeRow, evaluate, source_names
 from gradcalc.lower import Graph, lower
 from gradcalc.ops import NOT_DIFFERENTIABLE
 from gradcalc.parse import parse_program
 from gradcalc.points import Points, parse_at
 from gradcalc.singular import Singularity, singularities
+from gradcalc.symbolic import derivative
 
 
 @dataclass
@@ -70,16 +80,71 @@ class GradResult:
         return f"{singular.expression}: {singular.kind}: {singular.reason}"
 
 
+@dataclass
+class HessianResult(GradResult):
+    """A :class:`GradResult` with the Hessian and the second-derivative test per point.
+
+    ``matrix`` is shaped ``(n, n) + points shape``; ``tests[k]`` classifies point ``k``.
+    """
+
+    matrix: np.ndarray | None = None
+    tests: list[Classification] = field(default_factory=list)
+
+
+@dataclass
+class DerivativeResult(GradResult):
+    """A :class:`GradResult` for one source with its derivatives of order 1..``order``."""
+
+    order: int = 1
+    orders: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def derivative(self) -> np.ndarray:
+        """The derivative of the requested order."""
+        return self.orders[-1]
+
+
+@dataclass
+class DirectionalResult(GradResult):
+    """A :class:`GradResult` with the derivative along ``direction`` (unit length unless
+    asked otherwise)."""
+
+    direction: dict[str, float] = field(default_factory=dict)
+    directional: np.ndarray | None = None
+
+
+@dataclass
+class JacobianResult:
+    """The Jacobian of several targets: ``matrix[i, j]`` = d target_i / d source_j (over the
+    points), ``determinant`` when square; ``rows`` are the targets' gradient results."""
+
+    rows: list[GradResult]
+    matrix: np.ndarray
+    determinant: np.ndarray | None
+
+    @property
+    def targets(self) -> list[str]:
+        """The targets' names."""
+        return [row.target for row in self.rows]
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to compute and check (see :func:`grad` for each)."""
+
+    check: bool = True
+    subgradient: bool = False
+    check_timeout: float = 5.0
+    exact: bool = False
+    strict: bool = True
+
+
 def grad(
     expression: str,
     at: Mapping[str, object] | Sequence[str] | Points | None = None,
     wrt: Sequence[str] | None = None,
     of: Sequence[str] | None = None,
-    check: bool = True,
-    subgradient: bool = False,
-    check_timeout: float = 5.0,
-    exact: bool = False,
-    strict: bool = True,
+    **options: object,
 ) -> GradResult | list[GradResult]:
     """The gradient of ``expression`` at the point(s) ``at``, cross-checked with sympy.
 
@@ -89,14 +154,14 @@ def grad(
             specs (``["x=pi/4"]``) or a :class:`~gradcalc.points.Points`.
         wrt: the sources (default: every free variable); statement names allowed.
         of: statement names to differentiate (default: the last statement). With more
-            than one, a list of results is returned.
-        check: compare with sympy's symbolic derivative.
-        subgradient: at kinks, return the conventional value (0 for ``abs`` at 0, as PyTorch
-            does) with a warning instead of raising.
-        check_timeout: seconds the symbolic check may take before it is skipped.
-        exact: keep every exact symbolic value as text, however long.
-        strict: raise :class:`~gradcalc.errors.UndefinedError` if any point is undefined
-            (``False``: mark those points in ``undefined`` and go on).
+            than one target, a list of results is returned.
+        **options: the fields of :class:`Options`: ``check`` (compare with sympy's
+            symbolic derivative), ``subgradient`` (at kinks, return the conventional value
+            -- 0 for ``abs`` at 0, as PyTorch does -- with a warning instead of raising),
+            ``check_timeout`` (seconds before the check is skipped), ``exact`` (keep every
+            exact symbolic value as text, however long), ``strict`` (raise
+            :class:`~gradcalc.errors.UndefinedError` if any point is undefined; ``False``
+            marks those points in ``undefined`` and goes on).
 
     Raises:
         InputError: bad expression, names or values.
@@ -107,8 +172,45 @@ def grad(
     """
     points = _points(at)
     graph = compile_expression(expression, points.names, of)
-    results = gradient_at(graph, points, wrt, check, subgradient, check_timeout, exact, strict)
+    results = gradient_at(graph, points, wrt, Options(**options))
     return results[0] if len(results) == 1 else results
+
+
+def hessian(
+    expression: str,
+    at: Mapping[str, object] | Sequence[str] | Points | None = None,
+    wrt: Sequence[str] | None = None,
+    of: Sequence[str] | None = None,
+    **options: object,
+) -> HessianResult:
+    """The Hessian of ``expression`` (one target) from nested tapes, checked entry by entry
+    against sympy, with the second-derivative test at each point.
+
+    >>> result = hessian("x**2 - y**2", at={"x": 0, "y": 0})
+    >>> result.matrix.tolist(), result.tests[0].verdict
+    ([[2.0, 0.0], [0.0, -2.0]], 'saddle point')
+    """
+    points = _points(at)
+    graph = compile_expression(expression, points.names, of)
+    return hessian_at(graph, points, wrt, Options(**options))
+
+
+def jacobian(
+    expression: str,
+    at: Mapping[str, object] | Sequence[str] | Points | None = None,
+    wrt: Sequence[str] | None = None,
+    of: Sequence[str] | None = None,
+    **options: object,
+) -> JacobianResult:
+    """The Jacobian of several targets (``"r*cos(t), r*sin(t)"``, or a program's ``of``).
+
+    >>> result = jacobian("r*cos(t), r*sin(t)", at={"r": 2, "t": 0})
+    >>> result.matrix.tolist(), float(result.determinant)
+    ([[1.0, -0.0], [0.0, 2.0]], 2.0)
+    """
+    points = _points(at)
+    graph = compile_expression(expression, points.names, of)
+    return jacobian_at(graph, points, wrt, Options(**options))
 
 
 def compile_expression(
@@ -127,21 +229,274 @@ def compile_expression(
 
 
 def gradient_at(
-    graph: Graph,
-    points: Points,
-    wrt: Sequence[str] | None = None,
-    check: bool = True,
-    subgradient: bool = False,
-    check_timeout: float = 5.0,
-    exact: bool = False,
-    strict: bool = True,
+    graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
 ) -> list[GradResult]:
     """One :class:`GradResult` per target of a compiled graph (see :func:`grad`)."""
     run = evaluate(graph, points.arrays, wrt)
-    return [
-        _result(graph, run, k, points, check, subgradient, check_timeout, exact, strict)
-        for k in range(len(graph.targets))
-    ]
+    results = []
+    for k in range(len(graph.targets)):
+        gradient = run.gradients[k]
+        results.append(
+            _finish(
+                GradResult,
+                _Computed(
+                    graph, k, run.sources, run.values[k], gradient, run.rows[k], run.problems[k]
+                ),
+                points,
+                options,
+                lambda where, k=k, gradient=gradient: cross_check(graph, k, gradient, where),
+            )
+        )
+    return results
+
+
+def hessian_at(
+    graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
+) -> HessianResult:
+    """The :class:`HessianResult` of a compiled graph's single target (see :func:`hessian`)."""
+    target = _single_target(graph, "the Hessian")
+    sources = source_names(graph, wrt)
+    run = higher.hessian(graph, points.arrays, sources, target)
+    labels = [(a, b) for a in sources for b in sources]
+    tape_values = {
+        f"{a},{b}": run.matrix[i, j]
+        for (i, a) in enumerate(sources)
+        for (j, b) in enumerate(sources)
+    }
+
+    def build() -> dict[str, object]:
+        first = symbolic_gradient(graph, target, list(sources))
+        return {f"{a},{b}": derivative(first[a], _symbol(b)) for a, b in labels}
+
+    result = _finish(
+        HessianResult,
+        _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
+        points,
+        options,
+        lambda where: check_against(
+            graph, ("hessian", target, tuple(sources)), build, tape_values, where
+        ),
+    )
+    result.matrix = run.matrix
+    scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
+    for k in range(points.count):
+        h = run.matrix.reshape(len(sources), len(sources), -1)[:, :, k]
+        g = np.array([run.gradient[s].reshape(-1)[k] for s in sources])
+        result.tests.append(classify(h, g, scale))
+    return result
+
+
+def derivatives_at(
+    graph: Graph, points: Points, source: str, order: int, options: Options = Options()
+) -> DerivativeResult:
+    """Derivatives of order 1..``order`` with respect to one variable, through nested tapes."""
+    target = _single_target(graph, f"a derivative of order {order}")
+    run = higher.derivatives(graph, points.arrays, source, order, target)
+    tape_values = {f"d{k}": run.orders[k - 1] for k in range(1, order + 1)}
+
+    def build() -> dict[str, object]:
+        expr = to_sympy(graph)[graph.targets[target]]
+        return {f"d{k}": derivative(expr, _symbol(source), k) for k in range(1, order + 1)}
+
+    result = _finish(
+        DerivativeResult,
+        _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
+        points,
+        options,
+        lambda where: check_against(
+            graph, ("orders", target, source, order), build, tape_values, where
+        ),
+    )
+    result.order, result.orders = order, run.orders
+    return result
+
+
+def directional_at(
+    graph: Graph,
+    points: Points,
+    direction: Sequence[float],
+    wrt: Sequence[str] | None = None,
+    normalize: bool = True,
+    options: Options = Options(),
+) -> DirectionalResult:
+    """The derivative along ``direction`` (one component per source), checked with sympy."""
+    target = _single_target(graph, "a directional derivative")
+    sources = source_names(graph, wrt)
+    if len(direction) != len(sources):
+        raise InputError(
+            f"--direction has {len(direction)} components for {len(sources)} variables "
+            f"({', '.join(sources)})"
+        )
+    vector = np.asarray(direction, dtype=float)
+    length = float(np.linalg.norm(vector))
+    if not np.isfinite(length) or length == 0:
+        raise InputError("--direction must be a non-zero vector of finite numbers")
+    if normalize:
+        vector = vector / length
+    unit = dict(zip(sources, vector.tolist()))
+    run = evaluate(graph, points.arrays, sources)
+    gradient = run.gradients[target]
+    along = sum(u * (0.0 if gradient[s] is None else gradient[s]) for s, u in unit.items())
+    tape_values = {**gradient, "direction": np.asarray(along)}
+
+    def build() -> dict[str, object]:
+        first = symbolic_gradient(graph, target, list(sources))
+        exact_unit = _exact_direction(direction, normalize)
+        return {**first, "direction": sum(u * first[s] for s, u in zip(sources, exact_unit))}
+
+    key = ("direction", target, tuple(sources), tuple(direction), normalize)
+    result = _finish(
+        DirectionalResult,
+        _Computed(
+            graph,
+            target,
+            run.sources,
+            run.values[target],
+            gradient,
+            run.rows[target],
+            run.problems[target],
+        ),
+        points,
+        options,
+        lambda where: check_against(graph, key, build, tape_values, where),
+    )
+    result.direction, result.directional = unit, np.broadcast_to(along, result.value.shape)
+    return result
+
+
+def jacobian_at(
+    graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
+) -> JacobianResult:
+    """The Jacobian of all of a compiled graph's targets (see :func:`jacobian`)."""
+    rows = gradient_at(graph, points, wrt, options)
+    shape = rows[0].value.shape
+    matrix = np.array(
+        [
+            [np.broadcast_to(0.0 if g is None else g, shape) for g in row.gradient.values()]
+            for row in rows
+        ]
+    )
+    m, n = matrix.shape[:2]
+    determinant = _determinant(matrix).reshape(shape) if m == n else None
+    return JacobianResult(rows, matrix, determinant)
+
+
+def _determinant(matrix: np.ndarray) -> np.ndarray:
+    """Determinants of an (n, n, points) stack; explicit products for n <= 3 (exact for
+    integers, where LU factorisation would round), LU beyond."""
+    with np.errstate(all="ignore"):
+        if matrix.shape[0] == 1:
+            return matrix[0, 0]
+        if matrix.shape[0] == 2:
+            return matrix[0, 0] * matrix[1, 1] - matrix[0, 1] * matrix[1, 0]
+        if matrix.shape[0] == 3:
+            a = matrix
+            return (
+                a[0, 0] * (a[1, 1] * a[2, 2] - a[1, 2] * a[2, 1])
+                - a[0, 1] * (a[1, 0] * a[2, 2] - a[1, 2] * a[2, 0])
+                + a[0, 2] * (a[1, 0] * a[2, 1] - a[1, 1] * a[2, 0])
+            )
+        n = matrix.shape[0]
+        return np.linalg.det(np.moveaxis(matrix.reshape(n, n, -1), -1, 0))
+
+
+# --- shared machinery ----------------------------------------------------------------
+
+
+@dataclass
+class _Computed:
+    """What a tape computation produced for one target, before it is judged and checked."""
+
+    graph: Graph
+    target: int
+    sources: tuple[str, ...]
+    value: np.ndarray
+    gradient: dict[str, np.ndarray | None]
+    rows: list[TapeRow]
+    problems: list
+
+
+def _finish(kind, run: _Computed, points: Points, options: Options, check) -> GradResult:
+    """Judge the undefined points, warn about unused variables, run the symbolic check."""
+    graph, k = run.graph, run.target
+    name = graph.target_names[k]
+    shape = run.value.shape
+    found = singularities(graph, run.problems, run.rows, points, k, run.sources)
+    warnings: list[str] = []
+    undefined = np.zeros(shape, dtype=bool)
+    value_undefined = np.zeros(shape, dtype=bool)
+    for singular, problem in zip(found, run.problems):
+        if singular.kind == NOT_DIFFERENTIABLE and options.subgradient:
+            warnings.append(
+                f"{singular.describe(points, name)}; --subgradient: using the conventional value"
+            )
+            continue
+        undefined |= problem.mask
+        if singular.value_undefined:
+            value_undefined |= problem.mask
+    if options.subgradient:
+        found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
+    if options.strict and found:
+        raise UndefinedError(found[0].describe(points, name))
+    first_reason = np.full(max(int(np.prod(shape)), 1), -1)
+    for i, singular in reversed(list(enumerate(found))):
+        first_reason[singular.points] = i
+    for source in run.sources:
+        if run.gradient[source] is None and source in graph.variable_nodes:
+            warnings.append(f"{source} is not used by {name}: it is independent (gradient 0)")
+    report = None
+    if options.check:
+        report = check(
+            CheckInput(points.arrays, points.exact, undefined, options.check_timeout, options.exact)
+        )
+        if report.note:
+            warnings.append(report.note)
+        elif report.status == "disagree":
+            warnings.append(
+                "the tape and sympy's derivative disagree "
+                f"(largest difference {report.max_difference:.3g})"
+            )
+    return kind(
+        graph.text,
+        name,
+        run.sources,
+        points,
+        run.value,
+        run.gradient,
+        run.rows,
+        found,
+        undefined,
+        value_undefined,
+        first_reason,
+        report,
+        warnings,
+    )
+
+
+def _single_target(graph: Graph, what: str) -> int:
+    if len(graph.targets) != 1:
+        raise InputError(
+            f"{what} takes one target; this has {len(graph.targets)} "
+            f"({', '.join(graph.target_names)}): choose one with --of"
+        )
+    return 0
+
+
+def _symbol(name: str):
+    import sympy as sp
+
+    return sp.Symbol(name, real=True)
+
+
+def _exact_direction(direction: Sequence[float], normalize: bool) -> list:
+    """The direction as exact sympy numbers (normalised exactly: 1/sqrt(5), 2/sqrt(5))."""
+    import sympy as sp
+
+    exact = [sp.nsimplify(float(v), rational=True) for v in direction]
+    if not normalize:
+        return exact
+    length = sp.sqrt(sum(v**2 for v in exact))
+    return [v / length for v in exact]
 
 
 def _points(at) -> Points:
@@ -156,61 +511,3 @@ def _points(at) -> Points:
             exact = [{k: repr(float(a)) for k, a in arrays.items()}]
         return Points(tuple(arrays), arrays, exact)
     return parse_at(list(at))
-
-
-def _result(graph: Graph, run: Evaluation, k, points, check, subgradient, timeout, exact, strict):
-    gradient = run.gradients[k]
-    shape = run.values[k].shape
-    found = singularities(graph, run.problems[k], run.rows[k], points, k, run.sources)
-    warnings: list[str] = []
-    undefined = np.zeros(shape, dtype=bool)
-    value_undefined = np.zeros(shape, dtype=bool)
-    for singular, problem in zip(found, run.problems[k]):
-        if singular.kind == NOT_DIFFERENTIABLE and subgradient:
-            warnings.append(
-                singular.describe(points, graph.target_names[k])
-                + "; --subgradient: using the conventional value"
-            )
-            continue
-        undefined |= problem.mask
-        if singular.value_undefined:
-            value_undefined |= problem.mask
-    if subgradient:
-        found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
-    if strict and found:
-        raise UndefinedError(found[0].describe(points, graph.target_names[k]))
-    first_reason = np.full(max(int(np.prod(shape)), 1), -1)
-    for i, singular in reversed(list(enumerate(found))):
-        first_reason[singular.points] = i
-    for name in run.sources:
-        if gradient[name] is None and name in graph.variable_nodes:
-            warnings.append(
-                f"{name} is not used by {graph.target_names[k]}: it is independent (gradient 0)"
-            )
-    report = None
-    if check:
-        report = cross_check(
-            graph, k, gradient, points.arrays, points.exact, undefined, timeout, exact
-        )
-        if report.note:
-            warnings.append(report.note)
-        elif report.status == "disagree":
-            warnings.append(
-                f"the tape and sympy's derivative disagree (largest difference "
-                f"{report.max_difference:.3g})"
-            )
-    return GradResult(
-        graph.text,
-        graph.target_names[k],
-        run.sources,
-        points,
-        run.values[k],
-        gradient,
-        run.rows[k],
-        found,
-        undefined,
-        value_undefined,
-        first_reason,
-        report,
-        warnings,
-    )

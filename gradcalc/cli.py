@@ -8,8 +8,10 @@ that handling. Heavy imports (numpy, sympy) happen inside the commands, so
 
 from __future__ import annotations
 
+import csv
 import enum
 import functools
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -88,74 +90,235 @@ def _names(option: str | None) -> list[str] | None:
     return names
 
 
-@app.command()
-@_reports_errors
-def grad(
-    expression: Annotated[
-        str,
-        typer.Argument(
-            help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a '
-            "file, - from stdin."
-        ),
-    ],
-    at: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--at", help="A point, e.g. w1=5,w2=3 (values may be pi/4, 1/3, ...). Repeat for more."
-        ),
-    ] = None,
-    points: Annotated[
-        str | None,
-        typer.Option("--points", help="CSV file of points (header = variable names); - for stdin."),
-    ] = None,
-    wrt: Annotated[
-        str | None, typer.Option("--wrt", help="Differentiate with respect to these (a,b).")
-    ] = None,
-    of: Annotated[
-        str | None, typer.Option("--of", help="Program statements to differentiate (y,z).")
-    ] = None,
-    output: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
-    no_tape: Annotated[bool, typer.Option("--no-tape", help="Do not show the tape.")] = False,
-    no_check: Annotated[
-        bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")
-    ] = False,
-    exact: Annotated[
-        bool, typer.Option("--exact", help="Show exact symbolic values, however long.")
-    ] = False,
-    digits: Annotated[
-        int | None, typer.Option("--digits", min=1, max=17, help="Significant digits to print.")
-    ] = None,
-    subgradient: Annotated[
-        bool,
-        typer.Option("--subgradient", help="At kinks, use the conventional value (|x|' = 0 at 0)."),
-    ] = False,
-    check_timeout: Annotated[
-        float, typer.Option("--check-timeout", min=0.0, help="Seconds for the symbolic check.")
-    ] = 5.0,
-) -> None:
-    """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
-    from gradcalc.api import compile_expression, gradient_at
-    from gradcalc.points import parse_at
+# --- options shared by the commands ----------------------------------------------------
 
-    if at and points:
-        raise InputError("give points with --at or with --points, not both")
-    expression = _expression_text(expression, points)
-    chunks = _read_points(points) if points else iter([parse_at(at or [])])
-    first = next(chunks)
-    graph = compile_expression(expression, first.names, _names(of))
-    options = dict(
-        wrt=_names(wrt),
+Expression = Annotated[
+    str,
+    typer.Argument(
+        help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a file, '
+        "- from stdin."
+    ),
+]
+At = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--at", help="A point, e.g. w1=5,w2=3 (values may be pi/4, 1/3, ...). Repeat for more."
+    ),
+]
+PointsFile = Annotated[
+    str | None,
+    typer.Option("--points", help="CSV file of points (header = variable names); - for stdin."),
+]
+Wrt = Annotated[
+    str | None, typer.Option("--wrt", help="Differentiate with respect to these (a,b).")
+]
+Of = Annotated[str | None, typer.Option("--of", help="Program statements to differentiate (y,z).")]
+Output = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+NoCheck = Annotated[bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")]
+Exact = Annotated[bool, typer.Option("--exact", help="Show exact symbolic values, however long.")]
+Digits = Annotated[
+    int | None, typer.Option("--digits", min=1, max=17, help="Significant digits to print.")
+]
+Subgradient = Annotated[
+    bool,
+    typer.Option("--subgradient", help="At kinks, use the conventional value (|x|' = 0 at 0)."),
+]
+CheckTimeout = Annotated[
+    float, typer.Option("--check-timeout", min=0.0, help="Seconds for the symbolic check.")
+]
+
+
+# so that "-x^2 + 1" is read as the expression, not as an option
+_EXPRESSIONS_MAY_START_WITH_MINUS = {"ignore_unknown_options": True}
+
+
+class _Session:
+    """What every command does first: read the expression and the points, compile."""
+
+    def __init__(self, expression: str, at: list[str] | None, points: str | None, of: str | None):
+        from gradcalc.api import compile_expression
+        from gradcalc.points import parse_at
+
+        if at and points:
+            raise InputError("give points with --at or with --points, not both")
+        text = _expression_text(expression, points)
+        self.chunks = _read_points(points) if points else iter([parse_at(at or [])])
+        self.first = next(self.chunks)
+        self.graph = compile_expression(text, self.first.names, _names(of))
+        self.many = bool(points) or len(at or []) > 1
+
+    def each_chunk(self) -> Any:
+        """Every chunk of points, the first one included."""
+        yield self.first
+        yield from self.chunks
+
+    def run(self, view: Any, compute: Callable[[Any], Any], writer: _Writer) -> None:
+        """Compute and write chunk by chunk, then exit with the writer's code."""
+        for chunk in self.each_chunk():
+            writer.write(view, compute(chunk))
+        writer.close()
+        raise typer.Exit(writer.exit_code)
+
+
+def _options(no_check: bool, subgradient: bool, check_timeout: float, exact: bool) -> Any:
+    from gradcalc.api import Options
+
+    return Options(
         check=not no_check,
         subgradient=subgradient,
         check_timeout=check_timeout,
         exact=exact,
         strict=False,
     )
-    writer = _Writer(output, digits, not no_tape, many=bool(points) or len(at or []) > 1)
-    for chunk in _chain(first, chunks):
-        writer.write(gradient_at(graph, chunk, **options))
-    writer.close()
-    raise typer.Exit(writer.exit_code)
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def grad(
+    expression: Expression,
+    at: At = None,
+    points: PointsFile = None,
+    wrt: Wrt = None,
+    of: Of = None,
+    order: Annotated[
+        int,
+        typer.Option(
+            "--order",
+            min=1,
+            max=12,
+            help="The N-th derivative (one source; 2 with several: Hessian).",
+        ),
+    ] = 1,
+    direction: Annotated[
+        str | None,
+        typer.Option(
+            "--direction", help="Derivative along this vector, e.g. 1,2 (one per source)."
+        ),
+    ] = None,
+    no_normalize: Annotated[
+        bool,
+        typer.Option("--no-normalize", help="Use --direction as given, not scaled to length 1."),
+    ] = False,
+    output: Output = Format.table,
+    no_tape: Annotated[bool, typer.Option("--no-tape", help="Do not show the tape.")] = False,
+    no_check: NoCheck = False,
+    exact: Exact = False,
+    digits: Digits = None,
+    subgradient: Subgradient = False,
+    check_timeout: CheckTimeout = 5.0,
+) -> None:
+    """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
+    from gradcalc import api, views
+    from gradcalc.evaluate import source_names
+
+    session = _Session(expression, at, points, of)
+    options = _options(no_check, subgradient, check_timeout, exact)
+    sources = _names(wrt)
+    writer = _Writer(output, digits, not no_tape, session.many)
+    if direction is not None:
+        if order != 1:
+            raise InputError("--direction and --order do not go together")
+        vector = [_number(part, "--direction") for part in direction.split(",")]
+        session.run(
+            views.DirectionalView(),
+            lambda chunk: [
+                api.directional_at(session.graph, chunk, vector, sources, not no_normalize, options)
+            ],
+            writer,
+        )
+    if order > 1:
+        chosen = source_names(session.graph, sources)
+        if len(chosen) > 1 and order == 2:
+            session.run(
+                views.HessianView(),
+                lambda chunk: api.hessian_at(session.graph, chunk, chosen, options),
+                writer,
+            )
+        if len(chosen) > 1:
+            raise InputError(
+                f"--order {order} takes one source (--wrt x); "
+                "with several, --order 2 gives the Hessian"
+            )
+        session.run(
+            views.DerivativeView(),
+            lambda chunk: [api.derivatives_at(session.graph, chunk, chosen[0], order, options)],
+            writer,
+        )
+    session.run(
+        views.GradView(),
+        lambda chunk: api.gradient_at(session.graph, chunk, sources, options),
+        writer,
+    )
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def hessian(
+    expression: Expression,
+    at: At = None,
+    points: PointsFile = None,
+    wrt: Wrt = None,
+    of: Of = None,
+    output: Output = Format.table,
+    no_check: NoCheck = False,
+    exact: Exact = False,
+    digits: Digits = None,
+    subgradient: Subgradient = False,
+    check_timeout: CheckTimeout = 5.0,
+) -> None:
+    """The Hessian of EXPRESSION (nested tapes), its eigenvalues and the second-derivative test."""
+    from gradcalc import api, views
+
+    session = _Session(expression, at, points, of)
+    options = _options(no_check, subgradient, check_timeout, exact)
+    writer = _Writer(output, digits, False, session.many)
+    session.run(
+        views.HessianView(),
+        lambda chunk: api.hessian_at(session.graph, chunk, _names(wrt), options),
+        writer,
+    )
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def jacobian(
+    expression: Annotated[
+        str,
+        typer.Argument(
+            help='Targets separated by commas, e.g. "r*cos(t), r*sin(t)", or a program with --of.'
+        ),
+    ],
+    at: At = None,
+    points: PointsFile = None,
+    wrt: Wrt = None,
+    of: Of = None,
+    output: Output = Format.table,
+    no_check: NoCheck = False,
+    exact: Exact = False,
+    digits: Digits = None,
+    subgradient: Subgradient = False,
+    check_timeout: CheckTimeout = 5.0,
+) -> None:
+    """The Jacobian matrix of several targets (rows) by the variables (columns)."""
+    from gradcalc import api, views
+
+    session = _Session(expression, at, points, of)
+    options = _options(no_check, subgradient, check_timeout, exact)
+    writer = _Writer(output, digits, False, session.many)
+    session.run(
+        views.JacobianView(),
+        lambda chunk: api.jacobian_at(session.graph, chunk, _names(wrt), options),
+        writer,
+    )
+
+
+def _number(text: str, option: str) -> float:
+    from gradcalc.points import constant_value
+
+    try:
+        return constant_value(text.strip())
+    except GradcalcError as error:
+        raise InputError(f"{option}: {error.message}") from None
 
 
 def _expression_text(argument: str, points: str | None) -> str:
@@ -173,11 +336,6 @@ def _expression_text(argument: str, points: str | None) -> str:
         raise InputError(f"cannot read expression file {path}: {error.strerror}") from None
     except UnicodeDecodeError:
         raise InputError(f"expression file {path} is not UTF-8 text") from None
-
-
-def _chain(first: Any, rest: Any) -> Any:
-    yield first
-    yield from rest
 
 
 def _read_points(path: str) -> Any:
@@ -219,7 +377,7 @@ def _console(stderr: bool = False) -> Any:
 
 
 class _Writer:
-    """Renders results as they come (chunk by chunk) and tracks the exit code."""
+    """Renders results as they come (chunk by chunk) through a view; tracks the exit code."""
 
     def __init__(self, output: Format, digits: int | None, tape: bool, many: bool):
         self.output, self.digits, self.tape, self.many = output, digits, tape, many
@@ -229,29 +387,27 @@ class _Writer:
         self.errors = _console(stderr=True)
         self.warned: set[str] = set()
 
-    def write(self, results: list[Any]) -> None:
-        from gradcalc import render
-
-        for result in results:
+    def write(self, view: Any, computed: Any) -> None:
+        for result in view.results(computed):
             self._note_status(result)
         if self.output is Format.json:
-            self._write_json(results)
+            self._write_json(view, computed)
         elif self.output is Format.csv:
-            self._write_csv(results)
+            out = csv.writer(sys.stdout, lineterminator="\n")
+            if not self.started:
+                out.writerow(view.csv_header(computed))
+            out.writerows(view.csv_rows(computed, self.digits))
         elif self.output is Format.plain:
-            sys.stdout.write(
-                "".join(f"{line}\n" for line in render.plain_lines(results, self.digits))
-            )
+            sys.stdout.write("".join(f"{line}\n" for line in view.plain(computed, self.digits)))
         else:
-            for result in results:
-                if self.many:
-                    self.console.print(render.points_table(result, self.digits))
-                elif result.undefined.any():
-                    continue  # the reason is on stderr; a table of nan would only hide it
-                else:
-                    for part in render.gradient_tables(result, self.digits, self.tape):
-                        self.console.print(part)
-                        self.console.print()
+            parts = (
+                view.many(computed, self.digits)
+                if self.many
+                else view.single(computed, self.digits, self.tape)
+            )
+            for part in parts:
+                self.console.print(part)
+                self.console.print()
         self.started = True
 
     def _note_status(self, result: Any) -> None:
@@ -269,33 +425,15 @@ class _Writer:
             self.warned.add(message)
             self.errors.print(message, markup=False, soft_wrap=True)
 
-    def _write_json(self, results: list[Any]) -> None:
-        import json
-
-        from gradcalc import render
-
-        objects = [
-            render.to_json(result, k, self.tape)
-            for k in range(results[0].points.count)
-            for result in results
-        ]
-        single = not self.many and len(objects) == 1
-        if single:
+    def _write_json(self, view: Any, computed: Any) -> None:
+        count = view.results(computed)[0].points.count
+        objects = [obj for k in range(count) for obj in view.json(computed, k, self.tape)]
+        if not self.many and len(objects) == 1:
             print(json.dumps(objects[0]))
             return
         for obj in objects:
             print(("[" if not self.started else ",") + json.dumps(obj))
             self.started = True
-
-    def _write_csv(self, results: list[Any]) -> None:
-        import csv
-
-        from gradcalc import render
-
-        out = csv.writer(sys.stdout, lineterminator="\n")
-        if not self.started:
-            out.writerow(render.csv_header(results))
-        out.writerows(render.csv_rows(results, self.digits))
 
     def close(self) -> None:
         if self.output is Format.json and self.started and self.many:

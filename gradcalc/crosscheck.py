@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,54 +180,80 @@ class CheckReport:
     note: str = ""
 
 
+@dataclass
+class CheckInput:
+    """Where and how to compare: the points (floats, and exact text when known), the points
+    to skip (undefined there), the time budget, and whether to show long exact values."""
+
+    point: Mapping[str, np.ndarray]
+    exact_point: Sequence[Mapping[str, str]] | None
+    skip: np.ndarray
+    timeout: float = 5.0
+    exact_text: bool = False
+
+
 def cross_check(
     graph: Graph,
     target: int,
     gradients: Mapping[str, np.ndarray | None],
-    point: Mapping[str, np.ndarray],
-    exact_point: Sequence[Mapping[str, str]] | None,
-    skip: np.ndarray,
-    timeout: float = 5.0,
-    exact_text: bool = False,
+    where: CheckInput,
 ) -> CheckReport:
-    """Compare the tape's ``gradients`` with sympy's at every point not in ``skip``.
+    """Compare the tape's ``gradients`` of target ``target`` with sympy's derivatives.
+
+    A source that is a statement name is differentiated through that statement (see
+    :func:`symbolic_gradient`).
+    """
+    return check_against(
+        graph,
+        ("gradient", target, tuple(gradients)),
+        lambda: symbolic_gradient(graph, target, list(gradients)),
+        gradients,
+        where,
+    )
+
+
+def check_against(
+    graph: Graph,
+    key: tuple,
+    build: Callable[[], Mapping[str, Any]],
+    tape_values: Mapping[str, np.ndarray | None],
+    where: CheckInput,
+) -> CheckReport:
+    """Compare tape values with sympy expressions at the points, within the time budget.
 
     Args:
-        graph: the op graph; ``target`` indexes ``graph.targets``.
-        gradients: the tape's gradient per source (arrays over the points).
-        point: the float values of the variables.
-        exact_point: per point, the exact text of each variable's value (``"pi/4"``), or
-            ``None`` when the values are only floats (a file of points).
-        skip: points not to check (undefined there: the tape already reported them).
-        timeout: seconds for the whole check; on time-out the report is ``"skipped"``.
-        exact_text: show every exact value, however long.
+        graph: the op graph (its cache keeps ``build``'s result under ``key``).
+        key: names the symbolic quantities, for the cache.
+        build: makes ``{label: sympy expression}`` (run inside the time limit); the labels
+            are those of ``tape_values``. Expressions may name intermediates.
+        tape_values: the tape's value per label (``None``: 0, an unconnected source).
+        where: the points and options.
     """
     try:
-        with time_limit(timeout):
-            key = ("symbolic", target, tuple(gradients))
+        with time_limit(where.timeout):
             if key not in graph.cache:
-                derivatives = symbolic_gradient(graph, target, list(gradients))
-                expanded = {name: in_variables(graph, d) for name, d in derivatives.items()}
-                graph.cache[key] = derivatives, expanded
-            derivatives, expanded = graph.cache[key]
-            if exact_point is not None and len(exact_point) <= EXACT_POINT_LIMIT:
-                partials = _exact_partials(expanded, exact_point, skip, exact_text)
+                shown = build()
+                graph.cache[key] = shown, {k: in_variables(graph, e) for k, e in shown.items()}
+            shown, expanded = graph.cache[key]
+            if where.exact_point is not None and len(where.exact_point) <= EXACT_POINT_LIMIT:
+                partials = _exact_partials(expanded, where)
             else:
-                partials = _lambdified_partials(graph, key, expanded, point, skip)
-            for name, partial in partials.items():
-                partial.derivative = derivatives[name]
+                partials = _lambdified_partials(graph, key, expanded, where.point, where.skip)
+            for label, partial in partials.items():
+                partial.derivative = shown[label]
     except CheckTimeout as stop:
         return CheckReport(
             "skipped", note=f"symbolic check skipped: {stop} (raise --check-timeout)"
         )
     except (ValueError, TypeError, ZeroDivisionError, AttributeError, RecursionError) as failure:
         return CheckReport("skipped", note=f"symbolic check skipped: sympy failed ({failure})")
-    return _compare(partials, gradients, skip)
+    return _compare(partials, tape_values, where.skip)
 
 
-def _exact_partials(derivatives, exact_point, skip, exact_text) -> dict[str, Partial]:
+def _exact_partials(derivatives, where: CheckInput) -> dict[str, Partial]:
     import sympy as sp
 
+    exact_point, skip, exact_text = where.exact_point, where.skip, where.exact_text
     substitutions = [
         {sp.Symbol(name, real=True): exact_value(text) for name, text in values.items()}
         for values in exact_point

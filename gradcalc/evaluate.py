@@ -35,7 +35,7 @@ class TapeRow:
     """
 
     index: int
-    node: int
+    node: int | None
     op: str
     formula: str
     inputs: tuple[str, ...]
@@ -87,6 +87,42 @@ def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(wrt))
 
 
+def make_leaves(graph: Graph, point: Mapping[str, object]) -> tuple[dict[str, Tensor], tuple]:
+    """One constant tensor per free variable (all broadcast to one shape), and that shape.
+
+    Raises:
+        InputError: when a variable has no value.
+    """
+    missing = [v for v in graph.variables if v not in point]
+    if missing:
+        raise InputError(f"no value given for {', '.join(missing)} (use --at {missing[0]}=...)")
+    arrays = np.broadcast_arrays(*(np.asarray(point[v], dtype=float) for v in graph.variables))
+    leaves = {name: constant(array) for name, array in zip(graph.variables, arrays)}
+    return leaves, arrays[0].shape if arrays else ()
+
+
+def run_graph(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:
+    """Execute every node in order (the active tapes record it); one tensor per node."""
+    tensors: list[Tensor] = []
+    for node in graph.nodes:
+        if node.kind == "var":
+            tensor = leaves[node.text]
+        elif node.kind == "const":
+            tensor = constant(CONSTANTS.get(node.text) or float(node.text))
+        else:
+            tensor = REGISTRY[node.op](*(tensors[i] for i in node.inputs))
+        tensors.append(tensor)
+    return tensors
+
+
+def source_tensors(graph: Graph, tensors: list[Tensor], sources: Sequence[str]) -> list[Tensor]:
+    """The tensors of the named sources: variables or statement names."""
+    return [
+        tensors[graph.variable_node(s) if s in graph.variable_nodes else graph.bindings[s]]
+        for s in sources
+    ]
+
+
 def evaluate(
     graph: Graph, point: Mapping[str, object], wrt: Sequence[str] | None = None
 ) -> Evaluation:
@@ -101,34 +137,15 @@ def evaluate(
         InputError: for a missing variable value or an unknown source name.
     """
     sources = source_names(graph, wrt)
-    missing = [v for v in graph.variables if v not in point]
-    if missing:
-        raise InputError(f"no value given for {', '.join(missing)} (use --at {missing[0]}=...)")
-    arrays = np.broadcast_arrays(*(np.asarray(point[v], dtype=float) for v in graph.variables))
-    position = {name: i for i, name in enumerate(graph.variables)}
-    tensors: list[Tensor] = []
+    leaves, shape = make_leaves(graph, point)
     with Tape(persistent=True) as tape:
-        for node in graph.nodes:
-            if node.kind == "var":
-                tensor = constant(arrays[position[node.text]])
-                tape.watch(tensor)
-            elif node.kind == "const":
-                tensor = constant(CONSTANTS.get(node.text) or float(node.text))
-            else:
-                tensor = REGISTRY[node.op](*(tensors[i] for i in node.inputs))
-            tensors.append(tensor)
-    source_nodes = [graph.bindings.get(s, None) for s in sources]
-    source_tensors = [
-        tensors[graph.variable_node(s) if s in graph.variable_nodes else index]
-        for s, index in zip(sources, source_nodes)
-    ]
-    shape = arrays[0].shape if arrays else ()
+        tape.watch(list(leaves.values()))
+        tensors = run_graph(graph, leaves)
+    wrt_tensors = source_tensors(graph, tensors, sources)
     evaluation = Evaluation(graph, sources, [], [], [], [])
-    names = _display_names(graph, tape, tensors)
-    node_of = {tensor.id: node.index for node, tensor in zip(graph.nodes, tensors)}
     for target in graph.targets:
         value = np.broadcast_to(tensors[target].value, shape)
-        grads = tape.gradient(tensors[target], source_tensors)
+        grads = tape.gradient(tensors[target], wrt_tensors)
         evaluation.values.append(value)
         evaluation.gradients.append(
             {
@@ -136,29 +153,31 @@ def evaluate(
                 for s, g in zip(sources, grads)
             }
         )
-        evaluation.rows.append([_row(rec, names, node_of) for rec in tape.records])
+        evaluation.rows.append(tape_rows(graph, tape, tensors))
         evaluation.problems.append(tape.problems())
     return evaluation
 
 
-def _display_names(graph: Graph, tape: Tape, tensors: list[Tensor]) -> dict[int, str]:
-    """How each tensor is referred to on the printed tape: name, number or ``#record``."""
-    recorded = {rec.output.id: rec.index for rec in tape.records}
-    names: dict[int, str] = {}
+def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:
+    """The tape's records as rows, inputs named as the user wrote them.
+
+    Records that are not nodes of the graph (those of a backward pass recorded by an outer
+    tape) are referred to as ``#index`` and have ``node`` ``None``.
+    """
+    node_of = {tensor.id: node.index for node, tensor in zip(graph.nodes, tensors)}
+    names = {rec.output.id: f"#{rec.index}" for rec in tape.records}
     for node, tensor in zip(graph.nodes, tensors):
         if node.label is not None:
             names[tensor.id] = node.label
         elif node.kind != "op":
             names[tensor.id] = node.text
-        elif tensor.id in recorded:
-            names[tensor.id] = f"#{recorded[tensor.id]}"
-        else:  # a constant subexpression such as 2*pi: not on the tape, shown by value
+        elif tensor.id not in names:  # a constant subexpression such as 2*pi: off the tape
             names[tensor.id] = f"{float(tensor.value):.6g}"
-    return names
+    return [_row(rec, names, node_of) for rec in tape.records]
 
 
 def _row(rec: Record, names: dict[int, str], node_of: dict[int, int]) -> TapeRow:
-    inputs = tuple(names[t.id] for t in rec.inputs)
+    inputs = tuple(names.get(t.id) or _number(t) for t in rec.inputs)
     op = rec.op
     if op.symbol and op.arity == 2:
         formula = f"{inputs[0]} {op.symbol} {inputs[1]}"
@@ -169,7 +188,7 @@ def _row(rec: Record, names: dict[int, str], node_of: dict[int, int]) -> TapeRow
     label = names.get(rec.output.id)
     return TapeRow(
         rec.index,
-        node_of[rec.output.id],
+        node_of.get(rec.output.id),
         op.name,
         formula,
         inputs,
@@ -177,3 +196,9 @@ def _row(rec: Record, names: dict[int, str], node_of: dict[int, int]) -> TapeRow
         rec.value,
         rec.adjoint,
     )
+
+
+def _number(tensor: Tensor) -> str:
+    """A constant input that is not a node (e.g. a ``2`` inside a gradient rule)."""
+    value = tensor.value
+    return f"{float(value):.6g}" if value.ndim == 0 else "[…]"

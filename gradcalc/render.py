@@ -36,29 +36,31 @@ def format_number(value: Any, digits: int | None = None) -> str:
     return repr(x) if digits is None else f"{x:.{digits}g}"
 
 
-def _at(array: np.ndarray | None, k: int) -> Any:
+def at_point(array: np.ndarray | None, k: int) -> Any:
+    """The value at point ``k`` of an array over the points (a 0-d array is every point's)."""
     if array is None:
         return None
     return array if array.ndim == 0 else array.reshape(-1)[k]
 
 
-def _json_number(value: Any) -> float | None:
+def json_number(value: Any) -> float | None:
+    """A float for JSON; ``None`` (null) for missing and non-finite values."""
     if value is None:
         return None
-    x = float(value)
+    x = float(value) + 0.0  # no -0.0
     return x if math.isfinite(x) else None
 
 
 def point_values(result: GradResult, k: int) -> dict[str, float]:
     """The variables' values at point ``k``."""
-    return {n: float(_at(result.points.arrays[n], k)) for n in result.points.names}
+    return {n: float(at_point(result.points.arrays[n], k)) for n in result.points.names}
 
 
 def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     """The JSON object for point ``k`` (plain types only; non-finite numbers become null)."""
     undefined = result.reason(k)
     gradient = {
-        name: 0.0 if g is None else (None if undefined else _json_number(_at(g, k)))
+        name: 0.0 if g is None else (None if undefined else json_number(at_point(g, k)))
         for name, g in result.gradient.items()
     }
     check: dict[str, Any] = {"status": "off", "agree": None, "max_difference": None}
@@ -67,14 +69,16 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
         status = result.check.status
         agree = None
         if status != "skipped" and not undefined:
-            agree = not bool(_at(result.check.mismatch, k))
+            agree = not bool(at_point(result.check.mismatch, k))
         check = {"status": status, "agree": agree, "max_difference": result.check.max_difference}
         symbolic = {n: str(p.derivative) for n, p in result.check.partials.items()}
     obj: dict[str, Any] = {
         "expression": result.expression,
         "target": result.target,
         "point": point_values(result, k),
-        "value": None if _at(result.value_undefined, k) else _json_number(_at(result.value, k)),
+        "value": None
+        if at_point(result.value_undefined, k)
+        else json_number(at_point(result.value, k)),
         "gradient": gradient,
         "independent": [n for n, g in result.gradient.items() if g is None],
         "symbolic": symbolic,
@@ -89,8 +93,8 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
                 "op": row.op,
                 "formula": row.formula,
                 "inputs": list(row.inputs),
-                "value": _json_number(_at(row.value, k)),
-                "adjoint": _json_number(_at(row.adjoint, k)),
+                "value": json_number(at_point(row.value, k)),
+                "adjoint": json_number(at_point(row.adjoint, k)),
             }
             for row in result.tape
         ]
@@ -115,7 +119,7 @@ def format_numbers(values: np.ndarray, digits: int | None = None) -> list[str]:
     >>> format_numbers(np.array([36.0, 0.1, float("inf"), -2e20]))
     ['36', '0.1', 'inf', '-2e+20']
     """
-    floats = values.tolist()
+    floats = (values + 0.0).tolist()  # + 0.0 turns -0.0 into 0.0
     if digits is not None:
         return [format_number(v, digits) for v in floats]
     if not floats:
@@ -124,7 +128,7 @@ def format_numbers(values: np.ndarray, digits: int | None = None) -> list[str]:
     return _INTEGRAL.sub("", repr(floats))[1:-1].split(", ")
 
 
-def _texts(
+def texts(
     values: Any, count: int, digits: int | None, blank: np.ndarray | None = None, filler: str = ""
 ) -> list[str]:
     """``count`` values (an array, a 0-d array or ``None`` for 0) as text; ``filler`` where
@@ -147,9 +151,9 @@ def _target_columns(
     columns = []
     if value:
         undefined = result.value_undefined.reshape(-1)
-        columns.append(_texts(result.value.reshape(-1), n, digits, undefined, filler))
+        columns.append(texts(result.value.reshape(-1), n, digits, undefined, filler))
     for g in result.gradient.values():
-        columns.append(_texts(None if g is None else g.reshape(-1), n, digits, bad, filler))
+        columns.append(texts(None if g is None else g.reshape(-1), n, digits, bad, filler))
     return columns
 
 
@@ -158,7 +162,7 @@ def csv_rows(results: list[GradResult], digits: int | None = None) -> Iterator[l
     first = results[0]
     n = first.points.count
     columns = [
-        _texts(first.points.arrays[name].reshape(-1), n, digits) for name in first.points.names
+        texts(first.points.arrays[name].reshape(-1), n, digits) for name in first.points.names
     ]
     for result in results:
         columns += _target_columns(result, digits)
@@ -175,6 +179,13 @@ def plain_lines(results: list[GradResult], digits: int | None = None) -> Iterato
 
 
 # --- rich tables ----------------------------------------------------------------------
+
+
+def check_mark(check: Any, partial: Any) -> str:
+    """✓, ✗ or ? for one checked quantity (or for the whole check when ``partial`` is None)."""
+    if partial is not None:
+        return CHECK_MARK["disagree" if np.any(partial.mismatch) else check.status]
+    return CHECK_MARK[check.status]
 
 
 def headline(result: GradResult, digits: int | None) -> Any:
@@ -222,9 +233,7 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
             exact = partial.exact[0] if partial.exact else None
             cells += [str(partial.derivative), exact or format_number(partial.values, digits)]
         if check is not None:
-            partial = check.partials.get(name)
-            bad = partial is not None and bool(np.any(partial.mismatch))
-            cells.append(CHECK_MARK["disagree" if bad else check.status])
+            cells.append(check_mark(check, check.partials.get(name)))
         table.add_row(*cells)
     parts: list[Any] = [headline(result, digits), table]
     if show_tape:
@@ -286,7 +295,7 @@ def points_table(result: GradResult, digits: int | None) -> Any:
             status = result.check.status
             mark = (
                 CHECK_MARK["disagree"]
-                if mismatch is not None and bool(_at(mismatch, k))
+                if mismatch is not None and bool(at_point(mismatch, k))
                 else CHECK_MARK[status]
             )
             cells.append("" if reason else mark)

@@ -98,9 +98,13 @@ def singularities(
     for problem in problems:
         row = rows[problem.record.index - 1]
         affected = np.flatnonzero(problem.mask.reshape(-1))
+        if row.node is not None:
+            expression = graph.source_text(row.node)
+        else:  # a record of a backward pass, seen by an outer tape
+            expression = f"{row.formula} (inside the derivative)"
         singularity = Singularity(
             problem.kind,
-            graph.source_text(row.node),
+            expression,
             row.index,
             row.op,
             problem.reason,

@@ -1,0 +1,393 @@
+"""How each kind of result is shown in each output format.
+
+A view turns what one command computed for one chunk of points into JSON objects, CSV
+rows, plain lines or rich tables. ``gradcalc.cli`` picks the view; ``gradcalc.render``
+holds the shared pieces. Pure: nothing here prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from gradcalc import render
+from gradcalc.api import (
+    DirectionalResult,
+    GradResult,
+    HessianResult,
+    JacobianResult,
+)
+from gradcalc.render import CHECK_MARK, at_point, format_number, json_number
+
+
+class GradView:
+    """``gradcalc grad``: one result per target."""
+
+    def results(self, computed: Any) -> list[GradResult]:
+        """The gradient results inside what was computed (for warnings and exit codes)."""
+        return list(computed)
+
+    def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
+        """The JSON objects for point ``k``."""
+        return [render.to_json(result, k, tape) for result in computed]
+
+    def csv_header(self, computed: Any) -> list[str]:
+        return render.csv_header(computed)
+
+    def csv_rows(self, computed: Any, digits: int | None) -> Iterator[list[str]]:
+        return render.csv_rows(computed, digits)
+
+    def plain(self, computed: Any, digits: int | None) -> Iterator[str]:
+        return render.plain_lines(computed, digits)
+
+    def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
+        """Renderables for one point."""
+        parts: list[Any] = []
+        for result in computed:
+            if not result.undefined.any():  # else the reason is on stderr; nan would hide it
+                parts += render.gradient_tables(result, digits, tape)
+        return parts
+
+    def many(self, computed: Any, digits: int | None) -> list[Any]:
+        """Renderables for several points."""
+        return [render.points_table(result, digits) for result in computed]
+
+
+class DerivativeView(GradView):
+    """``gradcalc grad --order N`` with one source."""
+
+    def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
+        objects = super().json(computed, k, tape)
+        for result, obj in zip(computed, objects):
+            bad = result.reason(k) is not None
+            orders = [None if bad else json_number(at_point(d, k)) for d in result.orders]
+            obj.update(order=result.order, derivative=orders[-1], derivatives=orders)
+        return objects
+
+    def csv_header(self, computed: Any) -> list[str]:
+        (result,) = computed
+        x = result.sources[0]
+        higher = [f"d{n}/d{x}{n}" for n in range(2, result.order + 1)]
+        return [*render.csv_header(computed), *higher]
+
+    def csv_rows(self, computed: Any, digits: int | None) -> Iterator[list[str]]:
+        (result,) = computed
+        bad = result.first_reason >= 0
+        extra = [
+            render.texts(d.reshape(-1), result.points.count, digits, bad) for d in result.orders[1:]
+        ]
+        for row, *more in zip(render.csv_rows(computed, digits), *extra):
+            yield [*row, *more]
+
+    def plain(self, computed: Any, digits: int | None) -> Iterator[str]:
+        (result,) = computed
+        bad = result.first_reason >= 0
+        return iter(
+            render.texts(result.derivative.reshape(-1), result.points.count, digits, bad, "nan")
+        )
+
+    def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
+        from rich.table import Table
+
+        (result,) = computed
+        if result.undefined.any():
+            return []
+        x, f = result.sources[0], result.target
+        table = Table(title_justify="left")
+        table.add_column("derivative", style="bold")
+        table.add_column("tape", justify="right", style="cyan")
+        partials = result.check.partials if result.check is not None else {}
+        if partials:
+            table.add_column("symbolic (sympy)")
+            table.add_column("exact", justify="right")
+        if result.check is not None:
+            table.add_column("check", justify="center")
+        for n, value in enumerate(result.orders, start=1):
+            name = f"d{f}/d{x}" if n == 1 else f"d{_sup(n)}{f}/d{x}{_sup(n)}"
+            cells = [name, format_number(value, digits)]
+            partial = partials.get(f"d{n}")
+            if partials:
+                exact = partial.exact[0] if partial and partial.exact else None
+                cells += [str(partial.derivative), exact or format_number(partial.values, digits)]
+            if result.check is not None:
+                cells.append(render.check_mark(result.check, partial))
+            table.add_row(*cells)
+        return [render.headline(result, digits), table]
+
+
+def _sup(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+class DirectionalView(GradView):
+    """``gradcalc grad --direction v``."""
+
+    def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
+        objects = super().json(computed, k, tape)
+        for result, obj in zip(computed, objects):
+            bad = result.reason(k) is not None
+            value = None if bad else json_number(at_point(result.directional, k))
+            obj.update(direction=result.direction, directional_derivative=value)
+        return objects
+
+    def csv_header(self, computed: Any) -> list[str]:
+        return [*render.csv_header(computed), "directional"]
+
+    def csv_rows(self, computed: Any, digits: int | None) -> Iterator[list[str]]:
+        (result,) = computed
+        along = self._texts(result, digits, "")
+        for row, extra in zip(render.csv_rows(computed, digits), along):
+            yield [*row, extra]
+
+    def plain(self, computed: Any, digits: int | None) -> Iterator[str]:
+        (result,) = computed
+        return iter(self._texts(result, digits, "nan"))
+
+    @staticmethod
+    def _texts(result: DirectionalResult, digits: int | None, filler: str) -> list[str]:
+        bad = result.first_reason >= 0
+        return render.texts(
+            result.directional.reshape(-1), result.points.count, digits, bad, filler
+        )
+
+    def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
+        from rich.text import Text
+
+        parts = super().single(computed, digits, tape)
+        (result,) = computed
+        if parts:
+            vector = ", ".join(f"{format_number(u, 6)}" for u in result.direction.values())
+            line = Text(f"directional derivative along ({vector}): ")
+            line.append(format_number(result.directional, digits), style="bold cyan")
+            if result.check is not None:
+                line.append(
+                    f"  {render.check_mark(result.check, result.check.partials.get('direction'))}"
+                )
+            parts.insert(2, line)
+        return parts
+
+
+class HessianView(GradView):
+    """``gradcalc hessian`` (and ``grad --order 2`` with several sources)."""
+
+    def results(self, computed: Any) -> list[GradResult]:
+        return [computed]
+
+    def json(self, computed: HessianResult, k: int, tape: bool) -> list[dict[str, Any]]:
+        result = computed
+        obj = render.to_json(result, k, tape=False)
+        bad = result.reason(k) is not None
+        names = result.sources
+        matrix = result.matrix.reshape(len(names), len(names), -1)[:, :, k]
+        test = result.tests[k]
+        partials = result.check.partials if result.check is not None else {}
+        obj.update(
+            variables=list(names),
+            hessian=None if bad else [[json_number(v) for v in row] for row in matrix.tolist()],
+            symbolic=[
+                [str(partials[f"{a},{b}"].derivative) if partials else None for b in names]
+                for a in names
+            ],
+            eigenvalues=None if bad else [json_number(e) for e in test.eigenvalues],
+            curvature=None if bad else test.curvature,
+            classification=None if bad else test.verdict,
+            critical_point=None if bad else test.critical,
+        )
+        return [obj]
+
+    def csv_header(self, computed: HessianResult) -> list[str]:
+        names = computed.sources
+        entries = [f"d2/d{a}d{b}" for a in names for b in names]
+        return [*computed.points.names, "value", *entries, "classification"]
+
+    def csv_rows(self, computed: HessianResult, digits: int | None) -> Iterator[list[str]]:
+        result = computed
+        n, count = len(result.sources), result.points.count
+        bad = result.first_reason >= 0
+        columns = [
+            render.texts(result.points.arrays[p].reshape(-1), count, digits)
+            for p in result.points.names
+        ]
+        columns.append(
+            render.texts(
+                result.value.reshape(-1), count, digits, result.value_undefined.reshape(-1)
+            )
+        )
+        flat = result.matrix.reshape(n * n, -1)
+        columns += [render.texts(flat[i], count, digits, bad) for i in range(n * n)]
+        columns.append(["" if bad[k] else t.verdict for k, t in enumerate(result.tests)])
+        return (list(row) for row in zip(*columns))
+
+    def plain(self, computed: HessianResult, digits: int | None) -> Iterator[str]:
+        for row in self.csv_rows(computed, digits):
+            entries = row[len(computed.points.names) + 1 : -1]
+            yield " ".join(e or "nan" for e in entries)
+
+    def single(self, computed: HessianResult, digits: int | None, tape: bool) -> list[Any]:
+        from rich.table import Table
+        from rich.text import Text
+
+        result = computed
+        if result.undefined.any():
+            return []
+        names = result.sources
+        matrix = result.matrix.reshape(len(names), len(names))
+        partials = result.check.partials if result.check is not None else {}
+        table = Table(
+            title=f"Hessian of {result.target}",
+            title_justify="left",
+            title_style="bold",
+        )
+        table.add_column("", style="bold")
+        for name in names:
+            table.add_column(f"∂/∂{name}", justify="right", style="cyan")
+        for i, a in enumerate(names):
+            cells = [f"∂/∂{a}"]
+            for j, b in enumerate(names):
+                text = format_number(matrix[i, j], digits)
+                partial = partials.get(f"{a},{b}")
+                if partial is not None and np.any(partial.mismatch):
+                    text += " ✗"
+                cells.append(text)
+            table.add_row(*cells)
+        test = result.tests[0]
+        summary = Text()
+        if result.check is not None:
+            agree = result.check.status == "agree"
+            mark = CHECK_MARK[result.check.status]
+            what = "every entry agrees with" if agree else f"{result.check.status}: compared with"
+            summary.append(f"{mark} {what} sympy's hessian\n")
+        summary.append(
+            "eigenvalues: " + ", ".join(format_number(e, digits or 6) for e in test.eigenvalues)
+        )
+        summary.append(f"  ({test.curvature})\n")
+        gradient = ", ".join(format_number(result.gradient[n], digits) for n in names)
+        summary.append(f"gradient: ({gradient})")
+        summary.append(
+            " — a critical point\n" if test.critical else " — not zero, so not a critical point\n"
+        )
+        summary.append("second-derivative test: ")
+        summary.append(test.verdict, style="bold")
+        return [render.headline(result, digits), table, summary]
+
+    def many(self, computed: HessianResult, digits: int | None) -> list[Any]:
+        from rich.table import Table
+
+        table = Table(
+            title=f"Hessian of {computed.target}", title_justify="left", title_style="bold"
+        )
+        for column in self.csv_header(computed):
+            table.add_column(column, justify="left" if column == "classification" else "right")
+        for k, row in enumerate(self.csv_rows(computed, digits)):
+            if k == render.MAX_TABLE_ROWS:
+                break
+            table.add_row(*(cell or "undefined" for cell in row))
+        return [table]
+
+
+class JacobianView(GradView):
+    """``gradcalc jacobian``: several targets, one matrix per point."""
+
+    def results(self, computed: JacobianResult) -> list[GradResult]:
+        return computed.rows
+
+    def json(self, computed: JacobianResult, k: int, tape: bool) -> list[dict[str, Any]]:
+        rows = computed.rows
+        first = rows[0]
+        bad = any(row.reason(k) is not None for row in rows)
+        matrix = computed.matrix.reshape(len(rows), len(first.sources), -1)[:, :, k]
+        determinant = None
+        if computed.determinant is not None and not bad:
+            determinant = json_number(at_point(computed.determinant, k))
+        checks = [render.to_json(row, k, tape=False)["check"] for row in rows]
+        return [
+            {
+                "expression": first.expression,
+                "point": render.point_values(first, k),
+                "targets": computed.targets,
+                "variables": list(first.sources),
+                "values": [None if bad else json_number(at_point(row.value, k)) for row in rows],
+                "jacobian": None if bad else [[json_number(v) for v in r] for r in matrix.tolist()],
+                "determinant": determinant,
+                "symbolic": [render.to_json(row, k, tape=False)["symbolic"] for row in rows],
+                "check": {
+                    "status": _worst(c["status"] for c in checks),
+                    "agree": None
+                    if any(c["agree"] is None for c in checks)
+                    else all(c["agree"] for c in checks),
+                },
+                "undefined": next((row.reason(k) for row in rows if row.reason(k)), None),
+                "warnings": [w for row in rows for w in row.warnings],
+            }
+        ]
+
+    def csv_header(self, computed: JacobianResult) -> list[str]:
+        header = render.csv_header(computed.rows)
+        return header + (["determinant"] if computed.determinant is not None else [])
+
+    def csv_rows(self, computed: JacobianResult, digits: int | None) -> Iterator[list[str]]:
+        rows = render.csv_rows(computed.rows, digits)
+        if computed.determinant is None:
+            return rows
+        bad = np.any([row.first_reason >= 0 for row in computed.rows], axis=0)
+        det = render.texts(
+            computed.determinant.reshape(-1), computed.rows[0].points.count, digits, bad
+        )
+        return ([*row, d] for row, d in zip(rows, det))
+
+    def plain(self, computed: JacobianResult, digits: int | None) -> Iterator[str]:
+        return render.plain_lines(computed.rows, digits)
+
+    def single(self, computed: JacobianResult, digits: int | None, tape: bool) -> list[Any]:
+        from rich.table import Table
+        from rich.text import Text
+
+        rows = computed.rows
+        if any(row.undefined.any() for row in rows):
+            return []
+        first = rows[0]
+        point = ", ".join(f"{n} = {v}" for n, v in (first.points.exact or [{}])[0].items())
+        head = Text()
+        for row in rows:
+            head.append(f"{row.target} = ", style="bold")
+            head.append(f"{format_number(row.value, digits)}\n")
+        head.append(f"at {point}", style="dim")
+        table = Table(
+            title="Jacobian (rows: targets; columns: variables)",
+            title_justify="left",
+            title_style="bold",
+        )
+        table.add_column("", style="bold")
+        for name in first.sources:
+            table.add_column(f"∂/∂{name}", justify="right", style="cyan")
+        if first.check is not None:
+            table.add_column("check", justify="center")
+        for row in rows:
+            cells = [f"∂{row.target}"]
+            cells += [format_number(0.0 if g is None else g, digits) for g in row.gradient.values()]
+            if row.check is not None:
+                cells.append(render.check_mark(row.check, None))
+            table.add_row(*cells)
+        parts: list[Any] = [head, table]
+        if computed.determinant is not None:
+            parts.append(Text(f"determinant: {format_number(computed.determinant, digits)}"))
+        return parts
+
+    def many(self, computed: JacobianResult, digits: int | None) -> list[Any]:
+        from rich.table import Table
+
+        table = Table(title="Jacobian", title_justify="left", title_style="bold")
+        for column in self.csv_header(computed):
+            table.add_column(column, justify="right")
+        for k, row in enumerate(self.csv_rows(computed, digits)):
+            if k == render.MAX_TABLE_ROWS:
+                break
+            table.add_row(*(cell or "undefined" for cell in row))
+        return [table]
+
+
+def _worst(statuses: Iterator[str]) -> str:
+    order = ["off", "agree", "skipped", "disagree"]
+    return max(statuses, key=order.index)

@@ -1,0 +1,172 @@
+"""Hessians, Jacobians, N-th and directional derivatives: against textbook answers and sympy."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from test_properties import EXPRESSIONS, POINT, X, Y
+from typer.testing import CliRunner
+
+from gradcalc import hessian, jacobian
+from gradcalc.cli import app
+from gradcalc.errors import ExitCode
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def cli_json(*args: str):
+    result = cli(*args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(EXPRESSIONS, POINT, POINT)
+def test_hessian_of_random_expressions_equals_sympys(expression, x0, y0) -> None:
+    text, expr = expression
+    subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
+    expected = [[float(sp.diff(expr, a, b).evalf(30, subs=subs)) for b in (X, Y)] for a in (X, Y)]
+    result = hessian(text, at={"x": x0, "y": y0}, wrt=["x", "y"])
+    np.testing.assert_allclose(result.matrix, expected, rtol=1e-8, atol=1e-10, err_msg=text)
+    assert result.check.status in ("agree", "skipped")
+
+
+@pytest.mark.parametrize(
+    ("expr", "point", "matrix", "verdict"),
+    [
+        ("x^2 + y^2", "x=0,y=0", [[2, 0], [0, 2]], "local minimum"),
+        ("x^2 - y^2", "x=0,y=0", [[2, 0], [0, -2]], "saddle point"),
+        ("-x^2 - 3y^2 + x*y", "x=0,y=0", [[-2, 1], [1, -6]], "local maximum"),
+        # Rosenbrock: f_xx = 2 - 400(y - x^2) + 800x^2, f_xy = -400x, f_yy = 200
+        ("(1-x)^2 + 100(y-x^2)^2", "x=1,y=1", [[802, -400], [-400, 200]], "local minimum"),
+        ("x^4 + y^4", "x=0,y=0", [[0, 0], [0, 0]], "inconclusive"),
+        ("x^2 + y^2", "x=1,y=0", [[2, 0], [0, 2]], "not a critical point"),
+    ],
+)
+def test_textbook_second_derivative_tests(expr, point, matrix, verdict) -> None:
+    out = cli_json("hessian", expr, "--at", point)
+    assert out["hessian"] == matrix
+    assert out["classification"] == verdict
+    assert out["variables"] == ["x", "y"]
+    assert out["critical_point"] == (verdict != "not a critical point")
+    assert out["check"]["agree"] is True
+    assert sorted(out["eigenvalues"]) == pytest.approx(sorted(np.linalg.eigvalsh(matrix)))
+
+
+def test_hessian_table_reads_like_the_test() -> None:
+    result = cli("hessian", "x^2 - y^2", "--at", "x=0,y=0")
+    assert result.exit_code == 0
+    for fragment in ("Hessian of f", "eigenvalues: -2, 2", "saddle point", "critical point", "✓"):
+        assert fragment in result.stdout
+
+
+def test_hessian_at_several_points_csv_and_plain() -> None:
+    args = ("hessian", "x^3*y", "--at", "x=1,y=2", "--at", "x=-1,y=0")
+    lines = cli(*args, "--format", "csv").stdout.splitlines()
+    # f_xx = 6xy, f_xy = 3x^2, f_yy = 0
+    assert lines == [
+        "x,y,value,d2/dxdx,d2/dxdy,d2/dydx,d2/dydy,classification",
+        "1,2,2,12,3,3,0,not a critical point",
+        "-1,0,0,0,3,3,0,not a critical point",
+    ]
+    assert cli(*args, "--format", "plain").stdout.splitlines() == ["12 3 3 0", "0 3 3 0"]
+
+
+def test_grad_order_2_with_several_sources_is_the_hessian() -> None:
+    assert cli_json("grad", "x^2*y", "--at", "x=1,y=3", "--order", "2")["hessian"] == [
+        [6, 2],
+        [2, 0],
+    ]
+
+
+@pytest.mark.parametrize(("order", "expected"), [(1, 75), (2, 30), (3, 6), (4, 0)])
+def test_nth_derivative_of_x_cubed(order: int, expected: float) -> None:
+    result = cli("grad", "x^3", "--at", "x=5", "--order", str(order), "--format", "plain")
+    assert result.stdout == f"{expected}\n"
+
+
+def test_nth_derivative_json_and_table() -> None:
+    out = cli_json("grad", "exp(2x)", "--at", "x=0.5", "--order", "3")
+    assert out["order"] == 3
+    assert out["derivatives"] == pytest.approx([2 * math.e, 4 * math.e, 8 * math.e], rel=1e-14)
+    assert out["derivative"] == out["derivatives"][-1]
+    assert out["check"]["agree"] is True
+    table = cli("grad", "sin(x)", "--at", "x=1", "--order", "4").stdout
+    assert "d⁴f/dx⁴" in table and "sin(x)" in table
+
+
+def test_fourth_derivative_of_sine_is_sine_at_many_points() -> None:
+    points = [f"x={v}" for v in (0.1, 0.7, 2.5)]
+    args = ["grad", "sin(x)", "--order", "4", "--format", "plain"]
+    for p in points:
+        args += ["--at", p]
+    values = [float(v) for v in cli(*args).stdout.split()]
+    assert values == pytest.approx([math.sin(0.1), math.sin(0.7), math.sin(2.5)], rel=1e-14)
+
+
+def test_directional_derivative() -> None:
+    # grad(x^2 + y^2) at (1, 2) = (2, 4); along (1, 2)/sqrt(5): 10/sqrt(5)
+    out = cli_json("grad", "x^2 + y^2", "--at", "x=1,y=2", "--direction", "1,2")
+    assert out["directional_derivative"] == pytest.approx(10 / math.sqrt(5), rel=1e-15)
+    assert out["direction"] == pytest.approx({"x": 1 / math.sqrt(5), "y": 2 / math.sqrt(5)})
+    assert out["check"]["agree"] is True
+    args = ("grad", "x^2 + y^2", "--at", "x=1,y=2", "--direction", "1,2", "--no-normalize")
+    assert cli(*args, "--format", "plain").stdout == "10\n"
+
+
+def test_jacobian_of_polar_to_cartesian_has_determinant_r() -> None:
+    out = cli_json("jacobian", "r*cos(t), r*sin(t)", "--at", "r=2,t=0.5")
+    c, s = math.cos(0.5), math.sin(0.5)
+    assert out["targets"] == ["f1", "f2"] and out["variables"] == ["r", "t"]
+    np.testing.assert_allclose(out["jacobian"], [[c, -2 * s], [s, 2 * c]], rtol=1e-15)
+    assert out["determinant"] == pytest.approx(2.0, rel=1e-15)
+    assert out["check"]["agree"] is True
+
+
+def test_jacobian_of_a_program_with_of_and_many_points() -> None:
+    program = "u = x*y; v = x + y^2"
+    result = jacobian(
+        program, at={"x": np.array([1.0, 2.0]), "y": np.array([3.0, 4.0])}, of=["u", "v"]
+    )
+    # d(u, v)/d(x, y) = [[y, x], [1, 2y]]: det = 2y^2 - x
+    np.testing.assert_array_equal(result.determinant, [17.0, 30.0])
+    lines = cli("jacobian", program, "--of", "u,v", "--at", "x=1,y=3", "--format", "csv").stdout
+    assert lines.splitlines()[1] == "1,3,3,3,1,10,1,6,17"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("grad", "x*y", "--at", "x=1,y=2", "--order", "3"), "takes one source"),
+        (("hessian", "y = x^2; z = y^2", "--at", "x=1", "--wrt", "y"), "with respect to variables"),
+        (("hessian", "x, x^2", "--at", "x=1"), "takes one target"),
+        (("grad", "x*y", "--at", "x=1,y=2", "--direction", "1"), "1 components for 2 variables"),
+        (("grad", "x*y", "--at", "x=1,y=2", "--direction", "0,0"), "non-zero"),
+        (("grad", "x*y", "--at", "x=1,y=2", "--direction", "a,1"), "--direction"),
+        (("grad", "x", "--at", "x=1", "--direction", "1", "--order", "2"), "do not go together"),
+    ],
+)
+def test_usage_errors(args, fragment) -> None:
+    result = cli(*args)
+    assert result.exit_code == ExitCode.USAGE, result.output
+    assert fragment in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "expr", "point"),
+    [
+        ("hessian", "abs(x) + y^2", "x=0,y=1"),
+        ("hessian", "sqrt(x)*y", "x=0,y=1"),
+        ("jacobian", "log(x), x", "x=0"),
+    ],
+)
+def test_undefined_points_exit_3(command, expr, point) -> None:
+    result = cli(command, expr, "--at", point)
+    assert result.exit_code == ExitCode.UNDEFINED, result.output
