@@ -24,6 +24,7 @@ from gradcalc.crosscheck import (
     symbolic_gradient,
     to_sympy,
 )
+from gradcalc.diagnostics import Finding, Thresholds, diagnose
 from gradcalc.errors import InputError, UndefinedError
 from gradcalc.evaluate import TapeRow, evaluate, source_names
 from gradcalc.lower import Graph, lower
@@ -55,6 +56,8 @@ class GradResult:
             that concerns it, or -1.
         check: the comparison with sympy (``None`` with ``check=False``).
         warnings: plain-text notes for the user.
+        diagnostics: NaN/infinity, vanishing or exploding components, saturated
+            activations and kinks (see :mod:`gradcalc.diagnostics`).
     """
 
     expression: str
@@ -70,6 +73,7 @@ class GradResult:
     first_reason: np.ndarray
     check: CheckReport | None
     warnings: list[str] = field(default_factory=list)
+    diagnostics: list[Finding] = field(default_factory=list)
 
     def reason(self, k: int) -> str | None:
         """Why the gradient is undefined at point ``k`` (``None`` where it is defined)."""
@@ -137,6 +141,7 @@ class Options:
     check_timeout: float = 5.0
     exact: bool = False
     strict: bool = True
+    thresholds: Thresholds = field(default_factory=Thresholds)
 
 
 def grad(
@@ -161,7 +166,8 @@ def grad(
             ``check_timeout`` (seconds before the check is skipped), ``exact`` (keep every
             exact symbolic value as text, however long), ``strict`` (raise
             :class:`~gradcalc.errors.UndefinedError` if any point is undefined; ``False``
-            marks those points in ``undefined`` and goes on).
+            marks those points in ``undefined`` and goes on), ``thresholds`` (a
+            :class:`~gradcalc.diagnostics.Thresholds` for the diagnostics).
 
     Raises:
         InputError: bad expression, names or values.
@@ -456,7 +462,7 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
                 "the tape and sympy's derivative disagree "
                 f"(largest difference {report.max_difference:.3g})"
             )
-    return kind(
+    result = kind(
         graph.text,
         name,
         run.sources,
@@ -471,6 +477,8 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
         report,
         warnings,
     )
+    result.diagnostics = diagnose(result, options.thresholds)
+    return result
 
 
 def _single_target(graph: Graph, what: str) -> int:

@@ -9,6 +9,7 @@ that handling. Heavy imports (numpy, sympy) happen inside the commands, so
 from __future__ import annotations
 
 import csv
+import dataclasses
 import enum
 import functools
 import json
@@ -206,13 +207,28 @@ def grad(
     digits: Digits = None,
     subgradient: Subgradient = False,
     check_timeout: CheckTimeout = 5.0,
+    diagnose: Annotated[
+        bool, typer.Option("--diagnose", help="Report whether the gradients are healthy.")
+    ] = False,
+    vanishing: Annotated[
+        float, typer.Option("--vanishing", min=0.0, help="|gradient| below this is vanishing.")
+    ] = 1e-8,
+    exploding: Annotated[
+        float, typer.Option("--exploding", min=0.0, help="|gradient| above this is exploding.")
+    ] = 1e8,
+    saturation: Annotated[
+        float,
+        typer.Option("--saturation", min=0.0, help="An activation's slope below this: saturated."),
+    ] = 1e-4,
 ) -> None:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
     from gradcalc import api, views
+    from gradcalc.diagnostics import Thresholds
     from gradcalc.evaluate import source_names
 
     session = _Session(expression, at, points, of)
     options = _options(no_check, subgradient, check_timeout, exact)
+    options = dataclasses.replace(options, thresholds=Thresholds(vanishing, exploding, saturation))
     sources = _names(wrt)
     writer = _Writer(output, digits, not no_tape, session.many)
     if direction is not None:
@@ -220,7 +236,7 @@ def grad(
             raise InputError("--direction and --order do not go together")
         vector = [_number(part, "--direction") for part in direction.split(",")]
         session.run(
-            views.DirectionalView(),
+            views.DirectionalView(diagnose),
             lambda chunk: [
                 api.directional_at(session.graph, chunk, vector, sources, not no_normalize, options)
             ],
@@ -240,12 +256,12 @@ def grad(
                 "with several, --order 2 gives the Hessian"
             )
         session.run(
-            views.DerivativeView(),
+            views.DerivativeView(diagnose),
             lambda chunk: [api.derivatives_at(session.graph, chunk, chosen[0], order, options)],
             writer,
         )
     session.run(
-        views.GradView(),
+        views.GradView(diagnose),
         lambda chunk: api.gradient_at(session.graph, chunk, sources, options),
         writer,
     )
@@ -459,4 +475,13 @@ def main() -> None:
         sys.exit(ExitCode.USAGE)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
+    except Exception as bug:  # a bug in gradcalc, not in the input: say so in one line
+        if _settings["traceback"]:
+            raise
+        print(
+            f"gradcalc: internal error: {type(bug).__name__}: {bug} "
+            "(please report it, with the output of gradcalc --traceback ...)",
+            file=sys.stderr,
+        )
+        sys.exit(ExitCode.INTERNAL)
     sys.exit(code or ExitCode.OK)

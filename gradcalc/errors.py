@@ -23,6 +23,7 @@ class ExitCode(enum.IntEnum):
     CHECK_FAILED = 1
     USAGE = 2
     UNDEFINED = 3
+    INTERNAL = 70  # a bug in gradcalc itself (BSD's EX_SOFTWARE)
 
 
 class GradcalcError(Exception):

@@ -42,6 +42,7 @@ class TapeRow:
     label: str | None
     value: np.ndarray
     adjoint: np.ndarray | None
+    input_values: tuple[np.ndarray, ...] = ()
 
 
 @dataclass
@@ -195,6 +196,7 @@ def _row(rec: Record, names: dict[int, str], node_of: dict[int, int]) -> TapeRow
         label if label and not label.startswith("#") else None,
         rec.value,
         rec.adjoint,
+        tuple(t.value for t in rec.inputs),
     )
 
 

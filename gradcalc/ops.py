@@ -90,6 +90,7 @@ class Op:
         sample: per input, the intervals random test points are drawn from.
         names: spellings the expression parser accepts (empty: internal op).
         variadic: the parser accepts two or more arguments, folded left (``Max(a, b, c)``).
+        saturates: an activation whose slope goes to 0 for large inputs (diagnostics flag it).
 
     >>> bool(REGISTRY["sin"](0.5).value == np.sin(0.5))
     True
@@ -107,6 +108,7 @@ class Op:
     names: tuple[str, ...] = ()
     variadic: bool = False
     params: tuple[str, ...] = field(default=())
+    saturates: bool = False
 
     def __repr__(self) -> str:
         return f"<Op {self.name}/{self.arity}>"
@@ -306,7 +308,7 @@ _ENTRIES = [
     Op("cosh", 1, np.cosh, (lambda g, ans, x: g * F.sinh(x),), lambda sp, x: sp.cosh(x),
        names=("cosh",)),
     Op("tanh", 1, np.tanh, (lambda g, ans, x: g * (1 - ans**2),), lambda sp, x: sp.tanh(x),
-       names=("tanh",)),
+       names=("tanh",), saturates=True),
     Op("asinh", 1, np.arcsinh, (lambda g, ans, x: g / F.sqrt(x**2 + 1),),
        lambda sp, x: sp.asinh(x), names=("asinh", "arcsinh")),
     Op("acosh", 1, np.arccosh, (lambda g, ans, x: g / F.sqrt(x**2 - 1),),
@@ -341,18 +343,18 @@ _ENTRIES = [
        domain=_jump("ceiling", "integers", _is_integer), sample=(AWAY_FROM_INTEGERS,),
        names=("ceiling", "ceil")),
     Op("erf", 1, _erf_forward, (lambda g, ans, x: g * (2 / math.sqrt(math.pi)) * F.exp(-(x**2)),),
-       lambda sp, x: sp.erf(x), names=("erf",)),
+       lambda sp, x: sp.erf(x), names=("erf",), saturates=True),
     # activations
     Op("relu", 1, lambda x: np.maximum(x, 0.0), (lambda g, ans, x: g * F.step(x),),
        lambda sp, x: sp.Max(0, x), domain=_corner("relu", "x = 0", lambda x: x == 0),
-       sample=(NONZERO,), names=("relu",)),
+       sample=(NONZERO,), names=("relu",), saturates=True),
     Op("step", 1, lambda x: (x > 0).astype(np.float64), (lambda g, ans, x: 0 * g,),
        lambda sp, x: sp.Heaviside(x, 0), domain=_jump("step", "x = 0", lambda x: x == 0),
        sample=(NONZERO,), names=("step", "Heaviside")),
     Op("sigmoid", 1, _sigmoid_forward, (lambda g, ans, x: g * ans * (1 - ans),),
-       lambda sp, x: 1 / (1 + sp.exp(-x)), names=("sigmoid",)),
+       lambda sp, x: 1 / (1 + sp.exp(-x)), names=("sigmoid",), saturates=True),
     Op("softplus", 1, lambda x: np.logaddexp(0.0, x), (lambda g, ans, x: g * F.sigmoid(x),),
-       lambda sp, x: sp.log(1 + sp.exp(x)), names=("softplus",)),
+       lambda sp, x: sp.log(1 + sp.exp(x)), names=("softplus",), saturates=True),
     # shape bookkeeping for broadcasting (internal: the parser cannot name them)
     Op("sum_to", 1, _sum_to, (lambda g, ans, x, shape: F.broadcast_to(g, shape=x.shape),),
        lambda sp, x, shape: x, params=("shape",)),

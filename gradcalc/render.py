@@ -85,6 +85,7 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
         "check": check,
         "undefined": undefined,
         "warnings": list(result.warnings),
+        "diagnostics": diagnostics_json(result, k),
     }
     if tape:
         obj["tape"] = [
@@ -99,6 +100,15 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
             for row in result.tape
         ]
     return obj
+
+
+def diagnostics_json(result: GradResult, k: int) -> dict[str, Any]:
+    """The findings that concern point ``k``, and whether there are none."""
+    here = [f for f in result.diagnostics if at_point(f.mask, k)]
+    return {
+        "healthy": not here,
+        "findings": [{"kind": f.kind, "message": f.message, "record": f.record} for f in here],
+    }
 
 
 def csv_header(results: list[GradResult]) -> list[str]:
@@ -181,6 +191,19 @@ def plain_lines(results: list[GradResult], digits: int | None = None) -> Iterato
 # --- rich tables ----------------------------------------------------------------------
 
 
+def new_table(title: str | None = None) -> Any:
+    """A rich table whose cells wrap instead of being cut with an ellipsis: a number must
+    never be shown shortened."""
+    from rich.table import Table
+
+    class FoldingTable(Table):
+        def add_column(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("overflow", "fold")
+            super().add_column(*args, **kwargs)
+
+    return FoldingTable(title=title, title_justify="left", title_style="bold")
+
+
 def check_mark(check: Any, partial: Any) -> str:
     """✓, ✗ or ? for one checked quantity (or for the whole check when ``partial`` is None)."""
     if partial is not None:
@@ -213,9 +236,8 @@ def headline(result: GradResult, digits: int | None) -> Any:
 
 def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> list[Any]:
     """Renderables for a single point: headline, gradient table, tape table."""
-    from rich.table import Table
 
-    table = Table(title_justify="left", title_style="bold")
+    table = new_table()
     table.add_column(f"∂{result.target}/∂", style="bold")
     table.add_column("tape", justify="right", style="cyan")
     check = result.check
@@ -243,13 +265,8 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
 
 def tape_table(result: GradResult, digits: int | None) -> Any:
     """The tape: inputs first, then each record with its value and adjoint ∂target/∂record."""
-    from rich.table import Table
 
-    table = Table(
-        title=f"Tape (adjoint = ∂{result.target}/∂row)",
-        title_justify="left",
-        title_style="bold",
-    )
+    table = new_table(f"Tape (adjoint = ∂{result.target}/∂row)")
     for header, justify in (("#", "right"), ("op", "left"), ("computes", "left")):
         table.add_column(header, justify=justify)
     table.add_column("value", justify="right", style="cyan")
@@ -270,11 +287,11 @@ def tape_table(result: GradResult, digits: int | None) -> Any:
     return table
 
 
-def points_table(result: GradResult, digits: int | None) -> Any:
-    """Many points: one row each (capped at MAX_TABLE_ROWS)."""
-    from rich.table import Table
+def points_table(result: GradResult, digits: int | None, diagnose: bool = False) -> Any:
+    """Many points: one row each (capped at MAX_TABLE_ROWS); a diagnostics column when any
+    point has findings (or always, with ``diagnose``)."""
 
-    table = Table(title=f"{result.target}", title_justify="left", title_style="bold")
+    table = new_table(f"{result.target}")
     for name in result.points.names:
         table.add_column(name, justify="right")
     table.add_column("value", justify="right", style="cyan")
@@ -282,6 +299,9 @@ def points_table(result: GradResult, digits: int | None) -> Any:
         table.add_column(f"∂/∂{name}", justify="right", style="cyan")
     if result.check is not None:
         table.add_column("check", justify="center")
+    health = diagnose or bool(result.diagnostics)
+    if health:
+        table.add_column("diagnostics")
     for k, cells in enumerate(csv_rows([result], digits)):
         if k == MAX_TABLE_ROWS:
             break
@@ -299,5 +319,8 @@ def points_table(result: GradResult, digits: int | None) -> Any:
                 else CHECK_MARK[status]
             )
             cells.append("" if reason else mark)
+        if health:
+            kinds = dict.fromkeys(f.kind for f in result.diagnostics if at_point(f.mask, k))
+            cells.append(", ".join(kinds) or "healthy")
         table.add_row(*cells)
     return table

@@ -23,7 +23,14 @@ from gradcalc.render import CHECK_MARK, at_point, format_number, json_number
 
 
 class GradView:
-    """``gradcalc grad``: one result per target."""
+    """``gradcalc grad``: one result per target.
+
+    Diagnostic findings are listed under the tables when there are any; with
+    ``diagnose`` the plain-words report is printed even when the gradients are healthy.
+    """
+
+    def __init__(self, diagnose: bool = False):
+        self.diagnose = diagnose
 
     def results(self, computed: Any) -> list[GradResult]:
         """The gradient results inside what was computed (for warnings and exit codes)."""
@@ -48,11 +55,24 @@ class GradView:
         for result in computed:
             if not result.undefined.any():  # else the reason is on stderr; nan would hide it
                 parts += render.gradient_tables(result, digits, tape)
+                parts += self.findings(result)
         return parts
+
+    def findings(self, result: GradResult) -> list[Any]:
+        """The diagnostics under a single point's tables (the report, with ``diagnose``)."""
+        from rich.text import Text
+
+        from gradcalc.diagnostics import report
+
+        unhealthy = any(render.at_point(f.mask, 0) for f in result.diagnostics)
+        if not (unhealthy or self.diagnose):
+            return []
+        style = "yellow" if unhealthy else "green"
+        return [Text(report(result.diagnostics, result), style=style)]
 
     def many(self, computed: Any, digits: int | None) -> list[Any]:
         """Renderables for several points."""
-        return [render.points_table(result, digits) for result in computed]
+        return [render.points_table(result, digits, self.diagnose) for result in computed]
 
 
 class DerivativeView(GradView):
@@ -89,13 +109,12 @@ class DerivativeView(GradView):
         )
 
     def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
-        from rich.table import Table
 
         (result,) = computed
         if result.undefined.any():
             return []
         x, f = result.sources[0], result.target
-        table = Table(title_justify="left")
+        table = render.new_table()
         table.add_column("derivative", style="bold")
         table.add_column("tape", justify="right", style="cyan")
         partials = result.check.partials if result.check is not None else {}
@@ -114,7 +133,7 @@ class DerivativeView(GradView):
             if result.check is not None:
                 cells.append(render.check_mark(result.check, partial))
             table.add_row(*cells)
-        return [render.headline(result, digits), table]
+        return [render.headline(result, digits), table, *self.findings(result)]
 
 
 def _sup(n: int) -> str:
@@ -226,7 +245,6 @@ class HessianView(GradView):
             yield " ".join(e or "nan" for e in entries)
 
     def single(self, computed: HessianResult, digits: int | None, tape: bool) -> list[Any]:
-        from rich.table import Table
         from rich.text import Text
 
         result = computed
@@ -235,11 +253,7 @@ class HessianView(GradView):
         names = result.sources
         matrix = result.matrix.reshape(len(names), len(names))
         partials = result.check.partials if result.check is not None else {}
-        table = Table(
-            title=f"Hessian of {result.target}",
-            title_justify="left",
-            title_style="bold",
-        )
+        table = render.new_table(f"Hessian of {result.target}")
         table.add_column("", style="bold")
         for name in names:
             table.add_column(f"∂/∂{name}", justify="right", style="cyan")
@@ -273,11 +287,8 @@ class HessianView(GradView):
         return [render.headline(result, digits), table, summary]
 
     def many(self, computed: HessianResult, digits: int | None) -> list[Any]:
-        from rich.table import Table
 
-        table = Table(
-            title=f"Hessian of {computed.target}", title_justify="left", title_style="bold"
-        )
+        table = render.new_table(f"Hessian of {computed.target}")
         for column in self.csv_header(computed):
             table.add_column(column, justify="left" if column == "classification" else "right")
         for k, row in enumerate(self.csv_rows(computed, digits)):
@@ -341,7 +352,6 @@ class JacobianView(GradView):
         return render.plain_lines(computed.rows, digits)
 
     def single(self, computed: JacobianResult, digits: int | None, tape: bool) -> list[Any]:
-        from rich.table import Table
         from rich.text import Text
 
         rows = computed.rows
@@ -354,11 +364,7 @@ class JacobianView(GradView):
             head.append(f"{row.target} = ", style="bold")
             head.append(f"{format_number(row.value, digits)}\n")
         head.append(f"at {point}", style="dim")
-        table = Table(
-            title="Jacobian (rows: targets; columns: variables)",
-            title_justify="left",
-            title_style="bold",
-        )
+        table = render.new_table("Jacobian (rows: targets; columns: variables)")
         table.add_column("", style="bold")
         for name in first.sources:
             table.add_column(f"∂/∂{name}", justify="right", style="cyan")
@@ -376,9 +382,8 @@ class JacobianView(GradView):
         return parts
 
     def many(self, computed: JacobianResult, digits: int | None) -> list[Any]:
-        from rich.table import Table
 
-        table = Table(title="Jacobian", title_justify="left", title_style="bold")
+        table = render.new_table("Jacobian")
         for column in self.csv_header(computed):
             table.add_column(column, justify="right")
         for k, row in enumerate(self.csv_rows(computed, digits)):

@@ -6,7 +6,6 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from gradcalc.cli import app
@@ -21,17 +20,6 @@ def cli_output(command: str) -> str:
     return "\n".join(line.rstrip() for line in result.output.splitlines()).strip("\n")
 
 
-def console_examples() -> list[tuple[str, str]]:
-    """(command, expected output) for every `$ gradcalc ...` line of console blocks."""
-    examples = []
-    for block in re.findall(r"```console\n(.*?)```", README, flags=re.S):
-        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
-            command, _, output = chunk.partition("\n")
-            if command.startswith("gradcalc "):
-                examples.append((command, output.rstrip("\n")))
-    return examples
-
-
 def test_quickstart_has_exactly_two_commands() -> None:
     block = re.search(r"## Quickstart\n\n```bash\n(.*?)```", README, flags=re.S).group(1)
     assert block.strip().splitlines() == [
@@ -44,11 +32,6 @@ def test_headline_output_in_readme_is_real() -> None:
     shown = re.search(r"The first command prints:\n\n```text\n(.*?)```", README, flags=re.S)
     expected = "\n".join(line.rstrip() for line in shown.group(1).splitlines()).strip("\n")
     assert cli_output('gradcalc grad "3*w1**2+2*w1*w2" --at w1=5,w2=3') == expected
-
-
-@pytest.mark.parametrize(("command", "expected"), console_examples())
-def test_console_examples_in_readme_are_real(command: str, expected: str) -> None:
-    assert cli_output(command) == expected
 
 
 def test_readme_lists_every_function_the_parser_accepts() -> None:
