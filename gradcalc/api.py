@@ -431,11 +431,13 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
     warnings: list[str] = []
     undefined = np.zeros(shape, dtype=bool)
     value_undefined = np.zeros(shape, dtype=bool)
+    conventional = np.zeros(shape, dtype=bool)  # kinks given their conventional value
     for singular, problem in zip(found, run.problems):
         if singular.kind == NOT_DIFFERENTIABLE and options.subgradient:
             warnings.append(
                 f"{singular.describe(points, name)}; --subgradient: using the conventional value"
             )
+            conventional |= problem.mask
             continue
         undefined |= problem.mask
         if singular.value_undefined:
@@ -452,8 +454,9 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
             warnings.append(f"{source} is not used by {name}: it is independent (gradient 0)")
     report = None
     if options.check:
+        skip = undefined | conventional  # a convention is not a derivative sympy could confirm
         report = check(
-            CheckInput(points.arrays, points.exact, undefined, options.check_timeout, options.exact)
+            CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
         )
         if report.note:
             warnings.append(report.note)

@@ -96,30 +96,41 @@ def _names(option: str | None) -> list[str] | None:
 Expression = Annotated[
     str,
     typer.Argument(
+        metavar="EXPRESSION",
         help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a file, '
-        "- from stdin."
+        "- from stdin.",
     ),
 ]
 At = Annotated[
     list[str] | None,
     typer.Option(
-        "--at", help="A point, e.g. w1=5,w2=3 (values may be pi/4, 1/3, ...). Repeat for more."
+        "--at",
+        metavar="NAME=VALUE,...",
+        help="A point, e.g. w1=5,w2=3 (values may be pi/4, 1/3, ...). Repeat for more.",
     ),
 ]
 PointsFile = Annotated[
     str | None,
-    typer.Option("--points", help="CSV file of points (header = variable names); - for stdin."),
+    typer.Option(
+        "--points",
+        metavar="FILE",
+        help="CSV file of points (header = variable names); - for stdin.",
+    ),
 ]
 Wrt = Annotated[
     str | None, typer.Option("--wrt", help="Differentiate with respect to these (a,b).")
 ]
-Of = Annotated[str | None, typer.Option("--of", help="Program statements to differentiate (y,z).")]
+Of = Annotated[
+    str | None,
+    typer.Option("--of", metavar="NAMES", help="Program statements to differentiate (y,z)."),
+]
 Output = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 NoCheck = Annotated[bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")]
 Exact = Annotated[bool, typer.Option("--exact", help="Show exact symbolic values, however long.")]
 Digits = Annotated[
     int | None, typer.Option("--digits", min=1, max=17, help="Significant digits to print.")
 ]
+Latex = Annotated[bool, typer.Option("--latex", help="Also print sympy's derivatives as LaTeX.")]
 Subgradient = Annotated[
     bool,
     typer.Option("--subgradient", help="At kinks, use the conventional value (|x|' = 0 at 0)."),
@@ -204,6 +215,7 @@ def grad(
     no_tape: Annotated[bool, typer.Option("--no-tape", help="Do not show the tape.")] = False,
     no_check: NoCheck = False,
     exact: Exact = False,
+    latex: Latex = False,
     digits: Digits = None,
     subgradient: Subgradient = False,
     check_timeout: CheckTimeout = 5.0,
@@ -218,7 +230,12 @@ def grad(
     ] = 1e8,
     saturation: Annotated[
         float,
-        typer.Option("--saturation", min=0.0, help="An activation's slope below this: saturated."),
+        typer.Option(
+            "--saturation",
+            min=0.0,
+            show_default="1e-4",
+            help="An activation's slope below this: saturated.",
+        ),
     ] = 1e-4,
 ) -> None:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
@@ -226,6 +243,8 @@ def grad(
     from gradcalc.diagnostics import Thresholds
     from gradcalc.evaluate import source_names
 
+    if latex and no_check:
+        raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
     session = _Session(expression, at, points, of)
     options = _options(no_check, subgradient, check_timeout, exact)
     options = dataclasses.replace(options, thresholds=Thresholds(vanishing, exploding, saturation))
@@ -236,7 +255,7 @@ def grad(
             raise InputError("--direction and --order do not go together")
         vector = [_number(part, "--direction") for part in direction.split(",")]
         session.run(
-            views.DirectionalView(diagnose),
+            views.DirectionalView(diagnose, latex),
             lambda chunk: [
                 api.directional_at(session.graph, chunk, vector, sources, not no_normalize, options)
             ],
@@ -246,7 +265,7 @@ def grad(
         chosen = source_names(session.graph, sources)
         if len(chosen) > 1 and order == 2:
             session.run(
-                views.HessianView(),
+                views.HessianView(latex=latex),
                 lambda chunk: api.hessian_at(session.graph, chunk, chosen, options),
                 writer,
             )
@@ -256,12 +275,12 @@ def grad(
                 "with several, --order 2 gives the Hessian"
             )
         session.run(
-            views.DerivativeView(diagnose),
+            views.DerivativeView(diagnose, latex),
             lambda chunk: [api.derivatives_at(session.graph, chunk, chosen[0], order, options)],
             writer,
         )
     session.run(
-        views.GradView(diagnose),
+        views.GradView(diagnose, latex),
         lambda chunk: api.gradient_at(session.graph, chunk, sources, options),
         writer,
     )
@@ -278,6 +297,7 @@ def hessian(
     output: Output = Format.table,
     no_check: NoCheck = False,
     exact: Exact = False,
+    latex: Latex = False,
     digits: Digits = None,
     subgradient: Subgradient = False,
     check_timeout: CheckTimeout = 5.0,
@@ -285,11 +305,13 @@ def hessian(
     """The Hessian of EXPRESSION (nested tapes), its eigenvalues and the second-derivative test."""
     from gradcalc import api, views
 
+    if latex and no_check:
+        raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
     session = _Session(expression, at, points, of)
     options = _options(no_check, subgradient, check_timeout, exact)
     writer = _Writer(output, digits, False, session.many)
     session.run(
-        views.HessianView(),
+        views.HessianView(latex=latex),
         lambda chunk: api.hessian_at(session.graph, chunk, _names(wrt), options),
         writer,
     )
@@ -326,6 +348,75 @@ def jacobian(
         lambda chunk: api.jacobian_at(session.graph, chunk, _names(wrt), options),
         writer,
     )
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def check(
+    expression: Expression,
+    at: At = None,
+    expect: Annotated[
+        str | None,
+        typer.Option("--expect", help="Your numbers, in --wrt order: 36,10 (1/3, pi/4 work)."),
+    ] = None,
+    answer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--answer", help='Your derivative: "2*x*y, x^2", or name=expr (repeat the option).'
+        ),
+    ] = None,
+    wrt: Wrt = None,
+    order: Annotated[
+        int, typer.Option("--order", min=1, max=12, help="Check the N-th derivative (2: Hessian).")
+    ] = 1,
+    rtol: Annotated[
+        float, typer.Option("--rtol", min=0.0, help="Relative tolerance for numbers.")
+    ] = 1e-9,
+    atol: Annotated[
+        float, typer.Option("--atol", min=0.0, help="Absolute tolerance for numbers.")
+    ] = 1e-12,
+    output: Output = Format.table,
+    latex: Annotated[
+        bool, typer.Option("--latex", help="Also print the answers in LaTeX.")
+    ] = False,
+) -> None:
+    """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
+    from gradcalc import answers, views
+
+    if (expect is None) == (not answer):
+        raise InputError("give your answer with --expect (numbers) or with --answer (expressions)")
+    if output not in (Format.table, Format.json):
+        raise InputError("check prints --format table or json")
+    text = _expression_text(expression, None)
+    if expect is not None:
+        from gradcalc.points import split_top_level
+
+        verdicts = answers.check_expect(
+            text, at or [], split_top_level(expect), _names(wrt), order, rtol, atol
+        )
+    else:
+        verdicts = answers.check_answers(text, _answer_form(answer), _names(wrt), order, at or [])
+    view = views.VerdictView(text, at, latex)
+    if output is Format.json:
+        print(json.dumps(view.json(verdicts)))
+    else:
+        console = _console()
+        for part in view.table(verdicts):
+            console.print(part)
+    ok = [v.ok for v in verdicts]
+    raise typer.Exit(ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED)
+
+
+def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:
+    """Positional answers, or ``name=expr`` ones (all of them, or none)."""
+    import re
+
+    named = [re.match(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", a, re.S) for a in answers]
+    if not any(named):
+        return answers
+    if not all(named):
+        raise InputError("give every --answer as name=expr, or none of them")
+    return {m.group(1): m.group(2) for m in named}
 
 
 def _number(text: str, option: str) -> float:

@@ -162,6 +162,7 @@ class Partial:
     derivative: Any
     values: np.ndarray
     exact: list[str | None] = field(default_factory=list)
+    exact_values: list[Any] = field(default_factory=list)  # sympy numbers, None if skipped
     mismatch: np.ndarray | None = None  # per point: does the tape disagree?
 
 
@@ -260,18 +261,21 @@ def _exact_partials(derivatives, where: CheckInput) -> dict[str, Partial]:
     ]
     partials = {}
     for source, expr in derivatives.items():
-        values, shown = [], []
+        values, shown, exacts = [], [], []
         for k, subs in enumerate(substitutions):
             if skip.reshape(-1)[k] if skip.ndim else bool(skip):
                 values.append(np.nan)
                 shown.append(None)
+                exacts.append(None)
                 continue
             exact = expr.subs(subs)
             number = complex(exact.evalf(30))
             values.append(number.real if number.imag == 0 else np.nan)
             text = str(exact)
             shown.append(text if exact_text or len(text) <= SHORT_EXACT else None)
-        partials[source] = Partial(source, expr, np.array(values).reshape(skip.shape), shown)
+            exacts.append(exact)
+        array = np.array(values).reshape(skip.shape)
+        partials[source] = Partial(source, expr, array, shown, exacts)
     return partials
 
 

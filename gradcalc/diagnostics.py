@@ -25,6 +25,9 @@ from gradcalc.evaluate import TapeRow
 from gradcalc.ops import NOT_DIFFERENTIABLE, REGISTRY
 from gradcalc.tensor import Tensor
 
+#: The kinds of finding, in the order they are reported.
+KINDS = ("non-finite", "vanishing", "exploding", "saturated", "kink")
+
 
 @dataclass(frozen=True)
 class Thresholds:
@@ -86,12 +89,18 @@ def diagnose(result, thresholds: Thresholds = Thresholds()) -> list[Finding]:
             continue
         size = np.abs(np.broadcast_to(gradient, shape))
         for kind, mask, limit, compare in (
-            ("vanishing", (size < thresholds.vanishing) & defined, thresholds.vanishing, "below"),
+            (
+                "vanishing",
+                (size < thresholds.vanishing) & (size > 0) & defined,
+                thresholds.vanishing,
+                "below",
+            ),
             ("exploding", (size > thresholds.exploding) & defined, thresholds.exploding, "above"),
         ):
             if mask.any():
                 k = _first(mask)
-                culprit = _responsible(result.tape, slopes, k, shrink=kind == "vanishing")
+                path = _on_path(result.tape, name)
+                culprit = _responsible(path, slopes, k, shrink=kind == "vanishing")
                 message = (
                     f"∂{result.target}/∂{name} = {_short(_at(gradient, k))} is {compare} "
                     f"{_short(limit)}{culprit}"
@@ -113,11 +122,13 @@ def diagnose(result, thresholds: Thresholds = Thresholds()) -> list[Finding]:
                     Finding("saturated", message, row.index, np.broadcast_to(mask, shape))
                 )
         for issue in op.issues(*row.input_values):
+            if issue.arg is not None and _is_number(row.inputs[issue.arg]):
+                continue  # about the derivative with respect to a constant, e.g. x**2's 2
             if issue.kind == NOT_DIFFERENTIABLE:
                 mask = np.broadcast_to(issue.mask, shape)
                 message = f"{row.formula} (tape #{row.index}) is at a kink: {issue.reason}"
                 findings.append(Finding("kink", message, row.index, mask))
-    return findings
+    return sorted(findings, key=lambda f: KINDS.index(f.kind))
 
 
 def report(findings: list[Finding], result, k: int = 0) -> str:
@@ -164,6 +175,19 @@ def _responsible(rows: list[TapeRow], slopes: dict, k: int, shrink: bool) -> str
     )
 
 
+def _on_path(rows: list[TapeRow], source: str) -> list[TapeRow]:
+    """The records that depend on ``source`` (a variable or statement name)."""
+    reached = {source}
+    path = []
+    for row in rows:
+        if any(name in reached for name in row.inputs):
+            path.append(row)
+            reached.add(f"#{row.index}")
+            if row.label is not None:
+                reached.add(row.label)
+    return path
+
+
 def _is_number(name: str) -> bool:
     try:
         float(name)
@@ -188,4 +212,4 @@ def _at(values: np.ndarray, k: int) -> float:
 
 
 def _short(value: float) -> str:
-    return f"{value:.2g}"
+    return f"{value + 0.0:.2g}"  # + 0.0: no "-0"

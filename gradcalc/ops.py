@@ -122,7 +122,7 @@ class Op:
         """The domain issues of this op at the given input arrays (only non-empty ones).
 
         >>> [i.reason for i in REGISTRY["log"].issues(np.array([-1.0, 2.0]))]
-        ['log is undefined for x < 0']
+        ['log is undefined for negative numbers']
         """
         if self.domain is None:
             return []
@@ -155,17 +155,21 @@ def _is_integer(x: np.ndarray) -> np.ndarray:
 
 
 def _pow_domain(x: np.ndarray, y: np.ndarray) -> Iterable[DomainIssue]:
-    yield _undefined((x < 0) & ~_is_integer(y), "x**y is undefined for x < 0 and non-integer y")
-    yield _undefined((x == 0) & (y < 0), "x**y is undefined for x = 0 and y < 0")
+    yield _undefined((x < 0) & ~_is_integer(y), "a negative base needs an integer exponent")
+    yield _undefined((x == 0) & (y < 0), "0 to a negative power is undefined")
     yield _kink(
-        (x == 0) & (y > 0) & (y < 1), "x**y has an infinite slope at x = 0 for 0 < y < 1", arg=0
+        (x == 0) & (y > 0) & (y < 1),
+        "a power between 0 and 1 has an infinite slope at base 0",
+        arg=0,
     )
-    yield _kink((x <= 0), "d/dy x**y needs x > 0", arg=1)
+    yield _kink(
+        (x <= 0), "the derivative with respect to the exponent needs a positive base", arg=1
+    )
 
 
 def _log_domain(name: str) -> Domain:
     return lambda x: [
-        _undefined(x < 0, f"{name} is undefined for x < 0"),
+        _undefined(x < 0, f"{name} is undefined for negative numbers"),
         _undefined(x == 0, f"{name}(0) is -infinity"),
     ]
 
@@ -176,12 +180,12 @@ def _pole_domain(offset: float, name: str, where: str) -> Domain:
 
 def _unit_domain(name: str, closed_ok: bool) -> Domain:
     def domain(x: np.ndarray) -> Iterable[DomainIssue]:
-        yield _undefined(np.abs(x) > 1, f"{name} is undefined for |x| > 1")
+        yield _undefined(np.abs(x) > 1, f"{name} is undefined outside [-1, 1]")
         edge = np.abs(x) == 1
         if closed_ok:
-            yield _kink(edge, f"{name} has an infinite slope at x = ±1")
+            yield _kink(edge, f"{name} has an infinite slope at ±1")
         else:
-            yield _undefined(edge, f"{name} is infinite at x = ±1")
+            yield _undefined(edge, f"{name} is infinite at ±1")
 
     return domain
 
@@ -189,8 +193,8 @@ def _unit_domain(name: str, closed_ok: bool) -> Domain:
 def _sqrt_like(name: str, negative_ok: bool) -> Domain:
     def domain(x: np.ndarray) -> Iterable[DomainIssue]:
         if not negative_ok:
-            yield _undefined(x < 0, f"{name} is undefined for x < 0")
-        yield _kink(x == 0, f"{name} has an infinite slope at x = 0")
+            yield _undefined(x < 0, f"{name} is undefined for negative numbers")
+        yield _kink(x == 0, f"{name} has an infinite slope at 0")
 
     return domain
 
@@ -276,17 +280,17 @@ _ENTRIES = [
     Op("cos", 1, np.cos, (lambda g, ans, x: -g * F.sin(x),), lambda sp, x: sp.cos(x),
        names=("cos",)),
     Op("tan", 1, np.tan, (lambda g, ans, x: g * (1 + ans**2),), lambda sp, x: sp.tan(x),
-       domain=_pole_domain(np.pi / 2, "tan", "cos(x) = 0"), names=("tan",)),
+       domain=_pole_domain(np.pi / 2, "tan", "its cosine is 0"), names=("tan",)),
     Op("sec", 1, lambda x: 1 / np.cos(x), (lambda g, ans, x: g * ans * F.tan(x),),
        lambda sp, x: sp.sec(x),
-       domain=_pole_domain(np.pi / 2, "sec", "cos(x) = 0"), names=("sec",)),
+       domain=_pole_domain(np.pi / 2, "sec", "its cosine is 0"), names=("sec",)),
     Op("csc", 1, lambda x: 1 / np.sin(x), (lambda g, ans, x: -g * ans * F.cot(x),),
        lambda sp, x: sp.csc(x),
-       domain=_pole_domain(0.0, "csc", "sin(x) = 0"), sample=((Interval(0.2, 2.9),),),
+       domain=_pole_domain(0.0, "csc", "its sine is 0"), sample=((Interval(0.2, 2.9),),),
        names=("csc",)),
     Op("cot", 1, lambda x: 1 / np.tan(x), (lambda g, ans, x: -g * (1 + ans**2),),
        lambda sp, x: sp.cot(x),
-       domain=_pole_domain(0.0, "cot", "sin(x) = 0"), sample=((Interval(0.2, 2.9),),),
+       domain=_pole_domain(0.0, "cot", "its sine is 0"), sample=((Interval(0.2, 2.9),),),
        names=("cot",)),
     Op("asin", 1, np.arcsin, (lambda g, ans, x: g / F.sqrt(1 - x**2),),
        lambda sp, x: sp.asin(x), domain=_unit_domain("asin", closed_ok=True),
@@ -300,31 +304,34 @@ _ENTRIES = [
        (lambda g, ans, y, x: g * x / (x**2 + y**2), lambda g, ans, y, x: -g * y / (x**2 + y**2)),
        lambda sp, y, x: sp.atan2(y, x),
        domain=lambda y, x: [_undefined((x == 0) & (y == 0), "atan2(0, 0) is undefined"),
-                            _kink((x < 0) & (y == 0), "atan2 jumps across y = 0 for x < 0")],
+                            _kink((x < 0) & (y == 0), "atan2(y, x) jumps where y = 0 and x < 0")],
        sample=(NONZERO, POSITIVE), names=("atan2", "arctan2")),
     # hyperbolic
     Op("sinh", 1, np.sinh, (lambda g, ans, x: g * F.cosh(x),), lambda sp, x: sp.sinh(x),
        names=("sinh",)),
     Op("cosh", 1, np.cosh, (lambda g, ans, x: g * F.sinh(x),), lambda sp, x: sp.cosh(x),
        names=("cosh",)),
-    Op("tanh", 1, np.tanh, (lambda g, ans, x: g * (1 - ans**2),), lambda sp, x: sp.tanh(x),
+    # sech**2 rather than 1 - tanh**2, which cancels to 0 for large |x|
+    Op("tanh", 1, np.tanh, (lambda g, ans, x: g * F.sech(x) ** 2,), lambda sp, x: sp.tanh(x),
        names=("tanh",), saturates=True),
+    Op("sech", 1, lambda x: 1 / np.cosh(x), (lambda g, ans, x: -g * ans * F.tanh(x),),
+       lambda sp, x: sp.sech(x), names=("sech",)),
     Op("asinh", 1, np.arcsinh, (lambda g, ans, x: g / F.sqrt(x**2 + 1),),
        lambda sp, x: sp.asinh(x), names=("asinh", "arcsinh")),
     Op("acosh", 1, np.arccosh, (lambda g, ans, x: g / F.sqrt(x**2 - 1),),
        lambda sp, x: sp.acosh(x),
-       domain=lambda x: [_undefined(x < 1, "acosh is undefined for x < 1"),
-                         _kink(x == 1, "acosh has an infinite slope at x = 1")],
+       domain=lambda x: [_undefined(x < 1, "acosh is undefined below 1"),
+                         _kink(x == 1, "acosh has an infinite slope at 1")],
        sample=((Interval(1.2, 4.0),),), names=("acosh", "arccosh")),
     Op("atanh", 1, np.arctanh, (lambda g, ans, x: g / (1 - x**2),), lambda sp, x: sp.atanh(x),
        domain=_unit_domain("atanh", closed_ok=False), sample=(UNIT,),
        names=("atanh", "arctanh")),
     # piecewise
     Op("abs", 1, np.abs, (lambda g, ans, x: g * F.sign(x),), lambda sp, x: sp.Abs(x),
-       dunders=("__abs__",), domain=_corner("abs", "x = 0", lambda x: x == 0),
+       dunders=("__abs__",), domain=_corner("abs", "0", lambda x: x == 0),
        sample=(NONZERO,), names=("Abs", "abs")),
     Op("sign", 1, np.sign, (lambda g, ans, x: 0 * g,), lambda sp, x: sp.sign(x),
-       domain=_jump("sign", "x = 0", lambda x: x == 0), sample=(NONZERO,),
+       domain=_jump("sign", "0", lambda x: x == 0), sample=(NONZERO,),
        names=("sign", "sgn")),
     Op("max", 2, np.maximum,
        (lambda g, ans, x, y: g * (1 + F.sign(x - y)) / 2,
@@ -346,12 +353,13 @@ _ENTRIES = [
        lambda sp, x: sp.erf(x), names=("erf",), saturates=True),
     # activations
     Op("relu", 1, lambda x: np.maximum(x, 0.0), (lambda g, ans, x: g * F.step(x),),
-       lambda sp, x: sp.Max(0, x), domain=_corner("relu", "x = 0", lambda x: x == 0),
+       lambda sp, x: sp.Max(0, x), domain=_corner("relu", "0", lambda x: x == 0),
        sample=(NONZERO,), names=("relu",), saturates=True),
     Op("step", 1, lambda x: (x > 0).astype(np.float64), (lambda g, ans, x: 0 * g,),
-       lambda sp, x: sp.Heaviside(x, 0), domain=_jump("step", "x = 0", lambda x: x == 0),
+       lambda sp, x: sp.Heaviside(x, 0), domain=_jump("step", "0", lambda x: x == 0),
        sample=(NONZERO,), names=("step", "Heaviside")),
-    Op("sigmoid", 1, _sigmoid_forward, (lambda g, ans, x: g * ans * (1 - ans),),
+    # 1 - sigmoid(x) is sigmoid(-x), which does not cancel for large x
+    Op("sigmoid", 1, _sigmoid_forward, (lambda g, ans, x: g * ans * F.sigmoid(-x),),
        lambda sp, x: 1 / (1 + sp.exp(-x)), names=("sigmoid",), saturates=True),
     Op("softplus", 1, lambda x: np.logaddexp(0.0, x), (lambda g, ans, x: g * F.sigmoid(x),),
        lambda sp, x: sp.log(1 + sp.exp(x)), names=("softplus",), saturates=True),

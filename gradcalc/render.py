@@ -102,6 +102,29 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     return obj
 
 
+def latex_derivatives(result: GradResult) -> dict[str, str]:
+    """sympy's derivatives as LaTeX, by check label (empty without the symbolic check).
+
+    >>> from gradcalc import grad
+    >>> latex_derivatives(grad("x^2*y", at={"x": 1, "y": 2}))
+    {'x': '2 x y', 'y': 'x^{2}'}
+    """
+    import sympy as sp
+
+    if result.check is None:
+        return {}
+    return {label: sp.latex(p.derivative) for label, p in result.check.partials.items()}
+
+
+def latex_block(result: GradResult) -> str:
+    """One LaTeX line per derivative: ``\\frac{\\partial f}{\\partial x} = ...``."""
+    lines = []
+    for label, tex in latex_derivatives(result).items():
+        if label in result.gradient:
+            lines.append(f"\\frac{{\\partial {result.target}}}{{\\partial {label}}} = {tex}")
+    return "\n".join(lines)
+
+
 def diagnostics_json(result: GradResult, k: int) -> dict[str, Any]:
     """The findings that concern point ``k``, and whether there are none."""
     here = [f for f in result.diagnostics if at_point(f.mask, k)]
@@ -207,6 +230,8 @@ def new_table(title: str | None = None) -> Any:
 def check_mark(check: Any, partial: Any) -> str:
     """✓, ✗ or ? for one checked quantity (or for the whole check when ``partial`` is None)."""
     if partial is not None:
+        if np.all(np.isnan(partial.values)):
+            return "–"  # not checked here (e.g. a conventional subgradient)
         return CHECK_MARK["disagree" if np.any(partial.mismatch) else check.status]
     return CHECK_MARK[check.status]
 
@@ -253,7 +278,8 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
         if check is not None and check.partials:
             partial = check.partials[name]
             exact = partial.exact[0] if partial.exact else None
-            cells += [str(partial.derivative), exact or format_number(partial.values, digits)]
+            shown = exact or format_number(partial.values, digits)
+            cells += [str(partial.derivative), "—" if shown == "nan" else shown]
         if check is not None:
             cells.append(check_mark(check, check.partials.get(name)))
         table.add_row(*cells)

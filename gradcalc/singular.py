@@ -7,7 +7,7 @@ The decision comes from the op graph and the registry's domain rules, never from
 >>> from gradcalc.api import grad
 >>> result = grad("abs(x) + x", at={"x": 0.0}, strict=False)
 >>> print(result.singularities[0].describe(result.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
-abs(x) is not differentiable at x=0.0: abs has a corner at x = 0 (tape #1);
+abs(x) is not differentiable at x=0.0: abs has a corner at 0 (tape #1);
 one-sided: ∂f/∂x = 0 from the left, 2 from the right
 """
 
@@ -112,7 +112,9 @@ def singularities(
         )
         if problem.kind == NOT_DIFFERENTIABLE:
             variables = [s for s in sources if s in graph.variable_nodes][:MAX_ONE_SIDED_SOURCES]
-            singularity.one_sided = one_sided(graph, points, int(affected[0]), target, variables)
+            sides = one_sided(graph, points, int(affected[0]), target, variables)
+            # only the variables the kink concerns: where left and right differ
+            singularity.one_sided = {n: lr for n, lr in sides.items() if lr[0] != lr[1]}
         found.append(singularity)
     return found
 

@@ -360,7 +360,7 @@ class Tape:
         >>> with Tape() as tape:
         ...     y = F.log(x)
         >>> [str(p) for p in tape.problems()]
-        ['record #1 (log): undefined: log is undefined for x < 0']
+        ['record #1 (log): undefined: log is undefined for negative numbers']
         """
         found: list[Problem] = []
         trouble: dict[int, np.ndarray] = {}  # record output id -> points with a problem there

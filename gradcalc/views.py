@@ -29,16 +29,20 @@ class GradView:
     ``diagnose`` the plain-words report is printed even when the gradients are healthy.
     """
 
-    def __init__(self, diagnose: bool = False):
-        self.diagnose = diagnose
+    def __init__(self, diagnose: bool = False, latex: bool = False):
+        self.diagnose, self.latex = diagnose, latex
 
     def results(self, computed: Any) -> list[GradResult]:
         """The gradient results inside what was computed (for warnings and exit codes)."""
         return list(computed)
 
     def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
-        """The JSON objects for point ``k``."""
-        return [render.to_json(result, k, tape) for result in computed]
+        """The JSON objects for point ``k`` (with ``latex``: sympy's derivatives in LaTeX)."""
+        objects = [render.to_json(result, k, tape) for result in computed]
+        if self.latex:
+            for result, obj in zip(self.results(computed), objects):
+                obj["latex"] = render.latex_derivatives(result)
+        return objects
 
     def csv_header(self, computed: Any) -> list[str]:
         return render.csv_header(computed)
@@ -56,7 +60,13 @@ class GradView:
             if not result.undefined.any():  # else the reason is on stderr; nan would hide it
                 parts += render.gradient_tables(result, digits, tape)
                 parts += self.findings(result)
+                parts += self.latex_part(result)
         return parts
+
+    def latex_part(self, result: GradResult) -> list[Any]:
+        """With ``latex``: the derivatives as LaTeX lines, ready to paste."""
+
+        return [_unwrapped(render.latex_block(result))] if self.latex else []
 
     def findings(self, result: GradResult) -> list[Any]:
         """The diagnostics under a single point's tables (the report, with ``diagnose``)."""
@@ -75,11 +85,31 @@ class GradView:
         return [render.points_table(result, digits, self.diagnose) for result in computed]
 
 
+def rows_table(title: str, header: list[str], rows: Iterator[list[str]]) -> Any:
+    """Several points as a table of the CSV cells (at most MAX_TABLE_ROWS rows)."""
+    table = render.new_table(title)
+    for column in header:
+        table.add_column(column, justify="right")
+    for k, row in enumerate(rows):
+        if k == render.MAX_TABLE_ROWS:
+            break
+        table.add_row(*(cell or "undefined" for cell in row))
+    return table
+
+
 class DerivativeView(GradView):
-    """``gradcalc grad --order N`` with one source."""
+    """``gradcalc grad --order N`` with one source. JSON leaves out the tape: the nested
+    tapes' records are the backward passes, not the expression."""
+
+    def many(self, computed: Any, digits: int | None) -> list[Any]:
+        return [
+            rows_table(
+                computed[0].target, self.csv_header(computed), self.csv_rows(computed, digits)
+            )
+        ]
 
     def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
-        objects = super().json(computed, k, tape)
+        objects = super().json(computed, k, tape=False)
         for result, obj in zip(computed, objects):
             bad = result.reason(k) is not None
             orders = [None if bad else json_number(at_point(d, k)) for d in result.orders]
@@ -143,6 +173,13 @@ def _sup(n: int) -> str:
 class DirectionalView(GradView):
     """``gradcalc grad --direction v``."""
 
+    def many(self, computed: Any, digits: int | None) -> list[Any]:
+        return [
+            rows_table(
+                computed[0].target, self.csv_header(computed), self.csv_rows(computed, digits)
+            )
+        ]
+
     def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
         objects = super().json(computed, k, tape)
         for result, obj in zip(computed, objects):
@@ -177,7 +214,7 @@ class DirectionalView(GradView):
         parts = super().single(computed, digits, tape)
         (result,) = computed
         if parts:
-            vector = ", ".join(f"{format_number(u, 6)}" for u in result.direction.values())
+            vector = ", ".join(format_number(u, digits) for u in result.direction.values())
             line = Text(f"directional derivative along ({vector}): ")
             line.append(format_number(result.directional, digits), style="bold cyan")
             if result.check is not None:
@@ -214,6 +251,8 @@ class HessianView(GradView):
             classification=None if bad else test.verdict,
             critical_point=None if bad else test.critical,
         )
+        if self.latex:
+            obj["latex"] = _latex_matrix(result)
         return [obj]
 
     def csv_header(self, computed: HessianResult) -> list[str]:
@@ -284,18 +323,31 @@ class HessianView(GradView):
         )
         summary.append("second-derivative test: ")
         summary.append(test.verdict, style="bold")
-        return [render.headline(result, digits), table, summary]
+        parts = [render.headline(result, digits), table, summary]
+        if self.latex:
+            parts.append(_unwrapped(f"H = {_latex_matrix(result)}"))
+        return parts
 
     def many(self, computed: HessianResult, digits: int | None) -> list[Any]:
+        title = f"Hessian of {computed.target}"
+        return [rows_table(title, self.csv_header(computed), self.csv_rows(computed, digits))]
 
-        table = render.new_table(f"Hessian of {computed.target}")
-        for column in self.csv_header(computed):
-            table.add_column(column, justify="left" if column == "classification" else "right")
-        for k, row in enumerate(self.csv_rows(computed, digits)):
-            if k == render.MAX_TABLE_ROWS:
-                break
-            table.add_row(*(cell or "undefined" for cell in row))
-        return [table]
+
+def _unwrapped(text: str) -> Any:
+    """Text that is never wrapped at the terminal's width (LaTeX must paste whole)."""
+    from rich.text import Text
+
+    return Text(text, no_wrap=True, overflow="ignore")
+
+
+def _latex_matrix(result: HessianResult) -> str:
+    """sympy's Hessian as a LaTeX ``pmatrix`` (empty without the symbolic check)."""
+    tex = render.latex_derivatives(result)
+    if not tex:
+        return ""
+    names = result.sources
+    rows = [" & ".join(tex[f"{a},{b}"] for b in names) for a in names]
+    return "\\begin{pmatrix} " + " \\\\ ".join(rows) + " \\end{pmatrix}"
 
 
 class JacobianView(GradView):
@@ -313,6 +365,7 @@ class JacobianView(GradView):
         if computed.determinant is not None and not bad:
             determinant = json_number(at_point(computed.determinant, k))
         checks = [render.to_json(row, k, tape=False)["check"] for row in rows]
+        diagnostics = [render.diagnostics_json(row, k) for row in rows]
         return [
             {
                 "expression": first.expression,
@@ -328,9 +381,14 @@ class JacobianView(GradView):
                     "agree": None
                     if any(c["agree"] is None for c in checks)
                     else all(c["agree"] for c in checks),
+                    "max_difference": max((c["max_difference"] or 0.0) for c in checks),
                 },
                 "undefined": next((row.reason(k) for row in rows if row.reason(k)), None),
                 "warnings": [w for row in rows for w in row.warnings],
+                "diagnostics": {
+                    "healthy": all(d["healthy"] for d in diagnostics),
+                    "findings": [f for d in diagnostics for f in d["findings"]],
+                },
             }
         ]
 
@@ -382,17 +440,55 @@ class JacobianView(GradView):
         return parts
 
     def many(self, computed: JacobianResult, digits: int | None) -> list[Any]:
-
-        table = render.new_table("Jacobian")
-        for column in self.csv_header(computed):
-            table.add_column(column, justify="right")
-        for k, row in enumerate(self.csv_rows(computed, digits)):
-            if k == render.MAX_TABLE_ROWS:
-                break
-            table.add_row(*(cell or "undefined" for cell in row))
-        return [table]
+        return [rows_table("Jacobian", self.csv_header(computed), self.csv_rows(computed, digits))]
 
 
 def _worst(statuses: Iterator[str]) -> str:
     order = ["off", "agree", "skipped", "disagree"]
     return max(statuses, key=order.index)
+
+
+_VERDICT_MARKS = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "yellow")}
+
+
+class VerdictView:
+    """``gradcalc check``: one verdict per component of the answer."""
+
+    def __init__(self, expression: str, at: list[str] | None, latex: bool):
+        self.expression, self.at, self.latex = expression, at, latex
+
+    def json(self, verdicts: list) -> dict[str, Any]:
+        return {
+            "expression": self.expression,
+            "point": self.at[0] if self.at and len(self.at) == 1 else None,
+            "verdicts": [
+                {
+                    "component": v.component,
+                    "yours": v.yours,
+                    "correct": v.correct,
+                    "verdict": v.verdict,
+                    "ok": v.ok,
+                    "detail": v.detail,
+                    **({"latex": v.latex} if self.latex else {}),
+                }
+                for v in verdicts
+            ],
+            "all_correct": all(v.ok for v in verdicts),
+        }
+
+    def table(self, verdicts: list) -> list[Any]:
+        from rich.text import Text
+
+        where = f"  at {self.at[0]}" if self.at and len(self.at) == 1 else ""
+        table = render.new_table(f"Checking your answer for f = {self.expression}{where}")
+        for header in ("", "your answer", "correct", "verdict", "why"):
+            table.add_column(header, style="bold" if not header else None)
+        for v in verdicts:
+            mark, colour = _VERDICT_MARKS[v.ok]
+            table.add_row(
+                v.component, v.yours, v.correct, Text(f"{mark} {v.verdict}", style=colour), v.detail
+            )
+        parts: list[Any] = [table]
+        if self.latex:
+            parts.append(_unwrapped("\n".join(f"{v.component} = {v.latex}" for v in verdicts)))
+        return parts

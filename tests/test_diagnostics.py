@@ -48,12 +48,24 @@ def test_a_saturated_tanh_is_named_with_its_input_and_slope() -> None:
     slope = 1 - math.tanh(10) ** 2  # 8.2e-9
     assert finding["kind"] == "saturated" and finding["record"] == 1
     assert f"slope {slope:.2g}" in finding["message"] and "input 10" in finding["message"]
-    assert out["gradient"]["x"] == pytest.approx(1 + slope)  # healthy overall: only saturated
+    assert out["gradient"]["x"] == pytest.approx(1 + slope)  # the sum is fine; tanh is not
 
 
-def test_a_dead_relu_is_saturated_and_its_gradient_vanishes() -> None:
+def test_a_dead_relu_is_saturated_and_an_exact_zero_is_not_called_vanishing() -> None:
     out = cli_json("grad", "relu(x - 3)", "--at", "x=1")
-    assert kinds(out) == ["vanishing", "saturated"]
+    assert out["gradient"]["x"] == 0.0
+    assert kinds(out) == ["saturated"]
+
+
+def test_a_zero_gradient_at_a_minimum_is_healthy() -> None:
+    out = cli_json("grad", "x^2 + (y - 1)^2", "--at", "x=0,y=1")
+    assert out["diagnostics"] == {"healthy": True, "findings": []}
+
+
+def test_the_culprit_lies_on_the_path_of_the_vanishing_component() -> None:
+    out = cli_json("grad", "x^2 + tanh(y)", "--at", "x=3,y=12")
+    (vanishing,) = [f for f in out["diagnostics"]["findings"] if f["kind"] == "vanishing"]
+    assert "∂f/∂y" in vanishing["message"] and "tanh(y)" in vanishing["message"]
 
 
 def test_a_kink_is_reported_even_with_subgradient() -> None:

@@ -269,7 +269,7 @@ def test_a_non_finite_value_is_reported_once_where_it_arises() -> None:
     found = [(p.record.op.name, p.kind, p.reason, p.mask.tolist()) for p in tape.problems()]
     assert found == [
         ("exp", "non-finite value", "overflow to infinity", [False, False, True]),
-        ("log", "undefined", "log is undefined for x < 0", [True, False, False]),
+        ("log", "undefined", "log is undefined for negative numbers", [True, False, False]),
     ]
 
 

@@ -1,0 +1,146 @@
+"""`gradcalc check`: verdicts on answers whose truth is known by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from gradcalc.answers import check_answers, check_expect
+from gradcalc.cli import app
+from gradcalc.errors import ExitCode, InputError
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    ("expression", "answer"),
+    [
+        ("sin(x)^2", "2 sin(x) cos(x)"),
+        ("sin(x)^2", "sin(2x)"),  # a trig identity
+        ("cos(x)^2 + sin(x)^2", "0"),  # f is constant
+        ("x^x", "x^x (log(x) + 1)"),
+        ("log(x^2)", "2/x"),
+        ("sqrt(x)", "1/(2 sqrt(x))"),
+        ("tan(x)", "sec(x)^2"),
+        ("tan(x)", "1 + tan(x)^2"),
+        ("atan(x)", "1/(1 + x^2)"),
+        ("abs(x)", "sign(x)"),
+        ("abs(x)", "x/abs(x)"),  # sympy cannot simplify this: decided at random points
+        ("exp(x) / (1 + exp(x))", "sigmoid(x) (1 - sigmoid(x))"),
+        ("cosh(x)^2 - sinh(x)^2", "0"),
+    ],
+)
+def test_equal_answers_are_equivalent(expression: str, answer: str) -> None:
+    (verdict,) = check_answers(expression, [answer])
+    assert verdict.verdict == "equivalent", verdict.detail
+    assert verdict.ok is True
+
+
+@pytest.mark.parametrize(
+    ("expression", "answer"),
+    [
+        ("sin(x)^2", "cos(x)^2"),
+        ("sin(x)^2", "2 cos(x)"),
+        ("x^x", "x x^(x-1)"),  # the power rule misapplied
+        ("log(x^2)", "1/x^2"),
+        ("exp(2x)", "exp(2x)"),  # the chain rule forgotten
+        ("sin(x) cos(x)", "-sin(x) cos(x)"),
+        ("tan(x)", "sec(x)"),
+    ],
+)
+def test_wrong_answers_are_not_equivalent_with_a_witness_point(expression, answer) -> None:
+    (verdict,) = check_answers(expression, [answer])
+    assert verdict.verdict == "not equivalent"
+    assert verdict.ok is False
+    assert verdict.detail.startswith("differs at x=") and "yours" in verdict.detail
+
+
+def test_an_answer_undefined_where_the_derivative_is_defined_is_wrong() -> None:
+    # d/dx x^2 = 2x everywhere; 2 sqrt(x)^2 agrees for x >= 0 but is undefined for x < 0
+    (verdict,) = check_answers("x^2", ["2 sqrt(x)^2"])
+    assert verdict.verdict == "not equivalent" and "yours undefined" in verdict.detail
+
+
+def test_several_sources_positional_and_named() -> None:
+    assert [v.ok for v in check_answers("x^2*y", ["2x*y, x^2"])] == [True, True]
+    assert [v.ok for v in check_answers("x^2*y", {"y": "x^2", "x": "2*x*y"})] == [True, True]
+    assert [v.ok for v in check_answers("x^2*y", ["x^2, 2x*y"])] == [False, False]
+
+
+def test_second_order_answers() -> None:
+    assert check_answers("x^3", ["6x"], order=2)[0].ok is True
+    hessian = check_answers("x^2*y", ["2y, 2x, 2x, 0"], order=2)
+    assert [v.component for v in hessian] == ["∂²f/∂x∂x", "∂²f/∂x∂y", "∂²f/∂y∂x", "∂²f/∂y∂y"]
+    assert all(v.ok for v in hessian)
+    assert check_answers("x^2*y", ["2y, 2x, 2y, 0"], order=2)[2].ok is False
+
+
+def test_numbers_exact_and_within_tolerance() -> None:
+    verdicts = check_expect("3*w1**2 + 2*w1*w2", ["w1=5,w2=3"], ["36", "10"])
+    assert [(v.verdict, v.detail) for v in verdicts] == [("correct", "exactly")] * 2
+    (third,) = check_expect("x^3", ["x=1/3"], ["1/3"])  # 3 x^2 at 1/3 = 1/3 exactly
+    assert (third.verdict, third.detail) == ("correct", "exactly")
+    (root,) = check_expect("sqrt(x)", ["x=3"], ["sqrt(3)/6"])
+    assert root.verdict == "correct" and root.correct == "sqrt(3)/6"
+    (rounded,) = check_expect("sqrt(x)", ["x=3"], ["0.2887"])
+    assert rounded.verdict == "wrong" and "0.2886751346" in rounded.detail
+    (lenient,) = check_expect("sqrt(x)", ["x=3"], ["0.2887"], rtol=1e-3)
+    assert lenient.verdict == "correct"
+    (pi,) = check_expect("sin(x)", ["x=pi/4"], ["sqrt(2)/2"])
+    assert pi.detail == "exactly"
+    assert check_expect("x^3", ["x=5"], ["30"], order=2)[0].ok is True
+    assert [v.ok for v in check_expect("x^2*y", ["x=1,y=2"], ["4", "2", "2", "0"], order=2)] == [
+        True
+    ] * 4
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (
+            lambda: check_expect("x*y", ["x=1,y=2"], ["1"]),
+            "2 are needed, in this order: ∂f/∂x, ∂f/∂y",
+        ),
+        (lambda: check_expect("x", [], ["1"]), "exactly one point"),
+        (lambda: check_answers("x*y", ["y"]), "1 answers given; 2 are needed"),
+        (lambda: check_answers("x^2*y", ["2xy, x^2"]), "for a product write x*y"),
+        (lambda: check_answers("x", ["t"]), "uses t, which is not a variable"),
+        (lambda: check_answers("x*y", {"z": "1", "x": "y"}), "name one of x, y"),
+        (lambda: check_answers("x", ["__import__('os')"]), "not allowed"),
+    ],
+)
+def test_bad_answers_are_input_errors(call, fragment) -> None:
+    with pytest.raises(InputError) as error:
+        call()
+    assert fragment in error.value.message
+
+
+def test_cli_table_json_and_exit_codes() -> None:
+    ok = cli("check", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3", "--expect", "36,10")
+    assert ok.exit_code == 0 and "✓ correct" in ok.stdout
+    wrong = cli("check", "x^3", "--at", "x=2", "--expect", "6")
+    assert wrong.exit_code == ExitCode.CHECK_FAILED and "✗ wrong" in wrong.stdout
+    out = json.loads(
+        cli("check", "x^2*y", "--answer", "y=x^2", "--answer", "x=2*x*y", "-f", "json").stdout
+    )
+    assert out["all_correct"] is True and [v["component"] for v in out["verdicts"]] == [
+        "∂f/∂x",
+        "∂f/∂y",
+    ]
+    bad = cli("check", "x", "--expect", "1", "--answer", "1", "--at", "x=1")
+    assert bad.exit_code == ExitCode.USAGE
+    latex = cli("check", "x^3*sin(x)", "--answer", "3x^2 sin(x) + x^3 cos(x)", "--latex").stdout
+    assert r"\cos{\left(x \right)}" in latex
+
+
+def test_hostile_answers_never_run(tmp_path) -> None:
+    marker = tmp_path / "MARKER"
+    payload = f"__import__('os').system('touch {marker}')"
+    result = cli("check", "x", "--answer", payload)
+    assert result.exit_code == ExitCode.USAGE and not marker.exists()
+    result = cli("check", "x", "--at", "x=1", "--expect", payload)
+    assert result.exit_code == ExitCode.USAGE and not marker.exists()
