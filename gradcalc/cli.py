@@ -407,6 +407,49 @@ def check(
     raise typer.Exit(ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED)
 
 
+class GraphFormat(str, enum.Enum):
+    """Text formats of ``gradcalc graph``."""
+
+    dot = "dot"
+    mermaid = "mermaid"
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def graph(
+    expression: Expression,
+    at: At = None,
+    wrt: Wrt = None,
+    of: Of = None,
+    output: Annotated[
+        GraphFormat, typer.Option("--format", "-f", help="Graphviz DOT or Mermaid text.")
+    ] = GraphFormat.dot,
+    out: Annotated[
+        str | None,
+        typer.Option(
+            "--out", metavar="FILE", help="Write FILE.svg / .png (needs Graphviz) or .dot instead."
+        ),
+    ] = None,
+    digits: Digits = None,
+) -> None:
+    """The op graph of EXPRESSION with the value and the adjoint on every node."""
+    from gradcalc import api, drawing
+
+    if at is not None and len(at) > 1:
+        raise InputError("graph draws one point: give one --at")
+    session = _Session(expression, at, None, of)
+    options = api.Options(check=False, strict=False)
+    (result, *rest) = api.gradient_at(session.graph, session.first, _names(wrt), options)
+    if rest:
+        raise InputError("graph draws one target: choose it with --of")
+    if out is not None:
+        drawing.render_file(drawing.to_dot(result, digits=digits), out)
+        print(f"wrote {out}", file=sys.stderr)
+        return
+    text = drawing.to_dot if output is GraphFormat.dot else drawing.to_mermaid
+    print(text(result, digits=digits))
+
+
 def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:
     """Positional answers, or ``name=expr`` ones (all of them, or none)."""
     import re
