@@ -8,6 +8,7 @@ that handling. Heavy imports (numpy, sympy) happen inside the commands, so
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import enum
@@ -448,6 +449,172 @@ def graph(
         return
     text = drawing.to_dot if output is GraphFormat.dot else drawing.to_mermaid
     print(text(result, digits=digits))
+
+
+class Method(str, enum.Enum):
+    """Optimisation methods of ``gradcalc minimize``."""
+
+    gd = "gd"
+    momentum = "momentum"
+    adam = "adam"
+    bfgs = "bfgs"
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def minimize(
+    expression: Expression,
+    start: Annotated[
+        list[str],
+        typer.Option(
+            "--from", metavar="NAME=VALUE,...", help="The starting point, e.g. x=-1.2,y=1."
+        ),
+    ],
+    method: Annotated[Method, typer.Option("--method", help="The method.")] = Method.gd,
+    lr: Annotated[
+        float | None,
+        typer.Option("--lr", help="Learning rate (default: gd, momentum 1e-3; adam 1e-2)."),
+    ] = None,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="At most this many steps.")] = 10_000,
+    tol: Annotated[
+        float, typer.Option("--tol", min=0.0, help="Stop when the gradient norm is below this.")
+    ] = 1e-10,
+    every: Annotated[
+        int | None, typer.Option("--every", min=1, help="Record every K-th step in the path.")
+    ] = None,
+    output: Annotated[
+        Format, typer.Option("--format", "-f", help="table, json or csv (the path).")
+    ] = Format.table,
+    plot: Annotated[bool, typer.Option("--plot", help="Draw the value along the path.")] = False,
+    out: Annotated[
+        str | None, typer.Option("--out", metavar="FILE", help="With --plot: write FILE.png/.svg.")
+    ] = None,
+    digits: Digits = None,
+) -> None:
+    """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION."""
+    from gradcalc import optimize, views
+
+    if output is Format.plain:
+        raise InputError("minimize prints --format table, json or csv")
+    text = _expression_text(expression, None)
+    with _progress_bar(steps, "minimizing") as advance:
+        result = optimize.minimize(text, start, method.value, lr, steps, tol, every, advance)
+    if output is Format.json:
+        print(json.dumps(optimize.to_json(result)))
+    elif output is Format.csv:
+        header, rows = optimize.path_rows(result)
+        out_csv = csv.writer(sys.stdout, lineterminator="\n")
+        out_csv.writerow(header)
+        out_csv.writerows(rows)
+    else:
+        for part in views.minimum_tables(result, digits):
+            _console().print(part)
+    if plot:
+        from gradcalc import plot as plotting
+
+        values = [s.value for s in result.path]
+        title = f"{text} by {result.method}"
+        text_plot = plotting.loss_plot(values, out, title, steps=[s.step for s in result.path])
+        _show_plot(text_plot, out)
+    raise typer.Exit(ExitCode.OK if result.converged else ExitCode.CHECK_FAILED)
+
+
+@contextlib.contextmanager
+def _progress_bar(total: int, what: str) -> Any:
+    """A rich progress bar on stderr when it is a terminal; yields the update callback."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=_console(stderr=True)) as progress:
+        task = progress.add_task(what, total=total)
+        yield lambda step: progress.update(task, completed=step)
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def fit(
+    model: Annotated[str, typer.Argument(metavar="MODEL", help='The model, e.g. "a*x + b".')],
+    data: Annotated[str, typer.Argument(metavar="DATA", help="CSV file of the data; - for stdin.")],
+    params: Annotated[
+        str, typer.Option("--params", metavar="NAMES", help="The parameters to fit (a,b).")
+    ],
+    y: Annotated[str, typer.Option("--y", help="The column the model should match.")] = "y",
+    init: Annotated[
+        list[str] | None,
+        typer.Option("--init", metavar="NAME=VALUE,...", help="Starting values (default 1)."),
+    ] = None,
+    output: Annotated[Format, typer.Option("--format", "-f", help="table or json.")] = Format.table,
+    plot: Annotated[
+        bool, typer.Option("--plot", help="Draw the data and the fitted curve.")
+    ] = False,
+    out: Annotated[
+        str | None, typer.Option("--out", metavar="FILE", help="With --plot: write FILE.png/.svg.")
+    ] = None,
+    digits: Digits = None,
+) -> None:
+    """Least-squares fit of MODEL's parameters to DATA, with the tape's Jacobian."""
+    from gradcalc import fit as fitting
+    from gradcalc import views
+
+    if output not in (Format.table, Format.json):
+        raise InputError("fit prints --format table or json")
+    columns = fitting.read_data(sys.stdin if data == "-" else data)
+    result = fitting.fit(model, columns, params, y, init)
+    if output is Format.json:
+        print(json.dumps(fitting.to_json(result)))
+    else:
+        for part in views.fit_tables(result, digits):
+            _console().print(part)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if plot:
+        _plot_fit(result, columns, out)
+    raise typer.Exit(ExitCode.OK if result.converged else ExitCode.CHECK_FAILED)
+
+
+def _plot_fit(result: Any, columns: dict, out: str | None) -> None:
+    from gradcalc import plot
+
+    if len(result.inputs) != 1:
+        raise InputError("fit --plot draws models of one data column")
+    (column,) = result.inputs
+    title = f"{result.y} ≈ {result.model}"
+    text = plot.fit_plot(columns[column], columns[result.y], result.predict, out, title)
+    _show_plot(text, out)
+
+
+def _show_plot(text: str | None, out: str | None) -> None:
+    if out is not None:
+        print(f"wrote {out}", file=sys.stderr)
+    else:
+        print(text)
+
+
+@app.command(name="plot", context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def plot_command(
+    expression: Expression,
+    at: At = None,
+    span: Annotated[
+        str | None, typer.Option("--range", metavar="LOW:HIGH", help="The x range, e.g. -5:5.")
+    ] = None,
+    out: Annotated[
+        str | None, typer.Option("--out", metavar="FILE", help="Write FILE.png or FILE.svg.")
+    ] = None,
+    width: Annotated[int, typer.Option("--width", min=40, help="Terminal plot width.")] = 80,
+    height: Annotated[int, typer.Option("--height", min=12, help="Terminal plot height.")] = 24,
+) -> None:
+    """The function and its tangent at the point (one variable), or its contours and the
+    gradient arrow (two variables, with --out)."""
+    from gradcalc import plot
+
+    if not at or len(at) != 1:
+        raise InputError("plot needs one point: --at x=2")
+    text = _expression_text(expression, None)
+    bounds = plot.parse_span(span) if span is not None else None
+    _show_plot(plot.plot(text, at, bounds, out, width, height), out)
 
 
 def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:

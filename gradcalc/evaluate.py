@@ -155,8 +155,21 @@ def evaluate(
             }
         )
         evaluation.rows.append(tape_rows(graph, tape, tensors))
-        evaluation.problems.append(tape.problems())
+        upstream = ancestors(tape, tensors[target])
+        evaluation.problems.append([p for p in tape.problems() if p.record.index in upstream])
     return evaluation
+
+
+def ancestors(tape: Tape, target: Tensor) -> set[int]:
+    """The indices of the records ``target`` depends on (itself included): a program's
+    other statements do not make it undefined."""
+    needed = {target.id}
+    found = set()
+    for rec in reversed(tape.records):
+        if rec.output.id in needed:
+            found.add(rec.index)
+            needed.update(t.id for t in rec.inputs)
+    return found
 
 
 def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:

@@ -492,3 +492,45 @@ class VerdictView:
         if self.latex:
             parts.append(_unwrapped("\n".join(f"{v.component} = {v.latex}" for v in verdicts)))
         return parts
+
+
+def fit_tables(result: Any, digits: int | None) -> list[Any]:
+    """``gradcalc fit``: the parameters with standard errors, then the fit's quality."""
+    from rich.text import Text
+
+    table = render.new_table(f"{result.y} ≈ {result.model}")
+    for header in ("parameter", "value", "standard error"):
+        table.add_column(header, justify="left" if header == "parameter" else "right")
+    for name, value in result.params.items():
+        table.add_row(
+            name, format_number(value, digits), format_number(result.stderr[name], digits)
+        )
+    summary = Text(
+        f"n = {result.n} points, residual sum of squares = {format_number(result.rss, digits)}, "
+        f"R² = {format_number(result.r2, digits)}\n{result.reason} ({result.steps} steps)"
+    )
+    return [table, summary]
+
+
+def minimum_tables(result: Any, digits: int | None) -> list[Any]:
+    """``gradcalc minimize``: the recorded path, then where it stopped and why."""
+    from rich.text import Text
+
+    names = list(result.point)
+    table = render.new_table(f"{result.method}: the path (every recorded step)")
+    for header in ("step", *names, "value", "|gradient|"):
+        table.add_column(header, justify="right")
+    short = digits or 8  # an overview; --format json or csv has every digit
+    for step in result.path:
+        cells = [str(step.step), *(format_number(step.point[n], short) for n in names)]
+        cells += [format_number(step.value, short), format_number(step.gradient_norm, short)]
+        table.add_row(*cells)
+    point = ", ".join(f"{n} = {format_number(v, digits)}" for n, v in result.point.items())
+    summary = Text()
+    summary.append("stopped at ", style="bold")
+    summary.append(f"{point}: value {format_number(result.value, digits)}, ")
+    summary.append(
+        f"|gradient| {format_number(result.gradient_norm, digits)} after {result.steps} steps\n"
+    )
+    summary.append(result.reason, style="green" if result.converged else "yellow")
+    return [table, summary]

@@ -307,3 +307,9 @@ def test_several_targets_share_one_csv_row_per_point() -> None:
         "1 0",
         "0 2",
     ]
+
+
+def test_a_statement_the_target_does_not_use_cannot_make_it_undefined() -> None:
+    out = run_json("grad", "y = log(x); z = x^2", "--at", "x=-1")
+    assert out["gradient"] == {"x": -2.0} and out["undefined"] is None
+    assert run("grad", "y = log(x); z = x^2", "--at", "x=-1", "--of", "y").exit_code == 3
