@@ -581,7 +581,8 @@ def _plot_fit(result: Any, columns: dict, out: str | None) -> None:
         raise InputError("fit --plot draws models of one data column")
     (column,) = result.inputs
     title = f"{result.y} ≈ {result.model}"
-    text = plot.fit_plot(columns[column], columns[result.y], result.predict, out, title)
+    x, y = columns[column], columns[result.y]
+    text = plot.fit_plot(x, y, result.predict, out, title, labels=(column, result.y))
     _show_plot(text, out)
 
 

@@ -182,9 +182,11 @@ def fit_plot(
     title: str,
     width: int = 80,
     height: int = 24,
+    labels: tuple[str, str] = ("x", "y"),
 ) -> str | None:
     """The data points ``(x, y)`` and the fitted ``curve`` (called once, on a grid spanning
-    ``x``); where the curve is not finite it is left out.
+    ``x``); where the curve is not finite it is left out. ``labels`` name the two axes (the
+    data's column names).
 
     >>> text = fit_plot(np.array([0.0, 1, 2]), np.array([1.0, 3, 5]), lambda t: 2 * t + 1,
     ...                 None, "fit a*x + b", width=50, height=14)
@@ -206,9 +208,9 @@ def fit_plot(
     line = _Curve(grid, np.where(np.isfinite(fitted), fitted, np.nan))
     if out is None:
         return _terminal(
-            lambda plt: _fit_terminal(plt, data, line), _Frame(title, "x", "y", width, height)
+            lambda plt: _fit_terminal(plt, data, line), _Frame(title, *labels, width, height)
         )
-    _write(out, lambda ax: _fit_file(ax, data, line), _Frame(title, "x", "y"))
+    _write(out, lambda ax: _fit_file(ax, data, line), _Frame(title, *labels))
     return None
 
 
@@ -480,9 +482,17 @@ def _loss_terminal(plt: Any, curve: _Curve, log: bool) -> None:
         plt.yscale("log")
         defined = curve.y[np.isfinite(curve.y)]
         lo, hi = np.log10([defined.min(), defined.max()])
-        powers = range(math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1)
+        powers = list(range(math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1))
+        rows = max(plt_rows(plt) // 2, 2)  # at most one tick every other row: plotext would
+        stride = math.ceil(len(powers) / rows)  # otherwise drop clashing labels at random
+        powers = powers[::stride]
         if len(powers) >= 2:  # powers of ten as ticks, when at least two are in range
             plt.yticks([10.0**k for k in powers], [f"1e{k}" for k in powers])
+
+
+def plt_rows(plt: Any) -> int:
+    """The plot area's height in rows (plotext's current plot size)."""
+    return int(plt.plot_size()[1]) - 4  # less the frame and the x axis
 
 
 def _loss_file(ax: Axes, curve: _Curve, log: bool) -> None:
