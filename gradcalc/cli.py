@@ -408,6 +408,40 @@ def check(
     raise typer.Exit(ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED)
 
 
+class ExplainFormat(str, enum.Enum):
+    """Formats of ``gradcalc explain``."""
+
+    table = "table"
+    markdown = "markdown"
+    latex = "latex"
+
+
+@app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
+@_reports_errors
+def explain(
+    expression: Expression,
+    at: At = None,
+    wrt: Wrt = None,
+    output: Annotated[
+        ExplainFormat,
+        typer.Option("--format", "-f", help="A rich panel, or Markdown / LaTeX for homework."),
+    ] = ExplainFormat.table,
+) -> None:
+    """Step by step: the forward pass, the reverse pass (the chain rule with numbers), and the
+    symbolic derivative rule by rule."""
+    from gradcalc import explain as explaining
+
+    if not at or len(at) != 1:
+        raise InputError("explain works at one point: --at x=3")
+    steps = explaining.explain(_expression_text(expression, None), at, _names(wrt))
+    if output is ExplainFormat.markdown:
+        print(explaining.to_markdown(steps))
+    elif output is ExplainFormat.latex:
+        print(explaining.to_latex(steps))
+    else:
+        _console().print(explaining.to_rich(steps))
+
+
 class GraphFormat(str, enum.Enum):
     """Text formats of ``gradcalc graph``."""
 
