@@ -22,7 +22,7 @@ import numpy as np
 from gradcalc.api import Options, compile_expression, derivatives_at, gradient_at, hessian_at
 from gradcalc.crosscheck import CheckTimeout, exact_value, symbolic_gradient, time_limit, to_sympy
 from gradcalc.errors import InputError
-from gradcalc.evaluate import evaluate, source_names
+from gradcalc.evaluate import as_product, evaluate, source_names
 from gradcalc.lower import Graph
 from gradcalc.points import Points, constant_value, parse_at, split_top_level
 from gradcalc.symbolic import derivative
@@ -49,6 +49,7 @@ class Verdict:
     verdict: str
     detail: str
     latex: str = ""  # the correct value or derivative in LaTeX
+    latex_name: str = ""  # the component's name in LaTeX
 
     @property
     def ok(self) -> bool | None:
@@ -117,18 +118,28 @@ def check_expect(
     wanted = components(graph, target)
     if len(expect) != len(wanted):
         raise InputError(
-            f"--expect has {len(expect)} values; {len(wanted)} are needed, in this order: "
+            f"--expect has {_count(len(expect), 'value')}; {len(wanted)} needed, in this order: "
             + ", ".join(label for label, _ in wanted)
+            + _product_hint(graph)
         )
     values, exact = _tape_values(graph, points, target, wanted)
     verdicts = []
-    for (label, _), text, value, exact_correct in zip(wanted, expect, values, exact):
+    for (label, variables), text, value, exact_correct in zip(wanted, expect, values, exact):
         yours = constant_value(text)
         verdict = _compare_number(text, yours, value, exact_correct, rtol, atol)
         shown = _number(value)
         if exact_correct is not None and len(str(exact_correct)) <= 32:
             shown = str(exact_correct)
-        verdicts.append(Verdict(label, text, shown, *verdict, latex=_latex(exact_correct, value)))
+        verdicts.append(
+            Verdict(
+                label,
+                text,
+                shown,
+                *verdict,
+                latex=_latex(exact_correct, value),
+                latex_name=latex_label(graph.target_names[0], variables),
+            )
+        )
     return verdicts
 
 
@@ -208,10 +219,11 @@ def check_answers(
     points = _test_points(graph, at)
     tape = _tape_at(graph, points, target, wanted)
     verdicts = []
-    for (label, _), text, truth, values in zip(wanted, texts, correct, tape):
+    for (label, variables), text, truth, values in zip(wanted, texts, correct, tape):
         mine = _answer_expression(text, graph)
         verdict = _judge(label, text, truth, mine, graph, points, values, rtol)
         verdict.latex = _latex(truth, None)
+        verdict.latex_name = latex_label(graph.target_names[0], variables)
         verdicts.append(verdict)
     return verdicts
 
@@ -232,7 +244,7 @@ def _answer_texts(answers, wanted) -> list[str]:
     texts = [part.strip() for answer in answers for part in split_top_level(answer)]
     if len(texts) != len(wanted):
         raise InputError(
-            f"{len(texts)} answers given; {len(wanted)} are needed, in this order: "
+            f"{_count(len(texts), 'answer')} given; {len(wanted)} needed, in this order: "
             + ", ".join(label for label, _ in wanted)
         )
     return texts
@@ -257,30 +269,13 @@ def _answer_expression(text: str, graph: Graph):
     answer = compile_expression(text, graph.variables)
     extra = [v for v in answer.variables if v not in graph.variable_nodes]
     if extra:
-        product = _as_product(extra[0], graph.variables)
+        product = as_product(extra[0], graph.variables)
         hint = f"; for a product write {product}" if product else ""
         raise InputError(
             f"the answer {text!r} uses {extra[0]}, which is not a variable of the expression "
             f"({', '.join(graph.variables) or 'none'}){hint}"
         )
     return answer, to_sympy(answer)[answer.targets[0]]
-
-
-def _as_product(name: str, variables: Sequence[str]) -> str | None:
-    """``xy`` -> ``x*y`` when the name is variables written side by side (greedy, longest first).
-
-    >>> _as_product("xy", ["x", "y"]), _as_product("w1w2", ["w1", "w2"]), _as_product("q", ["x"])
-    ('x*y', 'w1*w2', None)
-    """
-    parts, rest = [], name
-    by_length = sorted(variables, key=len, reverse=True)
-    while rest:
-        match = next((v for v in by_length if rest.startswith(v)), None)
-        if match is None:
-            return None
-        parts.append(match)
-        rest = rest[len(match) :]
-    return "*".join(parts) if len(parts) > 1 else None
 
 
 def _test_points(graph: Graph, at: Sequence[str]) -> tuple[Points, int]:
@@ -350,7 +345,7 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values, rtol) -> Verdi
     if agreed >= ENOUGH:
         detail = f"agrees at {agreed} random points (sympy could not simplify the difference to 0)"
         return Verdict(label, text, shown, "equivalent", detail)
-    detail = f"only {agreed} test points where both are defined"
+    detail = f"only {_count(agreed, 'test point')} where both are defined"
     return Verdict(label, text, shown, "could not decide", detail)
 
 
@@ -392,6 +387,34 @@ def _differs_exactly(answer, truth, where: dict[str, float]) -> tuple[str, str] 
         return None
     yours = _number(mine.real) if mine.imag == 0 and np.isfinite(mine.real) else "undefined"
     return yours, _number(right.real)
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 answer``, ``2 answers``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _product_hint(graph: Graph) -> str:
+    """A hint when a variable's name is other variables side by side (``xy``)."""
+    for name in graph.variables:
+        product = as_product(name, [v for v in graph.variables if v != name])
+        if product:
+            return f" ({name} is one name: for a product write {product})"
+    return ""
+
+
+def latex_label(f: str, variables: Sequence[str]) -> str:
+    """The derivative's name in LaTeX: ``\\frac{\\partial f}{\\partial x}`` and the like.
+
+    >>> print(latex_label("f", ["x", "x"]), latex_label("f", ["x", "y"]))
+    \\frac{d^{2} f}{d x^{2}} \\frac{\\partial^{2} f}{\\partial x \\partial y}
+    """
+    n = len(variables)
+    if n > 1 and len(set(variables)) == 1:
+        return f"\\frac{{d^{{{n}}} {f}}}{{d {variables[0]}^{{{n}}}}}"
+    top = "\\partial" if n == 1 else f"\\partial^{{{n}}}"
+    bottom = " ".join(f"\\partial {v}" for v in variables)
+    return f"\\frac{{{top} {f}}}{{{bottom}}}"
 
 
 def _latex(exact, value: float | None) -> str:

@@ -96,10 +96,31 @@ def make_leaves(graph: Graph, point: Mapping[str, object]) -> tuple[dict[str, Te
     """
     missing = [v for v in graph.variables if v not in point]
     if missing:
-        raise InputError(f"no value given for {', '.join(missing)} (use --at {missing[0]}=...)")
+        product = as_product(missing[0], list(point))
+        hint = f"; {missing[0]} is one name: for a product write {product}" if product else ""
+        raise InputError(
+            f"no value given for {', '.join(missing)} (use --at {missing[0]}=...){hint}"
+        )
     arrays = np.broadcast_arrays(*(np.asarray(point[v], dtype=float) for v in graph.variables))
     leaves = {name: constant(array) for name, array in zip(graph.variables, arrays)}
     return leaves, arrays[0].shape if arrays else ()
+
+
+def as_product(name: str, variables: Sequence[str]) -> str | None:
+    """``xy`` -> ``x*y`` when a name is other variables written side by side (longest first).
+
+    >>> as_product("xy", ["x", "y"]), as_product("w1w2", ["w1", "w2"]), as_product("q", ["x"])
+    ('x*y', 'w1*w2', None)
+    """
+    parts, rest = [], name
+    by_length = sorted(variables, key=len, reverse=True)
+    while rest:
+        match = next((v for v in by_length if v and rest.startswith(v)), None)
+        if match is None:
+            return None
+        parts.append(match)
+        rest = rest[len(match) :]
+    return "*".join(parts) if len(parts) > 1 else None
 
 
 def run_graph(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:

@@ -28,7 +28,7 @@ the numbers filled in), the gradient, and the symbolic derivative rule by rule.
 ### ∂z/∂x
 <BLANKLINE>
 1. `d/dx [y] = 2*x` (power rule; `y = x**2`)
-2. `d/dx [z] = 4*x*y` (power rule; `z = y**2`)
+2. `d/dx [z] = 4*x*y` (power rule with the chain rule; `z = y**2`)
 <BLANKLINE>
 Result: `∂z/∂x = 4*x*y = 4*x**3`
 """
@@ -496,12 +496,15 @@ def _rule_step(
         *(partials[k].xreplace(at_arguments) * derivatives[node.inputs[k]] for k in dependent)
     )
     flags = [depends[i] for i in node.inputs]
+    # the chain rule is at work where an argument's own derivative is not simply 1
+    nested = any(derivatives[node.inputs[k]] != 1 for k in dependent)
     chain = () if op.symbol else tuple((placeholders[k], outer, partials[k]) for k in dependent)
-    return RuleStep(subject, None, result, _rule_name(node.op, flags), chain)
+    return RuleStep(subject, None, result, _rule_name(node.op, flags, nested), chain)
 
 
-def _rule_name(op: str, dependent: Sequence[bool]) -> str:
-    """The differentiation rule for ``op``, given which arguments depend on the source."""
+def _rule_name(op: str, dependent: Sequence[bool], nested: bool = True) -> str:
+    """The differentiation rule for ``op``, given which arguments depend on the source and
+    whether any of them is itself a function of it (``nested``: the chain rule applies)."""
     fixed = {"add": "sum rule", "sub": "difference rule", "neg": "negation rule"}
     if op in fixed:
         return fixed[op]
@@ -512,8 +515,9 @@ def _rule_name(op: str, dependent: Sequence[bool]) -> str:
     if op == "pow":
         if all(dependent):
             return "general power rule"
-        return "power rule" if dependent[0] else "exponential rule"
-    return "chain rule"
+        rule = "power rule" if dependent[0] else "exponential rule"
+        return f"{rule} with the chain rule" if nested else rule
+    return "chain rule" if nested else f"derivative of {op}"
 
 
 # --- rendering: shared prose --------------------------------------------------------------
@@ -743,7 +747,7 @@ def to_rich(e: Explanation) -> Any:
     ╰──────────────────────────────────────────────────────────────────────╯
     ╭─ Symbolic derivative, rule by rule ──────────────────────────────────╮
     │ ∂f/∂x:                                                               │
-    │   d/dx [sin(x)] = cos(x)   (chain rule: d/du sin(u) = cos(u))        │
+    │   d/dx [sin(x)] = cos(x)   (derivative of sin: d/du sin(u) = cos(u)) │
     │   d/dx [x*sin(x)] = x*cos(x) + sin(x)   (product rule)               │
     │   ∂f/∂x = x*cos(x) + sin(x)                                          │
     ╰──────────────────────────────────────────────────────────────────────╯

@@ -479,8 +479,9 @@ class VerdictView:
     def table(self, verdicts: list) -> list[Any]:
         from rich.text import Text
 
-        where = f"  at {self.at[0]}" if self.at and len(self.at) == 1 else ""
-        table = render.new_table(f"Checking your answer for f = {self.expression}{where}")
+        where = f" at {self.at[0].replace(',', ', ')}" if self.at and len(self.at) == 1 else ""
+        heading = Text(f"Checking your derivative of f = {self.expression}{where}", style="bold")
+        table = render.new_table()
         for header in ("", "your answer", "correct", "verdict", "why"):
             table.add_column(header, style="bold" if not header else None)
         for v in verdicts:
@@ -488,9 +489,9 @@ class VerdictView:
             table.add_row(
                 v.component, v.yours, v.correct, Text(f"{mark} {v.verdict}", style=colour), v.detail
             )
-        parts: list[Any] = [table]
+        parts: list[Any] = [heading, table]
         if self.latex:
-            parts.append(_unwrapped("\n".join(f"{v.component} = {v.latex}" for v in verdicts)))
+            parts.append(_unwrapped("\n".join(f"{v.latex_name} = {v.latex}" for v in verdicts)))
         return parts
 
 

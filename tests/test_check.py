@@ -103,10 +103,10 @@ def test_numbers_exact_and_within_tolerance() -> None:
     [
         (
             lambda: check_expect("x*y", ["x=1,y=2"], ["1"]),
-            "2 are needed, in this order: ∂f/∂x, ∂f/∂y",
+            "1 value; 2 needed, in this order: ∂f/∂x, ∂f/∂y",
         ),
         (lambda: check_expect("x", [], ["1"]), "exactly one point"),
-        (lambda: check_answers("x*y", ["y"]), "1 answers given; 2 are needed"),
+        (lambda: check_answers("x*y", ["y"]), "1 answer given; 2 needed"),
         (lambda: check_answers("x^2*y", ["2xy, x^2"]), "for a product write x*y"),
         (lambda: check_answers("x", ["t"]), "uses t, which is not a variable"),
         (lambda: check_answers("x*y", {"z": "1", "x": "y"}), "name one of x, y"),

@@ -68,7 +68,7 @@ def test_the_seed_chain_in_markdown_line_by_line() -> None:
         "3. `adjoint(x) = ∂y/∂x · adjoint(y) = 2·x · 18 = 2·3 · 18 = 108`",
         "- `∂z/∂x = 108`",
         "1. `d/dx [y] = 2*x` (power rule; `y = x**2`)",
-        "2. `d/dx [z] = 4*x*y` (power rule; `z = y**2`)",
+        "2. `d/dx [z] = 4*x*y` (power rule with the chain rule; `z = y**2`)",
         "Result: `∂z/∂x = 4*x*y = 4*x**3`",
     ]
     positions = [md.index(line) for line in expected]
