@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from gradcalc import __version__
-from gradcalc.errors import ExitCode, GradcalcError, InputError
+from gradcalc.errors import ExitCode, GradcalcError, InputError, reason_of
 
 app = typer.Typer(
     name="gradcalc",
@@ -684,8 +684,8 @@ def _expression_text(argument: str, points: str | None) -> str:
     path = argument[1:]
     try:
         return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read expression file {path}: {error.strerror}") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot read expression file {path}: {reason_of(error)}") from None
     except UnicodeDecodeError:
         raise InputError(f"expression file {path} is not UTF-8 text") from None
 
@@ -699,8 +699,8 @@ def _read_points(path: str) -> Any:
     try:
         with Path(path).open(newline="", encoding="utf-8-sig") as stream:
             yield from read_points(_with_progress(stream, Path(path).stat().st_size))
-    except OSError as error:
-        raise InputError(f"cannot read points file {path}: {error.strerror}") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
     except UnicodeDecodeError:
         raise InputError(f"points file {path} is not UTF-8 text") from None
 

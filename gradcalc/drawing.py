@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from gradcalc.api import GradResult
-from gradcalc.errors import InputError
+from gradcalc.errors import InputError, reason_of
 from gradcalc.render import at_point, format_number, point_values
 
 RENDERED = {".svg": "svg", ".png": "png"}
@@ -226,8 +226,8 @@ def render_file(dot_text: str, path: str | Path) -> None:
     if suffix == ".dot":
         try:
             path.write_text(dot_text, encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+        except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+            raise InputError(f"cannot write {path}: {reason_of(error)}") from None
         return
     program = shutil.which("dot")
     if program is None:
@@ -238,8 +238,8 @@ def render_file(dot_text: str, path: str | Path) -> None:
         )
     try:
         scratch = tempfile.TemporaryDirectory(prefix=".gradcalc-", dir=path.parent)
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot write {path}: {reason_of(error)}") from None
     with scratch:
         temporary = Path(scratch.name) / path.name
         try:
@@ -255,16 +255,16 @@ def render_file(dot_text: str, path: str | Path) -> None:
             raise InputError(
                 f"Graphviz 'dot' took more than {DOT_TIMEOUT:g} s to draw {path.name}"
             ) from None
-        except OSError as error:
-            raise InputError(f"cannot run Graphviz 'dot': {error.strerror or error}") from None
+        except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+            raise InputError(f"cannot run Graphviz 'dot': {reason_of(error)}") from None
         if done.returncode != 0:
             lines = (done.stderr or "").strip().splitlines()
             detail = lines[0] if lines else f"exit status {done.returncode}"
             raise InputError(f"Graphviz 'dot' could not draw {path.name}: {detail}")
         try:
             os.replace(temporary, path)
-        except OSError as error:
-            raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+        except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+            raise InputError(f"cannot write {path}: {reason_of(error)}") from None
 
 
 # --- the graph, independent of the output format --------------------------------------

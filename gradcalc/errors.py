@@ -44,15 +44,26 @@ class GradcalcError(Exception):
         self.column = column
 
     def render(self) -> str:
-        """The message, and the offending line of ``text`` with a caret under ``column``."""
+        r"""The message, and the offending line of ``text`` with a caret under ``column``.
+
+        Control and invisible characters are never echoed to the terminal: in the message
+        they are escaped, in the shown line each becomes one ``�`` (the caret stays aligned).
+
+        >>> print(InputError("bad \x00", text="a\u202eb", column=1).render())
+        bad \x00
+          a�b
+           ^
+        """
+        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in self.message)
         if self.text is None:
-            return self.message
+            return message
+        text = "".join(c if c.isprintable() or c == "\n" else "�" for c in self.text)
         if self.column is None:
-            return f"{self.message}\n  {self.text}"
-        start = self.text.rfind("\n", 0, self.column) + 1
-        end = self.text.find("\n", self.column)
-        line = self.text[start : end if end != -1 else len(self.text)]
-        return f"{self.message}\n  {line}\n  {' ' * (self.column - start)}^"
+            return f"{message}\n  {text}"
+        start = text.rfind("\n", 0, self.column) + 1
+        end = text.find("\n", self.column)
+        line = text[start : end if end != -1 else len(text)]
+        return f"{message}\n  {line}\n  {' ' * (self.column - start)}^"
 
 
 class InputError(GradcalcError):
@@ -69,3 +80,15 @@ class CheckFailed(GradcalcError):
     """The tape and the symbolic derivative disagree, or an answer is wrong (exit code 1)."""
 
     exit_code = ExitCode.CHECK_FAILED
+
+
+def reason_of(error: Exception) -> str:
+    """Why a file could not be opened, in words: the OS's reason, or the error's own text
+    (a path with a NUL byte raises ValueError, which has no ``strerror``).
+
+    >>> reason_of(FileNotFoundError(2, "No such file or directory"))
+    'No such file or directory'
+    >>> reason_of(ValueError("embedded null byte"))
+    'embedded null byte'
+    """
+    return getattr(error, "strerror", None) or str(error)

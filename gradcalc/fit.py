@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gradcalc.errors import InputError, UndefinedError
+from gradcalc.errors import InputError, UndefinedError, reason_of
 from gradcalc.evaluate import Evaluation, evaluate, make_leaves, run_graph
 from gradcalc.lower import Graph, lower
 from gradcalc.ops import FUNCTION_NAMES
@@ -179,8 +179,8 @@ def read_data(source: str | os.PathLike[str] | Iterable[str]) -> dict[str, np.nd
     try:
         with path.open(newline="", encoding="utf-8-sig") as stream:
             return _concatenate(read_points(stream))
-    except OSError as error:
-        raise InputError(f"cannot read data file {path}: {error.strerror}") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot read data file {path}: {reason_of(error)}") from None
     except UnicodeDecodeError:
         raise InputError(f"data file {path} is not UTF-8 text") from None
 

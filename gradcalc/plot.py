@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradcalc.api import Options, compile_expression, gradient_at
-from gradcalc.errors import InputError
+from gradcalc.errors import InputError, reason_of
 from gradcalc.evaluate import evaluate
 from gradcalc.lower import Graph
 from gradcalc.ops import UNDEFINED
@@ -555,8 +555,8 @@ def _write(out: str, draw: Callable[[Axes], None], frame: _Frame, size: Span = F
     ax.legend()
     try:
         figure.savefig(out)
-    except OSError as error:
-        raise InputError(f"cannot write {out}: {error.strerror or error}") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot write {out}: {reason_of(error)}") from None
 
 
 def _padded(lo: float, hi: float, margin: float) -> Span:

@@ -232,7 +232,9 @@ def check_mark(check: Any, partial: Any) -> str:
     if partial is not None:
         if np.all(np.isnan(partial.values)):
             return "–"  # not checked here (e.g. a conventional subgradient)
-        return CHECK_MARK["disagree" if np.any(partial.mismatch) else check.status]
+        if np.any(partial.mismatch):
+            return CHECK_MARK["disagree"]
+        return CHECK_MARK["skipped" if check.status == "skipped" else "agree"]
     return CHECK_MARK[check.status]
 
 

@@ -313,3 +313,16 @@ def test_a_statement_the_target_does_not_use_cannot_make_it_undefined() -> None:
     out = run_json("grad", "y = log(x); z = x^2", "--at", "x=-1")
     assert out["gradient"] == {"x": -2.0} and out["undefined"] is None
     assert run("grad", "y = log(x); z = x^2", "--at", "x=-1", "--of", "y").exit_code == 3
+
+
+def test_only_the_disagreeing_component_is_marked_wrong(monkeypatch) -> None:
+    import dataclasses
+
+    import gradcalc.ops as ops
+
+    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
+    monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
+    rows = run("grad", "sin(x) + y", "--at", "x=1,y=2", "--no-tape").stdout.splitlines()
+    x_row = next(line for line in rows if line.startswith("│ x "))
+    y_row = next(line for line in rows if line.startswith("│ y "))
+    assert "✗" in x_row and "✓" in y_row
