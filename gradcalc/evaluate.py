@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.errors import InputError
+from gradcalc.errors import InputError, UndefinedError
 from gradcalc.lower import Graph
-from gradcalc.ops import REGISTRY
+from gradcalc.ops import REGISTRY, UNDEFINED
 from gradcalc.tape import Problem, Record, Tape
 from gradcalc.tensor import Tensor, constant
 
@@ -124,17 +124,43 @@ def as_product(name: str, variables: Sequence[str]) -> str | None:
 
 
 def run_graph(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:
-    """Execute every node in order (the active tapes record it); one tensor per node."""
+    """Execute every node in order (the active tapes record it); one tensor per node.
+
+    A subexpression without variables is off every tape, so its domain is checked here:
+    ``csc(pi)`` makes the expression undefined at every point.
+
+    Raises:
+        UndefinedError: for a constant subexpression outside its op's domain.
+    """
     tensors: list[Tensor] = []
+    constant_node: list[bool] = []
     for node in graph.nodes:
         if node.kind == "var":
-            tensor = leaves[node.text]
+            tensor, fixed = leaves[node.text], False
         elif node.kind == "const":
-            tensor = constant(CONSTANTS.get(node.text) or float(node.text))
+            tensor, fixed = constant(CONSTANTS.get(node.text) or float(node.text)), True
         else:
-            tensor = REGISTRY[node.op](*(tensors[i] for i in node.inputs))
+            inputs = [tensors[i] for i in node.inputs]
+            tensor = REGISTRY[node.op](*inputs)
+            fixed = all(constant_node[i] for i in node.inputs)
+            if fixed:
+                _check_constant(graph, node.index, node.op, inputs, tensor)
         tensors.append(tensor)
+        constant_node.append(fixed)
     return tensors
+
+
+def _check_constant(graph: Graph, index: int, op: str, inputs: list, output: Tensor) -> None:
+    """Refuse a constant subexpression that is undefined (kinks do not matter: no gradient
+    flows through a constant); a NaN or infinity from finite inputs counts as undefined."""
+    values = [t.value for t in inputs]
+    reasons = [i.reason for i in REGISTRY[op].issues(*values) if i.kind == UNDEFINED]
+    finite_inputs = all(np.all(np.isfinite(v)) for v in values)
+    if not reasons and finite_inputs and not np.all(np.isfinite(output.value)):
+        reasons = ["overflow" if np.any(np.isinf(output.value)) else "NaN"]
+    if reasons:
+        text = graph.source_text(index)
+        raise UndefinedError(f"{text} is undefined (it has no variables): {reasons[0]}")
 
 
 def source_tensors(graph: Graph, tensors: list[Tensor], sources: Sequence[str]) -> list[Tensor]:

@@ -326,3 +326,23 @@ def test_only_the_disagreeing_component_is_marked_wrong(monkeypatch) -> None:
     x_row = next(line for line in rows if line.startswith("│ x "))
     y_row = next(line for line in rows if line.startswith("│ y "))
     assert "✗" in x_row and "✓" in y_row
+
+
+@pytest.mark.parametrize(
+    ("expr", "fragment"),
+    [
+        ("x + csc(pi)", "csc(pi) is undefined (it has no variables)"),
+        ("x * log10(0.5 - pi)", "log10 is undefined for negative numbers"),
+        ("x + 1/0", "division by zero"),
+        ("x^2 + sqrt(-1)", "sqrt(-1) is undefined"),
+    ],
+)
+def test_an_undefined_constant_subexpression_is_reported_not_hidden(expr, fragment) -> None:
+    # found by fuzz/fuzz_cli.py: constants are off the tape, so they are checked on their own
+    result = run("grad", expr, "--at", "x=0.5")
+    assert result.exit_code == ExitCode.UNDEFINED, result.output
+    assert fragment in result.stderr
+
+
+def test_a_constant_kink_does_not_matter() -> None:
+    assert run_json("grad", "x*abs(0) + x*relu(0)", "--at", "x=2")["gradient"] == {"x": 0.0}
