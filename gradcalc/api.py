@@ -461,10 +461,7 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
         if report.note:
             warnings.append(report.note)
         elif report.status == "disagree":
-            warnings.append(
-                "the tape and sympy's derivative disagree "
-                f"(largest difference {report.max_difference:.3g})"
-            )
+            warnings.append(_disagreement(report))
     result = kind(
         graph.text,
         name,
@@ -482,6 +479,24 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
     )
     result.diagnostics = diagnose(result, options.thresholds)
     return result
+
+
+def _disagreement(report: CheckReport) -> str:
+    """Why the check failed, in words: a different number, or a singularity that float64
+    rounded past (``sin(pi)`` is 1.2e-16, not 0), or an ill-conditioned point."""
+    exact_singular = any(
+        np.any(p.mismatch & ~np.isfinite(p.values)) for p in report.partials.values()
+    )
+    if exact_singular:
+        return (
+            "sympy finds the derivative undefined here in exact arithmetic: float64 rounded "
+            "past a singularity (sin(pi) is 1.2e-16, not 0), so the tape's numbers mean nothing"
+        )
+    return (
+        "the tape and sympy's derivative disagree (largest difference "
+        f"{report.max_difference:.3g}): a bug, or a point where float64 cannot resolve the "
+        "expression (e.g. tan of a huge argument)"
+    )
 
 
 def _single_target(graph: Graph, what: str) -> int:

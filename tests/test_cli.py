@@ -346,3 +346,10 @@ def test_an_undefined_constant_subexpression_is_reported_not_hidden(expr, fragme
 
 def test_a_constant_kink_does_not_matter() -> None:
     assert run_json("grad", "x*abs(0) + x*relu(0)", "--at", "x=2")["gradient"] == {"x": 0.0}
+
+
+def test_a_singularity_float64_rounded_past_fails_the_check_with_the_reason() -> None:
+    # sin(pi) is 1.2e-16 in float64 but exactly 0: 1/sin(pi) has no derivative
+    result = run("grad", "z/(sin(pi)*(e+e))", "--at", "z=3", "--format", "plain")
+    assert result.exit_code == ExitCode.CHECK_FAILED
+    assert "float64 rounded past a singularity" in result.stderr
