@@ -92,3 +92,15 @@ def reason_of(error: Exception) -> str:
     'embedded null byte'
     """
     return getattr(error, "strerror", None) or str(error)
+
+
+def did_you_mean(name: str, choices: list[str] | tuple[str, ...]) -> str:
+    """``"did you mean 'x'? "`` for the closest of ``choices``, or ``""``.
+
+    >>> did_you_mean("yy", ["x", "y"]), did_you_mean("q", ["x"])
+    ("did you mean 'y'? ", '')
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f"did you mean '{close[0]}'? " if close else ""

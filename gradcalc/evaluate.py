@@ -10,13 +10,12 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.errors import InputError, UndefinedError
+from gradcalc.errors import InputError, UndefinedError, did_you_mean
 from gradcalc.lower import Graph
 from gradcalc.ops import REGISTRY, UNDEFINED
 from gradcalc.tape import Problem, Record, Tape
@@ -79,11 +78,9 @@ def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
     known = set(valid)
     for name in wrt:
         if name not in known:
-            hint = difflib.get_close_matches(name, valid, n=1)
-            maybe = f"did you mean '{hint[0]}'? " if hint else ""
             raise InputError(
-                f"--wrt {name}: not a variable or statement of the expression; {maybe}"
-                f"valid names: {', '.join(valid)}"
+                f"--wrt {name}: not a variable or statement of the expression; "
+                f"{did_you_mean(name, valid)}valid names: {', '.join(valid)}"
             )
     return tuple(dict.fromkeys(wrt))
 

@@ -18,7 +18,6 @@ Step(step=0, point={'x': 0.0, 'y': 0.0}, value=11.0, gradient_norm=7.2111...)
 
 from __future__ import annotations
 
-import difflib
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcalc.api import compile_expression
-from gradcalc.errors import InputError, UndefinedError
+from gradcalc.errors import InputError, UndefinedError, did_you_mean
 from gradcalc.evaluate import run_graph
 from gradcalc.lower import Graph
 from gradcalc.ops import NOT_DIFFERENTIABLE
@@ -506,11 +505,9 @@ def _start_point(graph: Graph, values: Mapping[str, float]) -> np.ndarray:
     variables = [v for v in graph.variables if graph.variable_nodes[v] in used]
     for name in values:
         if name not in variables:
-            hint = difflib.get_close_matches(name, variables, n=1)
-            maybe = f"did you mean {hint[0]}? " if hint else ""
             raise InputError(
-                f"--from {name}: the expression has no variable {name}; {maybe}"
-                f"its variables: {', '.join(variables) or 'none'}"
+                f"--from {name}: the expression has no variable {name}; "
+                f"{did_you_mean(name, variables)}its variables: {', '.join(variables) or 'none'}"
             )
     for name in graph.variables:
         if name not in values:

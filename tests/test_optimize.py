@@ -178,7 +178,7 @@ def test_an_infinite_slope_at_the_start_is_an_error() -> None:
     [
         ("x^2 + y", ["x=1"], {}, "no start value for y: add y=... to --from"),
         ("x^2", ["x=1,y=2"], {}, "--from y: the expression has no variable y"),
-        ("x^2 + y", ["x=1,yy=2"], {}, "did you mean y?"),
+        ("x^2 + y", ["x=1,yy=2"], {}, "did you mean 'y'?"),
         ("x^2", ["x=1"], {"method": "newton"}, "--method newton: choose one of gd, momentum"),
         ("x^2", ["x=1"], {"lr": 0.0}, "--lr must be a positive number"),
         ("x^2", ["x=1"], {"steps": 0}, "--steps must be a positive whole number"),
