@@ -14,15 +14,15 @@ import dataclasses
 import enum
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from gradcalc import __version__
-from gradcalc.errors import ExitCode, GradcalcError, InputError, reason_of
+from gradcalc.errors import ExitCode, GradcalcError, InputError
 
 app = typer.Typer(
     name="gradcalc",
@@ -681,28 +681,20 @@ def _expression_text(argument: str, points: str | None) -> str:
         return sys.stdin.read()
     if not argument.startswith("@"):
         return argument
-    path = argument[1:]
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise InputError(f"cannot read expression file {path}: {reason_of(error)}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"expression file {path} is not UTF-8 text") from None
+    from gradcalc.points import open_text
+
+    with open_text(argument[1:], "expression file") as stream:
+        return stream.read()
 
 
 def _read_points(path: str) -> Any:
-    from gradcalc.points import read_points
+    from gradcalc.points import open_text, read_points
 
     if path == "-":
         yield from read_points(sys.stdin)
         return
-    try:
-        with Path(path).open(newline="", encoding="utf-8-sig") as stream:
-            yield from read_points(_with_progress(stream, Path(path).stat().st_size))
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"points file {path} is not UTF-8 text") from None
+    with open_text(path, "points file") as stream:
+        yield from read_points(_with_progress(stream, os.fstat(stream.fileno()).st_size))
 
 
 def _with_progress(stream: Any, size: int) -> Any:

@@ -18,16 +18,15 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from gradcalc.errors import InputError, UndefinedError, reason_of
+from gradcalc.errors import InputError, UndefinedError
 from gradcalc.evaluate import Evaluation, evaluate, make_leaves, run_graph
 from gradcalc.lower import Graph, lower
 from gradcalc.ops import FUNCTION_NAMES
 from gradcalc.parse import parse_program
-from gradcalc.points import NAME, Points, constant_value, read_points, split_top_level
+from gradcalc.points import NAME, Points, constant_value, open_text, read_points, split_top_level
 from gradcalc.singular import singularities
 
 DEFAULT_INIT = 1.0  # the starting value of every parameter not given in ``init``
@@ -175,14 +174,8 @@ def read_data(source: str | os.PathLike[str] | Iterable[str]) -> dict[str, np.nd
     """
     if not isinstance(source, (str, os.PathLike)):
         return _concatenate(read_points(source))
-    path = Path(source)
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as stream:
-            return _concatenate(read_points(stream))
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise InputError(f"cannot read data file {path}: {reason_of(error)}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"data file {path} is not UTF-8 text") from None
+    with open_text(os.fspath(source), "data file") as stream:
+        return _concatenate(read_points(stream))
 
 
 def to_json(result: FitResult) -> dict[str, object]:

@@ -16,11 +16,14 @@ import csv
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
-from gradcalc.errors import InputError
+from gradcalc.errors import InputError, reason_of
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
@@ -124,6 +127,25 @@ def parse_at(specs: Sequence[str]) -> Points:
     values = {n: [constant_value(r[n]) for r in rows] for n in names}
     shaped = {n: np.array(v[0] if len(rows) == 1 else v, dtype=float) for n, v in values.items()}
     return Points(names, shaped, [{n: r[n] for n in names} for r in rows])
+
+
+@contextmanager
+def open_text(path: str, what: str) -> Iterator[TextIO]:
+    """Open a UTF-8 text file (a BOM is allowed) for reading; any failure while it is open
+    becomes a one-line :class:`InputError` naming ``what`` it is.
+
+    >>> with open_text("no/such/file.csv", "points file") as stream:
+    ...     stream.read()
+    Traceback (most recent call last):
+    gradcalc.errors.InputError: cannot read points file no/such/file.csv: No such file or directory
+    """
+    try:
+        with Path(path).open(newline="", encoding="utf-8-sig") as stream:
+            yield stream
+    except UnicodeDecodeError:  # before ValueError: it is one
+        raise InputError(f"{what} {path} is not UTF-8 text") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot read {what} {path}: {reason_of(error)}") from None
 
 
 def read_points(stream: Iterable[str], chunk_rows: int = CHUNK_ROWS) -> Iterator[Points]:

@@ -353,3 +353,12 @@ def test_a_singularity_float64_rounded_past_fails_the_check_with_the_reason() ->
     result = run("grad", "z/(sin(pi)*(e+e))", "--at", "z=3", "--format", "plain")
     assert result.exit_code == ExitCode.CHECK_FAILED
     assert "float64 rounded past a singularity" in result.stderr
+
+
+def test_files_that_are_not_utf8_say_so(tmp_path) -> None:
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("x,y\n1,2\n# \xe9\n".encode("latin-1"))
+    result = run("grad", "x*y", "--points", str(path))
+    assert result.exit_code == ExitCode.USAGE and "is not UTF-8 text" in result.stderr
+    assert "is not UTF-8 text" in run("grad", f"@{path}", "--at", "x=1,y=2").stderr
+    assert "is not UTF-8 text" in run("fit", "a*x", str(path), "--params", "a").stderr

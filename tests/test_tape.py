@@ -278,3 +278,15 @@ def test_unary_plus_is_the_identity() -> None:
     with Tape() as tape:
         y = +x * 3
     assert float(tape.gradient(y, x)) == 3.0
+
+
+def test_reset_forgets_records_and_allows_a_new_gradient() -> None:
+    x = Variable(2.0)
+    with Tape() as tape:
+        y = x * x
+    tape.gradient(y, x)
+    tape.reset()
+    assert tape.records == [] and tape.watched == []
+    with tape:
+        z = x * x * x
+    assert float(tape.gradient(z, x)) == 12.0
