@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,12 +26,13 @@ from gradcalc.crosscheck import (
 )
 from gradcalc.diagnostics import Finding, Thresholds, diagnose
 from gradcalc.errors import InputError, UndefinedError
-from gradcalc.evaluate import TapeRow, evaluate, source_names
+from gradcalc.evaluate import Evaluation, TapeRow, evaluate, source_names
 from gradcalc.lower import Graph, lower
 from gradcalc.ops import NOT_DIFFERENTIABLE
 from gradcalc.parse import parse_program
 from gradcalc.points import Points, parse_at
 from gradcalc.singular import Singularity, singularities
+from gradcalc.sweep import run_sweep, sweep_for
 from gradcalc.symbolic import derivative
 
 
@@ -142,6 +143,7 @@ class Options:
     exact: bool = False
     strict: bool = True
     thresholds: Thresholds = field(default_factory=Thresholds)
+    tape: bool = True
 
 
 def grad(
@@ -167,7 +169,10 @@ def grad(
             exact symbolic value as text, however long), ``strict`` (raise
             :class:`~gradcalc.errors.UndefinedError` if any point is undefined; ``False``
             marks those points in ``undefined`` and goes on), ``thresholds`` (a
-            :class:`~gradcalc.diagnostics.Thresholds` for the diagnostics).
+            :class:`~gradcalc.diagnostics.Thresholds` for the diagnostics), ``tape``
+            (``False``: the result's ``tape`` may be left empty, which lets many points be
+            computed by replaying the recorded tape chunk by chunk -- see
+            :mod:`gradcalc.sweep` -- several times faster and in bounded memory).
 
     Raises:
         InputError: bad expression, names or values.
@@ -237,8 +242,17 @@ def compile_expression(
 def gradient_at(
     graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
 ) -> list[GradResult]:
-    """One :class:`GradResult` per target of a compiled graph (see :func:`grad`)."""
-    run = evaluate(graph, points.arrays, wrt)
+    """One :class:`GradResult` per target of a compiled graph (see :func:`grad`).
+
+    With ``options.tape`` off and many points, the recorded tape is replayed chunk by chunk
+    (:mod:`gradcalc.sweep`); points that need explaining send the whole batch to a full tape.
+
+    >>> graph = compile_expression("x*y")
+    >>> many = Points(("x", "y"), {"x": np.arange(3.0), "y": np.ones(3)}, None)
+    >>> gradient_at(graph, many, options=Options(check=False, tape=False))[0].gradient["x"]
+    array([1., 1., 1.])
+    """
+    run = _swept(graph, points, wrt, options) or evaluate(graph, points.arrays, wrt)
     results = []
     for k in range(len(graph.targets)):
         gradient = run.gradients[k]
@@ -246,7 +260,14 @@ def gradient_at(
             _finish(
                 GradResult,
                 _Computed(
-                    graph, k, run.sources, run.values[k], gradient, run.rows[k], run.problems[k]
+                    graph,
+                    k,
+                    run.sources,
+                    run.values[k],
+                    gradient,
+                    run.rows[k],
+                    run.problems[k],
+                    None if run.findings is None else run.findings[k],
                 ),
                 points,
                 options,
@@ -420,6 +441,8 @@ class _Computed:
     gradient: dict[str, np.ndarray | None]
     rows: list[TapeRow]
     problems: list
+    #: the diagnostic findings when already known (from the replay), else diagnosed here
+    findings: list[Finding] | None = None
 
 
 def _finish(kind, run: _Computed, points: Points, options: Options, check) -> GradResult:
@@ -477,8 +500,57 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
         report,
         warnings,
     )
-    result.diagnostics = diagnose(result, options.thresholds)
+    found_before = run.findings is not None
+    result.diagnostics = run.findings if found_before else diagnose(result, options.thresholds)
     return result
+
+
+#: Fewer points than this are computed on a full tape (the replay only pays off for batches).
+SWEEP_MIN_POINTS = 256
+
+
+def _swept(graph: Graph, points: Points, wrt, options: Options) -> Evaluation | None:
+    """The evaluation by replaying the recorded tape, or ``None`` when a full tape is needed:
+    the caller wants the tape, there are few points, or some point needs explaining."""
+    if options.tape or points.count < SWEEP_MIN_POINTS:
+        return None
+    if any(v not in points.arrays for v in graph.variables):
+        return None  # the full tape reports the missing value
+    sources = source_names(graph, wrt)
+    arrays = dict(
+        zip(graph.variables, np.broadcast_arrays(*(points.arrays[v] for v in graph.variables)))
+    )
+    out = run_sweep(sweep_for(graph, sources), arrays, options.thresholds)
+    if out is None:
+        return None
+    empty = [[] for _ in graph.targets]
+    findings = _findings(graph, points, sources, options, out)  # tracked for one target only
+    per_target = [findings] + [[] for _ in graph.targets[1:]]
+    return Evaluation(graph, sources, out.values, out.gradients, empty, empty, per_target)
+
+
+def _findings(graph: Graph, points: Points, sources, options: Options, out) -> list[Finding]:
+    """The diagnoses of a replayed batch: the replay marked the points of each finding; a
+    full tape at the first of them says which op is to blame, in :func:`diagnose`'s words."""
+    findings = []
+    for (kind, key), mask in out.findings.items():
+        if not mask.any():
+            continue
+        k = int(np.argmax(mask))
+        single = Points(
+            points.names,
+            {n: np.atleast_1d(a)[k : k + 1] for n, a in points.arrays.items()},
+            None if points.exact is None else points.exact[k : k + 1],
+        )
+        at_k = gradient_at(graph, single, sources, replace(options, check=False, tape=True))
+        there = next(
+            f
+            for f in at_k[0].diagnostics
+            if f.kind == kind
+            and (f.record == key or f.message.startswith(f"∂{graph.target_names[0]}/∂{key} "))
+        )
+        findings.append(Finding(kind, there.message, there.record, mask))
+    return findings
 
 
 def _disagreement(report: CheckReport) -> str:

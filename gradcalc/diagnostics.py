@@ -68,12 +68,25 @@ def local_slopes(row: TapeRow) -> list[np.ndarray]:
         ]
 
 
+class _LazySlopes(dict):
+    """Each record's :func:`local_slopes`, computed when first asked for (most diagnoses
+    need only the activations')."""
+
+    def __init__(self, rows: list[TapeRow]):
+        super().__init__()
+        self.rows = {row.index: row for row in rows}
+
+    def __missing__(self, index: int) -> list[np.ndarray]:
+        self[index] = local_slopes(self.rows[index])
+        return self[index]
+
+
 def diagnose(result, thresholds: Thresholds = Thresholds()) -> list[Finding]:
     """Every finding for a :class:`~gradcalc.api.GradResult`, in a fixed order: non-finite,
     vanishing, exploding, saturated, kink."""
     shape = result.value.shape
     defined = ~result.undefined
-    slopes = {row.index: local_slopes(row) for row in result.tape}
+    slopes = _LazySlopes(result.tape)
     findings = [
         Finding(
             "non-finite",

@@ -19,7 +19,7 @@ from gradcalc.errors import InputError, UndefinedError, did_you_mean
 from gradcalc.lower import Graph
 from gradcalc.ops import REGISTRY, UNDEFINED
 from gradcalc.tape import Problem, Record, Tape
-from gradcalc.tensor import Tensor, constant
+from gradcalc.tensor import Tensor, constant, quiet
 
 CONSTANTS = {"pi": np.pi, "E": np.e}
 
@@ -59,6 +59,8 @@ class Evaluation:
     gradients: list[dict[str, np.ndarray | None]]
     rows: list[list[TapeRow]]
     problems: list[list[Problem]]
+    #: each target's diagnostic findings, when the replay (:mod:`gradcalc.sweep`) found them
+    findings: list[list] | None = None
 
 
 def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
@@ -131,6 +133,14 @@ def run_graph(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:
     """
     tensors: list[Tensor] = []
     constant_node: list[bool] = []
+    with quiet():
+        _run_nodes(graph, leaves, tensors, constant_node)
+    return tensors
+
+
+def _run_nodes(
+    graph: Graph, leaves: Mapping[str, Tensor], tensors: list[Tensor], constant_node: list[bool]
+) -> None:
     for node in graph.nodes:
         if node.kind == "var":
             tensor, fixed = leaves[node.text], False
@@ -144,7 +154,6 @@ def run_graph(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:
                 _check_constant(graph, node.index, node.op, inputs, tensor)
         tensors.append(tensor)
         constant_node.append(fixed)
-    return tensors
 
 
 def _check_constant(graph: Graph, index: int, op: str, inputs: list, output: Tensor) -> None:

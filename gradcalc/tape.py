@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from gradcalc.ops import REGISTRY, UNDEFINED, Op
-from gradcalc.tensor import Tensor, Variable, active_tapes, as_tensor
+from gradcalc.tensor import Tensor, Variable, active_tapes, as_tensor, quiet
 
 NON_FINITE_VALUE = "non-finite value"
 NON_FINITE_ADJOINT = "non-finite adjoint"
@@ -183,13 +183,16 @@ class Tape:
         """Append an operation if it reads a watched tensor (called by ``tensor.apply``)."""
         if not self._recording:
             return
+        on_tape = self._on_tape
         if self.watch_accessed_variables:
             for t in inputs:
-                if isinstance(t, Variable) and t.id not in self._on_tape:
+                if isinstance(t, Variable) and t.id not in on_tape:
                     self.watch(t)
-        if any(t.id in self._on_tape for t in inputs):
-            self._on_tape.add(output.id)
-            self.records.append(Record(len(self.records) + 1, op, inputs, output, params))
+        for t in inputs:
+            if t.id in on_tape:
+                on_tape.add(output.id)
+                self.records.append(Record(len(self.records) + 1, op, inputs, output, params))
+                return
 
     @contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -329,18 +332,8 @@ class Tape:
             adjoints[target.id] = seed
         was, self._recording = self._recording, False  # the backward pass is not our own record
         try:
-            for rec in reversed(path):
-                g = adjoints.get(rec.output.id)
-                if g is None:
-                    continue
-                for x, rule in zip(rec.inputs, rec.op.grads):
-                    if x.id not in reached:
-                        continue
-                    part = rule(g, rec.output, *rec.inputs, **rec.params)
-                    if part.shape != x.shape:
-                        part = REGISTRY["sum_to"](part, shape=x.shape)
-                    previous = adjoints.get(x.id)
-                    adjoints[x.id] = part if previous is None else previous + part
+            with quiet():
+                _accumulate(path, reached, adjoints)
         finally:
             self._recording = was
         if keep:
@@ -367,20 +360,21 @@ class Tape:
         for rec in self.records:
             problems = self._value_problems(rec)
             found += problems
-            trouble[rec.output.id] = _union(rec.value.shape, (p.mask for p in problems))
+            if problems:
+                trouble[rec.output.id] = _union(rec.value.shape, (p.mask for p in problems))
         users: dict[int, list[Record]] = {}
         for rec in self.records:
             for t in rec.inputs:
                 users.setdefault(t.id, []).append(rec)
         for rec in self.records:
-            if rec.adjoint is None:
+            if rec.adjoint is None or np.isfinite(rec.adjoint).all():
                 continue
             adjoint = np.broadcast_to(rec.adjoint, rec.value.shape)
             # a non-finite adjoint is news only where no later record already explains it
-            explained = trouble[rec.output.id].copy()
+            explained = _trouble(trouble, rec).copy()
             for user in users.get(rec.output.id, ()):
                 if user.adjoint is not None:
-                    caused = trouble[user.output.id] | ~np.isfinite(user.adjoint)
+                    caused = _trouble(trouble, user) | ~np.isfinite(user.adjoint)
                     explained |= caused if caused.shape == explained.shape else caused.any()
             news = ~np.isfinite(adjoint) & ~explained
             found += _non_finite_problems(rec, NON_FINITE_ADJOINT, adjoint, news)
@@ -396,10 +390,35 @@ class Tape:
             found.append(
                 Problem(rec, issue.kind, issue.reason, np.broadcast_to(issue.mask, rec.value.shape))
             )
+        if not found and np.isfinite(rec.value).all():
+            return found
         undefined = _union(rec.value.shape, (p.mask for p in found if p.kind == UNDEFINED))
         inputs_finite = _union(rec.value.shape, (~np.isfinite(t.value) for t in rec.inputs)) == 0
         news = ~np.isfinite(rec.value) & ~undefined & inputs_finite
         return found + _non_finite_problems(rec, NON_FINITE_VALUE, rec.value, news)
+
+
+def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
+    """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
+    inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
+    for rec in reversed(path):
+        g = adjoints.get(rec.output.id)
+        if g is None:
+            continue
+        for x, rule in zip(rec.inputs, rec.op.grads):
+            if x.id not in reached:
+                continue
+            part = rule(g, rec.output, *rec.inputs, **rec.params)
+            if part.shape != x.shape:
+                part = REGISTRY["sum_to"](part, shape=x.shape)
+            previous = adjoints.get(x.id)
+            adjoints[x.id] = part if previous is None else previous + part
+
+
+def _trouble(trouble: dict[int, np.ndarray], rec: Record) -> np.ndarray:
+    """The points where ``rec`` has a problem of its own (none if it is not in ``trouble``)."""
+    found = trouble.get(rec.output.id)
+    return np.zeros(rec.value.shape, dtype=bool) if found is None else found
 
 
 def _union(shape: tuple[int, ...], masks: Iterator[np.ndarray] | Any) -> np.ndarray:

@@ -160,13 +160,56 @@ def apply(op: Op, *args: Any, **params: Any) -> Tensor:
     >>> apply(REGISTRY["mul"], 3, 4)
     Tensor(12.)
     """
-    inputs = tuple(as_tensor(a) for a in args)
-    with np.errstate(all="ignore"):
-        value = op.forward(*(t.value for t in inputs), **params)
-    output = Tensor(value)
+    inputs = tuple(a if isinstance(a, Tensor) else Tensor(a) for a in args)
+    if _Quiet.depth:
+        value = op.forward(*[t.value for t in inputs], **params)
+    else:
+        with np.errstate(all="ignore"):
+            value = op.forward(*[t.value for t in inputs], **params)
+    output = _result(value)
     for tape in active_tapes:
         tape.record(op, inputs, output, params)
     return output
+
+
+def _result(value: Any) -> Tensor:
+    """Wrap an op's float64 result without :func:`as_float_array`'s checks (hot path)."""
+    if type(value) is np.float64:  # what a ufunc makes of 0-d arrays
+        value = np.asarray(value)
+    elif type(value) is not np.ndarray or value.dtype != np.float64:
+        return Tensor(value)
+    output = Tensor.__new__(Tensor)
+    output.value, output.id = value, _next_id()
+    return output
+
+
+class _Quiet:
+    """``with quiet():`` silences floating-point warnings once for many ops (entering
+    ``np.errstate`` costs more than a small op itself)."""
+
+    depth = 0
+
+    def __enter__(self) -> None:
+        if not _Quiet.depth:
+            self.state = np.errstate(all="ignore")
+            self.state.__enter__()
+        _Quiet.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        _Quiet.depth -= 1
+        if not _Quiet.depth:
+            self.state.__exit__(*exc)
+
+
+
+def quiet() -> _Quiet:
+    """A context in which :func:`apply` skips its own ``np.errstate`` (one is already set).
+
+    >>> with quiet():
+    ...     (constant(1.0) / 0).value
+    array(inf)
+    """
+    return _Quiet()
 
 
 # Operator overloads are installed on Tensor by the registry (one place per op).
