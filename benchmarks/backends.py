@@ -1,0 +1,220 @@
+"""The batch expressions and every tool that computes their gradient over many points.
+
+Each expression is written once, as text in Python syntax. gradcalc parses the text; the
+numpy floor goes through sympy's ``lambdify``; the peers (PyTorch, JAX, HIPS autograd,
+TensorFlow) evaluate the same text as a Python lambda over their own ``sin``, ``exp``, ...
+(the texts are this module's constants, never user input). So no tool can compute a
+different function from the others by a slip in transcription.
+
+A backend's ``prepare(text, names, arrays)`` does the untimed set-up (imports, conversion
+of the inputs, tracing and compiling) and returns a :class:`Prepared` whose ``call()``
+computes the gradient with respect to every name at every point and returns it as numpy
+arrays (the floor returns the value alone).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+SEED = 20240607
+LOW, HIGH = -2.0, 2.0
+
+FIFTY_TERMS = " + ".join(f"sin({k}*x+y)*cos(x-{k}*y)" for k in range(1, 51))
+
+EXPRESSIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "a": ("3*w1**2+2*w1*w2", ("w1", "w2")),
+    "b": ("sin(x)*exp(-x**2/2)+log(1+y**2)*tanh(x*y)", ("x", "y")),
+    "c": (FIFTY_TERMS, ("x", "y")),
+    "d": ("sqrt(x**2+y**2+z**2) + 1/(1+exp(-(x*y-z)))", ("x", "y", "z")),
+}
+
+FUNCTIONS = ("sin", "cos", "exp", "log", "tanh", "sqrt")
+
+Gradient = dict[str, np.ndarray]
+
+
+@dataclass
+class Prepared:
+    """A ready-to-time computation: ``call()`` returns the gradient (or the floor's value);
+    ``compile_seconds`` is the separate tracing/compilation time of jit peers."""
+
+    call: Callable[[], Gradient]
+    compile_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A tool of the batch scenario: its display name, the module it needs, its set-up."""
+
+    key: str
+    name: str
+    module: str
+    prepare: Callable[[str, Sequence[str], Mapping[str, np.ndarray]], Prepared]
+    is_floor: bool = False
+
+    def available(self) -> bool:
+        """Whether the module it needs can be imported here."""
+        return importlib.util.find_spec(self.module) is not None
+
+
+def make_points(names: Sequence[str], count: int, seed: int = SEED) -> dict[str, np.ndarray]:
+    """``count`` random float64 points, uniform in [LOW, HIGH), the same for every tool."""
+    rng = np.random.default_rng(seed)
+    return {name: rng.uniform(LOW, HIGH, count) for name in names}
+
+
+def as_function(text: str, names: Sequence[str], namespace: Mapping[str, object]) -> Callable:
+    """The expression text as a Python function of ``names`` over ``namespace``'s functions."""
+    return eval(f"lambda {', '.join(names)}: {text}", dict(namespace))  # constant texts only
+
+
+def namespace_of(module: object) -> dict[str, object]:
+    """``sin``, ``exp``, ... taken from a numpy-like module."""
+    return {name: getattr(module, name) for name in FUNCTIONS}
+
+
+# --- gradcalc: the ONE adapter to its public in-process batch path -------------------
+
+
+def gradcalc_options(**chosen: object) -> object:
+    """gradcalc's ``Options`` with ``chosen`` fields, and ``tape=False`` (keep no tape rows
+    for display: the batch path) where this version of gradcalc has that field."""
+    from dataclasses import fields
+
+    from gradcalc.api import Options
+
+    if "tape" in {f.name for f in fields(Options)}:
+        chosen.setdefault("tape", False)
+    return Options(**chosen)
+
+
+def prepare_gradcalc(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
+    """gradcalc's public batch path, symbolic check off: ``compile_expression`` once, then
+    ``gradient_at`` on a :class:`~gradcalc.points.Points` of 1-D float64 arrays."""
+    from gradcalc.api import compile_expression, gradient_at
+    from gradcalc.points import Points
+
+    graph = compile_expression(text, names)
+    points = Points(tuple(names), dict(arrays), None)
+    options = gradcalc_options(check=False)
+
+    def call() -> Gradient:
+        result = gradient_at(graph, points, list(names), options)[0]
+        return dict(result.gradient)
+
+    return Prepared(call)
+
+
+# --- the floor and the peers ----------------------------------------------------------
+
+
+def prepare_floor(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
+    """numpy evaluating the expression alone (no gradient): sympy ``lambdify(..., "numpy")``."""
+    import sympy as sp
+    from sympy.parsing.sympy_parser import parse_expr
+
+    symbols = sp.symbols(names)
+    expr = parse_expr(text, local_dict=dict(zip(names, symbols)))
+    function = sp.lambdify(symbols, expr, "numpy")
+    args = [arrays[name] for name in names]
+    return Prepared(lambda: {"value": function(*args)})
+
+
+def prepare_torch(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
+    """PyTorch eager: leaves that require grad, ``torch.autograd.grad`` with a ones seed."""
+    import torch
+
+    if os.environ.get("OMP_NUM_THREADS"):
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+    function = as_function(text, names, namespace_of(torch))
+    leaves = [torch.from_numpy(arrays[name]).requires_grad_() for name in names]
+
+    def call() -> Gradient:
+        out = function(*leaves)
+        grads = torch.autograd.grad(out, leaves, grad_outputs=torch.ones_like(out))
+        return {name: g.numpy() for name, g in zip(names, grads)}
+
+    return Prepared(call)
+
+
+def prepare_jax(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
+    """JAX: ``jit(grad(sum of f))`` compiled ahead of the timing (reported separately);
+    each call blocks until the result is ready."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    function = as_function(text, names, namespace_of(jnp))
+    every = tuple(range(len(names)))
+    gradient = jax.jit(jax.grad(lambda *a: jnp.sum(function(*a)), argnums=every))
+    args = [jax.device_put(arrays[name]) for name in names]
+    start = time.perf_counter()
+    compiled = gradient.lower(*args).compile()
+    compile_seconds = time.perf_counter() - start
+
+    def call() -> Gradient:
+        grads = compiled(*args)
+        return {name: np.asarray(g.block_until_ready()) for name, g in zip(names, grads)}
+
+    return Prepared(call, compile_seconds)
+
+
+def prepare_autograd(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
+    """HIPS autograd: ``grad`` of the sum over points, all inputs in one pass."""
+    import autograd
+    import autograd.numpy as anp
+
+    function = as_function(text, names, namespace_of(anp))
+    gradient = autograd.grad(lambda args: anp.sum(function(*args)))
+    args = [arrays[name] for name in names]
+    return Prepared(lambda: dict(zip(names, gradient(args))))
+
+
+def prepare_tensorflow(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """TensorFlow: a ``GradientTape`` inside ``tf.function``, traced ahead of the timing
+    (reported as its compile time)."""
+    import tensorflow as tf
+
+    namespace = {name: getattr(tf.math, name) for name in FUNCTIONS}
+    function = as_function(text, names, namespace)
+
+    @tf.function
+    def gradient(args):
+        with tf.GradientTape() as tape:
+            tape.watch(args)
+            out = function(*args)
+        return tape.gradient(out, args)
+
+    args = [tf.constant(arrays[name]) for name in names]
+    start = time.perf_counter()
+    gradient.get_concrete_function(args)
+    compile_seconds = time.perf_counter() - start
+
+    def call() -> Gradient:
+        return {name: g.numpy() for name, g in zip(names, gradient(args))}
+
+    return Prepared(call, compile_seconds)
+
+
+BACKENDS: tuple[Backend, ...] = (
+    Backend("floor", "floor: numpy forward (lambdify)", "sympy", prepare_floor, is_floor=True),
+    Backend("gradcalc", "gradcalc", "gradcalc", prepare_gradcalc),
+    Backend("torch", "PyTorch eager", "torch", prepare_torch),
+    Backend("jax", "JAX jit", "jax", prepare_jax),
+    Backend("autograd", "HIPS autograd", "autograd", prepare_autograd),
+    Backend("tensorflow", "TensorFlow tf.function", "tensorflow", prepare_tensorflow),
+)
+
+
+def backend(key: str) -> Backend:
+    """The backend called ``key``."""
+    return next(b for b in BACKENDS if b.key == key)

@@ -1,0 +1,181 @@
+"""Scenario 3, scripting throughput: many small gradient jobs from a script.
+
+gradcalc's streaming mode (``gradcalc grad --jobs -``, JSON lines in and out) answers all
+the jobs in one process; the alternatives are shell loops of one-shot calls (gradcalc,
+Maxima, qalc), timed as a bash script of one call per line over the first few jobs. The
+floor loop runs ``python -c "import sympy, numpy, typer, rich"`` per job: no one-shot call of
+a tool on this stack can beat it.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import jobs
+from harness import (
+    Section,
+    Skipped,
+    Target,
+    WrongAnswer,
+    max_relative_difference,
+    run_command,
+    time_command,
+)
+
+FLOOR = "floor: loop of python -c 'import sympy, numpy, typer, rich'"
+MAXIMA = "loop of maxima --batch-string"
+STREAM = "gradcalc grad --jobs - (streaming, symbolic check on)"
+STREAM_UNCHECKED = "gradcalc grad --jobs - --no-check (streaming)"
+
+
+def streaming_available() -> bool:
+    """Whether ``gradcalc grad --help`` mentions ``--jobs``."""
+    _, done = run_command([*jobs.gradcalc_command(), "grad", "--help"])
+    return "--jobs" in done.stdout
+
+
+def check(label: str, got: list[float], job: jobs.Job) -> None:
+    """Raise :class:`WrongAnswer` unless ``got`` is gradcalc's gradient of ``job``
+    (within 1e-6: qalc prints ten significant digits)."""
+    want = jobs.expected_gradient(job)
+    if len(got) != len(want) or max_relative_difference({"g": want}, {"g": got}) > 1e-6:
+        raise WrongAnswer(f"{label} answered {got} for {job.expr} at {job.at()}, not {want}")
+
+
+def time_stream(all_jobs: list[jobs.Job], runs: int, extra: list[str]) -> tuple[float, str]:
+    """Median seconds for the streaming mode (with ``extra`` options) to answer every job,
+    and a verification note.
+
+    Raises:
+        Skipped: when the mode does not exist yet.
+        WrongAnswer: when an answer differs from gradcalc's in-process gradient.
+    """
+    if not streaming_available():
+        raise Skipped("gradcalc grad has no --jobs option yet")
+    stdin = "".join(job.json_line() + "\n" for job in all_jobs)
+    command = [*jobs.gradcalc_command(), "grad", "--jobs", "-", *extra]
+    timing = time_command(command, runs, stdin, warmup=False)
+    lines = timing.stdout.splitlines()
+    if len(lines) != len(all_jobs):
+        raise WrongAnswer(f"--jobs answered {len(lines)} lines for {len(all_jobs)} jobs")
+    for job, line in list(zip(all_jobs, lines))[:20]:
+        gradient = json.loads(line).get("gradient")
+        if not isinstance(gradient, dict):
+            return timing.median, "answers not verified: no 'gradient' object in the output"
+        check(STREAM, [gradient[name] for name in job.wrt], job)
+    return timing.median, "the first 20 answers agree with gradcalc's in-process gradient"
+
+
+def time_loop(
+    label: str,
+    command: Callable[[jobs.Job], list[str]],
+    answer: Callable[[str], list[float]] | None,
+    loop_jobs: list[jobs.Job],
+) -> float:
+    """Seconds for a bash script of one ``command`` per job (after checking the first
+    job's answer, when ``answer`` can read it).
+
+    Raises:
+        Skipped: when the tool is missing or fails; WrongAnswer: for a wrong answer.
+    """
+    first = command(loop_jobs[0])
+    _, done = run_command(first)
+    if answer is not None:
+        check(label, answer(done.stdout), loop_jobs[0])
+    script = "\n".join(shlex.join(command(job)) for job in loop_jobs) + "\n"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "loop.sh"
+        path.write_text("set -e\n" + script)
+        seconds, _ = run_command(["bash", str(path)], timeout=600)
+    return seconds
+
+
+def loops() -> list[tuple[str, Callable, Callable | None]]:
+    """The shell loops: label, command per job, answer reader."""
+    floor = [sys.executable, "-c", "import sympy, numpy, typer, rich"]
+    return [
+        (FLOOR, lambda job: floor, None),
+        ("loop of gradcalc grad (plain, --no-check)", jobs.gradcalc_plain, jobs.numbers_in),
+        (MAXIMA, jobs.maxima_command, jobs.maxima_answer),
+        ("loop of qalc", jobs.qalc_command, jobs.qalc_answer),
+    ]
+
+
+def run(quick: bool) -> list[Section]:
+    """Jobs per second of the streaming mode and of every shell loop."""
+    stream_count, loop_count = (100, 5) if quick else (1000, 20)
+    all_jobs = jobs.random_jobs(stream_count)
+    section = Section(
+        "Scripting throughput (small jobs like the headline, random points)",
+        ["how", "jobs", "seconds", "jobs/s", "x floor loop", "x maxima loop"],
+    )
+    rates: dict[str, dict] = {}
+    variants = ((STREAM, [], 1), (STREAM_UNCHECKED, ["--no-check"], 1 if quick else 3))
+    for label, extra, runs in variants:
+        try:
+            seconds, verified = time_stream(all_jobs, runs, extra)
+            rates[label] = {"jobs": stream_count, "seconds": seconds}
+            section.notes.append(f"{label}: {verified}")
+        except Skipped as why:
+            section.skip(label, why)
+        except WrongAnswer as error:
+            section.fail(error)
+    for label, command, answer in loops():
+        try:
+            seconds = time_loop(label, command, answer, all_jobs[:loop_count])
+            rates[label] = {"jobs": loop_count, "seconds": seconds}
+        except Skipped as why:
+            section.skip(label, why)
+        except WrongAnswer as error:
+            section.fail(error)
+    for rate in rates.values():
+        rate["per_second"] = rate["jobs"] / rate["seconds"]
+    section.rows = [table_row(label, rate, rates) for label, rate in rates.items()]
+    section.raw.update(rates)
+    section.targets = targets(rates)
+    section.notes.append(
+        "each loop is a bash script of one call per job; every tool's first answer is checked "
+        "against gradcalc's in-process gradient"
+    )
+    return [section]
+
+
+def table_row(label: str, rate: dict, rates: dict) -> list[str]:
+    """One row: jobs, seconds, jobs/s and the speed relative to the floor and Maxima loops."""
+
+    def relative(other: str) -> str:
+        return f"{rate['per_second'] / rates[other]['per_second']:.1f}x" if other in rates else "–"
+
+    return [
+        label,
+        str(rate["jobs"]),
+        f"{rate['seconds']:.2f}",
+        f"{rate['per_second']:.1f}",
+        relative(FLOOR),
+        relative(MAXIMA),
+    ]
+
+
+def targets(rates: dict) -> list[Target]:
+    """The faster streaming variant at >= 500 jobs/s and more than 30x the Maxima loop."""
+    streams = [label for label in (STREAM, STREAM_UNCHECKED) if label in rates]
+    if not streams:
+        return [
+            Target("streaming >= 500 jobs/s", "no --jobs mode", None),
+            Target("streaming > 30x maxima loop", "no --jobs mode", None),
+        ]
+    best = max(streams, key=lambda label: rates[label]["per_second"])
+    which = "with --no-check" if best == STREAM_UNCHECKED else "check on"
+    speed = rates[best]["per_second"]
+    found = [Target("streaming >= 500 jobs/s", f"{speed:.0f} jobs/s ({which})", speed >= 500)]
+    if MAXIMA in rates:
+        times = speed / rates[MAXIMA]["per_second"]
+        found.append(Target("streaming > 30x maxima loop", f"{times:.1f}x ({which})", times > 30))
+    else:
+        found.append(Target("streaming > 30x maxima loop", "maxima not installed", None))
+    return found
