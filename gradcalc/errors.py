@@ -14,6 +14,7 @@ unknown variable 'q'
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 
 
 class ExitCode(enum.IntEnum):
@@ -94,13 +95,23 @@ def reason_of(error: Exception) -> str:
     return getattr(error, "strerror", None) or str(error)
 
 
-def did_you_mean(name: str, choices: list[str] | tuple[str, ...]) -> str:
+def closest(name: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` closest to ``name`` (difflib's ratio at least 0.6), or None.
+
+    >>> closest("--formt", ["--format", "--at"]), closest("q", ["x"])
+    ('--format', None)
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """``"did you mean 'x'? "`` for the closest of ``choices``, or ``""``.
 
     >>> did_you_mean("yy", ["x", "y"]), did_you_mean("q", ["x"])
     ("did you mean 'y'? ", '')
     """
-    import difflib
-
-    close = difflib.get_close_matches(name, list(choices), n=1)
-    return f"did you mean '{close[0]}'? " if close else ""
+    close = closest(name, choices)
+    return f"did you mean '{close}'? " if close else ""

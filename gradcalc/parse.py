@@ -392,7 +392,8 @@ def _check_characters(text: str) -> None:
     """Refuse overlong text and any character outside the allowlist (before tokenising)."""
     if len(text) > MAX_LENGTH:
         raise InputError(
-            f"input too long: {len(text):,} characters (limit {MAX_LENGTH:,}); shorten it",
+            f"input too long: {len(text):,} characters (limit {MAX_LENGTH:,}, fixed): shorten "
+            "it, or split the work into several runs",
             text,
             MAX_LENGTH,
         )
@@ -511,8 +512,8 @@ class _Lexer:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise InputError(
-                f"expression nested too deeply (limit {MAX_DEPTH}): "
-                "simplify it or split it into assignments",
+                f"expression nested too deeply (limit {MAX_DEPTH}, fixed): "
+                "simplify it or split it into assignments (a = ...; b = f(a))",
                 self.text,
                 column,
             )
@@ -547,7 +548,8 @@ def _check_number(text: str, lexeme: str, column: int) -> None:
     mantissa = lexeme.lower().partition("e")[0]
     if len(mantissa.partition(".")[0]) > MAX_INTEGER_DIGITS:
         raise InputError(
-            f"number out of range: at most {MAX_INTEGER_DIGITS} digits before the decimal point",
+            f"number out of range: at most {MAX_INTEGER_DIGITS} digits before the decimal point "
+            "(a fixed limit): use an exponent, 1.5e40",
             text,
             column,
         )
@@ -555,7 +557,7 @@ def _check_number(text: str, lexeme: str, column: int) -> None:
     if not value <= MAX_CONSTANT or (value == 0 and mantissa.strip("0.")):
         raise InputError(
             f"number out of range: {_shorten(lexeme)} "
-            f"(use magnitudes up to {_MAX_CONSTANT_TEXT} that do not round to 0)",
+            f"(use magnitudes up to {_MAX_CONSTANT_TEXT} that do not round to 0; a fixed limit)",
             text,
             column,
         )
@@ -567,7 +569,7 @@ def _check_name(text: str, name: str, column: int) -> None:
     elif "__" in name:
         message = f"names may not contain '__': {_shorten(name)!r}"
     elif len(name) > MAX_NAME_LENGTH:
-        message = f"name too long: {_shorten(name)!r} (limit {MAX_NAME_LENGTH} characters)"
+        message = f"name too long: {_shorten(name)!r} (limit {MAX_NAME_LENGTH} characters, fixed)"
     elif name in _PYTHON_OPERATOR_WORDS:
         message = (
             f"{name!r} is a Python keyword, not an operator here: "
@@ -690,7 +692,7 @@ class _Parser:
             return None
         if op_name == "pow" and args[1] is not None and abs(args[1]) > MAX_EXPONENT:
             self.violation = self.error(
-                f"exponent too large: {_preview(node)} (limit {MAX_EXPONENT} in magnitude)",
+                f"exponent too large: {_preview(node)} (limit {MAX_EXPONENT} in magnitude, fixed)",
                 node.column,
             )
             return None
@@ -704,7 +706,8 @@ class _Parser:
             if any(issue.kind == UNDEFINED for issue in op.issues(*inputs)):
                 return math.nan
             self.violation = self.error(
-                f"constant too large: {_preview(node)} (limit {_MAX_CONSTANT_TEXT} in magnitude)",
+                f"constant too large: {_preview(node)} "
+                f"(limit {_MAX_CONSTANT_TEXT} in magnitude, fixed)",
                 node.column,
             )
             return None
@@ -737,7 +740,30 @@ def _closest_function(name: str) -> str | None:
     bound = 2.0 * shared / (len(word) + _SPELLING_LENGTHS)
     candidates = [s for s, ok in zip(_SPELLING_LIST, bound >= _SIMILARITY) if ok]
     matches = difflib.get_close_matches(word, candidates, n=1, cutoff=_SIMILARITY)
+    if not matches and len(word) >= 3:  # short names: sni, exq, cso are one slip from a name
+        slips = [s for s in _SPELLING_LIST if len(s) >= 3 and _one_slip(word, s)]
+        matches = sorted(slips, key=lambda s: -difflib.SequenceMatcher(None, word, s).ratio())
     return _SPELLINGS[matches[0]] if matches else None
+
+
+def _one_slip(typed: str, word: str) -> bool:
+    """Whether one typo -- a wrong, missing or extra letter, or two neighbours swapped --
+    turns ``word`` into ``typed``.
+
+    >>> [_one_slip(t, "sin") for t in ("sni", "sun", "sinn", "si", "nis")]
+    [True, True, True, True, False]
+    """
+    if abs(len(typed) - len(word)) > 1 or typed == word:
+        return False
+    start = next((i for i, (a, b) in enumerate(zip(typed, word)) if a != b), None)
+    if start is None:  # one is the other plus a letter at the end
+        return True
+    if len(typed) == len(word):
+        rest_equal = typed[start + 1 :] == word[start + 1 :]
+        swapped = typed[start : start + 2] == word[start : start + 2][::-1]
+        return rest_equal or (swapped and typed[start + 2 :] == word[start + 2 :])
+    longer, shorter = (typed, word) if len(typed) > len(word) else (word, typed)
+    return longer[start + 1 :] == shorter[start:]
 
 
 @dataclass(slots=True)

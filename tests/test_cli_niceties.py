@@ -1,0 +1,192 @@
+"""Colour, width, "did you mean", usage lines and shell completion of the command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from gradcalc.cli import app
+
+runner = CliRunner()
+ESC = "\x1b["
+TABLE = ["grad", "x^2*y", "--at", "x=1,y=2"]
+
+
+def gradcalc(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """A real process whose stdout is a pipe (NO_COLOR and FORCE_COLOR cleared unless given)."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    return subprocess.run(
+        [sys.executable, "-c", "from gradcalc.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        env={**environ, **(env or {})},
+        timeout=60,
+    )
+
+
+def invoke(*args: str, **env: str):
+    clean = {"NO_COLOR": None, "FORCE_COLOR": None, "TERM": "xterm-256color", **env}
+    return runner.invoke(app, list(args), env=clean, terminal_width=80)
+
+
+# --- colour --------------------------------------------------------------------------------
+
+
+def test_a_pipe_gets_no_escape_codes_and_color_forces_them() -> None:
+    piped = gradcalc(*TABLE)
+    assert piped.returncode == 0, piped.stderr
+    assert "∂f/∂" in piped.stdout and ESC not in piped.stdout
+    forced = gradcalc("--color", *TABLE)
+    assert ESC in forced.stdout
+    assert forced.stdout.count("∂f/∂") == piped.stdout.count("∂f/∂")
+
+
+def test_no_color_turns_off_every_escape_code_even_when_a_terminal_is_forced() -> None:
+    assert ESC in invoke(*TABLE, FORCE_COLOR="1").stdout  # rich would colour: the test can fail
+    assert ESC not in invoke(*TABLE, FORCE_COLOR="1", NO_COLOR="1").stdout
+    assert ESC not in invoke("--no-color", *TABLE, FORCE_COLOR="1").stdout
+    assert ESC not in invoke(*TABLE, NO_COLOR="yes").stdout
+
+
+def test_an_explicit_color_flag_beats_no_color_and_a_dumb_terminal() -> None:
+    assert ESC in invoke("--color", *TABLE, NO_COLOR="1").stdout
+    assert ESC in invoke("--color", *TABLE, TERM="dumb").stdout
+
+
+def test_no_color_when_empty_is_not_set() -> None:
+    assert ESC in invoke(*TABLE, FORCE_COLOR="1", NO_COLOR="").stdout
+
+
+@pytest.mark.parametrize("command", [["ops", "sin"], ["check", "x^2", "--answer", "2x"]])
+def test_every_table_command_follows_no_color(command: list[str]) -> None:
+    assert ESC in invoke("--color", *command).stdout
+    assert ESC not in invoke(*command, FORCE_COLOR="1", NO_COLOR="1").stdout
+
+
+# --- width ---------------------------------------------------------------------------------
+
+WRONG = ["check", "x^x", "--answer", "x x^(x-1)"]
+
+
+def widest(text: str) -> int:
+    return max(len(line.rstrip()) for line in text.splitlines())
+
+
+def test_tables_fold_to_columns_and_wide_unfolds_them() -> None:
+    narrow = gradcalc(*WRONG, env={"COLUMNS": "50"}).stdout
+    default = gradcalc(*WRONG, env={"COLUMNS": "80"}).stdout
+    assert widest(narrow) <= 50 < widest(default) <= 80
+    wide = gradcalc("--wide", *WRONG, env={"COLUMNS": "50"}).stdout
+    assert widest(wide) > 80
+    row = next(line for line in wide.splitlines() if "∂f/∂x" in line)
+    assert "differs at x=2.111: yours 4.841664149, correct 8.459170499" in row  # one line
+
+
+def test_wide_does_not_stretch_what_is_already_narrow() -> None:
+    wide = gradcalc("--wide", "grad", "x*y", "--at", "x=1,y=2").stdout
+    assert widest(wide) < 60
+
+
+# --- did you mean ----------------------------------------------------------------------------
+
+
+def test_a_misspelled_option_is_named_with_a_suggestion() -> None:
+    done = gradcalc("grad", "x", "--at", "x=1", "--formt", "json")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == "gradcalc: no such option --formt; did you mean --format?"
+    assert gradcalc("grad", "x", "--formt=json").stderr.startswith("gradcalc: no such option")
+    unknown = gradcalc("hessian", "x", "--zzz")
+    assert unknown.returncode == 2 and "no such option --zzz\n" in unknown.stderr
+    root = gradcalc("--colr", "grad", "x")
+    assert root.returncode == 2
+    assert root.stderr.startswith("gradcalc: no such option --colr; did you mean --color?")
+
+
+def test_expressions_and_values_may_still_start_with_minus() -> None:
+    done = gradcalc("grad", "-x^2", "--at", "x=1", "--format", "plain")
+    assert (done.returncode, done.stdout) == (0, "-2\n")
+    # the value of an option is not an option, even with two dashes: --x is -(-x)
+    done = gradcalc("check", "x^2/2", "--answer", "--x")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("text", ["-(x + erf(x))", "-sin(x)*f", "-(x)^2 + sinh(x)"])
+def test_an_expression_with_an_f_after_a_minus_is_not_the_f_option(text: str) -> None:
+    """click reads -(x + erf(x)) as short options: -( -x ... and -f with '(x))' as value."""
+    import sympy
+
+    result = runner.invoke(app, ["grad", text, "--at", "x=0.5,f=2", "-f", "plain", "--wrt", "x"])
+    assert result.exit_code == 0, result.output
+    symbols = {"x": sympy.Symbol("x"), "f": sympy.Symbol("f")}
+    truth = sympy.diff(sympy.sympify(text.replace("^", "**"), locals=symbols), symbols["x"])
+    expected = float(truth.subs({symbols["x"]: 0.5, symbols["f"]: 2}))
+    assert float(result.stdout) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("text", "guess"),
+    [("sni(x)", "sin"), ("sqr(x)", "sqrt"), ("exq(x)", "exp"), ("cso(x)", "cos"), ("Sinh(x)", "")],
+)
+def test_misspelled_functions_name_the_closest_registry_function(text: str, guess: str) -> None:
+    result = runner.invoke(app, ["grad", text, "--at", "x=1"])
+    if not guess:  # a capitalised spelling is a slip too: difflib ignores case here
+        assert result.exit_code == 2 and "did you mean 'sinh'" in result.output
+        return
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert f"unknown function '{text[:-3]}' — did you mean '{guess}'?" in lines[0]
+    assert lines[1].strip() == text and lines[2].strip() == "^"
+
+
+def test_a_declared_variable_may_multiply_a_parenthesis() -> None:
+    result = runner.invoke(
+        app, ["grad", "tau(x+1)", "--at", "x=1,tau=2", "--format", "plain", "--no-check"]
+    )
+    assert result.exit_code == 0 and result.stdout == "2 2\n"
+    assert (
+        runner.invoke(app, ["grad", "k(x+1)", "--at", "x=1,k=3", "--format", "plain"]).exit_code
+        == 0
+    )
+
+
+def test_misspelled_point_variables() -> None:
+    result = runner.invoke(app, ["grad", "x*y", "--at", "x=1,yy=2"])
+    assert result.exit_code == 2
+    assert "no value given for y; did you mean y, not yy?" in result.output
+    product = runner.invoke(app, ["grad", "xy", "--at", "x=1,y=2"])
+    assert "for a product write x*y" in product.output  # not mistaken for a misspelling
+    wrt = runner.invoke(app, ["grad", "x*y", "--at", "x=1,y=2", "--wrt", "yy"])
+    assert wrt.exit_code == 2 and "did you mean 'y'?" in wrt.output
+
+
+def test_usage_line_has_no_braces() -> None:
+    usage = runner.invoke(app, ["hessian", "--help"], terminal_width=100).stdout
+    assert "Usage: gradcalc hessian [OPTIONS] EXPRESSION\n" in usage
+    assert "{" not in usage.splitlines()[0]
+    usage = runner.invoke(app, ["grad", "--help"], terminal_width=100).stdout
+    assert "Usage: gradcalc grad [OPTIONS] [EXPRESSION]\n" in usage  # optional with --jobs
+
+
+# --- shell completion ------------------------------------------------------------------------
+
+
+def complete(words: str, cword: int) -> list[str]:
+    done = gradcalc(env={"_GRADCALC_COMPLETE": "complete_bash", "COMP_WORDS": words,
+                         "COMP_CWORD": str(cword)})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_bash_completion_script_and_completions() -> None:
+    script = gradcalc("--show-completion", "bash")
+    assert script.returncode == 0
+    assert "complete -o default -F _gradcalc_completion gradcalc" in script.stdout
+    assert complete("gradcalc gr", 1) == ["grad", "graph"]
+    assert "repl" in complete("gradcalc re", 1) and "ops" in complete("gradcalc o", 1)
+    assert complete("gradcalc grad x --for", 3) == ["--format"]
+    assert complete("gradcalc grad x --format ", 4) == ["table", "json", "csv", "plain"]
+    assert complete("gradcalc --no", 1) == ["--no-color"]

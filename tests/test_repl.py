@@ -1,0 +1,261 @@
+"""`gradcalc repl`: driven through piped stdin, a pseudo-terminal, and its parts one by one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from gradcalc import repl
+from gradcalc.cli import app
+from gradcalc.errors import InputError
+
+runner = CliRunner()
+
+
+def session_of(*lines: str) -> subprocess.CompletedProcess:
+    """``gradcalc repl`` as a process reading ``lines`` from a pipe."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    return subprocess.run(
+        [sys.executable, "-c", "from gradcalc.cli import main; main()", "repl"],
+        input="".join(f"{line}\n" for line in lines),
+        capture_output=True,
+        text=True,
+        env={**environ, "COLUMNS": "80"},
+        timeout=120,
+    )
+
+
+def cli(*args: str) -> str:
+    result = runner.invoke(app, list(args), terminal_width=80)
+    return result.stdout
+
+
+def test_a_piped_session_prints_what_the_command_line_prints() -> None:
+    done = session_of(
+        "f = x^2*y",
+        "grad at x=1, y=2",
+        "hessian at x=1,y=2",
+        "set format json",
+        "grad at x = 1, y = 2; x=2, y=3",
+        "check 2*x*y, x^2",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    expected = "f(x, y) = x^2*y\n"
+    expected += cli("grad", "x^2*y", "--at", "x=1,y=2")
+    expected += cli("hessian", "x^2*y", "--at", "x=1,y=2")
+    expected += cli("grad", "x^2*y", "--at", "x=1,y=2", "--at", "x=2,y=3", "--format", "json")
+    expected += cli("check", "x^2*y", "--answer", "2*x*y, x^2", "--format", "json")
+    assert done.stdout == expected
+
+
+def test_numbers_are_right_and_checks_judge_against_sympy() -> None:
+    done = session_of(
+        "f = 3*w1**2 + 2*w1*w2",
+        "set format plain",
+        "grad at w1=5, w2=3",
+        "at w1=1, w2=1",
+        "grad",  # the remembered point
+        "grad sin(x) at x=0",  # an expression instead of the function
+        "use f",
+        "set format json",
+        "check 6*w1 + 2*w2, 2*w1",
+        "check 6*w1, 2*w1",
+    )
+    lines = done.stdout.splitlines()
+    assert lines[:4] == ["f(w1, w2) = 3*w1**2 + 2*w1*w2", "36 10", "point: w1=1,w2=1", "8 2"]
+    assert lines[4] == "1"
+    import json
+
+    right, wrong = (json.loads(line) for line in lines[-2:])
+    assert [c["verdict"] for c in right["verdicts"]] == ["equivalent", "equivalent"]
+    assert [c["verdict"] for c in wrong["verdicts"]] == ["not equivalent", "equivalent"]
+    assert (right["all_correct"], wrong["all_correct"]) == (True, False)
+
+
+def test_errors_are_one_line_and_the_session_goes_on() -> None:
+    done = session_of(
+        "grad at x=1",  # nothing defined yet
+        "f = sni(x)",
+        "f = log(x - 5)",
+        "grad at x=5",
+        "gard at x=6",
+        "set formt json",
+        "set digits 99",
+        "grad at x=yes",
+        "use g",
+        "grad at x=6",
+    )
+    assert done.returncode == 0
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("gradcalc:")]
+    assert errors == [
+        "gradcalc: define a function first, e.g. f = x^2*y",
+        "gradcalc: unknown function 'sni' — did you mean 'sin'? (to multiply, write sni*(...))",
+        "gradcalc: log(x - 5) is undefined at x=5: log(0) is -infinity (tape #2)",
+        "gradcalc: unknown command 'gard': did you mean grad? (help lists them)",
+        "gradcalc: no setting 'formt': did you mean format? settings: format, tape, check, "
+        "digits, wrt",
+        "gradcalc: set digits takes 1 to 17, or off, not '99'",
+        "gradcalc: a value cannot contain the variable 'yes': use numbers, pi, e and functions "
+        "only",
+        "gradcalc: no function 'g': defined: f",
+    ]
+    assert "at x = 6:  f = 0" in done.stdout  # the last command still ran
+
+
+def test_quit_ends_the_session_and_eof_exits_0() -> None:
+    done = session_of("f = x^2", "quit", "this line is never read")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "f(x) = x^2\n", "")
+    assert session_of().returncode == 0
+
+
+# --- the parts ---------------------------------------------------------------------------------
+
+
+def test_split_point() -> None:
+    split = repl.Session.split_point
+    assert split("at x=1, y=2") == ("", ["x=1,y=2"])
+    assert split("g at x=1; x = 2") == ("g", ["x=1", "x=2"])
+    assert split("a*t + at2 at t=1") == ("a*t + at2", ["t=1"])
+    assert split("sin(x)") == ("sin(x)", None)
+    with pytest.raises(InputError, match="'at' needs a point"):
+        split("f at")
+
+
+def test_definitions(capsys) -> None:
+    session = repl.Session()
+    session.execute("f = y = x^2; z = y^2")
+    session.execute("g=u*v")
+    assert capsys.readouterr().out == "f(x) = y = x^2; z = y^2\ng(u, v) = u*v\n"
+    assert session.current == "g" and session.expression("f") == "y = x^2; z = y^2"
+    for line, fragment in [
+        ("sin = x", "built-in name"),
+        ("grad = x", "is a command"),
+        ("h = ", "needs an expression"),
+        ("h = x +", "needs an expression after it"),
+    ]:
+        with pytest.raises(InputError, match=fragment):
+            session.execute(line)
+    assert list(session.functions) == ["f", "g"]
+
+
+def test_completion_of_commands_functions_and_variables() -> None:
+    session = repl.Session()
+    session.execute("force = m*acc")
+    assert session.completions("", 0, "") == sorted([*repl.COMMANDS, "force"])
+    assert session.completions("gr", 0, "gr") == ["grad"]
+    assert session.completions("f", 0, "f") == ["force"]
+    assert session.completions("grad ", 5, "si") == ["sigmoid", "sign", "sin", "sinh"]
+    assert session.completions("grad force a", 11, "a") == [
+        w for w in session.words() if w.startswith("a")
+    ]
+    assert "acc" in session.completions("grad force a", 11, "a")
+    assert "at" in session.completions("grad force a", 11, "a")
+    assert session.completions("grad sin(x)*m", 12, "m") == ["m", "max", "min"]
+    assert session.completions("set ", 4, "") == sorted(repl.SETTINGS)
+    assert session.completions("set format ", 11, "j") == ["json"]
+    assert session.completions("use ", 4, "") == ["force"]
+
+
+def test_every_registry_spelling_is_completed() -> None:
+    from gradcalc.ops import FUNCTION_NAMES
+
+    session = repl.Session()
+    for name in FUNCTION_NAMES:
+        assert name in session.completions("grad ", 5, name[:2])
+
+
+def test_history_file_is_created_lazily_and_failures_are_ignored(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path = repl.history_path()
+    assert path == tmp_path / "state" / "gradcalc" / "history"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert repl.history_path() == tmp_path / ".local" / "state" / "gradcalc" / "history"
+
+    class Recorder:
+        def write_history_file(self, name: str) -> None:
+            with open(name, "w") as stream:
+                stream.write("f = x\n")
+
+    assert not path.parent.exists()
+    assert repl.save_history(Recorder(), path)
+    assert path.read_text() == "f = x\n"
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert repl.save_history(Recorder(), blocked / "gradcalc" / "history") is False
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs a pseudo-terminal")
+def test_an_interactive_session_has_a_prompt_completion_and_history(tmp_path) -> None:
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: gradcalc repl on a terminal
+        env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": "", "NO_COLOR": "1"}
+        argv = [sys.executable, "-c", "from gradcalc.cli import main; main()", "repl"]
+        os.execve(sys.executable, argv, env)
+
+    seen = bytearray()
+
+    def until(text: str, seconds: float = 60) -> str:
+        """Read until ``text`` appears; return what was read up to and including it."""
+        end = time.time() + seconds
+        while text.encode() not in seen and time.time() < end:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen.extend(os.read(fd, 65536))
+                except OSError:
+                    break
+        where = seen.find(text.encode())
+        assert where >= 0, bytes(seen)
+        shown = bytes(seen[: where + len(text)]).decode(errors="replace")
+        del seen[: where + len(text)]
+        return shown
+
+    def exit_status(seconds: float = 60) -> int:
+        end = time.time() + seconds
+        while time.time() < end:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.1)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError("gradcalc repl did not end")
+
+    try:
+        until(repl.PROMPT)
+        os.write(fd, b"f = x^2*y\n")
+        until("f(x, y) = x^2*y")
+        until(repl.PROMPT)
+        os.write(fd, b"gr\t at x=1, y=2\n")  # tab completes the command
+        table = until(repl.PROMPT)
+        assert "grad at x=1, y=2" in table and "│ x    │    4 │" in table
+        os.write(fd, b"\x04")  # Ctrl-D at the prompt
+        code = exit_status()
+    finally:
+        os.close(fd)
+    assert code == 0
+    history = tmp_path / ".local" / "state" / "gradcalc" / "history"
+    assert history.read_text().splitlines()[-2:] == ["f = x^2*y", "grad at x=1, y=2"]
+
+
+def test_the_readme_session_is_what_the_repl_prints() -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n(gradcalc> .*?)```", readme, re.S).group(1).splitlines()
+    inputs = [line[len(repl.PROMPT) :] for line in block if line.startswith(repl.PROMPT)]
+    shown = [line for line in block if not line.startswith(repl.PROMPT)]
+    done = session_of(*inputs)
+    assert done.stderr == ""
+    assert [line.rstrip() for line in done.stdout.splitlines()] == shown
