@@ -1,0 +1,150 @@
+"""`gradcalc grad --jobs`: many jobs through one process, one JSON answer per job, in order."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+from typer.testing import CliRunner
+
+from gradcalc.cli import app
+from gradcalc.jobs import parse_job, run_jobs
+
+runner = CliRunner()
+
+
+def answers(lines: list[str], *args: str) -> tuple[int, list[dict]]:
+    done = runner.invoke(app, ["grad", "--jobs", "-", *args], input="\n".join(lines) + "\n")
+    return done.exit_code, [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_each_job_is_answered_with_sympys_gradient() -> None:
+    x, y = sp.symbols("x y", real=True)
+    jobs = [
+        ("x^2*y + sin(y)", {"x": 3, "y": 2}),
+        ("exp(x*y)/(1 + x^2)", {"x": 0.5, "y": -1.25}),
+        ("atan2(y, x)", {"x": "1/3", "y": "pi/4"}),
+    ]
+    lines = [json.dumps({"expr": e, "at": at}) for e, at in jobs]
+    code, got = answers(lines)
+    assert code == 0
+    for k, ((text, at), answer) in enumerate(zip(jobs, got), start=1):
+        expr = sp.sympify(text.replace("^", "**"), locals={"x": x, "y": y})
+        point = {x: sp.sympify(str(at["x"])), y: sp.sympify(str(at["y"]))}
+        assert answer["job"] == k and answer["check"]["status"] == "agree"
+        for name, symbol in (("x", x), ("y", y)):
+            exact = float(sp.diff(expr, symbol).subs(point))
+            assert answer["gradient"][name] == pytest.approx(exact, rel=1e-12)
+
+
+def test_an_answer_is_what_grad_json_prints_for_the_same_job() -> None:
+    single = runner.invoke(
+        app, ["grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3", "--format", "json", "--no-tape"]
+    )
+    code, got = answers(["3*w1**2+2*w1*w2\tw1=5,w2=3"])
+    assert code == 0
+    assert got == [{"job": 1, **json.loads(single.stdout)}]
+
+
+def test_bad_jobs_are_answered_and_the_stream_goes_on() -> None:
+    lines = [
+        '{"expr": "x^2", "at": {"x": 2}}',
+        "{not json",
+        '{"expr": "x", "at": {"x": 1}, "colour": 1}',
+        '{"expr": "x*y", "at": {"x": 1}}',
+        "x^\tx=1",
+        '{"expr": "x", "at": {"x": true}}',
+        "# a comment, then a blank line",
+        "",
+        "x^3\tx=2",
+    ]
+    code, got = answers(lines)
+    assert code == 2
+    assert [a["job"] for a in got] == [1, 2, 3, 4, 5, 6, 9]
+    assert got[0]["gradient"] == {"x": 4.0} and got[-1]["gradient"] == {"x": 12.0}
+    errors = {a["job"]: a["error"] for a in got if "error" in a}
+    assert "not valid JSON" in errors[2]
+    assert "unknown job field 'colour'" in errors[3]
+    assert "no value given for y" in errors[4]
+    assert "needs an expression after it" in errors[5] and got[4]["offset"] == 1
+    assert "must be a number" in errors[6]
+    assert all(a["exit_code"] == 2 for a in got if "error" in a)
+
+
+def test_the_streams_status_follows_the_worst_job() -> None:
+    """1 (a check failed) before 2 (a bad job) before 3 (undefined at the point)."""
+    assert answers(["1/x\tx=0", "x\tx=1"])[0] == 3
+    assert answers(["1/x\tx=0", "x^\tx=1"])[0] == 2
+    assert answers([])[0] == 0
+
+
+def test_a_job_cannot_execute_code() -> None:
+    payload = "__import__('os').system('touch pwned')"
+    code, got = answers([json.dumps({"expr": payload, "at": {}}), f"x\tx={payload}"])
+    assert code == 2 and all("error" in a for a in got)
+    assert not os.path.exists("pwned")
+
+
+def test_several_targets_and_wrt() -> None:
+    job = {"expr": "y = x^2; z = y^2", "at": {"x": 3}, "wrt": ["x", "y"], "of": ["y", "z"]}
+    code, got = answers([json.dumps(job)])
+    assert code == 0
+    first, second = got[0]["results"]
+    assert (first["target"], second["target"]) == ("y", "z")
+    assert second["gradient"] == {"x": 108.0, "y": 18.0}
+
+
+def test_jobs_and_an_expression_do_not_go_together() -> None:
+    done = runner.invoke(app, ["grad", "x", "--jobs", "-"], input="")
+    assert done.exit_code == 2 and "give no others" in done.output
+    done = runner.invoke(app, ["grad"])
+    assert done.exit_code == 2 and "missing EXPRESSION" in done.output
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('{"expr": "x", "at": {"x": 1.5}}', ("x", ["x=1.5"], None, None)),
+        ('{"expr": "x", "at": {"x": 1e-7}}', ("x", ["x=1e-07"], None, None)),
+        ('{"expr": "x"}', ("x", [], None, None)),
+        ("x\t", ("x", [], None, None)),
+    ],
+)
+def test_parse_job(line, expected) -> None:
+    assert parse_job(line) == expected
+
+
+def test_answers_are_flushed_one_by_one() -> None:
+    """A script can hold gradcalc open as a co-process: each answer arrives before the
+    next job is written."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from gradcalc.cli import main; main()", "grad", "--jobs", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for k, x in enumerate((2, 5), start=1):
+            process.stdin.write(f"x^2\tx={x}\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 60)
+            assert ready, "no answer before the next job"
+            answer = json.loads(process.stdout.readline())
+            assert answer["job"] == k and answer["gradient"] == {"x": 2.0 * x}
+        process.stdin.close()
+        assert process.wait(60) == 0
+    finally:
+        process.kill()
+
+
+def test_run_jobs_directly() -> None:
+    import io
+
+    out = io.StringIO()
+    assert run_jobs(["x*y\tx=2,y=3"], out, check=False) == 0
+    assert json.loads(out.getvalue())["gradient"] == {"x": 3.0, "y": 2.0}
