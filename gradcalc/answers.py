@@ -21,7 +21,7 @@ import numpy as np
 
 from gradcalc.api import Options, compile_expression, derivatives_at, gradient_at, hessian_at
 from gradcalc.crosscheck import CheckTimeout, exact_value, symbolic_gradient, time_limit, to_sympy
-from gradcalc.errors import InputError
+from gradcalc.errors import InputError, UndefinedError
 from gradcalc.evaluate import as_product, evaluate, source_names
 from gradcalc.lower import Graph
 from gradcalc.points import Points, constant_value, parse_at, split_top_level
@@ -215,9 +215,9 @@ def check_answers(
     target = Target(expression, wrt, order)
     wanted = components(graph, target)
     texts = _answer_texts(answers, wanted)
-    correct = _correct_expressions(graph, target, wanted)
     points = _test_points(graph, at)
-    tape = _tape_at(graph, points, target, wanted)
+    tape = _tape_at(graph, points, target, wanted)  # first: it refuses undefined constants
+    correct = _correct_expressions(graph, target, wanted)  # (cot(0) is zoo, which sympy chokes on)
     verdicts = []
     for (label, variables), text, truth, values in zip(wanted, texts, correct, tape):
         mine = _answer_expression(text, graph)
@@ -275,6 +275,10 @@ def _answer_expression(text: str, graph: Graph):
             f"the answer {text!r} uses {extra[0]}, which is not a variable of the expression "
             f"({', '.join(graph.variables) or 'none'}){hint}"
         )
+    try:  # an undefined constant such as cot(0) is an error in the answer (and sympy's zoo)
+        evaluate(answer, {v: np.zeros(()) for v in answer.variables}, wrt=[])
+    except UndefinedError as error:
+        raise InputError(f"the answer {text!r}: {error.message}") from None
     return answer, to_sympy(answer)[answer.targets[0]]
 
 
@@ -285,6 +289,12 @@ def _test_points(graph: Graph, at: Sequence[str]) -> tuple[Points, int]:
     n = SAMPLES
     arrays = {}
     given = parse_at(list(at)) if at else None
+    missing = [v for v in graph.variables if given is not None and v not in given.arrays]
+    if missing:  # (found by fuzzing: the given point would make one column longer)
+        raise InputError(
+            f"--at must give every variable of the expression: add {missing[0]}=... "
+            f"(it has {', '.join(graph.variables)})"
+        )
     for name in graph.variables:
         wide = rng.uniform(-3, 3, n // 2)
         positive = rng.uniform(0.05, 3, n - n // 2)

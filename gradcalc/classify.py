@@ -44,7 +44,16 @@ def classify(hessian: np.ndarray, gradient: np.ndarray, scale: float = 1.0) -> C
         hessian: the n-by-n Hessian at the point.
         gradient: the n gradient components there.
         scale: a typical magnitude of the point's coordinates (for the gradient tolerance).
+
+    A Hessian or gradient with NaN or infinite entries (the point is undefined) has no
+    eigenvalues to speak of (LAPACK would not converge):
+
+    >>> classify(np.array([[np.nan]]), np.array([0.0])).verdict
+    'undefined'
     """
+    if not (np.all(np.isfinite(hessian)) and np.all(np.isfinite(gradient))):
+        n = len(hessian)
+        return Classification([float("nan")] * n, False, "undefined", "undefined")
     eigenvalues = np.linalg.eigvalsh((hessian + hessian.T) / 2)
     largest = float(np.max(np.abs(eigenvalues))) if eigenvalues.size else 0.0
     zero = max(EIGEN_RTOL * largest, 1e-12)

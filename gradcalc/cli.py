@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from gradcalc import __version__
 from gradcalc.errors import ExitCode, GradcalcError, InputError
@@ -49,7 +50,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-_settings = {"traceback": False}
+_settings: dict[str, Any] = {"traceback": False, "color": None, "wide": False}
 
 
 @app.callback()
@@ -62,9 +63,43 @@ def root(
         bool,
         typer.Option("--traceback", help="Show a Python traceback on errors (for bug reports)."),
     ] = False,
+    color: Annotated[
+        bool | None,
+        typer.Option(
+            "--color/--no-color",
+            help="Colour on or off (default: on for a terminal, off for a pipe or with NO_COLOR).",
+            show_default=False,
+        ),
+    ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option("--wide", help="Tables at their full width, not folded to the terminal's."),
+    ] = False,
+    max_cpu: Annotated[
+        float,
+        typer.Option(
+            "--max-cpu",
+            metavar="SECONDS",
+            min=0.0,
+            envvar="GRADCALC_MAX_CPU",
+            help="Stop after this much CPU time (0: no limit).",
+        ),
+    ] = 600,
+    max_memory: Annotated[
+        float,
+        typer.Option(
+            "--max-memory",
+            metavar="MB",
+            min=0.0,
+            envvar="GRADCALC_MAX_MEMORY",
+            help="Cap the memory (address space) at this many MiB (0: no limit).",
+        ),
+    ] = 8192,
 ) -> None:
     """gradcalc: type an expression and a point, get exact, checked gradients."""
     _settings["traceback"] = traceback
+    _settings["color"], _settings["wide"] = color, wide
+    _settings["limits"] = (max_cpu, max_memory)  # applied as the command starts
 
 
 def _reports_errors(command: Callable[..., None]) -> Callable[..., None]:
@@ -72,6 +107,10 @@ def _reports_errors(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> None:
+        if _settings.get("process") and _settings.get("limits"):  # a real gradcalc process
+            from gradcalc import limits  # caps itself; a host (tests, a notebook) never does
+
+            limits.apply(*_settings.pop("limits"))
         try:
             command(*args, **kwargs)
         except GradcalcError as error:
@@ -118,6 +157,13 @@ PointsFile = Annotated[
         help="CSV file of points (header = variable names); - for stdin.",
     ),
 ]
+SkipBadRows = Annotated[
+    bool,
+    typer.Option(
+        "--skip-bad-rows",
+        help="Leave out rows of the file that are not valid points, and say how many.",
+    ),
+]
 Wrt = Annotated[
     str | None, typer.Option("--wrt", help="Differentiate with respect to these (a,b).")
 ]
@@ -145,19 +191,108 @@ CheckTimeout = Annotated[
 _EXPRESSIONS_MAY_START_WITH_MINUS = {"ignore_unknown_options": True}
 
 
+class _Command(TyperCommand):
+    """Every command's class (set in :func:`_use_command_class`): a misspelled ``--option``
+    is an error with a suggestion, although unknown options are let through so that an
+    expression may start with ``-``; and the usage line shows ``EXPRESSION``, not
+    ``{EXPRESSION}``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:  # (shell completion parses resiliently)
+            self._refuse_unknown_options(ctx, args)
+        return super().parse_args(ctx, args)
+
+    def _refuse_unknown_options(self, ctx: Any, args: list[str]) -> None:
+        import re
+
+        from gradcalc.errors import closest
+
+        known: set[str] = set()
+        takes_value: set[str] = set()
+        for param in self.get_params(ctx):
+            if param.param_type_name == "option":
+                names = [*param.opts, *param.secondary_opts]
+                known.update(names)
+                if not (param.is_flag or param.count):
+                    takes_value.update(names)
+        value_next = False
+        for arg in args:
+            if value_next:
+                value_next = False
+                continue
+            if arg == "--":
+                return
+            name = arg.split("=", 1)[0]
+            if name in known:
+                value_next = name in takes_value and "=" not in arg
+            elif re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*", name):
+                guess = closest(name, sorted(n for n in known if n.startswith("--")))
+                hint = f"; did you mean {guess}?" if guess else ""
+                raise _usage_error(f"no such option {name}{hint}", ctx)
+
+    def make_parser(self, ctx: Any) -> Any:
+        """click's parser, except that a word starting with one ``-`` that is not an option
+        (``-(x + erf(x))``) is an argument: click would split it into short options and take
+        the ``f`` of ``erf`` as ``-f`` with the rest as its value."""
+        parser = super().make_parser(ctx)
+        process = getattr(parser, "_process_opts", None)
+        short, long = getattr(parser, "_short_opt", None), getattr(parser, "_long_opt", None)
+        if process is None or short is None or long is None:  # another click: leave it be
+            return parser
+
+        def process_opts(arg: str, state: Any) -> None:
+            single_dash = not arg.startswith("--")
+            if single_dash and arg[:2] not in short and arg.split("=", 1)[0] not in long:
+                state.largs.append(arg)
+            else:
+                process(arg, state)
+
+        parser._process_opts = process_opts
+        return parser
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return [
+            piece[1:-1] if piece.startswith("{") and piece.endswith("}") else piece
+            for piece in super().collect_usage_pieces(ctx)
+        ]
+
+
+def _usage_error(message: str, ctx: Any) -> Exception:
+    usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+    return usage_error(message, ctx=ctx)
+
+
 class _Session:
     """What every command does first: read the expression and the points, compile."""
 
-    def __init__(self, expression: str, at: list[str] | None, points: str | None, of: str | None):
+    def __init__(
+        self,
+        expression: str,
+        at: list[str] | None,
+        points: str | None,
+        of: str | None,
+        skip_bad_rows: bool = False,
+    ):
         from gradcalc.api import compile_expression
-        from gradcalc.points import parse_at
+        from gradcalc.points import Skipped, parse_at
 
         if at and points:
             raise InputError("give points with --at or with --points, not both")
+        if skip_bad_rows and not points:
+            raise InputError("--skip-bad-rows is for a file of points: use it with --points")
         text = _expression_text(expression, points)
-        self.chunks = _read_points(points) if points else iter([parse_at(at or [])])
+        self.skipped = Skipped() if skip_bad_rows else None
+        self.chunks = _read_points(points, self.skipped) if points else iter([parse_at(at or [])])
         self.first = next(self.chunks)
         self.graph = compile_expression(text, self.first.names, _names(of))
+        _misspelled_point(self.graph, self.first.names)
+        given = set(self.first.names)
+        missing = [v for v in self.graph.variables if v not in given]
+        if points and missing:
+            raise InputError(
+                f"the points file has no column {missing[0]} (its columns: "
+                f"{', '.join(self.first.names)}): add one, or give the points with --at"
+            )
         self.many = bool(points) or len(at or []) > 1
 
     def each_chunk(self) -> Any:
@@ -167,10 +302,36 @@ class _Session:
 
     def run(self, view: Any, compute: Callable[[Any], Any], writer: _Writer) -> None:
         """Compute and write chunk by chunk, then exit with the writer's code."""
+        writer.skipped = self.skipped
         for chunk in self.each_chunk():
             writer.write(view, compute(chunk))
         writer.close()
         raise typer.Exit(writer.exit_code)
+
+
+def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
+    """Refuse a point that names ``yy`` but not the expression's ``y``: a misspelling."""
+    from gradcalc.errors import closest
+    from gradcalc.evaluate import as_product
+
+    used = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
+    unused = [
+        name
+        for name in given
+        if name in graph.variable_nodes and graph.variable_nodes[name] not in used
+    ]
+    named = set(given)
+    if not unused or named.issuperset(graph.variables):
+        return  # nothing to have mistaken, or nothing missing (fast for 10,000 variables)
+    for name in graph.variables:
+        if name in named or as_product(name, list(given)):
+            continue
+        guess = closest(name, unused)
+        if guess is not None:
+            raise InputError(
+                f"no value given for {name}; did you mean {name}, not {guess}? "
+                f"(the expression has no {guess})"
+            )
 
 
 def _options(no_check: bool, subgradient: bool, check_timeout: float, exact: bool) -> Any:
@@ -188,9 +349,18 @@ def _options(no_check: bool, subgradient: bool, check_timeout: float, exact: boo
 @app.command(context_settings=_EXPRESSIONS_MAY_START_WITH_MINUS)
 @_reports_errors
 def grad(
-    expression: Expression,
+    expression: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="EXPRESSION",
+            show_default=False,
+            help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a '
+            "file, - from stdin. Leave it out with --jobs.",
+        ),
+    ] = None,
     at: At = None,
     points: PointsFile = None,
+    skip_bad_rows: SkipBadRows = False,
     wrt: Wrt = None,
     of: Of = None,
     order: Annotated[
@@ -238,17 +408,37 @@ def grad(
             help="An activation's slope below this: saturated.",
         ),
     ] = 1e-4,
+    jobs: Annotated[
+        str | None,
+        typer.Option(
+            "--jobs",
+            metavar="FILE",
+            help="Answer many jobs, one per line (JSON or EXPR<TAB>x=1,y=2; - for stdin), "
+            "with one JSON line each.",
+        ),
+    ] = None,
 ) -> None:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
     from gradcalc import api, views
     from gradcalc.diagnostics import Thresholds
     from gradcalc.evaluate import source_names
 
+    thresholds = Thresholds(vanishing, exploding, saturation)
+    if jobs is not None:
+        if expression is not None or at or points or wrt or of:
+            raise InputError("--jobs reads expressions and points from its lines: give no others")
+        _run_jobs(jobs, _options(no_check, subgradient, check_timeout, exact), thresholds)
+    if expression is None:
+        raise InputError("missing EXPRESSION (or --jobs FILE for many jobs)")
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
-    session = _Session(expression, at, points, of)
+    session = _Session(expression, at, points, of, skip_bad_rows)
     options = _options(no_check, subgradient, check_timeout, exact)
-    options = dataclasses.replace(options, thresholds=Thresholds(vanishing, exploding, saturation))
+    options = dataclasses.replace(
+        options,
+        thresholds=thresholds,
+        tape=not session.many or (output is Format.json and not no_tape),
+    )
     sources = _names(wrt)
     writer = _Writer(output, digits, not no_tape, session.many)
     if direction is not None:
@@ -293,6 +483,7 @@ def hessian(
     expression: Expression,
     at: At = None,
     points: PointsFile = None,
+    skip_bad_rows: SkipBadRows = False,
     wrt: Wrt = None,
     of: Of = None,
     output: Output = Format.table,
@@ -308,7 +499,7 @@ def hessian(
 
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
-    session = _Session(expression, at, points, of)
+    session = _Session(expression, at, points, of, skip_bad_rows)
     options = _options(no_check, subgradient, check_timeout, exact)
     writer = _Writer(output, digits, False, session.many)
     session.run(
@@ -329,6 +520,7 @@ def jacobian(
     ],
     at: At = None,
     points: PointsFile = None,
+    skip_bad_rows: SkipBadRows = False,
     wrt: Wrt = None,
     of: Of = None,
     output: Output = Format.table,
@@ -341,7 +533,7 @@ def jacobian(
     """The Jacobian matrix of several targets (rows) by the variables (columns)."""
     from gradcalc import api, views
 
-    session = _Session(expression, at, points, of)
+    session = _Session(expression, at, points, of, skip_bad_rows)
     options = _options(no_check, subgradient, check_timeout, exact)
     writer = _Writer(output, digits, False, session.many)
     session.run(
@@ -587,6 +779,7 @@ def fit(
         str | None, typer.Option("--out", metavar="FILE", help="With --plot: write FILE.png/.svg.")
     ] = None,
     digits: Digits = None,
+    skip_bad_rows: SkipBadRows = False,
 ) -> None:
     """Least-squares fit of MODEL's parameters to DATA, with the tape's Jacobian."""
     from gradcalc import fit as fitting
@@ -594,10 +787,20 @@ def fit(
 
     if output not in (Format.table, Format.json):
         raise InputError("fit prints --format table or json")
-    columns = fitting.read_data(sys.stdin if data == "-" else data)
+    from gradcalc.points import Skipped, open_stdin
+
+    skipped = Skipped() if skip_bad_rows else None
+    if data == "-":
+        with open_stdin("the data file") as stream:
+            columns = fitting.read_data(stream, skipped)
+    else:
+        columns = fitting.read_data(data, skipped)
+    if skipped is not None and skipped.count:
+        print(f"warning: {skipped.summary('data file')}", file=sys.stderr)
     result = fitting.fit(model, columns, params, y, init)
     if output is Format.json:
-        print(json.dumps(fitting.to_json(result)))
+        extra = {} if skipped is None else {"skipped_rows": skipped.count}
+        print(json.dumps({**fitting.to_json(result), **extra}))
     else:
         for part in views.fit_tables(result, digits):
             _console().print(part)
@@ -652,6 +855,42 @@ def plot_command(
     _show_plot(plot.plot(text, at, bounds, out, width, height), out)
 
 
+@app.command(name="ops")
+@_reports_errors
+def ops_command(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[NAME]...", help="Show only these (e.g. sin ^ pi)."),
+    ] = None,
+    output: Annotated[
+        Format, typer.Option("--format", "-f", help="table, json or plain (tab-separated).")
+    ] = Format.table,
+) -> None:
+    """Every function, operator and constant expressions may use: derivative rule, domain."""
+    from gradcalc import catalog
+
+    if output is Format.csv:
+        raise InputError("ops prints --format table, json or plain")
+    entries = [catalog.entry(name) for name in names] if names else catalog.catalog()
+    if output is Format.json:
+        print(json.dumps(catalog.to_json(entries), ensure_ascii=False))
+    elif output is Format.plain:
+        print("\n".join(catalog.plain_lines(entries)))
+    else:
+        console = _console()
+        for part in catalog.tables(entries):
+            console.print(part)
+
+
+@app.command()
+@_reports_errors
+def repl() -> None:
+    """An interactive session: define f once, then ask for gradients, Hessians and checks."""
+    from gradcalc import repl as session
+
+    raise typer.Exit(session.run())
+
+
 def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:
     """Positional answers, or ``name=expr`` ones (all of them, or none)."""
     import re
@@ -673,12 +912,26 @@ def _number(text: str, option: str) -> float:
         raise InputError(f"{option}: {error.message}") from None
 
 
+def _run_jobs(path: str, options: Any, thresholds: Any) -> None:
+    """``grad --jobs``: answer each line's job on stdout, then exit with the stream's status."""
+    from gradcalc.jobs import run_jobs
+    from gradcalc.points import open_stdin, open_text
+
+    settings = dataclasses.asdict(options) | {"thresholds": thresholds}
+    with open_stdin("the jobs") if path == "-" else open_text(path, "jobs file") as stream:
+        code = run_jobs(stream, sys.stdout, **settings)
+    raise typer.Exit(code)
+
+
 def _expression_text(argument: str, points: str | None) -> str:
     """The expression itself, or the contents of ``@FILE`` / stdin for ``-``."""
     if argument == "-":
         if points == "-":
             raise InputError("stdin cannot hold both the expression and the points")
-        return sys.stdin.read()
+        from gradcalc.points import open_stdin
+
+        with open_stdin("the expression") as stream:
+            return stream.read()
     if not argument.startswith("@"):
         return argument
     from gradcalc.points import open_text
@@ -687,14 +940,28 @@ def _expression_text(argument: str, points: str | None) -> str:
         return stream.read()
 
 
-def _read_points(path: str) -> Any:
-    from gradcalc.points import open_text, read_points
+def _read_points(path: str, skipped: Any = None) -> Any:
+    """The chunks of a points file, after a first pass has checked every row: a bad row far
+    down fails before anything is printed, so a partial result is never presented as
+    complete. Standard input is spooled to a temporary file for the two passes. With
+    ``skipped`` (--skip-bad-rows), bad rows are counted there, reported on stderr and left out.
+    """
+    from gradcalc.points import Skipped, open_stdin, open_text, read_points, spooled_copy
 
-    if path == "-":
-        yield from read_points(sys.stdin)
-        return
-    with open_text(path, "points file") as stream:
-        yield from read_points(_with_progress(stream, os.fstat(stream.fileno()).st_size))
+    with contextlib.ExitStack() as stack:
+        if path == "-":
+            with open_stdin("the points file") as stdin:
+                stream = stack.enter_context(spooled_copy(stdin))
+            size = 0
+        else:
+            stream = stack.enter_context(open_text(path, "points file"))
+            size = os.fstat(stream.fileno()).st_size
+        for _ in read_points(_with_progress(stream, size), skipped=skipped):
+            pass
+        if skipped is not None and skipped.count:
+            print(f"warning: {skipped.summary()}", file=sys.stderr)
+        stream.seek(0)
+        yield from read_points(stream, skipped=None if skipped is None else Skipped())
 
 
 def _with_progress(stream: Any, size: int) -> Any:
@@ -715,9 +982,49 @@ def _with_progress(stream: Any, size: int) -> Any:
 
 
 def _console(stderr: bool = False) -> Any:
+    """A rich console that follows ``--color/--no-color``, ``NO_COLOR`` and ``--wide``.
+
+    rich writes no escape codes to a pipe and takes the width from the terminal (else
+    ``COLUMNS``, else 80). ``NO_COLOR`` (any non-empty value) or ``--no-color`` turn off every
+    escape code, bold included; ``--color`` forces them, even into a pipe.
+    """
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    color = _settings["color"]
+    if color is None and os.environ.get("NO_COLOR"):
+        color = False
+    options: dict[str, Any] = {"stderr": stderr, "highlight": False, "soft_wrap": False}
+    if color is False:
+        options.update(color_system=None, no_color=True)
+    elif color is True:
+        options.update(force_terminal=True, no_color=False)
+    kind = _wide_console() if _settings["wide"] else Console
+    console = kind(**options)
+    if color is True and console.color_system is None:  # no terminal, or TERM=dumb
+        console = kind(**options, color_system="standard")
+    return console
+
+
+@functools.cache
+def _wide_console() -> Any:
+    """A rich Console printing each renderable at its natural width (``--wide``)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    class WideConsole(Console):
+        def __init__(self, **options: Any):
+            super().__init__(width=_WIDEST, **options)
+
+        def print(self, *objects: Any, **options: Any) -> None:
+            if len(objects) == 1 and "width" not in options:
+                natural = Measurement.get(self, self.options, objects[0]).maximum
+                options["width"] = max(natural, 1)
+            super().print(*objects, **options)
+
+    return WideConsole
+
+
+_WIDEST = 100_000  # columns a --wide table may take
 
 
 class _Writer:
@@ -730,6 +1037,7 @@ class _Writer:
         self.console = _console()
         self.errors = _console(stderr=True)
         self.warned: set[str] = set()
+        self.skipped: Any = None  # rows --skip-bad-rows left out (points.Skipped)
 
     def write(self, view: Any, computed: Any) -> None:
         for result in view.results(computed):
@@ -772,6 +1080,9 @@ class _Writer:
     def _write_json(self, view: Any, computed: Any) -> None:
         count = view.results(computed)[0].points.count
         objects = [obj for k in range(count) for obj in view.json(computed, k, self.tape)]
+        if self.skipped is not None:
+            for obj in objects:
+                obj["skipped_rows"] = self.skipped.count
         if not self.many and len(objects) == 1:
             print(json.dumps(objects[0]))
             return
@@ -784,10 +1095,24 @@ class _Writer:
             print("]")
 
 
+def _use_command_class() -> None:
+    """Give every command :class:`_Command` (after all of them are defined)."""
+    for info in app.registered_commands:
+        if info.cls in (None, TyperCommand):
+            info.cls = _Command
+
+
+_use_command_class()
+
+
 def main() -> None:
     """Entry point: run the app, print errors as one line, exit with a documented code."""
     # Typer may bundle its own click: find its exception base class through typer itself.
     click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    _settings["process"] = True  # the root options may cap this process's CPU and memory
+    # one BLAS thread: gradcalc's matrices are small, and starting OpenBLAS's thread pool
+    # (before numpy is imported, so this still applies) costs more than it ever saves
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         code = app(prog_name="gradcalc", standalone_mode=False)
     except typer.Exit as done:
@@ -796,6 +1121,10 @@ def main() -> None:
         context = getattr(error, "ctx", None)
         hint = f"\nTry '{context.command_path} --help'." if context is not None else ""
         message = error.format_message().replace("Value error, ", "")
+        if type(error).__name__ == "NoSuchOption":  # the same words as _Command's
+            guess = (getattr(error, "possibilities", None) or [None])[0]
+            message = f"no such option {error.option_name}"
+            message += f"; did you mean {guess}?" if guess else ""
         if message.startswith("Usage:"):  # no command given: the help itself
             print(message, file=sys.stderr)
         else:
@@ -803,6 +1132,13 @@ def main() -> None:
         sys.exit(ExitCode.USAGE)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
+    except MemoryError:  # under --max-memory, or the machine's own limit
+        if _settings["traceback"]:
+            raise
+        from gradcalc.limits import memory_message
+
+        print(f"gradcalc: {memory_message()}", file=sys.stderr)
+        sys.exit(ExitCode.USAGE)
     except Exception as bug:  # a bug in gradcalc, not in the input: say so in one line
         if _settings["traceback"]:
             raise

@@ -26,7 +26,15 @@ from gradcalc.evaluate import Evaluation, evaluate, make_leaves, run_graph
 from gradcalc.lower import Graph, lower
 from gradcalc.ops import FUNCTION_NAMES
 from gradcalc.parse import parse_program
-from gradcalc.points import NAME, Points, constant_value, open_text, read_points, split_top_level
+from gradcalc.points import (
+    NAME,
+    Points,
+    Skipped,
+    constant_value,
+    open_text,
+    read_points,
+    split_top_level,
+)
 from gradcalc.singular import singularities
 
 DEFAULT_INIT = 1.0  # the starting value of every parameter not given in ``init``
@@ -160,7 +168,9 @@ def fit(
     )
 
 
-def read_data(source: str | os.PathLike[str] | Iterable[str]) -> dict[str, np.ndarray]:
+def read_data(
+    source: str | os.PathLike[str] | Iterable[str], skipped: Skipped | None = None
+) -> dict[str, np.ndarray]:
     """Read a CSV of data columns (header row = column names) from a path or a text stream,
     with the validation of :func:`gradcalc.points.read_points`.
 
@@ -168,14 +178,16 @@ def read_data(source: str | os.PathLike[str] | Iterable[str]) -> dict[str, np.nd
     >>> read_data(io.StringIO("x,y\\n1,2\\n3,4.5\\n"))
     {'x': array([1., 3.]), 'y': array([2. , 4.5])}
 
+    With ``skipped`` (``--skip-bad-rows``), bad rows are left out and counted there.
+
     Raises:
         InputError: an unreadable file, or anything :func:`~gradcalc.points.read_points`
             refuses (naming the row and column).
     """
     if not isinstance(source, (str, os.PathLike)):
-        return _concatenate(read_points(source))
+        return _concatenate(read_points(source, what="data file", skipped=skipped))
     with open_text(os.fspath(source), "data file") as stream:
-        return _concatenate(read_points(stream))
+        return _concatenate(read_points(stream, what="data file", skipped=skipped))
 
 
 def to_json(result: FitResult) -> dict[str, object]:

@@ -13,11 +13,14 @@ in bounded memory.
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import re
+import sys
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -77,6 +80,10 @@ def split_top_level(text: str, separator: str = ",") -> list[str]:
     return parts
 
 
+#: A decimal literal of ordinary size, optionally negative: ``-12``, ``0.5``, ``3e-4``.
+DECIMAL = re.compile(r"-?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][+-]?[0-9]{1,3})?")
+
+
 def constant_value(text: str) -> float:
     """The float value of a constant expression, validated like any expression.
 
@@ -86,6 +93,10 @@ def constant_value(text: str) -> float:
     Raises:
         InputError: for anything that is not a finite real constant.
     """
+    if DECIMAL.fullmatch(text) and (  # the parser's own range; 0 only when written as 0
+        not text.lower().partition("e")[0].strip("-0.") or 1e-300 <= abs(float(text)) <= 1e300
+    ):
+        return float(text)  # a plain number: what the parser makes of it, sooner
     from gradcalc.evaluate import evaluate
     from gradcalc.lower import lower
     from gradcalc.parse import Program, Statement, parse_constant
@@ -148,17 +159,77 @@ def open_text(path: str, what: str) -> Iterator[TextIO]:
         raise InputError(f"cannot read {what} {path}: {reason_of(error)}") from None
 
 
-def read_points(stream: Iterable[str], chunk_rows: int = CHUNK_ROWS) -> Iterator[Points]:
+@dataclass
+class Skipped:
+    """Rows left out by ``skip_bad_rows``: how many, and why the first few were bad."""
+
+    count: int = 0
+    rows: int = 0  # rows read in all (blank lines not counted)
+    reasons: list[str] = field(default_factory=list)
+
+    def add(self, reason: str) -> None:
+        self.count += 1
+        if len(self.reasons) < 3:
+            self.reasons.append(reason)
+
+    def summary(self, what: str = "points file") -> str:
+        """``skipped 2 bad rows of 10 in the points file (row 3, column x: ...; ...)``."""
+        rows = "row" if self.count == 1 else "rows"
+        more = "; ..." if self.count > len(self.reasons) else ""
+        return (
+            f"skipped {self.count:,} bad {rows} of {self.rows:,} in the {what} "
+            f"({'; '.join(self.reasons)}{more})"
+        )
+
+
+@contextmanager
+def open_stdin(what: str) -> Iterator[TextIO]:
+    """Standard input as UTF-8 text (a BOM is allowed, line endings are kept for the CSV
+    reader); bytes that are not UTF-8 become a one-line :class:`InputError`."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # already text (a test's StringIO)
+        yield sys.stdin
+        return
+    stream = io.TextIOWrapper(buffer, encoding="utf-8-sig", newline="")
+    try:
+        yield stream
+    except UnicodeDecodeError:
+        raise InputError(f"{what} on stdin is not UTF-8 text") from None
+    finally:
+        stream.detach()
+
+
+def spooled_copy(stream: Iterable[str]) -> TextIO:
+    """The lines of ``stream`` saved to an anonymous temporary file (so that a file from stdin
+    can be read twice: checked whole, then used), rewound for reading."""
+    copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115 (returned)
+    copy.writelines(stream)
+    copy.seek(0)
+    return copy
+
+
+def read_points(
+    stream: Iterable[str],
+    chunk_rows: int = CHUNK_ROWS,
+    what: str = "points file",
+    skipped: Skipped | None = None,
+) -> Iterator[Points]:
     """Read a CSV of points (header row = variable names) in chunks of ``chunk_rows``.
 
     Rows of plain decimal numbers are checked with one pattern per line and converted by
     numpy a chunk at a time; anything else (quoted cells, errors) takes the careful path
-    that names the row and column.
+    that names the row and column. With ``skipped`` (``--skip-bad-rows``), a bad row is
+    counted there and left out instead; a file with no good row is still an error.
 
     >>> import io
     >>> chunks = list(read_points(io.StringIO("x,y\\n1,2\\n3,4.5\\n")))
     >>> chunks[0].arrays["y"]
     array([2. , 4.5])
+    >>> skipped = Skipped()
+    >>> [c.arrays["x"] for c in read_points(io.StringIO("x\\n1\\nnan\\n2\\n"), skipped=skipped)]
+    [array([1., 2.])]
+    >>> skipped.summary()
+    "skipped 1 bad row of 3 in the points file (row 3, column x: 'nan' is not a finite number)"
 
     Raises:
         InputError: for an empty file, a bad header, a row of the wrong length or a
@@ -166,65 +237,116 @@ def read_points(stream: Iterable[str], chunk_rows: int = CHUNK_ROWS) -> Iterator
     """
     lines = iter(stream)
     header = next(csv.reader([next(lines, "")]), None)
-    if not header:
-        raise InputError("the points file is empty: it needs a header row of variable names")
+    if not header or not any(cell.strip().lstrip("\ufeff") for cell in header):
+        raise InputError(f"the {what} is empty: it needs a header row of variable names")
     names = tuple(cell.strip().lstrip("\ufeff") for cell in header)
-    for name in names:
-        if not NAME.match(name):
-            raise InputError(f"points file header: {name!r} is not a valid variable name")
+    for column, name in enumerate(names, 1):
+        _check_header(name, column, what)
     if len(set(names)) != len(names):
-        raise InputError("points file header: a variable name is repeated")
+        repeated = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"{what} header: the column {repeated} is repeated")
     start = 2  # file row number of the next line
     any_rows = False
     while raw := list(itertools.islice(lines, chunk_rows)):
         block = [line.rstrip("\r\n") for line in raw]
         numbers: Sequence[int] = range(start, start + len(block))
-        if not all(block):  # blank lines are skipped but keep the row numbers right
+        if not all(line.strip() for line in block):  # blank lines are skipped, rows still count
             kept = [(n, line) for n, line in zip(numbers, block) if line.strip()]
             numbers, block = [n for n, _ in kept], [line for _, line in kept]
         start += len(raw)
+        if skipped is not None:
+            skipped.rows += len(block)
         if block:
-            any_rows = True
-            yield _chunk(names, block, numbers)
+            chunk = _chunk(names, block, numbers, what, skipped)
+            if chunk is not None:
+                any_rows = True
+                yield chunk
     if not any_rows:
-        raise InputError("the points file has a header but no rows of points")
+        if skipped is not None and skipped.count:
+            raise InputError(f"every row of the {what} is bad: {skipped.summary(what)}")
+        raise InputError(f"the {what} has a header but no rows of points")
+
+
+def _check_header(name: str, column: int, what: str) -> None:
+    """A header cell must be a variable name by the expression parser's own rules."""
+    from gradcalc.parse import _checked_variables
+
+    if not name:
+        raise InputError(f"{what} header: column {column} has no name")
+    try:
+        _checked_variables([name])
+    except InputError as error:
+        raise InputError(f"{what} header, column {column}: {error.message}") from None
 
 
 _NUMERIC = str.maketrans("", "", "0123456789.eE+-, \n")
 
 
-def _careful_row(line: str, row: int, names: tuple[str, ...]) -> str:
+def _careful_row(line: str, row: int, names: tuple[str, ...], what: str) -> str:
     """Validate a row cell by cell (full CSV rules); return it as plain comma-separated numbers."""
-    cells = next(csv.reader([line]), [])
+    try:
+        cells = next(csv.reader([line], strict=True), [])
+    except csv.Error as error:
+        raise InputError(f"{what} row {row}: not valid CSV ({error})") from None
     if len(cells) != len(names):
-        raise InputError(f"points file row {row}: {len(cells)} values for {len(names)} columns")
-    return ",".join(repr(_cell(cell, row, name)) for cell, name in zip(cells, names))
+        missing = (
+            f"no value for column {names[len(cells)]}"
+            if len(cells) < len(names)
+            else (f"{len(cells) - len(names)} extra")
+        )
+        raise InputError(
+            f"{what} row {row}: {len(cells)} values for {len(names)} columns ({missing})"
+        )
+    return ",".join(repr(_cell(cell, row, name, what)) for cell, name in zip(cells, names))
 
 
-def _cell(text: str, row: int, column: str) -> float:
+def _cell(text: str, row: int, column: str, what: str = "points file") -> float:
+    where = f"{what} row {row}, column {column}"
+    if not text.strip():
+        raise InputError(f"{where}: the cell is empty")
     if not NUMBER.match(text):
-        raise InputError(f"points file row {row}, column {column}: {text!r} is not a number")
+        if text.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise InputError(f"{where}: {text.strip()!r} is not a finite number")
+        raise InputError(f"{where}: {_short(text)!r} is not a number")
     value = float(text)
     if not np.isfinite(value):
-        raise InputError(f"points file row {row}, column {column}: {text!r} is out of range")
+        raise InputError(f"{where}: {_short(text)!r} is out of range")
     return value
 
 
-def _chunk(names: tuple[str, ...], block: list[str], numbers: Sequence[int]) -> Points:
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _chunk(
+    names: tuple[str, ...],
+    block: list[str],
+    numbers: Sequence[int],
+    what: str = "points file",
+    skipped: Skipped | None = None,
+) -> Points | None:
     """Convert a block of rows: plain numeric text goes straight to numpy's C parser; any
-    other block is checked row by row, which names the first bad row and column."""
+    other block is checked row by row, which names the first bad row and column (or, with
+    ``skipped``, leaves bad rows out: ``None`` if none is left)."""
     text = "\n".join(block)
     table = _fast_table(text, len(block), len(names))
+    if table is not None and not np.all(np.isfinite(table)):
+        table = None  # 1e999: the careful path names the cell
     if table is None:
-        text = "\n".join(_careful_row(line, n, names) for line, n in zip(block, numbers))
-        table = _fast_table(text, len(block), len(names))
-    bad = np.argwhere(~np.isfinite(table))
-    if bad.size:
-        row, column = bad[0]
-        cell = block[row].split(",")[column].strip()
-        raise InputError(
-            f"points file row {numbers[row]}, column {names[column]}: {cell!r} is out of range"
-        )
+        good, kept = [], []
+        for line, n in zip(block, numbers):
+            try:
+                good.append(_careful_row(line, n, names, what))
+                kept.append(n)
+            except InputError as error:
+                if skipped is None:
+                    raise
+                skipped.add(error.message.removeprefix(f"{what} "))
+        if not good:
+            return None
+        numbers = kept
+        table = _fast_table("\n".join(good), len(good), len(names))
+        assert table is not None  # the careful path wrote plain numbers
     return Points(names, {n: table[:, i] for i, n in enumerate(names)}, None, numbers[0])
 
 

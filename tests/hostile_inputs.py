@@ -48,6 +48,34 @@ INJECTION = [
     ("x!", "'!' is not allowed"),
 ]
 
+#: sympy and Python callables written without strings: refused by the parser ...
+UNQUOTED_SYNTAX = [
+    ("globals()", "empty parentheses"),
+    ("breakpoint()", "empty parentheses"),
+    ("Lambda(x, x)", "',' inside parentheses"),
+    ("Integral(x, x)", "',' inside parentheses"),
+    ("__builtins__", "names must start with a letter"),
+    ("x.__class__", "'.' can only appear inside a number"),
+    ("E.evalf()", "'.' can only appear inside a number"),
+    ("print(*x)", "missing expression before '*'"),
+    ("(lambda: 0)()", "':' is not allowed"),
+    ("{x for x in y}", "'{' is not allowed"),
+]
+#: ... or parsed as what they are in gradcalc's language, a product of variables (``Symbol(x)``
+#: is ``Symbol*x``), never a call: refused by the command line because with ``--at x=1``
+#: those names have no value (so not in HOSTILE, which the parser alone must refuse).
+UNQUOTED_CALLS = [
+    ("Symbol(x)", "no value given for Symbol"),
+    ("sympify(x)", "no value given for sympify"),
+    ("S(x)", "no value given for S"),
+    ("N(x)", "no value given for N"),
+    ("exec(x)", "no value given for exec"),
+    ("compile(x)", "no value given for compile"),
+    ("type(x)(x)", "no value given for type"),
+    ("Function(x)(x)", "no value given for Function"),
+    ("Matrix(x)", "no value given for Matrix"),
+]
+
 LOOK_ALIKES = [
     ("\u0445 + 1", "U+0445 (CYRILLIC SMALL LETTER HA)"),
     ("c\u03bfs(x)", "U+03BF (GREEK SMALL LETTER OMICRON)"),
@@ -114,8 +142,8 @@ BOMBS = [
     ("1e-999", "number out of range"),
     ("x**1e400", "number out of range"),
     ("1234567890123456789012345678901234567890", "number out of range"),
-    ("(" * 100_000, "expression nested too deeply (limit 200)"),
-    ("-" * 100_000 + "x", "expression nested too deeply (limit 200)"),
+    ("(" * 100_000, "expression nested too deeply (limit 200, fixed)"),
+    ("-" * 100_000 + "x", "expression nested too deeply (limit 200, fixed)"),
     ("sin(" * 300 + "x" + ")" * 300, "expression nested too deeply"),
     ("x^" * 300 + "x", "expression nested too deeply"),
     ("x" * (MAX_LENGTH + 1), "input too long"),
@@ -123,4 +151,6 @@ BOMBS = [
 ]
 
 #: Every hostile text with the fragment its error message must contain.
-HOSTILE = INJECTION + LOOK_ALIKES + MALFORMED + BOMBS
+HOSTILE = INJECTION + UNQUOTED_SYNTAX + LOOK_ALIKES + MALFORMED + BOMBS
+#: What the command line must refuse (exit 2): everything above, and the unquoted calls.
+HOSTILE_CLI = HOSTILE + UNQUOTED_CALLS

@@ -255,10 +255,10 @@ def test_many_points_are_checked_with_lambdify(tmp_path) -> None:
         ("x,y\n1,2\n\n3,1.2.3\n", "row 4, column y: '1.2.3' is not a number"),
         ("x,y\n1,2\n3,1-2\n", "row 3, column y: '1-2' is not a number"),
         ("x,y\n1,,\n", "row 2: 3 values for 2 columns"),
-        ("x,y\n1, \n", "row 2, column y: ' ' is not a number"),
-        ("x,y\n1,nan\n", "row 2, column y: 'nan' is not a number"),
+        ("x,y\n1, \n", "row 2, column y: the cell is empty"),
+        ("x,y\n1,nan\n", "row 2, column y: 'nan' is not a finite number"),
         ("x,y\n1,1e999\n", "out of range"),
-        ("x,1y\n1,2\n", "'1y' is not a valid variable name"),
+        ("x,1y\n1,2\n", "invalid variable name '1y'"),
         ("x,x\n1,2\n", "repeated"),
     ],
 )

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
-from hostile_inputs import HOSTILE
+from hostile_inputs import HOSTILE_CLI
 
 
 def gradcalc(*args: str, cwd=None, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -58,7 +59,7 @@ def test_help_does_not_import_numpy_or_sympy() -> None:
 
 
 # argv can carry neither a NUL nor a single argument over 128 kB; test_parse covers those
-ARGV_SAFE = [(t, f) for t, f in HOSTILE if "\x00" not in t and len(t) < 100_000]
+ARGV_SAFE = [(t, f) for t, f in HOSTILE_CLI if "\x00" not in t and len(t) < 100_000]
 
 
 @pytest.mark.parametrize(("text", "fragment"), ARGV_SAFE, ids=range(len(ARGV_SAFE)))
@@ -68,6 +69,7 @@ def test_hostile_expressions_are_refused_and_never_run(tmp_path, text, fragment)
     done = gradcalc("grad", payload, "--at", "x=1", cwd=tmp_path)
     assert done.returncode == 2, (payload, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
+    assert fragment.replace("MARKER", str(marker)) in done.stderr, (payload, done.stderr)
     assert not marker.exists()
 
 
@@ -80,3 +82,99 @@ def test_hostile_point_values_are_refused(tmp_path, value) -> None:
     done = gradcalc("grad", "x", "--at", f"x={value}", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert not marker.exists()
+
+
+# --- every command, as a process: payloads that would create the marker file ------------
+
+MARKER_PAYLOADS = [
+    "__import__('os').system('touch MARKER')",
+    "open('MARKER', 'w')",
+    "(lambda: __import__('pathlib').Path('MARKER').touch())()",
+    "exec(\"open('MARKER','w')\")",
+    "Symbol('x').__class__.__init__.__globals__['__builtins__']['open']('MARKER','w')",
+]
+COMMAND_LINES = [
+    ["grad", "P", "--at", "x=1"],
+    ["hessian", "P", "--at", "x=1"],
+    ["jacobian", "P", "--at", "x=1"],
+    ["check", "x^2", "--at", "x=1", "--answer", "P"],
+    ["check", "x^2", "--at", "x=1", "--expect", "P"],
+    ["explain", "x^2", "--at", "x=P"],
+    ["graph", "P", "--at", "x=1"],
+    ["minimize", "x^2", "--from", "x=P"],
+    ["fit", "a*x", "data.csv", "--params", "a", "--init", "a=P"],
+    ["plot", "x^2", "--at", "x=1", "--range", "P:1"],
+    ["grad", "x", "--points", "points.csv"],
+]
+
+
+@pytest.mark.parametrize(
+    "k", range(len(COMMAND_LINES)), ids=lambda k: " ".join(COMMAND_LINES[k][:2])
+)
+def test_every_command_refuses_code_as_a_process(tmp_path, k) -> None:
+    """Two payloads per command line (processes are slow), every payload more than once."""
+    line = COMMAND_LINES[k]
+    marker = tmp_path / "MARKER"
+    (tmp_path / "data.csv").write_text("x,y\n0,1\n1,3\n")
+    for payload in (MARKER_PAYLOADS[k % 5], MARKER_PAYLOADS[(k + 2) % 5]):
+        (tmp_path / "points.csv").write_text(f"x\n{payload}\n")
+        args = [arg.replace("P", payload) if "P" in arg and arg != "--params" else arg
+                for arg in line]  # fmt: skip
+        done = gradcalc(*args, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert not marker.exists(), args
+
+
+# --- resource limits ------------------------------------------------------------------------
+
+
+def test_cpu_limit_stops_with_one_line_and_exit_2() -> None:
+    done = gradcalc(
+        "--max-cpu", "1", "minimize", "(1-x)^2 + 100(y-x^2)^2", "--from", "x=-1.2,y=1",
+        "--steps", "100000000", "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "gradcalc: CPU time limit reached (1 s): raise it with --max-cpu SECONDS "
+        "or GRADCALC_MAX_CPU (0: no limit)\n"
+    )
+
+
+def test_memory_limit_stops_with_one_line_and_exit_2(tmp_path) -> None:
+    """A fit of 1,000,000 rows needs more than 200 MB (its resident size alone is ~195 MB)."""
+    rows = "".join(f"{k},{2 * k + 1}\n" for k in range(1_000_000))
+    (tmp_path / "data.csv").write_text("x,y\n" + rows)
+    done = subprocess.run(
+        [sys.executable, "-c", "from gradcalc.cli import main; main()",
+         "fit", "a*x + b", "data.csv", "--params", "a,b"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        env={**os.environ, "GRADCALC_MAX_MEMORY": "200"},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "gradcalc: memory limit reached (200 MB): raise it with --max-memory MB "
+        "or GRADCALC_MAX_MEMORY (0: no limit)\n"
+    )
+    raised = gradcalc("--max-memory", "0", "fit", "a*x + b", "data.csv", "--params", "a,b",
+                      "--format", "json", cwd=tmp_path)  # fmt: skip
+    assert raised.returncode == 0, raised.stderr
+    assert json.loads(raised.stdout)["params"]["a"] == pytest.approx(2)
+
+
+def test_limit_options_are_validated() -> None:
+    done = gradcalc("--max-cpu", "-1", "grad", "x", "--at", "x=1")
+    assert done.returncode == 2 and "--max-cpu" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_documented_limit_defaults_are_the_ones_used() -> None:
+    import inspect
+
+    from gradcalc import limits
+    from gradcalc.cli import root
+
+    parameters = inspect.signature(root).parameters
+    assert parameters["max_cpu"].default == limits.DEFAULT_CPU_SECONDS == 600
+    assert parameters["max_memory"].default == limits.DEFAULT_MEMORY_MB == 8192

@@ -1,19 +1,37 @@
-"""Random expressions from the registry: the CLI's gradient equals sympy's, computed
+"""Random expressions from the registry: the CLI's gradient and Hessian equal sympy's, computed
 independently (each generated text comes with its own sympy expression, built from the
-registry's sympy counterparts, never from gradcalc's parser or cross-check)."""
+registry's sympy counterparts, never from gradcalc's parser or cross-check); the canonical
+text (``parse.unparse``) parses back to the same graph; and invalid mutations of valid texts
+are refused with exit code 2 by every command.
+
+Example counts: ``budget(ci, long)``; the ``long`` profile (tests/conftest.py) runs 50,000+::
+
+    HYPOTHESIS_PROFILE=long nice -n 19 pytest tests/test_properties.py --hypothesis-show-statistics
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gradcalc.cli import app
-from gradcalc.ops import REGISTRY
+from gradcalc.lower import lower
+from gradcalc.ops import FUNCTION_NAMES, REGISTRY
+from gradcalc.parse import parse_program, unparse
+
+LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
+
+
+def budget(ci: int, long: int) -> int:
+    """Examples for one property test: ``ci`` by default, ``long`` in the long profile."""
+    return long if LONG else ci
+
 
 X, Y = sp.symbols("x y", real=True)
 LEAVES = st.sampled_from(
@@ -71,7 +89,9 @@ EXPRESSIONS = st.recursive(
 POINT = st.floats(-2, 2, allow_nan=False).map(lambda v: round(v, 3))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=budget(80, 1_500), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(EXPRESSIONS, POINT, POINT)
 def test_cli_gradient_equals_sympy_for_random_expressions(expression, x0, y0) -> None:
     text, expr = expression
@@ -90,3 +110,286 @@ def test_cli_gradient_equals_sympy_for_random_expressions(expression, x0, y0) ->
             value,
         )
     assert out["check"]["status"] in ("agree", "skipped")
+
+
+# --- every op of the registry -------------------------------------------------------------
+
+
+def _positive(text, expr):
+    return f"(1 + ({text})^2)", 1 + expr**2
+
+
+def _small(text, expr):
+    return f"tanh({text})/2", sp.tanh(expr) / 2
+
+
+#: How each function's argument is brought into its domain (away from poles and branch
+#: cuts); None: the whole real line. Piecewise ops (abs, floor, ...) keep their kinks: the
+#: CLI reports those as exit 3, and the example only counts which happened.
+GUARDS = {
+    "exp": lambda t, e: (f"sin({t})", sp.sin(e)),
+    "sinh": lambda t, e: (f"sin({t})", sp.sin(e)),
+    "cosh": lambda t, e: (f"sin({t})", sp.sin(e)),
+    "log": _positive,
+    "log10": _positive,
+    "sqrt": _positive,
+    "cbrt": _positive,
+    "acosh": lambda t, e: (f"(2 + ({t})^2)", 2 + e**2),
+    "asin": _small,
+    "acos": _small,
+    "atanh": _small,
+    "tan": lambda t, e: (f"tanh({t})", sp.tanh(e)),
+    "sec": lambda t, e: (f"tanh({t})", sp.tanh(e)),
+    "csc": lambda t, e: (f"(2 + tanh({t}))", 2 + sp.tanh(e)),
+    "cot": lambda t, e: (f"(2 + tanh({t}))", 2 + sp.tanh(e)),
+    **dict.fromkeys(
+        ["sin", "cos", "atan", "tanh", "sech", "asinh", "erf", "sigmoid", "softplus"], None
+    ),
+    **dict.fromkeys(["abs", "sign", "floor", "ceiling", "step", "relu"], None),
+}
+#: Functions of two or more arguments, with the guard of their second argument.
+BINARY_FUNCTIONS = {
+    "atan2": lambda t, e: (f"(2 + tanh({t}))", 2 + sp.tanh(e)),  # x > 0: off the branch cut
+    "max": None,
+    "min": None,
+}
+INTERNAL = {"add", "sub", "mul", "div", "neg", "pow", "sum_to", "broadcast_to"}
+#: The spellings the parser accepts for each op (FUNCTION_NAMES maps spelling -> op).
+SPELLINGS = {
+    op: sorted(n for n, o in FUNCTION_NAMES.items() if o.name == op)
+    for op in {o.name for o in FUNCTION_NAMES.values()}
+}
+
+
+def test_every_registry_function_is_generated() -> None:
+    """A new op in the registry fails here until the property tests generate it."""
+    functions = {name for name in REGISTRY if name not in INTERNAL}
+    assert functions == set(GUARDS) | set(BINARY_FUNCTIONS)
+
+
+def _call(draw, name, args):
+    """``name(args)`` in one of its spellings, with the registry's sympy counterpart."""
+    spelling = draw(st.sampled_from(SPELLINGS[name]))
+    texts = [t for t, _ in args]
+    text = f"{spelling}({', '.join(texts)})"
+    return text, REGISTRY[name].sympy(sp, *[e for _, e in args])
+
+
+@st.composite
+def registry_trees(draw, leaves: int = 6):
+    """(text, sympy expression) of a random tree over every registry op, built bottom-up."""
+    parts = [draw(LEAVES) for _ in range(draw(st.integers(1, leaves)))]
+    calls = draw(st.integers(0, leaves))  # unary function calls, besides the joins
+    while len(parts) > 1 or calls:
+        kinds = ["binary", "function2", "arithmetic"] if len(parts) > 1 else []
+        kind = draw(st.sampled_from((["unary"] if calls else []) + kinds))
+        if kind == "unary":
+            calls -= 1
+            i = draw(st.integers(0, len(parts) - 1))
+            name = draw(st.sampled_from(sorted(GUARDS)))
+            guard = GUARDS[name]
+            arg = guard(*parts[i]) if guard else parts[i]
+            parts[i] = _call(draw, name, [arg])
+            continue
+        i = draw(st.integers(0, len(parts) - 2))
+        (a, ea), (b, eb) = parts[i], parts.pop(i + 1)
+        if kind == "function2":
+            name = draw(st.sampled_from(sorted(BINARY_FUNCTIONS)))
+            guard = BINARY_FUNCTIONS[name]
+            parts[i] = _call(draw, name, [(a, ea), guard(b, eb) if guard else (b, eb)])
+        elif kind == "binary":
+            symbol = draw(st.sampled_from(["+", "-", "*", "/", "^", "**", "implicit"]))
+            if symbol == "/":
+                parts[i] = f"({a})/(1 + ({b})^2)", ea / (1 + eb**2)
+            elif symbol in ("^", "**"):
+                parts[i] = f"(1 + ({a})^2){symbol}(sin({b}))", (1 + ea**2) ** sp.sin(eb)
+            elif symbol == "implicit":
+                parts[i] = f"({a})({b})", ea * eb
+            else:
+                parts[i] = (
+                    f"({a}) {symbol} ({b})",
+                    {"+": ea + eb, "-": ea - eb, "*": ea * eb}[symbol],
+                )
+        else:  # unary minus, which binds looser than ^: -(a)^2 is -(a^2)
+            parts[i] = f"-({a})^2 + ({b})", -(ea**2) + eb
+    return parts[0]
+
+
+def _exact(value) -> float | None:
+    """A sympy number as a float, or None when it is not a finite real."""
+    try:
+        value = complex(value)
+    except TypeError:  # not a number at all (sympy could not evaluate it)
+        return None
+    if value.imag != 0 or not math.isfinite(value.real):
+        return None
+    return value.real
+
+
+def _derivative(expr, *symbols):
+    """sympy's derivative; the derivatives of step-like functions (0 off their jumps) that
+    sympy leaves unevaluated become 0."""
+    result = sp.diff(expr, *symbols)
+    return result.replace(
+        lambda e: isinstance(e, (sp.Derivative, sp.Subs)), lambda e: sp.Integer(0)
+    )
+
+
+def _close(tape: float, exact: float) -> bool:
+    return math.isclose(tape, exact, rel_tol=1e-8, abs_tol=1e-10)
+
+
+def _run_json(args: list[str]) -> tuple[int, object]:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code in (0, 3), (args, result.output)
+    assert "Traceback" not in result.output
+    if result.exit_code == 3:
+        event("undefined at the point (a kink or a jump): exit 3")
+        return 3, None
+    return 0, json.loads(result.stdout)
+
+
+@settings(max_examples=budget(60, 5_000))
+@given(registry_trees(), POINT, POINT)
+def test_registry_tree_gradient_equals_sympy(tree, x0, y0) -> None:
+    text, expr = tree
+    args = ["grad", text, "--at", f"x={x0},y={y0}", "--wrt", "x,y"]
+    code, out = _run_json([*args, "--format", "json", "--no-tape", "--no-check"])
+    if code:
+        return
+    subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
+    for name, symbol in (("x", X), ("y", Y)):
+        exact = _exact(_derivative(expr, symbol).evalf(30, subs=subs))
+        if exact is None:
+            event("sympy's derivative is not a finite real there")
+            continue
+        assert _close(out["gradient"][name], exact), (text, name, out["gradient"][name], exact)
+
+
+@settings(max_examples=budget(20, 1_500))
+@given(registry_trees(leaves=4), POINT, POINT)
+def test_registry_tree_hessian_equals_sympy(tree, x0, y0) -> None:
+    text, expr = tree
+    args = ["hessian", text, "--at", f"x={x0},y={y0}", "--wrt", "x,y", "--format", "json"]
+    code, out = _run_json([*args, "--no-check"])
+    if code:
+        return
+    subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
+    symbols = (X, Y)
+    for i, a in enumerate(symbols):
+        for j, b in enumerate(symbols):
+            exact = _exact(_derivative(expr, a, b).evalf(30, subs=subs))
+            if exact is None:
+                event("sympy's second derivative is not a finite real there")
+                continue
+            tape = out["hessian"][i][j]
+            assert tape is not None and _close(tape, exact), (text, i, j, tape, exact)
+
+
+# --- the printed expression parses back to the same graph ---------------------------------
+
+
+def _shape(text: str) -> list[tuple]:
+    """The op graph of a text, without the source text of its nodes."""
+    graph = lower(parse_program(text))
+    return [(n.kind, n.op, n.inputs, n.label if n.kind == "var" else None) for n in graph.nodes]
+
+
+@settings(max_examples=budget(200, 30_000))
+@given(registry_trees(leaves=8))
+def test_unparsed_text_parses_back_to_the_same_graph(tree) -> None:
+    text, _ = tree
+    program = parse_program(text)
+    canonical = unparse(program.statements[-1].expr)
+    assert _shape(canonical) == _shape(text), (text, canonical)
+    assert unparse(parse_program(canonical).statements[-1].expr) == canonical
+
+
+# --- invalid mutations are refused by every command ---------------------------------------
+
+#: Mutations that make any valid text invalid, wherever they are made.
+BREAKERS = ["*/", "[", "]", "'", '"', "!", "@", "#", "$", "%", "&", "|", "~", "<", ">", "?",
+            ":", "`", "\\", "{", "}", "\u0445", "\u200b", "\uff08", "\x00", "\u00a0"]  # fmt: skip
+
+
+@st.composite
+def invalid_mutations(draw):
+    text, _ = draw(registry_trees(leaves=4))
+    kind = draw(st.sampled_from(["open", "close", "dangling", "leading", "insert", "drop paren"]))
+    if kind == "open":
+        k = draw(st.integers(0, len(text)))
+        return text[:k] + "(" + text[k:] if text.count("(") == text.count(")") else text
+    if kind == "close":
+        return f"{text})"
+    if kind == "dangling":
+        return text + draw(st.sampled_from(["+", "-", "*", "/", "^", "**", "=", "(", ","]))
+    if kind == "leading":
+        return draw(st.sampled_from(["*", "/", "^", "**", ")", ",", "="])) + text
+    if kind == "drop paren" and "(" in text:
+        k = draw(st.sampled_from([i for i, c in enumerate(text) if c == "("]))
+        return text[:k] + text[k + 1 :]
+    k = draw(st.integers(0, len(text)))
+    return text[:k] + draw(st.sampled_from(BREAKERS)) + text[k:]
+
+
+COMMANDS = [
+    ["grad", "--at", "x=0.5,y=1"],
+    ["hessian", "--at", "x=0.5,y=1"],
+    ["jacobian", "--at", "x=0.5,y=1"],
+    ["explain", "--at", "x=0.5,y=1"],
+    ["graph", "--at", "x=0.5,y=1"],
+    ["check", "--at", "x=0.5,y=1", "--expect", "1,2"],
+    ["minimize", "--from", "x=0.5,y=1"],
+    ["plot", "--at", "x=0.5"],
+]
+
+
+@settings(max_examples=budget(100, 12_000))
+@given(invalid_mutations(), st.sampled_from(COMMANDS))
+def test_invalid_mutations_are_refused_with_exit_2(text, command) -> None:
+    name, *options = command
+    result = CliRunner().invoke(app, [name, text, *options])
+    assert result.exit_code == 2, (name, text, result.output)
+    assert result.stdout == ""
+    message = result.stderr
+    assert message.startswith("gradcalc: ") and "Traceback" not in message, message
+    assert len(message.strip().splitlines()) <= 3, message
+
+
+# --- the fast path for plain numbers in constant_value is the parser's answer ------------
+
+
+def _parsed_value(text: str) -> float:
+    """What the validated parser makes of a value (the slow path of constant_value)."""
+    from gradcalc.errors import InputError
+    from gradcalc.evaluate import evaluate
+    from gradcalc.parse import Program, Statement, parse_constant
+
+    node = parse_constant(text)
+    value = float(evaluate(lower(Program(text, (Statement(None, node, 0),))), {}).values[0])
+    if not math.isfinite(value):
+        raise InputError("not finite")
+    return value
+
+
+DECIMALS = st.from_regex(
+    r"-?(?:[0-9]{1,32}(?:\.[0-9]{0,24})?|\.[0-9]{1,24})(?:[eE][+-]?[0-9]{1,4})?", fullmatch=True
+)
+
+
+@settings(max_examples=budget(200, 2_000))
+@given(DECIMALS)
+def test_plain_numbers_get_the_parsers_value_or_its_refusal(text) -> None:
+    """points.constant_value answers plain decimals without the parser (for speed): it must
+    accept exactly what the parser accepts, with the same value (and sign of zero)."""
+    from gradcalc.errors import InputError
+    from gradcalc.points import constant_value
+
+    def outcome(read):
+        try:
+            value = read(text)
+        except InputError:
+            return "refused"
+        return (value, math.copysign(1.0, value))
+
+    assert outcome(constant_value) == outcome(_parsed_value), text
