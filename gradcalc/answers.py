@@ -179,8 +179,8 @@ def _compare_number(text, yours, value, exact_correct, rtol, atol) -> tuple[str,
             with time_limit(PROOF_SECONDS):
                 if sp.simplify(exact_value(text) - exact_correct) == 0:
                     return "correct", "exactly"
-        except (CheckTimeout, TypeError, ValueError):
-            pass
+        except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
+            pass  # no proof: an attempt may ask mpmath for an absurd precision (sigmoid(pi^30))
     if np.isclose(yours, value, rtol=rtol, atol=atol):
         return "correct", f"within rtol {rtol:g}"
     return "wrong", f"yours is {_number(yours)}, the derivative is {_number(value)}"
@@ -365,7 +365,7 @@ def _proved_equal(answer, truth) -> bool:
     try:
         with time_limit(PROOF_SECONDS):
             return bool(sp.simplify(answer - truth) == 0)
-    except (CheckTimeout, TypeError, ValueError, RecursionError):
+    except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
         return False
 
 
@@ -389,7 +389,7 @@ def _differs_exactly(answer, truth, where: dict[str, float]) -> tuple[str, str] 
         with time_limit(PROOF_SECONDS):
             mine = complex(answer.evalf(30, subs=subs))
             right = complex(truth.evalf(30, subs=subs))
-    except (CheckTimeout, TypeError, ValueError):
+    except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
     if not (np.isfinite(right.real) and right.imag == 0):
         return None

@@ -469,7 +469,9 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
     if options.strict and found:
         raise UndefinedError(found[0].describe(points, name))
-    first_reason = np.full(max(int(np.prod(shape)), 1), -1)
+    size = max(int(np.prod(shape)), 1)
+    # (a read-only view when no point has a reason: filling 10^6 entries costs milliseconds)
+    first_reason = np.full(size, -1) if found else np.broadcast_to(np.int64(-1), (size,))
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i
     for source in run.sources:
