@@ -1,4 +1,4 @@
-"""Hypothesis profiles: ``default`` (small enough for CI) and ``long`` (50,000+ examples).
+"""Hypothesis profiles: ``default`` (660 examples, for CI) and ``long`` (50,000 examples).
 
     HYPOTHESIS_PROFILE=long nice -n 19 pytest tests/test_properties.py --hypothesis-show-statistics
 

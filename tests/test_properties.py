@@ -4,7 +4,8 @@ registry's sympy counterparts, never from gradcalc's parser or cross-check); the
 text (``parse.unparse``) parses back to the same graph; and invalid mutations of valid texts
 are refused with exit code 2 by every command.
 
-Example counts: ``budget(ci, long)``; the ``long`` profile (tests/conftest.py) runs 50,000+::
+Example counts: ``budget(ci, long)``; the ``long`` profile (tests/conftest.py) runs 50,000, in
+about an hour of CPU (the round trip and the mutations cost ~0.1 s each, a number ~7 ms)::
 
     HYPOTHESIS_PROFILE=long nice -n 19 pytest tests/test_properties.py --hypothesis-show-statistics
 """
@@ -295,7 +296,7 @@ def _shape(text: str) -> list[tuple]:
     return [(n.kind, n.op, n.inputs, n.label if n.kind == "var" else None) for n in graph.nodes]
 
 
-@settings(max_examples=budget(200, 30_000))
+@settings(max_examples=budget(200, 10_000))
 @given(registry_trees(leaves=8))
 def test_unparsed_text_parses_back_to_the_same_graph(tree) -> None:
     text, _ = tree
@@ -377,7 +378,7 @@ DECIMALS = st.from_regex(
 )
 
 
-@settings(max_examples=budget(200, 2_000))
+@settings(max_examples=budget(200, 20_000))
 @given(DECIMALS)
 def test_plain_numbers_get_the_parsers_value_or_its_refusal(text) -> None:
     """points.constant_value answers plain decimals without the parser (for speed): it must
