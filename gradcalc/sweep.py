@@ -65,6 +65,7 @@ def default_threads() -> int:
         return int(chosen)
     return min(os.cpu_count() or 1, MAX_THREADS)
 
+
 _PROBE = 0.5  # any value: the program's shape does not depend on it
 
 

@@ -201,7 +201,6 @@ class _Quiet:
             self.state.__exit__(*exc)
 
 
-
 def quiet() -> _Quiet:
     """A context in which :func:`apply` skips its own ``np.errstate`` (one is already set).
 
