@@ -165,7 +165,8 @@ SkipBadRows = Annotated[
     ),
 ]
 Wrt = Annotated[
-    str | None, typer.Option("--wrt", help="Differentiate with respect to these (a,b).")
+    str | None,
+    typer.Option("--wrt", metavar="NAMES", help="Differentiate with respect to these (a,b)."),
 ]
 Of = Annotated[
     str | None,
@@ -515,7 +516,8 @@ def jacobian(
     expression: Annotated[
         str,
         typer.Argument(
-            help='Targets separated by commas, e.g. "r*cos(t), r*sin(t)", or a program with --of.'
+            metavar="EXPRESSION",
+            help='Targets separated by commas, e.g. "r*cos(t), r*sin(t)", or a program with --of.',
         ),
     ],
     at: At = None,

@@ -506,8 +506,9 @@ def fit_tables(result: Any, digits: int | None) -> list[Any]:
         table.add_row(
             name, format_number(value, digits), format_number(result.stderr[name], digits)
         )
-    summary = Text(
-        f"n = {result.n} points, residual sum of squares = {format_number(result.rss, digits)}, "
+    summary = Text(  # a line each, so that no number is broken across lines at 80 columns
+        f"n = {result.n} points\n"
+        f"residual sum of squares = {format_number(result.rss, digits)}\n"
         f"R² = {format_number(result.r2, digits)}\n{result.reason} ({result.steps} steps)"
     )
     return [table, summary]
