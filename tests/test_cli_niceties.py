@@ -190,3 +190,9 @@ def test_bash_completion_script_and_completions() -> None:
     assert complete("gradcalc grad x --for", 3) == ["--format"]
     assert complete("gradcalc grad x --format ", 4) == ["table", "json", "csv", "plain"]
     assert complete("gradcalc --no", 1) == ["--no-color"]
+
+
+def test_help_shows_what_each_argument_is() -> None:
+    """(click 8.5 with typer < 0.25 printed only "EXPRESSION [required]")."""
+    usage = runner.invoke(app, ["hessian", "--help"], terminal_width=100).stdout
+    assert "The expression or program" in usage
