@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness import Section, Target
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 VERDICT_STYLE = {"met": "green", "not met": "red", "not measured": "yellow"}
@@ -24,7 +25,8 @@ def print_section(section: Section, console: Console) -> None:
     if section.targets:
         console.print(target_table(section.targets))
     for note in section.notes:
-        console.print(f"[dim]note:[/dim] {note}", highlight=False)
+        # escaped: a note may hold brackets that are not markup, e.g. 'gradcalc[bench]'
+        console.print(f"[dim]note:[/dim] {escape(note)}", highlight=False)
     console.print()
 
 
