@@ -160,11 +160,11 @@ def apply(op: Op, *args: Any, **params: Any) -> Tensor:
     >>> apply(REGISTRY["mul"], 3, 4)
     Tensor(12.)
     """
-    inputs = tuple(a if isinstance(a, Tensor) else Tensor(a) for a in args)
-    if _Quiet.depth:
+    inputs = tuple(as_tensor(a) for a in args)
+    if _Quiet.depth:  # a caller holds quiet() for many ops (a graph, a backward pass)
         value = op.forward(*[t.value for t in inputs], **params)
     else:
-        with np.errstate(all="ignore"):
+        with quiet():
             value = op.forward(*[t.value for t in inputs], **params)
     output = _result(value)
     for tape in active_tapes:
