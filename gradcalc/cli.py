@@ -424,20 +424,21 @@ def grad(
     from gradcalc.diagnostics import Thresholds
     from gradcalc.evaluate import source_names
 
-    thresholds = Thresholds(vanishing, exploding, saturation)
+    options = dataclasses.replace(
+        _options(no_check, subgradient, check_timeout, exact),
+        thresholds=Thresholds(vanishing, exploding, saturation),
+    )
     if jobs is not None:
         if expression is not None or at or points or wrt or of:
             raise InputError("--jobs reads expressions and points from its lines: give no others")
-        _run_jobs(jobs, _options(no_check, subgradient, check_timeout, exact), thresholds)
+        _run_jobs(jobs, options)
     if expression is None:
         raise InputError("missing EXPRESSION (or --jobs FILE for many jobs)")
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
     session = _Session(expression, at, points, of, skip_bad_rows)
-    options = _options(no_check, subgradient, check_timeout, exact)
     options = dataclasses.replace(
         options,
-        thresholds=thresholds,
         tape=not session.many or (output is Format.json and not no_tape),
     )
     sources = _names(wrt)
@@ -914,14 +915,13 @@ def _number(text: str, option: str) -> float:
         raise InputError(f"{option}: {error.message}") from None
 
 
-def _run_jobs(path: str, options: Any, thresholds: Any) -> None:
+def _run_jobs(path: str, options: Any) -> None:
     """``grad --jobs``: answer each line's job on stdout, then exit with the stream's status."""
     from gradcalc.jobs import run_jobs
     from gradcalc.points import open_stdin, open_text
 
-    settings = dataclasses.asdict(options) | {"thresholds": thresholds}
     with open_stdin("the jobs") if path == "-" else open_text(path, "jobs file") as stream:
-        code = run_jobs(stream, sys.stdout, **settings)
+        code = run_jobs(stream, sys.stdout, **vars(options))
     raise typer.Exit(code)
 
 
