@@ -535,19 +535,25 @@ def _findings(graph: Graph, points: Points, sources, options: Options, out) -> l
     """The diagnoses of a replayed batch: the replay marked the points of each finding; a
     full tape at the first of them says which op is to blame, in :func:`diagnose`'s words."""
     findings = []
+    diagnosed: dict[int, list[Finding]] = {}  # several findings often share their first point
+
+    def diagnoses_at(k: int) -> list[Finding]:
+        if k not in diagnosed:
+            single = Points(
+                points.names,
+                {n: np.atleast_1d(a)[k : k + 1] for n, a in points.arrays.items()},
+                None if points.exact is None else points.exact[k : k + 1],
+            )
+            at_k = gradient_at(graph, single, sources, replace(options, check=False, tape=True))
+            diagnosed[k] = at_k[0].diagnostics
+        return diagnosed[k]
+
     for (kind, key), mask in out.findings.items():
         if not mask.any():
             continue
-        k = int(np.argmax(mask))
-        single = Points(
-            points.names,
-            {n: np.atleast_1d(a)[k : k + 1] for n, a in points.arrays.items()},
-            None if points.exact is None else points.exact[k : k + 1],
-        )
-        at_k = gradient_at(graph, single, sources, replace(options, check=False, tape=True))
         there = next(
             f
-            for f in at_k[0].diagnostics
+            for f in diagnoses_at(int(np.argmax(mask)))
             if f.kind == kind
             and (f.record == key or f.message.startswith(f"∂{graph.target_names[0]}/∂{key} "))
         )
