@@ -87,7 +87,7 @@ def gradcalc_options(**chosen: object) -> object:
     for display: the batch path) where this version of gradcalc has that field."""
     from dataclasses import fields
 
-    from gradcalc.api import Options
+    from gradcalc.engine.api import Options
 
     if "tape" in {f.name for f in fields(Options)}:
         chosen.setdefault("tape", False)
@@ -96,9 +96,9 @@ def gradcalc_options(**chosen: object) -> object:
 
 def prepare_gradcalc(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
     """gradcalc's public batch path, symbolic check off: ``compile_expression`` once, then
-    ``gradient_at`` on a :class:`~gradcalc.points.Points` of 1-D float64 arrays."""
-    from gradcalc.api import compile_expression, gradient_at
-    from gradcalc.points import Points
+    ``gradient_at`` on a :class:`~gradcalc.engine.points.Points` of 1-D float64 arrays."""
+    from gradcalc.engine.api import compile_expression, gradient_at
+    from gradcalc.engine.points import Points
 
     graph = compile_expression(text, names)
     points = Points(tuple(names), dict(arrays), None)

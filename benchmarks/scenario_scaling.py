@@ -3,7 +3,7 @@
 Shapes: the sum ``x1*sin(x2) + x2*sin(x3) + … + xn*sin(x1)`` over n variables; the nest
 ``sin(sin(…sin(x)…))`` n deep (gradcalc refuses nesting beyond its parser's depth limit,
 so the same chain is also timed as a program ``y1 = sin(x); y2 = sin(y1); …``). Phases:
-parse (``gradcalc.parse.parse_program``), lower (``gradcalc.lower.lower``), record and
+parse (``gradcalc.lang.parser.parse_program``), lower (``gradcalc.lang.graph.lower``), record and
 differentiate with respect to every variable at one point (``gradient_at``, check off),
 and the symbolic check (``gradient_at`` with the check on, minus the time without it) under
 its time budget. sympy's ``parse_expr`` on the same text is the peer (in a subprocess).
@@ -91,7 +91,7 @@ def one_point(case: Case) -> object:
     """The case's point as a gradcalc ``Points`` (values with their exact text, as --at)."""
     import numpy as np
 
-    from gradcalc.points import Points
+    from gradcalc.engine.points import Points
 
     return Points(
         tuple(case.point),
@@ -102,10 +102,10 @@ def one_point(case: Case) -> object:
 
 def gradcalc_phases(case: Case, budget: float, quick: bool) -> Outcome:
     """Time parse, lower, record+diff and the check of one case in this process."""
-    from gradcalc.api import gradient_at
-    from gradcalc.errors import InputError
-    from gradcalc.lower import lower
-    from gradcalc.parse import parse_program
+    from gradcalc.core.errors import InputError
+    from gradcalc.engine.api import gradient_at
+    from gradcalc.lang.graph import lower
+    from gradcalc.lang.parser import parse_program
 
     outcome = Outcome()
     points = one_point(case)

@@ -1,6 +1,6 @@
 """Write docs/cli-reference.md from the Typer app, so the page cannot drift from the CLI.
 
-Every command, argument and option, with its help text, comes from ``gradcalc.cli.app``:
+Every command, argument and option, with its help text, comes from ``gradcalc.cli.app.app``:
 the same text ``gradcalc COMMAND --help`` prints. tests/test_docs_site.py checks that the
 committed page equals a fresh generation. After changing the command line, run from the
 repository root:
@@ -58,7 +58,7 @@ def paragraphs(text: str) -> list[str]:
 def _command_tree() -> Any:
     import typer.main
 
-    from gradcalc.cli import app
+    from gradcalc.cli.app import app
 
     return typer.main.get_command(app)
 

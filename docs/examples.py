@@ -25,7 +25,7 @@ def run(command: str) -> str:
     """What ``gradcalc ...`` prints (stdout then stderr) in an 80-column pipe, lines stripped."""
     from typer.testing import CliRunner
 
-    from gradcalc.cli import app
+    from gradcalc.cli.app import app
 
     args = shlex.split(command)
     assert args[0] == "gradcalc", command

@@ -14,7 +14,7 @@ without the ``docs`` extra.
 ['Text.', '', '```pycon', '>>> 1 + 1', '2', '```', '', 'More.']
 >>> fence_sessions(["```python", ">>> 1 + 1", "2", "```"])  # already fenced: unchanged
 ['```python', '>>> 1 + 1', '2', '```']
->>> plain_roles("See :func:`grad` and :class:`~gradcalc.tensor.Variable`.")
+>>> plain_roles("See :func:`grad` and :class:`~gradcalc.core.tensor.Variable`.")
 'See `grad` and `Variable`.'
 """
 

@@ -33,8 +33,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
-from gradcalc.ops import FUNCTION_NAMES
+from gradcalc.cli.app import app
+from gradcalc.core.ops import FUNCTION_NAMES
 
 TOKENS = [
     *FUNCTION_NAMES, "x", "y", "z", "pi", "e", "2", "0", "1e308", "0.5", ".", "1e-320", "(", ")",

@@ -18,21 +18,21 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Tensor": "gradcalc.tensor",
-    "Variable": "gradcalc.tensor",
-    "constant": "gradcalc.tensor",
-    "Tape": "gradcalc.tape",
-    "TapeError": "gradcalc.tape",
-    "Record": "gradcalc.tape",
-    "Problem": "gradcalc.tape",
-    "F": "gradcalc.ops",
-    "REGISTRY": "gradcalc.ops",
-    "reduce_sum": "gradcalc.ops",
-    "stop_gradient": "gradcalc.tensor",
-    "grad": "gradcalc.api",
-    "hessian": "gradcalc.api",
-    "jacobian": "gradcalc.api",
-    "GradResult": "gradcalc.api",
+    "Tensor": "gradcalc.core.tensor",
+    "Variable": "gradcalc.core.tensor",
+    "constant": "gradcalc.core.tensor",
+    "Tape": "gradcalc.core.tape",
+    "TapeError": "gradcalc.core.tape",
+    "Record": "gradcalc.core.tape",
+    "Problem": "gradcalc.core.tape",
+    "F": "gradcalc.core.ops",
+    "REGISTRY": "gradcalc.core.ops",
+    "reduce_sum": "gradcalc.core.ops",
+    "stop_gradient": "gradcalc.core.tensor",
+    "grad": "gradcalc.engine.api",
+    "hessian": "gradcalc.engine.api",
+    "jacobian": "gradcalc.engine.api",
+    "GradResult": "gradcalc.engine.api",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -42,12 +42,12 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is not None:
         return getattr(importlib.import_module(module), name)
-    ops = importlib.import_module("gradcalc.ops")
+    ops = importlib.import_module("gradcalc.core.ops")
     if name in ops.REGISTRY:  # every primitive: gradcalc.sin, gradcalc.relu, ...
         return ops.REGISTRY[name]
     raise AttributeError(f"module 'gradcalc' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    ops = importlib.import_module("gradcalc.ops")
+    ops = importlib.import_module("gradcalc.core.ops")
     return sorted(set(globals()) | set(_EXPORTS) | set(ops.REGISTRY))

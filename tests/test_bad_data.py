@@ -14,8 +14,8 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
-from gradcalc.points import CHUNK_ROWS
+from gradcalc.cli.app import app
+from gradcalc.io.files import CHUNK_ROWS
 
 
 def run(*args: str, stdin: bytes | None = None):
@@ -238,7 +238,7 @@ def test_large_file_streams_in_bounded_memory(tmp_path) -> None:
     rows = 300_000
     content = "x,y\n" + "".join(f"{k % 97},{k % 13}\n" for k in range(rows))
     done = subprocess.run(
-        [sys.executable, "-c", "from gradcalc.cli import main; main()", "--max-memory", "400",
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", "--max-memory", "400",
          "grad", "x*y", "--points", "-", "--format", "plain", "--no-check"],
         input=content, capture_output=True, text=True, timeout=300,
     )  # fmt: skip

@@ -10,10 +10,11 @@ import pytest
 import sympy as sp
 from typer.testing import CliRunner
 
-from gradcalc import api, catalog
-from gradcalc.cli import app
-from gradcalc.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY
-from gradcalc.parse import CONSTANTS, Call, parse_program
+from gradcalc.apps import catalog
+from gradcalc.cli.app import app
+from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY
+from gradcalc.engine import api
+from gradcalc.lang.parser import CONSTANTS, Call, parse_program
 
 FUNCTIONS = catalog.functions()
 BY_NAME = {item.name: item for item in FUNCTIONS}

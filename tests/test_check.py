@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from gradcalc.answers import check_answers, check_expect
-from gradcalc.cli import app
-from gradcalc.errors import ExitCode, InputError
+from gradcalc.apps.check import check_answers, check_expect
+from gradcalc.cli.app import app
+from gradcalc.core.errors import ExitCode, InputError
 
 
 def cli(*args: str):

@@ -8,8 +8,8 @@ import math
 import pytest
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
-from gradcalc.errors import ExitCode
+from gradcalc.cli.app import app
+from gradcalc.core.errors import ExitCode
 
 runner = CliRunner()
 
@@ -123,13 +123,13 @@ def test_points_file_and_stdin(tmp_path) -> None:
 
 
 def test_points_file_in_chunks_gives_the_same_answers(tmp_path, monkeypatch) -> None:
-    import gradcalc.points
+    import gradcalc.io.files
 
     rows = "\n".join(f"{i / 7},{-i / 3}" for i in range(1, 41))
     path = tmp_path / "p.csv"
     path.write_text("x,y\n" + rows + "\n")
     whole = run("grad", "sin(x)*y", "--points", str(path), "--format", "json")
-    monkeypatch.setattr(gradcalc.points, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(gradcalc.io.files, "CHUNK_ROWS", 7)
     chunked = run("grad", "sin(x)*y", "--points", str(path), "--format", "json")
     assert json.loads(whole.stdout) == json.loads(chunked.stdout)
     assert len(json.loads(chunked.stdout)) == 40
@@ -204,7 +204,7 @@ def test_usage_errors_exit_2() -> None:
 def test_a_wrong_gradient_rule_is_caught_by_the_check(monkeypatch) -> None:
     import dataclasses
 
-    import gradcalc.ops as ops
+    import gradcalc.core.ops as ops
 
     wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
     monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
@@ -318,7 +318,7 @@ def test_a_statement_the_target_does_not_use_cannot_make_it_undefined() -> None:
 def test_only_the_disagreeing_component_is_marked_wrong(monkeypatch) -> None:
     import dataclasses
 
-    import gradcalc.ops as ops
+    import gradcalc.core.ops as ops
 
     wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
     monkeypatch.setitem(ops.REGISTRY, "sin", wrong)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
-from gradcalc.errors import ExitCode
+from gradcalc.cli.app import app
+from gradcalc.core.errors import ExitCode
 
 EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
+from gradcalc.cli.app import app
 
 runner = CliRunner()
 ESC = "\x1b["
@@ -20,7 +20,7 @@ def gradcalc(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     """A real process whose stdout is a pipe (NO_COLOR and FORCE_COLOR cleared unless given)."""
     environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     return subprocess.run(
-        [sys.executable, "-c", "from gradcalc.cli import main; main()", *args],
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", *args],
         capture_output=True,
         text=True,
         env={**environ, **(env or {})},

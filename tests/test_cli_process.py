@@ -13,7 +13,7 @@ from hostile_inputs import HOSTILE_CLI
 
 def gradcalc(*args: str, cwd=None, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", "from gradcalc.cli import main; main()", *args],
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -50,7 +50,7 @@ def test_version_and_help() -> None:
 def test_help_does_not_import_numpy_or_sympy() -> None:
     code = (
         "import sys; sys.argv=['gradcalc','--help']\n"
-        "from gradcalc.cli import main\n"
+        "from gradcalc.cli.app import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('numpy' in sys.modules, 'sympy' in sys.modules)"
     )
@@ -147,7 +147,7 @@ def test_memory_limit_stops_with_one_line_and_exit_2(tmp_path) -> None:
     rows = "".join(f"{k},{2 * k + 1}\n" for k in range(1_000_000))
     (tmp_path / "data.csv").write_text("x,y\n" + rows)
     done = subprocess.run(
-        [sys.executable, "-c", "from gradcalc.cli import main; main()",
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()",
          "fit", "a*x + b", "data.csv", "--params", "a,b"],
         capture_output=True, text=True, cwd=tmp_path, timeout=120,
         env={**os.environ, "GRADCALC_MAX_MEMORY": "200"},
@@ -172,8 +172,8 @@ def test_limit_options_are_validated() -> None:
 def test_documented_limit_defaults_are_the_ones_used() -> None:
     import inspect
 
-    from gradcalc import limits
-    from gradcalc.cli import root
+    from gradcalc.cli import limits
+    from gradcalc.cli.app import root
 
     parameters = inspect.signature(root).parameters
     assert parameters["max_cpu"].default == limits.DEFAULT_CPU_SECONDS == 600

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from gradcalc import grad
-from gradcalc.cli import app
-from gradcalc.diagnostics import Thresholds, diagnose, local_slopes
+from gradcalc.cli.app import app
+from gradcalc.engine.diagnostics import Thresholds, diagnose, local_slopes
 
 
 def cli_json(*args: str) -> dict:

@@ -1,4 +1,4 @@
-"""The op-graph drawings (gradcalc.drawing): DOT and Mermaid text parsed back and compared
+"""The op-graph drawings (gradcalc.render.drawing): DOT and Mermaid text parsed back and compared
 with the tape, the escaping, and writing files with and without Graphviz."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import gradcalc
-from gradcalc import drawing
-from gradcalc.drawing import dot_escape, mermaid_escape, render_file, to_dot, to_mermaid
-from gradcalc.errors import InputError
-from gradcalc.render import format_number
+from gradcalc.core.errors import InputError
+from gradcalc.render import drawing
+from gradcalc.render.drawing import dot_escape, mermaid_escape, render_file, to_dot, to_mermaid
+from gradcalc.render.gradient import format_number
 
 HEADLINE = "3*w1**2+2*w1*w2"
 AT = {"w1": 5, "w2": 3}
@@ -417,7 +417,7 @@ def test_graphviz_accepts_the_escaped_labels(tmp_path):
 def test_graph_command_prints_dot_and_mermaid_and_refuses_bad_files(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from gradcalc.cli import app
+    from gradcalc.cli.app import app
 
     runner = CliRunner()
     dot = runner.invoke(app, ["graph", "y = x^2; z = y^2", "--at", "x=3"])

@@ -1,4 +1,4 @@
-"""``gradcalc.explain``: the forward pass, the reverse pass with numbers, the gradient and the
+"""``gradcalc.apps.explain``: the forward pass, the reverse pass with numbers, the gradient and the
 symbolic derivative rule by rule, checked against the tape, sympy and hand computations."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 from rich.console import Console
 
-from gradcalc import explain as explain_module
 from gradcalc import grad
-from gradcalc.errors import InputError, UndefinedError
-from gradcalc.explain import Explanation, explain, to_latex, to_markdown, to_rich
+from gradcalc.apps import explain as explain_module
+from gradcalc.apps.explain import Explanation, explain, to_latex, to_markdown, to_rich
+from gradcalc.core.errors import InputError, UndefinedError
 
 SEED = "y = x**2; z = y**2"
 HEADLINE = "3*w1**2+2*w1*w2"
@@ -329,7 +329,7 @@ def test_several_targets_are_refused() -> None:
 def test_explain_command_formats_and_errors() -> None:
     from typer.testing import CliRunner
 
-    from gradcalc.cli import app
+    from gradcalc.cli.app import app
 
     runner = CliRunner()
     panel = runner.invoke(app, ["explain", "y = x^2; z = y^2", "--at", "x=3"])

@@ -1,4 +1,4 @@
-"""gradcalc.fit: least squares with the tape's Jacobian and a numpy Levenberg–Marquardt.
+"""gradcalc.apps.fit: least squares with the tape's Jacobian and a numpy Levenberg–Marquardt.
 
 The example files are generated (and checked here against their generator) with numpy:
 
@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gradcalc.fit as fit_module
-from gradcalc.errors import InputError, UndefinedError
-from gradcalc.fit import fit, read_data, to_json
+import gradcalc.apps.fit as fit_module
+from gradcalc.apps.fit import fit, read_data, to_json
+from gradcalc.core.errors import InputError, UndefinedError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 KEYS = ["params", "stderr", "rss", "r2", "n", "steps", "reason", "converged", "warnings"]
@@ -316,7 +316,7 @@ def test_read_data_reports_bad_cells_like_points_files() -> None:
 
 
 def test_read_data_concatenates_every_chunk() -> None:
-    rows = 70_000  # more than one chunk of gradcalc.points.CHUNK_ROWS
+    rows = 70_000  # more than one chunk of gradcalc.io.files.CHUNK_ROWS
     text = "x,y\n" + "".join(f"{i},{2 * i}\n" for i in range(rows))
     data = read_data(io.StringIO(text))
     np.testing.assert_array_equal(data["x"], np.arange(rows))

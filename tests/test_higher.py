@@ -13,8 +13,8 @@ from test_properties import EXPRESSIONS, POINT, X, Y
 from typer.testing import CliRunner
 
 from gradcalc import hessian, jacobian
-from gradcalc.cli import app
-from gradcalc.errors import ExitCode
+from gradcalc.cli.app import app
+from gradcalc.core.errors import ExitCode
 
 
 def cli(*args: str):

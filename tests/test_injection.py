@@ -10,7 +10,7 @@ import sympy.parsing.sympy_parser as sympy_parser
 from hostile_inputs import HOSTILE_CLI, INJECTION, LOOK_ALIKES, UNQUOTED_CALLS, UNQUOTED_SYNTAX
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
+from gradcalc.cli.app import app
 
 PAYLOADS = INJECTION + UNQUOTED_SYNTAX + UNQUOTED_CALLS + LOOK_ALIKES
 DATA = "x,y\n0,1\n1,3\n2,5\n"

@@ -12,8 +12,8 @@ import pytest
 import sympy as sp
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
-from gradcalc.jobs import parse_job, run_jobs
+from gradcalc.cli.app import app
+from gradcalc.cli.jobs import parse_job, run_jobs
 
 runner = CliRunner()
 
@@ -123,7 +123,7 @@ def test_answers_are_flushed_one_by_one() -> None:
     """A script can hold gradcalc open as a co-process: each answer arrives before the
     next job is written."""
     process = subprocess.Popen(
-        [sys.executable, "-c", "from gradcalc.cli import main; main()", "grad", "--jobs", "-"],
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", "grad", "--jobs", "-"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gradcalc import Tape, Variable
-from gradcalc.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY, Op
-from gradcalc.symbolic import derivative
+from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY, Op
+from gradcalc.symbolic.derivative import derivative
 
 ELEMENTWISE = [op for op in REGISTRY.values() if not op.params]
 EXAMPLES = 20

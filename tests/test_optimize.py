@@ -1,4 +1,4 @@
-"""gradcalc.optimize: minimizing on the tape's gradient -- known minima, stopping reasons,
+"""gradcalc.apps.minimize: minimizing on the tape's gradient -- known minima, stopping reasons,
 errors, and the JSON and CSV shapes the CLI prints."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import sys
 
 import pytest
 
-from gradcalc.errors import InputError, UndefinedError
-from gradcalc.optimize import (
+from gradcalc.apps.minimize import (
     PROGRESS_EVERY,
     SCIPY_MISSING,
     Minimum,
@@ -20,6 +19,7 @@ from gradcalc.optimize import (
     path_rows,
     to_json,
 )
+from gradcalc.core.errors import InputError, UndefinedError
 
 ROSENBROCK = "(1-x)**2 + 100*(y-x**2)**2"
 ROSENBROCK_START = ["x=-1.2,y=1"]

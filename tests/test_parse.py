@@ -11,9 +11,9 @@ from hostile_inputs import HOSTILE
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
-from gradcalc.errors import InputError
-from gradcalc.ops import FUNCTION_NAMES
-from gradcalc.parse import (
+from gradcalc.core.errors import InputError
+from gradcalc.core.ops import FUNCTION_NAMES
+from gradcalc.lang.parser import (
     MAX_DEPTH,
     Binary,
     Call,

@@ -1,4 +1,4 @@
-"""gradcalc.plot: terminal plots (plotext) and PNG/SVG files (matplotlib)."""
+"""gradcalc.apps.plot: terminal plots (plotext) and PNG/SVG files (matplotlib)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from gradcalc.errors import InputError, UndefinedError
-from gradcalc.plot import (
+from gradcalc.apps.plot import (
     contour_plot,
     fit_plot,
     loss_plot,
@@ -17,6 +16,7 @@ from gradcalc.plot import (
     plot,
     tangent_plot,
 )
+from gradcalc.core.errors import InputError, UndefinedError
 
 BRAILLE = re.compile("[\u2801-\u28ff]")  # plotext's braille marker (U+2800 is a blank cell)
 
@@ -130,8 +130,8 @@ def test_fit_plot_terminal():
 
 
 def test_values_where_an_op_is_undefined_are_left_out_even_when_finite():
-    from gradcalc.api import compile_expression
-    from gradcalc.plot import _defined_values  # atan2(0, 0) computes 0 but is undefined
+    from gradcalc.apps.plot import _defined_values  # atan2(0, 0) computes 0 but is undefined
+    from gradcalc.engine.api import compile_expression
 
     graph = compile_expression("atan2(y, x)", ["x", "y"])
     values = _defined_values(graph, {"x": np.array([0.0, 1.0]), "y": np.array([0.0, 1.0])})

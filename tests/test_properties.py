@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
-from gradcalc.lower import lower
-from gradcalc.ops import FUNCTION_NAMES, REGISTRY
-from gradcalc.parse import parse_program, unparse
+from gradcalc.cli.app import app
+from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY
+from gradcalc.lang.graph import lower
+from gradcalc.lang.parser import parse_program, unparse
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 
@@ -362,9 +362,9 @@ def test_invalid_mutations_are_refused_with_exit_2(text, command) -> None:
 
 def _parsed_value(text: str) -> float:
     """What the validated parser makes of a value (the slow path of constant_value)."""
-    from gradcalc.errors import InputError
-    from gradcalc.evaluate import evaluate
-    from gradcalc.parse import Program, Statement, parse_constant
+    from gradcalc.core.errors import InputError
+    from gradcalc.engine.evaluate import evaluate
+    from gradcalc.lang.parser import Program, Statement, parse_constant
 
     node = parse_constant(text)
     value = float(evaluate(lower(Program(text, (Statement(None, node, 0),))), {}).values[0])
@@ -383,8 +383,8 @@ DECIMALS = st.from_regex(
 def test_plain_numbers_get_the_parsers_value_or_its_refusal(text) -> None:
     """points.constant_value answers plain decimals without the parser (for speed): it must
     accept exactly what the parser accepts, with the same value (and sign of zero)."""
-    from gradcalc.errors import InputError
-    from gradcalc.points import constant_value
+    from gradcalc.core.errors import InputError
+    from gradcalc.engine.points import constant_value
 
     def outcome(read):
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from gradcalc.cli import app
+from gradcalc.cli.app import app
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -35,7 +35,7 @@ def test_headline_output_in_readme_is_real() -> None:
 
 
 def test_readme_lists_every_function_the_parser_accepts() -> None:
-    from gradcalc.ops import FUNCTION_NAMES
+    from gradcalc.core.ops import FUNCTION_NAMES
 
     listed = re.search(r"- Functions: (.*?);", README, flags=re.S).group(1).replace("`", "").split()
     assert set(listed) <= set(FUNCTION_NAMES)

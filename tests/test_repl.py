@@ -10,9 +10,9 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from gradcalc import repl
-from gradcalc.cli import app
-from gradcalc.errors import InputError
+from gradcalc.cli import repl
+from gradcalc.cli.app import app
+from gradcalc.core.errors import InputError
 
 runner = CliRunner()
 
@@ -21,7 +21,7 @@ def session_of(*lines: str) -> subprocess.CompletedProcess:
     """``gradcalc repl`` as a process reading ``lines`` from a pipe."""
     environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     return subprocess.run(
-        [sys.executable, "-c", "from gradcalc.cli import main; main()", "repl"],
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", "repl"],
         input="".join(f"{line}\n" for line in lines),
         capture_output=True,
         text=True,
@@ -164,7 +164,7 @@ def test_completion_of_commands_functions_and_variables() -> None:
 
 
 def test_every_registry_spelling_is_completed() -> None:
-    from gradcalc.ops import FUNCTION_NAMES
+    from gradcalc.core.ops import FUNCTION_NAMES
 
     session = repl.Session()
     for name in FUNCTION_NAMES:
@@ -200,7 +200,7 @@ def test_an_interactive_session_has_a_prompt_completion_and_history(tmp_path) ->
     pid, fd = pty.fork()
     if pid == 0:  # the child: gradcalc repl on a terminal
         env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": "", "NO_COLOR": "1"}
-        argv = [sys.executable, "-c", "from gradcalc.cli import main; main()", "repl"]
+        argv = [sys.executable, "-c", "from gradcalc.cli.app import main; main()", "repl"]
         os.execve(sys.executable, argv, env)
 
     seen = bytearray()

@@ -1,4 +1,4 @@
-"""The chunked replay of a recorded tape (gradcalc.sweep) against the full tape and sympy.
+"""The chunked replay of a recorded tape (gradcalc.engine.replay) against the full tape and sympy.
 
 The replay is only a faster way to run the same program: on clean points it must give the
 tape's numbers bit for bit, and whenever a point needs explaining (a domain issue, NaN,
@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_properties import budget, registry_trees
 
-from gradcalc.api import Options, compile_expression, gradient_at
-from gradcalc.lower import lower
-from gradcalc.parse import parse_program
-from gradcalc.points import Points
-from gradcalc.sweep import record_sweep, run_sweep
+from gradcalc.engine.api import Options, compile_expression, gradient_at
+from gradcalc.engine.points import Points
+from gradcalc.engine.replay import record_sweep, run_sweep
+from gradcalc.lang.graph import lower
+from gradcalc.lang.parser import parse_program
 
 BENCHMARK_EXPRESSIONS = [
     "3*w1**2+2*w1*w2",
@@ -212,7 +212,7 @@ def test_replay_keeps_several_targets_apart() -> None:
 
 
 def test_a_missing_variable_is_still_reported_by_the_tape() -> None:
-    from gradcalc.errors import InputError
+    from gradcalc.core.errors import InputError
 
     graph = compile_expression("x*y", ["x", "y"])
     points = Points(("x",), {"x": np.ones(300)}, None)

@@ -1,0 +1,1 @@
+"""apps: checking answers, explain, fit, minimize, plot data, catalog. Imports core to render."""

@@ -1,0 +1,446 @@
+"""Judge a student's answer: numbers at a point, or derivative expressions anywhere.
+
+A number is compared with the tape's derivative (exactly, when both sides are exact); an
+expression is judged equal when sympy proves the difference is zero, and otherwise tested
+at many random points of the domain on gradcalc's own tape. A difference found there is
+confirmed with exact arithmetic before the answer is called wrong.
+
+>>> [v.verdict for v in check_expect("3*w1**2 + 2*w1*w2", ["w1=5,w2=3"], ["36", "10"])]
+['correct', 'correct']
+>>> v = check_answers("x**3*sin(x)", ["3*x**2*sin(x) + x**3*cos(x)"])[0]
+>>> v.verdict, v.detail
+('equivalent', 'sympy proves the difference is 0')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcalc.core.errors import InputError, UndefinedError
+from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at, hessian_at
+from gradcalc.engine.evaluate import as_product, evaluate, source_names
+from gradcalc.engine.points import Points, constant_value, parse_at
+from gradcalc.lang.graph import Graph
+from gradcalc.lang.literals import split_top_level
+from gradcalc.symbolic.crosscheck import (
+    CheckTimeout,
+    exact_value,
+    symbolic_gradient,
+    time_limit,
+    to_sympy,
+)
+from gradcalc.symbolic.derivative import derivative
+
+RTOL = 1e-9
+ATOL = 1e-12
+SAMPLES = 64
+ENOUGH = 12  # points at which an unproven answer must agree to be called equivalent
+PROOF_SECONDS = 3.0
+SEED = 20261129
+
+
+@dataclass
+class Verdict:
+    """The judgement of one component of the answer.
+
+    ``verdict`` is ``correct``/``wrong`` (numbers), ``equivalent``/``not equivalent``
+    (expressions) or ``could not decide``; ``ok`` is True, False or None accordingly.
+    """
+
+    component: str
+    yours: str
+    correct: str
+    verdict: str
+    detail: str
+    latex: str = ""  # the correct value or derivative in LaTeX
+    latex_name: str = ""  # the component's name in LaTeX
+
+    @property
+    def ok(self) -> bool | None:
+        """True when right, False when wrong, None when undecided."""
+        if self.verdict in ("correct", "equivalent"):
+            return True
+        if self.verdict in ("wrong", "not equivalent"):
+            return False
+        return None
+
+
+@dataclass(frozen=True)
+class Target:
+    """What is being answered: ``order`` 1 (the gradient), N (one variable's N-th derivative)
+    or 2 with several variables (the Hessian, row-major)."""
+
+    expression: str
+    wrt: Sequence[str] | None = None
+    order: int = 1
+
+
+def components(graph: Graph, target: Target) -> list[tuple[str, tuple[str, ...]]]:
+    """(label, variables differentiated in turn) for each expected answer, in order.
+
+    >>> [label for label, _ in components(compile_expression("x*y"), Target("x*y", order=2))]
+    ['∂²f/∂x∂x', '∂²f/∂x∂y', '∂²f/∂y∂x', '∂²f/∂y∂y']
+    """
+    f = graph.target_names[0]
+    names = source_names(graph, target.wrt)
+    if target.order == 1:
+        return [(f"∂{f}/∂{n}", (n,)) for n in names]
+    if len(names) == 1:
+        n = names[0]
+        return [(f"d{_sup(target.order)}{f}/d{n}{_sup(target.order)}", (n,) * target.order)]
+    if target.order != 2:
+        raise InputError(f"--order {target.order} takes one variable (--wrt x)")
+    return [(f"∂²{f}/∂{a}∂{b}", (a, b)) for a in names for b in names]
+
+
+def _sup(n: int) -> str:
+    return "" if n == 1 else str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+# --- numbers at a point --------------------------------------------------------------
+
+
+def check_expect(
+    expression: str,
+    at: Sequence[str],
+    expect: Sequence[str],
+    wrt: Sequence[str] | None = None,
+    order: int = 1,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> list[Verdict]:
+    """Judge numeric answers (``"1/3"``, ``"pi/4"``, ``"sqrt(2)"`` allowed) at one point.
+
+    Raises:
+        InputError: no point or several, or the wrong number of answers.
+    """
+    if len(at) != 1:
+        raise InputError("--expect needs exactly one point (--at x=...,y=...)")
+    points = parse_at(at)
+    graph = compile_expression(expression, points.names)
+    target = Target(expression, wrt, order)
+    wanted = components(graph, target)
+    if len(expect) != len(wanted):
+        raise InputError(
+            f"--expect has {_count(len(expect), 'value')}; {len(wanted)} needed, in this order: "
+            + ", ".join(label for label, _ in wanted)
+            + _product_hint(graph)
+        )
+    values, exact = _tape_values(graph, points, target, wanted)
+    verdicts = []
+    for (label, variables), text, value, exact_correct in zip(wanted, expect, values, exact):
+        yours = constant_value(text)
+        verdict = _compare_number(text, yours, value, exact_correct, rtol, atol)
+        shown = _number(value)
+        if exact_correct is not None and len(str(exact_correct)) <= 32:
+            shown = str(exact_correct)
+        verdicts.append(
+            Verdict(
+                label,
+                text,
+                shown,
+                *verdict,
+                latex=_latex(exact_correct, value),
+                latex_name=latex_label(graph.target_names[0], variables),
+            )
+        )
+    return verdicts
+
+
+def _tape_values(graph, points, target, wanted) -> tuple[list[float], list[str | None]]:
+    """The tape's values of the wanted derivatives at the point, and sympy's exact text."""
+    options = Options(strict=True, exact=True)
+    names = [variables for _, variables in wanted]
+    if target.order == 1:
+        result = gradient_at(graph, points, target.wrt, options)[0]
+        values = [
+            float(result.gradient[v[0]] if result.gradient[v[0]] is not None else 0.0)
+            for v in names
+        ]
+        keys = [v[0] for v in names]
+    elif len(set(names[0])) == 1 and len(names) == 1:
+        result = derivatives_at(graph, points, names[0][0], target.order, options)
+        values, keys = [float(result.derivative)], [f"d{target.order}"]
+    else:
+        result = hessian_at(graph, points, target.wrt, options)
+        order = {n: i for i, n in enumerate(result.sources)}
+        values = [float(result.matrix[order[a], order[b]]) for a, b in names]
+        keys = [f"{a},{b}" for a, b in names]
+    partials = result.check.partials if result.check is not None else {}
+    exact = [
+        partials[k].exact_values[0] if k in partials and partials[k].exact_values else None
+        for k in keys
+    ]
+    return values, exact
+
+
+def _compare_number(text, yours, value, exact_correct, rtol, atol) -> tuple[str, str]:
+    """Exactly equal (sympy proves it), else equal within the tolerance, else wrong."""
+    if exact_correct is not None:
+        import sympy as sp
+
+        try:
+            with time_limit(PROOF_SECONDS):
+                if sp.simplify(exact_value(text) - exact_correct) == 0:
+                    return "correct", "exactly"
+        except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
+            pass  # no proof: an attempt may ask mpmath for an absurd precision (sigmoid(pi^30))
+    if np.isclose(yours, value, rtol=rtol, atol=atol):
+        return "correct", f"within rtol {rtol:g}"
+    return "wrong", f"yours is {_number(yours)}, the derivative is {_number(value)}"
+
+
+def _number(value: float) -> str:
+    """Short (10 significant digits) for messages."""
+    from gradcalc.render.gradient import format_number
+
+    return format_number(value, 10)
+
+
+# --- expressions ---------------------------------------------------------------------
+
+
+def check_answers(
+    expression: str,
+    answers: Sequence[str] | Mapping[str, str],
+    wrt: Sequence[str] | None = None,
+    order: int = 1,
+    at: Sequence[str] = (),
+    rtol: float = 1e-7,
+) -> list[Verdict]:
+    """Judge derivative expressions: positional (in ``wrt`` order, row-major for a Hessian)
+    or by variable name (``{"x": "2*x"}``, order 1 only). ``at`` adds test points.
+
+    Raises:
+        InputError: an unparsable answer, one naming a variable the expression does not
+            have, or the wrong number of answers.
+    """
+    graph = compile_expression(expression)
+    target = Target(expression, wrt, order)
+    wanted = components(graph, target)
+    texts = _answer_texts(answers, wanted)
+    points = _test_points(graph, at)
+    tape = _tape_at(graph, points, target, wanted)  # first: it refuses undefined constants
+    correct = _correct_expressions(graph, target, wanted)  # (cot(0) is zoo, which sympy chokes on)
+    verdicts = []
+    for (label, variables), text, truth, values in zip(wanted, texts, correct, tape):
+        mine = _answer_expression(text, graph)
+        verdict = _judge(label, text, truth, mine, graph, points, values, rtol)
+        verdict.latex = _latex(truth, None)
+        verdict.latex_name = latex_label(graph.target_names[0], variables)
+        verdicts.append(verdict)
+    return verdicts
+
+
+def _answer_texts(answers, wanted) -> list[str]:
+    if isinstance(answers, Mapping):
+        order = [variables[0] for _, variables in wanted]
+        unknown = [name for name in answers if name not in order]
+        if unknown or any(len(v) != 1 for _, v in wanted):
+            raise InputError(
+                f"--answer {unknown[0] if unknown else ''}=...: name one of "
+                f"{', '.join(order)} (named answers are for first derivatives)"
+            )
+        missing = [name for name in order if name not in answers]
+        if missing:
+            raise InputError(f"no answer given for ∂/∂{missing[0]} (add --answer {missing[0]}=...)")
+        return [answers[name] for name in order]
+    texts = [part.strip() for answer in answers for part in split_top_level(answer)]
+    if len(texts) != len(wanted):
+        raise InputError(
+            f"{_count(len(texts), 'answer')} given; {len(wanted)} needed, in this order: "
+            + ", ".join(label for label, _ in wanted)
+        )
+    return texts
+
+
+def _correct_expressions(graph, target, wanted) -> list:
+    expr = to_sympy(graph)[graph.targets[0]]
+    if target.order == 1:
+        first = symbolic_gradient(graph, 0, [v[0] for _, v in wanted])
+        return [first[v[0]] for _, v in wanted]
+    result = []
+    for _, variables in wanted:
+        current = expr
+        for name in variables:
+            current = derivative(current, _symbol(name))
+        result.append(current)
+    return result
+
+
+def _answer_expression(text: str, graph: Graph):
+    """The student's expression in sympy, using only the expression's variables."""
+    answer = compile_expression(text, graph.variables)
+    extra = [v for v in answer.variables if v not in graph.variable_nodes]
+    if extra:
+        product = as_product(extra[0], graph.variables)
+        hint = f"; for a product write {product}" if product else ""
+        raise InputError(
+            f"the answer {text!r} uses {extra[0]}, which is not a variable of the expression "
+            f"({', '.join(graph.variables) or 'none'}){hint}"
+        )
+    try:  # an undefined constant such as cot(0) is an error in the answer (and sympy's zoo)
+        evaluate(answer, {v: np.zeros(()) for v in answer.variables}, wrt=[])
+    except UndefinedError as error:
+        raise InputError(f"the answer {text!r}: {error.message}") from None
+    return answer, to_sympy(answer)[answer.targets[0]]
+
+
+def _test_points(graph: Graph, at: Sequence[str]) -> tuple[Points, int]:
+    """Random points (fixed seed): half in [-3, 3], half in (0, 3] for log/sqrt domains;
+    the ``at`` points first."""
+    rng = np.random.default_rng(SEED)
+    n = SAMPLES
+    arrays = {}
+    given = parse_at(list(at)) if at else None
+    missing = [v for v in graph.variables if given is not None and v not in given.arrays]
+    if missing:  # (found by fuzzing: the given point would make one column longer)
+        raise InputError(
+            f"--at must give every variable of the expression: add {missing[0]}=... "
+            f"(it has {', '.join(graph.variables)})"
+        )
+    for name in graph.variables:
+        wide = rng.uniform(-3, 3, n // 2)
+        positive = rng.uniform(0.05, 3, n - n // 2)
+        values = np.round(np.concatenate([wide, positive]), 3)
+        if given is not None and name in given.arrays:
+            values = np.concatenate([np.atleast_1d(given.arrays[name]), values])
+        arrays[name] = values
+    count = len(next(iter(arrays.values()), np.zeros(n)))
+    if not graph.variables:
+        arrays = {}
+    return Points(tuple(graph.variables), arrays, None), count
+
+
+def _tape_at(graph, sampled, target, wanted) -> list[np.ndarray]:
+    """The tape's values of each wanted derivative at every test point (NaN: undefined)."""
+    points, count = sampled
+    options = Options(check=False, strict=False)
+    if target.order == 1:
+        result = gradient_at(graph, points, target.wrt, options)[0]
+        columns = [result.gradient[v[0]] for _, v in wanted]
+    elif len(wanted) == 1:
+        result = derivatives_at(graph, points, wanted[0][1][0], target.order, options)
+        columns = [result.derivative]
+    else:
+        result = hessian_at(graph, points, target.wrt, options)
+        order = {n: i for i, n in enumerate(result.sources)}
+        columns = [result.matrix[order[a], order[b]] for _, (a, b) in wanted]
+    shape = (count,)
+    out = []
+    for column in columns:
+        values = np.broadcast_to(0.0 if column is None else column, shape).astype(float)
+        out.append(np.where(result.undefined.reshape(shape), np.nan, values))
+    return out
+
+
+def _judge(label, text, truth, mine, graph, sampled, tape_values, rtol) -> Verdict:
+    """Look for a point where the answers differ (over the reals, on the tape); if there
+    is none, let sympy prove the difference is zero, or count the agreeing points."""
+    answer_graph, answer = mine
+    shown = str(truth)
+    points, count = sampled
+    yours = _evaluate(answer_graph, points, count)
+    defined = np.isfinite(tape_values)
+    close = np.isclose(yours, tape_values, rtol=rtol, atol=rtol * 1e-3)
+    for k in np.flatnonzero(defined & ~close):
+        where = {name: float(points.arrays[name][k]) for name in points.names}
+        at = ", ".join(f"{n}={_number(v)}" for n, v in where.items()) or "every point"
+        if np.isnan(yours[k]):  # undefined over the reals: no rounding can cause that
+            witness = ("undefined", _number(tape_values[k]))
+        else:
+            witness = _differs_exactly(answer, truth, where)
+        if witness is not None:
+            detail = f"differs at {at}: yours {witness[0]}, correct {witness[1]}"
+            return Verdict(label, text, shown, "not equivalent", detail)
+    if _proved_equal(answer, truth):
+        return Verdict(label, text, shown, "equivalent", "sympy proves the difference is 0")
+    agreed = int(np.sum(defined & close))
+    if agreed >= ENOUGH:
+        detail = f"agrees at {agreed} random points (sympy could not simplify the difference to 0)"
+        return Verdict(label, text, shown, "equivalent", detail)
+    detail = f"only {_count(agreed, 'test point')} where both are defined"
+    return Verdict(label, text, shown, "could not decide", detail)
+
+
+def _proved_equal(answer, truth) -> bool:
+    import sympy as sp
+
+    try:
+        with time_limit(PROOF_SECONDS):
+            return bool(sp.simplify(answer - truth) == 0)
+    except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+
+
+def _evaluate(graph: Graph, points: Points, count: int) -> np.ndarray:
+    """The answer's value at every test point (NaN where it is undefined)."""
+    run = evaluate(graph, {n: points.arrays[n] for n in graph.variables}, wrt=[])
+    value = np.broadcast_to(run.values[0], (count,)).astype(float)
+    undefined = np.zeros(count, dtype=bool)
+    for problem in run.problems[0]:
+        if problem.kind in ("undefined", "non-finite value"):
+            undefined |= np.broadcast_to(problem.mask, (count,))
+    return np.where(undefined, np.nan, value)
+
+
+def _differs_exactly(answer, truth, where: dict[str, float]) -> tuple[str, str] | None:
+    """Both sides at the point with 30 digits: their texts if they really differ, else None."""
+    import sympy as sp
+
+    subs = {_symbol(n): sp.Rational(v) for n, v in where.items()}
+    try:
+        with time_limit(PROOF_SECONDS):
+            mine = complex(answer.evalf(30, subs=subs))
+            right = complex(truth.evalf(30, subs=subs))
+    except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    if not (np.isfinite(right.real) and right.imag == 0):
+        return None
+    if np.isfinite(mine.real) and mine.imag == 0 and np.isclose(mine.real, right.real, rtol=1e-12):
+        return None
+    yours = _number(mine.real) if mine.imag == 0 and np.isfinite(mine.real) else "undefined"
+    return yours, _number(right.real)
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 answer``, ``2 answers``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _product_hint(graph: Graph) -> str:
+    """A hint when a variable's name is other variables side by side (``xy``)."""
+    for name in graph.variables:
+        product = as_product(name, [v for v in graph.variables if v != name])
+        if product:
+            return f" ({name} is one name: for a product write {product})"
+    return ""
+
+
+def latex_label(f: str, variables: Sequence[str]) -> str:
+    """The derivative's name in LaTeX: ``\\frac{\\partial f}{\\partial x}`` and the like.
+
+    >>> print(latex_label("f", ["x", "x"]), latex_label("f", ["x", "y"]))
+    \\frac{d^{2} f}{d x^{2}} \\frac{\\partial^{2} f}{\\partial x \\partial y}
+    """
+    n = len(variables)
+    if n > 1 and len(set(variables)) == 1:
+        return f"\\frac{{d^{{{n}}} {f}}}{{d {variables[0]}^{{{n}}}}}"
+    top = "\\partial" if n == 1 else f"\\partial^{{{n}}}"
+    bottom = " ".join(f"\\partial {v}" for v in variables)
+    return f"\\frac{{{top} {f}}}{{{bottom}}}"
+
+
+def _latex(exact, value: float | None) -> str:
+    import sympy as sp
+
+    return sp.latex(exact) if exact is not None else _number(value)
+
+
+def _symbol(name: str):
+    import sympy as sp
+
+    return sp.Symbol(name, real=True)

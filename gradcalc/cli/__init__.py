@@ -1,0 +1,1 @@
+"""cli: the Typer app, its commands, jobs and the REPL. The top layer."""

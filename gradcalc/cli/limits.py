@@ -1,0 +1,109 @@
+"""Caps on the whole process: CPU time and memory (address space), set with ``setrlimit``.
+
+``gradcalc --max-cpu SECONDS --max-memory MB`` (or the environment variables
+``GRADCALC_MAX_CPU`` and ``GRADCALC_MAX_MEMORY``) bound what any input can cost; 0 turns a cap
+off. The command line applies them (:func:`apply`) as a command starts, before it reads any
+input; the library never does. When the CPU cap is reached the kernel sends SIGXCPU and
+gradcalc stops with one line on stderr and exit code 2; when an allocation fails under the
+memory cap Python raises ``MemoryError``, which :func:`gradcalc.cli.app.main` reports the same
+way (:func:`memory_message`). A few seconds past the CPU cap the kernel kills the process
+outright (the hard limit), so even a long computation inside C code cannot outlive it.
+
+Only the standard library is imported at first (numpy only when a memory cap is set):
+``gradcalc --help`` stays fast.
+
+>>> cpu_message(60)
+'CPU time limit reached (60 s): raise it with --max-cpu SECONDS or GRADCALC_MAX_CPU (0: no limit)'
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+
+#: Default CPU time cap, in seconds (a 10^7-row file of points takes about 100 s).
+DEFAULT_CPU_SECONDS = 600
+#: Default cap on the address space, in MiB (a 10^7-row fit peaks near 2 GiB).
+DEFAULT_MEMORY_MB = 8192
+CPU_ENV = "GRADCALC_MAX_CPU"
+MEMORY_ENV = "GRADCALC_MAX_MEMORY"
+#: Seconds between the SIGXCPU (soft limit) and the kernel's SIGKILL (hard limit).
+GRACE_SECONDS = 5
+
+_applied: dict[str, float] = {}
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def cpu_message(seconds: float) -> str:
+    """The one-line error when the CPU cap is reached."""
+    return (
+        f"CPU time limit reached ({_number(seconds)} s): raise it with --max-cpu SECONDS "
+        f"or {CPU_ENV} (0: no limit)"
+    )
+
+
+def memory_message() -> str:
+    """The one-line error for a ``MemoryError``, naming the memory cap if one is set.
+
+    >>> _applied.clear(); memory_message()
+    'out of memory: the input needs more memory than this machine allows'
+    """
+    mb = _applied.get("memory")
+    if not mb:
+        return "out of memory: the input needs more memory than this machine allows"
+    return (
+        f"memory limit reached ({_number(mb)} MB): raise it with --max-memory MB "
+        f"or {MEMORY_ENV} (0: no limit)"
+    )
+
+
+def apply(cpu_seconds: float, memory_mb: float) -> None:
+    """Cap this process's CPU time at ``cpu_seconds`` and its address space at ``memory_mb``
+    MiB (0 or less: leave that one alone). Caps can only be lowered, never raised past the
+    hard limits the process already has. No-op where ``resource`` does not exist (Windows).
+    """
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    if cpu_seconds > 0:
+        soft = max(1, math.ceil(cpu_seconds))
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        wanted = soft + GRACE_SECONDS
+        hard = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
+        signal.signal(signal.SIGXCPU, _on_cpu_limit)
+        resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
+        _applied["cpu"] = cpu_seconds
+    if memory_mb > 0:
+        _warm_up_blas()
+        limit = int(memory_mb * 2**20)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        _applied["memory"] = memory_mb
+
+
+def _warm_up_blas() -> None:
+    """Let OpenBLAS allocate its buffers now, under no cap: when one of those allocations
+    fails later, OpenBLAS prints its own message and exits with status 1 instead of raising
+    MemoryError. The command line runs OpenBLAS on one thread (``OPENBLAS_NUM_THREADS=1``
+    unless set: gradcalc's matrices are small), so one small LAPACK call allocates all it
+    will use. Costs numpy's import and well under a millisecond (a 256x256 warm-up that
+    started every thread took 0.1 to 1.4 s)."""
+    import numpy as np
+
+    a = np.eye(8) + 1.0
+    np.linalg.lstsq(a @ a, np.ones(8), rcond=None)
+
+
+def _on_cpu_limit(signum: int, frame: object) -> None:
+    """SIGXCPU: say which limit and how to raise it, then stop at once (no partial output is
+    flushed, no handler in the code can swallow it)."""
+    message = f"gradcalc: {cpu_message(_applied.get('cpu', 0))}\n"
+    os.write(2, message.encode())
+    os._exit(2)

@@ -1,0 +1,443 @@
+"""``gradcalc repl``: define a function once, then ask for gradients, Hessians and checks.
+
+A line is one command (``help`` lists them)::
+
+    f = x^2*y                  define f (and make it the current function)
+    grad at x=1, y=2           the gradient of the current function at a point
+    grad g at x=1; x=2         of another function (or any expression), at two points
+    at x=1, y=2                remember a point: later commands may leave out "at ..."
+    hessian / jacobian / explain [FUNCTION] [at POINT]
+    check 2*x*y, x^2           is this the derivative? (anywhere, or at a point)
+    expect 4, 1 at x=1, y=2    are these the gradient's numbers at the point?
+    set format json            table, json, csv, plain; set tape off; set check off; ...
+
+Each command runs the same code as the command line (``gradcalc grad ...``), so the output
+is the same. An error prints its one-line message and the session goes on; end it with
+``quit`` or Ctrl-D (exit code 0). With a terminal there is line editing, a history file
+(``$XDG_STATE_HOME/gradcalc/history``, else ``~/.local/state/gradcalc/history``; created
+on first use, never an error if it cannot be written) and tab completion of commands,
+functions and variables.
+
+>>> session = Session()
+>>> session.execute("f = x^2*y") == 0
+f(x, y) = x^2*y
+True
+>>> session.split_point("f at x=1, y=2; x=3, y = 4")
+('f', ['x=1,y=2', 'x=3,y=4'])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gradcalc.core.errors import ExitCode, GradcalcError, InputError, closest
+
+PROMPT = "gradcalc> "
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_DEFINITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", re.S)
+_AT = re.compile(r"(?:^|\s)at(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
+SETTINGS = {
+    "format": ("table", "json", "csv", "plain"),
+    "tape": ("on", "off"),
+    "check": ("on", "off"),
+    "digits": ("off", *map(str, range(1, 18))),
+    "wrt": ("off",),
+}
+
+HELP = """\
+  f = x^2*y                define a function (a program works too: f = y = x^2; z = y^2)
+  grad [F] [at POINT]      the gradient of F (default: the last one defined) at the point;
+                           F may also be any expression: grad sin(x) at x=0
+  hessian [F] [at POINT]   the Hessian, its eigenvalues and the second-derivative test
+  jacobian [F] [at POINT]  the Jacobian of a function with several outputs (f = u*v, u+v)
+  explain [F] [at POINT]   the forward pass, the reverse pass and the rules, step by step
+  check ANSWER [at POINT]  is ANSWER the derivative of F? (2*x*y, x^2: one per variable)
+  expect NUMBERS at POINT  are these the gradient's values? (4, 1)
+  at POINT                 remember a point for the commands above: at x=1, y=2
+  use F                    make F the current function
+  list                     the functions and the remembered point
+  ops [NAME]               the functions you can use, their derivatives and domains
+  set format table|json|csv|plain · set tape on|off · set check on|off
+  set digits N|off · set wrt x,y|off
+  help · quit (or Ctrl-D)
+A POINT is name=value pairs (x=1, y=pi/4); separate several points with ';'."""
+
+COMMANDS = (
+    "grad",
+    "hessian",
+    "jacobian",
+    "explain",
+    "check",
+    "expect",
+    "at",
+    "use",
+    "list",
+    "ops",
+    "set",
+    "help",
+    "quit",
+    "exit",
+)
+
+
+@dataclass
+class Function:
+    """A defined function: its text and its variables (in order of first appearance)."""
+
+    name: str
+    text: str
+    variables: tuple[str, ...]
+
+
+@dataclass
+class Session:
+    """The state of one session and the commands that act on it."""
+
+    functions: dict[str, Function] = field(default_factory=dict)
+    current: str | None = None
+    point: list[str] | None = None
+    format: str = "table"
+    tape: bool = True
+    check: bool = True
+    digits: int | None = None
+    wrt: str | None = None
+    done: bool = False
+
+    # --- parsing ------------------------------------------------------------------------
+
+    @staticmethod
+    def split_point(rest: str) -> tuple[str, list[str] | None]:
+        """``"F at x=1; x=2"`` -> ``("F", ["x=1", "x=2"])``; no ``at``: ``(rest, None)``."""
+        found = _AT.search(rest)
+        if found is None:
+            return rest.strip(), None
+        specs = _specs(rest[found.end() :])
+        if not specs:
+            raise InputError("'at' needs a point: at x=1, y=2")
+        return rest[: found.start()].strip(), specs
+
+    def execute(self, line: str) -> int:
+        """Run one line; return its exit code (0 ok, else the command line's code)."""
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return ExitCode.OK
+        word, _, rest = line.partition(" ")
+        definition = _DEFINITION.match(line)
+        if definition and definition.group(1) in COMMANDS:
+            raise InputError(f"{definition.group(1)!r} is a command: call your function otherwise")
+        if definition:
+            return self.define(definition.group(1), definition.group(2).strip())
+        action = self._actions().get(word)
+        if action is None:
+            guess = closest(word, COMMANDS) if NAME.match(word) else None
+            if guess is None:
+                raise InputError(
+                    "not a command: to define a function write f = ..., to compute "
+                    "grad ... at x=1; help lists the commands"
+                )
+            raise InputError(f"unknown command {word!r}: did you mean {guess}? (help lists them)")
+        return action(rest.strip())
+
+    def _actions(self) -> dict[str, Callable[[str], int]]:
+        return {
+            "grad": lambda rest: self.compute("grad", rest),
+            "hessian": lambda rest: self.compute("hessian", rest),
+            "jacobian": lambda rest: self.compute("jacobian", rest),
+            "explain": lambda rest: self.compute("explain", rest),
+            "check": self.check_answer,
+            "expect": self.expect,
+            "at": self.remember_point,
+            "use": self.use,
+            "list": self.list,
+            "ops": self.ops,
+            "set": self.set,
+            "help": self.help,
+            "quit": self.quit,
+            "exit": self.quit,
+        }
+
+    # --- commands -----------------------------------------------------------------------
+
+    def define(self, name: str, text: str) -> int:
+        from gradcalc.core.ops import FUNCTION_NAMES
+        from gradcalc.engine.api import compile_expression
+        from gradcalc.lang.parser import CONSTANTS
+
+        if name in FUNCTION_NAMES or name in CONSTANTS:
+            raise InputError(f"{name!r} is a built-in name: call your function something else")
+        if not text:
+            raise InputError(f"'{name} =' needs an expression after it: {name} = x^2*y")
+        graph = compile_expression(text)
+        self.functions[name] = Function(name, text, tuple(graph.variables))
+        self.current = name
+        print(f"{name}({', '.join(graph.variables)}) = {text}")
+        return ExitCode.OK
+
+    def expression(self, text: str) -> str:
+        """The text to compute with: a defined function's, the current one's, or ``text``."""
+        if text in self.functions:
+            return self.functions[text].text
+        if text:
+            return text
+        if self.current is None:
+            raise InputError("define a function first, e.g. f = x^2*y")
+        return self.functions[self.current].text
+
+    def _point(self, given: list[str] | None, needed: bool = True) -> list[str] | None:
+        point = given if given is not None else self.point
+        if point is None and needed:
+            raise InputError("give a point: ... at x=1, y=2 (or remember one: at x=1, y=2)")
+        return point
+
+    def compute(self, command: str, rest: str) -> int:
+        from gradcalc.cli.app import app as cli
+
+        target, given = self.split_point(rest)
+        text, at = self.expression(target), self._point(given)
+        output = cli.Format(self.format)
+        common = {"expression": text, "at": at, "digits": self.digits}
+        if command == "explain":
+            return _run(cli.explain, expression=text, at=at, wrt=self.wrt)
+        shared = {**common, "wrt": self.wrt, "output": output, "no_check": not self.check}
+        if command == "grad":
+            return _run(cli.grad, **shared, no_tape=not self.tape)
+        return _run(getattr(cli, command), **shared)
+
+    def check_answer(self, rest: str) -> int:
+        from gradcalc.cli.app import app as cli
+
+        answer, given = self.split_point(rest)
+        if not answer:
+            raise InputError("check needs your derivative: check 2*x*y, x^2")
+        at = self._point(given, needed=False)
+        return _run(
+            cli.check, expression=self.expression(""), at=at, answer=[answer], wrt=self.wrt,
+            output=_check_format(self.format),
+        )  # fmt: skip
+
+    def expect(self, rest: str) -> int:
+        from gradcalc.cli.app import app as cli
+
+        numbers, given = self.split_point(rest)
+        if not numbers:
+            raise InputError("expect needs your numbers: expect 4, 1 at x=1, y=2")
+        at = self._point(given)
+        return _run(
+            cli.check, expression=self.expression(""), at=at, expect=_tight(numbers), wrt=self.wrt,
+            output=_check_format(self.format),
+        )  # fmt: skip
+
+    def remember_point(self, rest: str) -> int:
+        from gradcalc.engine.points import parse_at
+
+        if not rest:
+            print(f"point: {'; '.join(self.point)}" if self.point else "no point remembered")
+            return ExitCode.OK
+        specs = _specs(rest)
+        parse_at(specs)  # refuse a bad point now, not at the next command
+        self.point = specs
+        print(f"point: {'; '.join(specs)}")
+        return ExitCode.OK
+
+    def use(self, rest: str) -> int:
+        if rest not in self.functions:
+            guess = closest(rest, list(self.functions))
+            hint = f"did you mean {guess}? " if guess else ""
+            defined = ", ".join(self.functions) or "none yet"
+            raise InputError(f"no function {rest!r}: {hint}defined: {defined}")
+        self.current = rest
+        return self.list("")
+
+    def list(self, rest: str) -> int:
+        for function in self.functions.values():
+            mark = "*" if function.name == self.current else " "
+            print(f"{mark} {function.name}({', '.join(function.variables)}) = {function.text}")
+        if not self.functions:
+            print("no functions yet: define one, e.g. f = x^2*y")
+        if self.point:
+            print(f"point: {'; '.join(self.point)}")
+        return ExitCode.OK
+
+    def ops(self, rest: str) -> int:
+        from gradcalc.cli.app import app as cli
+
+        output = cli.Format(self.format if self.format != "csv" else "table")
+        return _run(cli.ops_command, names=rest.split() or None, output=output)
+
+    def set(self, rest: str) -> int:
+        name, _, value = rest.partition(" ")
+        value = value.strip()
+        if name not in SETTINGS:
+            guess = closest(name, list(SETTINGS))
+            hint = f"did you mean {guess}? " if guess else ""
+            raise InputError(f"no setting {name!r}: {hint}settings: {', '.join(SETTINGS)}")
+        if name == "wrt":
+            self.wrt = None if value in ("", "off") else value.replace(" ", "")
+        elif value not in SETTINGS[name]:
+            choices = "1 to 17, or off" if name == "digits" else " or ".join(SETTINGS[name])
+            raise InputError(f"set {name} takes {choices}, not {value!r}")
+        elif name == "format":
+            self.format = value
+        elif name == "digits":
+            self.digits = None if value == "off" else int(value)
+        else:
+            setattr(self, name, value == "on")
+        return ExitCode.OK
+
+    def help(self, rest: str) -> int:
+        print(HELP)
+        return ExitCode.OK
+
+    def quit(self, rest: str) -> int:
+        self.done = True
+        return ExitCode.OK
+
+    # --- tab completion -----------------------------------------------------------------
+
+    def words(self) -> list[str]:
+        """What may follow a command: functions, variables, names of the language."""
+        from gradcalc.core.ops import FUNCTION_NAMES
+        from gradcalc.lang.parser import CONSTANTS
+
+        variables = [v for f in self.functions.values() for v in f.variables]
+        return sorted({*self.functions, *variables, *FUNCTION_NAMES, *CONSTANTS, "at"})
+
+    def completions(self, line: str, start: int, text: str) -> list[str]:
+        """The completions of ``text``, the word at ``start`` in ``line``."""
+        before = line[:start].split()
+        if not before:
+            choices: Iterable[str] = [*COMMANDS, *self.functions]
+        elif before[0] == "set" and len(before) == 1:
+            choices = SETTINGS
+        elif before[0] == "set" and len(before) == 2:
+            choices = SETTINGS.get(before[1], ())
+        elif before[0] == "use":
+            choices = self.functions
+        elif before[0] == "help" or before[0] in ("quit", "exit", "list"):
+            choices = ()
+        else:
+            choices = self.words()
+        return sorted(choice for choice in choices if choice.startswith(text))
+
+
+def _tight(text: str) -> str:
+    """``"x = 1, y=2"`` -> ``"x=1,y=2"``: a point or list as the command line spells it."""
+    return re.sub(r"\s*([,=])\s*", r"\1", text.strip())
+
+
+def _specs(text: str) -> list[str]:
+    """The points of ``x=1, y=2; x=3, y=4``, each as one ``--at`` spec."""
+    return [_tight(spec) for spec in text.split(";") if spec.strip()]
+
+
+def _check_format(format: str) -> Any:
+    from gradcalc.cli.app import app as cli
+
+    return cli.Format.json if format == "json" else cli.Format.table
+
+
+def _run(command: Callable[..., None], **arguments: Any) -> int:
+    """Run a command line command (its errors are printed by it); return its exit code."""
+    import typer
+
+    try:
+        command(**arguments)
+    except typer.Exit as done:
+        return done.exit_code
+    finally:
+        sys.stdout.flush()
+    return ExitCode.OK
+
+
+# --- the loop ----------------------------------------------------------------------------------
+
+
+def history_path() -> Path:
+    """``$XDG_STATE_HOME/gradcalc/history``, else ``~/.local/state/gradcalc/history``."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "gradcalc" / "history"
+
+
+def save_history(readline: Any, path: Path) -> bool:
+    """Write the history, creating its directory on first use; False (no error) on failure."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        readline.write_history_file(str(path))
+    except OSError:
+        return False
+    return True
+
+
+def _setup_readline(session: Session) -> Any:
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline: plain input() still works
+        return None
+    with contextlib.suppress(OSError):  # none yet, or unreadable: start afresh
+        readline.read_history_file(str(history_path()))
+    readline.set_history_length(1000)
+    readline.set_completer_delims(" \t\n=,;()+-*/^")
+
+    def complete(text: str, state: int) -> str | None:
+        line = readline.get_line_buffer()
+        found = session.completions(line, readline.get_begidx(), text)
+        return found[state] if state < len(found) else None
+
+    readline.set_completer(complete)
+    binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
+    readline.parse_and_bind(binding)
+    return readline
+
+
+def _lines(interactive: bool) -> Iterable[str]:
+    if not interactive:
+        yield from sys.stdin
+        return
+    while True:
+        try:
+            yield input(PROMPT)
+        except KeyboardInterrupt:  # Ctrl-C at the prompt: a fresh line, as in Python
+            print()
+        except EOFError:
+            print()
+            return
+
+
+def run(session: Session | None = None) -> int:
+    """The loop: read, execute, print; errors are one line and the session goes on."""
+    from gradcalc.cli.app import app as cli
+
+    session = session or Session()
+    interactive = sys.stdin.isatty()
+    readline = _setup_readline(session) if interactive else None
+    if interactive:
+        print("gradcalc repl: define a function (f = x^2*y), then: grad at x=1, y=2. help, quit")
+    try:
+        for line in _lines(interactive):
+            try:
+                session.execute(line)
+            except GradcalcError as error:
+                print(f"gradcalc: {error.render()}", file=sys.stderr)
+            except KeyboardInterrupt:
+                print("interrupted", file=sys.stderr)
+            except Exception as bug:  # a bug: one line, and the session goes on
+                if cli._settings["traceback"]:
+                    raise
+                print(
+                    f"gradcalc: internal error: {type(bug).__name__}: {bug} "
+                    "(please report it, with the output of gradcalc --traceback repl)",
+                    file=sys.stderr,
+                )
+            if session.done:
+                break
+    finally:
+        if readline is not None:
+            save_history(readline, history_path())
+    return ExitCode.OK

@@ -1,0 +1,487 @@
+"""Reverse-mode differentiation with a ``GradientTape``-style tape.
+
+Inside ``with Tape() as tape:`` every operation whose inputs the tape watches is
+appended to ``tape.records`` in execution order. ``tape.gradient`` walks those
+records in reverse -- a plain loop, so graphs of any depth work -- and
+accumulates each record's adjoint with the primitives' gradient rules. The rules
+are themselves recorded by any *outer* tape, so nesting tapes gives second and
+higher derivatives.
+
+>>> from gradcalc import Tape, constant
+>>> x = constant(3.0)
+>>> with Tape(persistent=True) as tape:
+...     tape.watch(x)
+...     y = x ** 2
+...     z = y ** 2
+>>> tape.gradient(z, x)
+Tensor(108.)
+>>> tape.gradient(y, x)
+Tensor(6.)
+>>> tape.gradient(z, y)
+Tensor(18.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
+from gradcalc.core.tensor import Tensor, Variable, active_tapes, as_tensor, quiet
+
+NON_FINITE_VALUE = "non-finite value"
+NON_FINITE_ADJOINT = "non-finite adjoint"
+
+
+class TapeError(RuntimeError):
+    """A tape was used against its rules (see the message for the rule and the fix)."""
+
+
+@dataclass(eq=False)
+class Record:
+    """One recorded operation.
+
+    Attributes:
+        index: position on the tape, counting from 1.
+        op: the primitive that ran.
+        inputs: the input tensors (constants included).
+        output: the tensor it produced.
+        params: static parameters (only the internal shape ops have any).
+        adjoint: d(target)/d(output) from the latest ``gradient`` call, or ``None``
+            when the output does not lie between the sources and the target.
+    """
+
+    index: int
+    op: Op
+    inputs: tuple[Tensor, ...]
+    output: Tensor
+    params: dict[str, Any]
+    adjoint: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"<Record #{self.index} {self.op.name} value={self.value!s} adjoint={self.adjoint!s}>"
+        )
+
+    @property
+    def id(self) -> int:
+        """The id of the output tensor."""
+        return self.output.id
+
+    @property
+    def input_ids(self) -> tuple[int, ...]:
+        """The ids of the input tensors."""
+        return tuple(t.id for t in self.inputs)
+
+    @property
+    def value(self) -> np.ndarray:
+        """The output value."""
+        return self.output.value
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something about a record that makes its value or gradient untrustworthy.
+
+    ``kind`` is one of ``"undefined"`` (inputs outside the op's domain),
+    ``"not differentiable"`` (a kink, jump or infinite slope), ``"non-finite value"``
+    or ``"non-finite adjoint"`` (NaN or infinity, e.g. overflow). ``mask`` marks the
+    affected points.
+    """
+
+    record: Record
+    kind: str
+    reason: str
+    mask: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"<Problem {self}>"
+
+    def __str__(self) -> str:
+        return f"record #{self.record.index} ({self.record.op.name}): {self.kind}: {self.reason}"
+
+
+Sources = Any  # a Tensor, a sequence of Tensors, or a dict of Tensors
+Unconnected = Literal["none", "zero"]
+
+
+class Tape:
+    """Records operations on watched tensors so they can be differentiated.
+
+    Args:
+        persistent: allow several ``gradient``/``jacobian`` calls (the default allows one,
+            as ``tf.GradientTape`` does).
+        watch_accessed_variables: watch every :class:`~gradcalc.core.tensor.Variable` that an
+            operation reads (default ``True``).
+
+    A nested tape differentiates the gradient computed by an inner one:
+
+    >>> from gradcalc import Tape, Variable
+    >>> x = Variable(5.0)
+    >>> with Tape() as outer:
+    ...     with Tape() as inner:
+    ...         y = x ** 3
+    ...     dy = inner.gradient(y, x)
+    >>> dy, outer.gradient(dy, x)
+    (Tensor(75.), Tensor(30.))
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        #: The recorded operations, in execution order.
+        self.records: list[Record] = []
+        #: The tensors watched so far (explicitly, or variables that were read), in order.
+        self.watched: list[Tensor] = []
+        self._on_tape: set[int] = set()  # watched tensors and recorded outputs
+        self._recording = False
+        self._used = False
+        self._adjoints: dict[int, np.ndarray] = {}
+
+    # --- recording -------------------------------------------------------------------
+
+    def __enter__(self) -> Tape:
+        if self in active_tapes:
+            raise TapeError("this tape is already recording; a tape cannot be entered twice")
+        active_tapes.append(self)
+        self._recording = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._recording = False
+        active_tapes.remove(self)
+
+    def watch(self, *tensors: Tensor | list[Tensor]) -> None:
+        """Record operations on these tensors from now on.
+
+        >>> from gradcalc import Tape, constant
+        >>> x = constant(2.0)
+        >>> with Tape() as tape:
+        ...     tape.watch(x)
+        ...     y = 3 * x
+        >>> tape.gradient(y, x)
+        Tensor(3.)
+
+        Raises:
+            TypeError: for something that is not a tensor (wrap numbers with ``constant``).
+        """
+        for item in _flatten(tensors):
+            if not isinstance(item, Tensor):
+                raise TypeError(
+                    f"watch() takes tensors, got {type(item).__name__}; "
+                    "wrap numbers with gradcalc.constant(...)"
+                )
+            if item.id not in self._on_tape:
+                self._on_tape.add(item.id)
+                self.watched.append(item)
+
+    def record(self, op: Op, inputs: tuple[Tensor, ...], output: Tensor, params: dict) -> None:
+        """Append an operation if it reads a watched tensor (called by ``tensor.apply``)."""
+        if not self._recording:
+            return
+        on_tape = self._on_tape
+        if self.watch_accessed_variables:
+            for t in inputs:
+                if isinstance(t, Variable) and t.id not in on_tape:
+                    self.watch(t)
+        for t in inputs:
+            if t.id in on_tape:
+                on_tape.add(output.id)
+                self.records.append(Record(len(self.records) + 1, op, inputs, output, params))
+                return
+
+    @contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Pause recording inside the ``with`` block.
+
+        >>> from gradcalc import Tape, Variable
+        >>> x = Variable(2.0)
+        >>> with Tape() as tape:
+        ...     y = x * x
+        ...     with tape.stop_recording():
+        ...         z = y * 10   # not recorded: z is a constant to this tape
+        >>> print(tape.gradient(z, x))
+        None
+        """
+        was = self._recording
+        self._recording = False
+        try:
+            yield
+        finally:
+            self._recording = was
+
+    def reset(self) -> None:
+        """Forget every record and watched tensor (the tape may be reused)."""
+        self.__init__(self.persistent, self.watch_accessed_variables)
+
+    # --- differentiation -------------------------------------------------------------
+
+    def gradient(
+        self,
+        target: Tensor,
+        sources: Sources,
+        output_gradients: Any = None,
+        unconnected: Unconnected = "none",
+    ) -> Any:
+        """d(target)/d(source) for each source, in the same structure as ``sources``.
+
+        A target with several elements (many points at once) is differentiated as
+        the sum of its elements, as in TensorFlow: for elementwise expressions this
+        gives each point's own gradient.
+
+        Args:
+            target: the tensor to differentiate.
+            sources: a tensor, a list/tuple of tensors, or a dict of tensors.
+            output_gradients: the adjoint to start from (default: ones like ``target``).
+            unconnected: what a source the target does not depend on gets:
+                ``"none"`` (default) or ``"zero"``.
+
+        Returns:
+            Tensors (or ``None``) shaped like ``sources``.
+
+        Raises:
+            TapeError: on a second call to a non-persistent tape.
+
+        >>> from gradcalc import Tape, Variable, constant
+        >>> w1, w2 = Variable(5.0), Variable(3.0)
+        >>> with Tape() as tape:
+        ...     z = 3 * w1**2 + 2 * w1 * w2
+        >>> tape.gradient(z, {"w1": w1, "w2": w2})
+        {'w1': Tensor(36.), 'w2': Tensor(10.)}
+        """
+        _check_unconnected(unconnected)
+        self._claim("gradient")
+        flat = _source_list(sources)
+        seed = as_tensor(
+            np.ones_like(target.value) if output_gradients is None else output_gradients
+        )
+        adjoints = self._backward(target, flat, seed, keep=True)
+        return _unflatten(sources, [self._result(adjoints, s, unconnected) for s in flat])
+
+    def jacobian(self, target: Tensor, sources: Sources, unconnected: Unconnected = "none") -> Any:
+        """The full Jacobian: for each source, an array shaped ``target.shape + source.shape``.
+
+        >>> from gradcalc import Tape, Variable
+        >>> x = Variable([1.0, 2.0])
+        >>> with Tape() as tape:
+        ...     y = x ** 2
+        >>> tape.jacobian(y, x)
+        Tensor([[2., 0.],
+                [0., 4.]])
+        """
+        _check_unconnected(unconnected)
+        self._claim("jacobian")
+        flat = _source_list(sources)
+        rows: list[list[Tensor | None]] = []
+        for k in range(max(target.value.size, 1)):
+            seed = np.zeros(target.value.size)
+            seed[k] = 1.0
+            adjoints = self._backward(target, flat, as_tensor(seed.reshape(target.shape)))
+            rows.append([self._result(adjoints, s, unconnected) for s in flat])
+        return _unflatten(
+            sources, [_stack_rows(target, s, col) for s, col in zip(flat, zip(*rows))]
+        )
+
+    def adjoint(self, tensor: Tensor) -> np.ndarray | None:
+        """The adjoint of a watched tensor or record output from the latest ``gradient`` call.
+
+        >>> from gradcalc import Tape, Variable
+        >>> x = Variable(3.0)
+        >>> with Tape() as tape:
+        ...     y = x * x
+        >>> _ = tape.gradient(y, x)
+        >>> tape.adjoint(x)
+        array(6.)
+        """
+        return self._adjoints.get(tensor.id)
+
+    def _claim(self, what: str) -> None:
+        if self._used and not self.persistent:
+            raise TapeError(
+                f"{what}() can only be called once on a non-persistent Tape; "
+                "create it with Tape(persistent=True) to call it again"
+            )
+        self._used = True
+
+    @staticmethod
+    def _result(adjoints: dict[int, Tensor], source: Tensor, unconnected: str) -> Tensor | None:
+        grad = adjoints.get(source.id)
+        if grad is None and unconnected == "zero":
+            return Tensor(np.zeros_like(source.value))
+        return grad
+
+    def _backward(
+        self, target: Tensor, sources: list[Tensor], seed: Tensor, keep: bool = False
+    ) -> dict[int, Tensor]:
+        """Accumulate adjoints from ``target`` back to ``sources``; iterative, no recursion."""
+        for s in sources:
+            if not isinstance(s, Tensor):
+                raise TypeError(f"sources must be tensors, got {type(s).__name__}")
+        reached = {s.id for s in sources if s.id in self._on_tape}
+        path: list[Record] = []
+        for rec in self.records:
+            if any(t.id in reached for t in rec.inputs):
+                reached.add(rec.output.id)
+                path.append(rec)
+        adjoints: dict[int, Tensor] = {}
+        if target.id in reached:
+            adjoints[target.id] = seed
+        was, self._recording = self._recording, False  # the backward pass is not our own record
+        try:
+            with quiet():
+                _accumulate(path, reached, adjoints)
+        finally:
+            self._recording = was
+        if keep:
+            self._adjoints = {i: t.value for i, t in adjoints.items()}
+            for rec in self.records:
+                rec.adjoint = self._adjoints.get(rec.output.id)
+        return adjoints
+
+    # --- diagnostics -----------------------------------------------------------------
+
+    def problems(self) -> list[Problem]:
+        """Every record whose inputs are outside the op's domain, at a point where it is
+        not differentiable, or whose value or adjoint is NaN or infinite, in tape order.
+
+        >>> from gradcalc import Tape, Variable, F
+        >>> x = Variable(-1.0)
+        >>> with Tape() as tape:
+        ...     y = F.log(x)
+        >>> [str(p) for p in tape.problems()]
+        ['record #1 (log): undefined: log is undefined for negative numbers']
+        """
+        found: list[Problem] = []
+        trouble: dict[int, np.ndarray] = {}  # record output id -> points with a problem there
+        for rec in self.records:
+            problems = self._value_problems(rec)
+            found += problems
+            if problems:
+                trouble[rec.output.id] = _union(rec.value.shape, (p.mask for p in problems))
+        users: dict[int, list[Record]] = {}
+        for rec in self.records:
+            for t in rec.inputs:
+                users.setdefault(t.id, []).append(rec)
+        for rec in self.records:
+            if rec.adjoint is None or np.isfinite(rec.adjoint).all():
+                continue
+            adjoint = np.broadcast_to(rec.adjoint, rec.value.shape)
+            # a non-finite adjoint is news only where no later record already explains it
+            explained = _trouble(trouble, rec).copy()
+            for user in users.get(rec.output.id, ()):
+                if user.adjoint is not None:
+                    caused = _trouble(trouble, user) | ~np.isfinite(user.adjoint)
+                    explained |= caused if caused.shape == explained.shape else caused.any()
+            news = ~np.isfinite(adjoint) & ~explained
+            found += _non_finite_problems(rec, NON_FINITE_ADJOINT, adjoint, news)
+        found.sort(key=lambda p: p.record.index)
+        return found
+
+    def _value_problems(self, rec: Record) -> list[Problem]:
+        """Domain issues of one record, and a non-finite value its inputs do not explain."""
+        found = []
+        for issue in rec.op.issues(*(t.value for t in rec.inputs)):
+            if issue.arg is not None and rec.inputs[issue.arg].id not in self._on_tape:
+                continue  # concerns an input nobody differentiates with respect to
+            found.append(
+                Problem(rec, issue.kind, issue.reason, np.broadcast_to(issue.mask, rec.value.shape))
+            )
+        if not found and np.isfinite(rec.value).all():
+            return found
+        undefined = _union(rec.value.shape, (p.mask for p in found if p.kind == UNDEFINED))
+        inputs_finite = _union(rec.value.shape, (~np.isfinite(t.value) for t in rec.inputs)) == 0
+        news = ~np.isfinite(rec.value) & ~undefined & inputs_finite
+        return found + _non_finite_problems(rec, NON_FINITE_VALUE, rec.value, news)
+
+
+def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
+    """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
+    inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
+    for rec in reversed(path):
+        g = adjoints.get(rec.output.id)
+        if g is None:
+            continue
+        for x, rule in zip(rec.inputs, rec.op.grads):
+            if x.id not in reached:
+                continue
+            part = rule(g, rec.output, *rec.inputs, **rec.params)
+            if part.shape != x.shape:
+                part = REGISTRY["sum_to"](part, shape=x.shape)
+            previous = adjoints.get(x.id)
+            adjoints[x.id] = part if previous is None else previous + part
+
+
+def _trouble(trouble: dict[int, np.ndarray], rec: Record) -> np.ndarray:
+    """The points where ``rec`` has a problem of its own (none if it is not in ``trouble``)."""
+    found = trouble.get(rec.output.id)
+    return np.zeros(rec.value.shape, dtype=bool) if found is None else found
+
+
+def _union(shape: tuple[int, ...], masks: Iterator[np.ndarray] | Any) -> np.ndarray:
+    """The points marked in any of ``masks`` (broadcast to ``shape``)."""
+    union = np.zeros(shape, dtype=bool)
+    for mask in masks:
+        union |= mask
+    return union
+
+
+def _check_unconnected(unconnected: str) -> None:
+    if unconnected not in ("none", "zero"):
+        raise ValueError(f"unconnected must be 'none' or 'zero', got {unconnected!r}")
+
+
+def _non_finite_problems(
+    rec: Record, kind: str, values: np.ndarray, mask: np.ndarray
+) -> list[Problem]:
+    """Separate problems for the NaN points and the infinite points under ``mask``."""
+    nan = mask & np.isnan(values)
+    inf = mask & np.isinf(values)
+    return [
+        Problem(rec, kind, reason, where)
+        for reason, where in (("NaN (not a number)", nan), ("overflow to infinity", inf))
+        if where.any()
+    ]
+
+
+def _flatten(items: Any) -> list[Any]:
+    """Tensors in a possibly nested list/tuple/dict structure, in order."""
+    flat: list[Any] = []
+    stack = [items]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        else:
+            flat.append(item)
+    return flat
+
+
+def _source_list(sources: Sources) -> list[Tensor]:
+    """The sources as a flat list: one tensor, a list/tuple of tensors, or a dict of tensors."""
+    if isinstance(sources, dict):
+        return list(sources.values())
+    if isinstance(sources, (list, tuple)):
+        return list(sources)
+    return [sources]
+
+
+def _unflatten(structure: Any, values: list[Any]) -> Any:
+    """Put ``values`` back into the shape of ``structure`` (one level: tensor, sequence, dict)."""
+    if isinstance(structure, dict):
+        return dict(zip(structure, values))
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(values)
+    return values[0]
+
+
+def _stack_rows(target: Tensor, source: Tensor, column: tuple[Tensor | None, ...]) -> Any:
+    if all(c is None for c in column):
+        return None
+    parts = [np.zeros(source.shape) if c is None else c.value for c in column]
+    return Tensor(np.stack(parts).reshape(target.shape + source.shape))

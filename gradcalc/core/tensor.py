@@ -1,0 +1,215 @@
+"""The array type that tapes record: a float64 numpy array with an identity.
+
+A :class:`Tensor` is immutable. Every arithmetic operator and every function in
+:mod:`gradcalc.core.ops` makes a new tensor through :func:`apply`, which tells each
+active tape about the operation. One tensor may hold one number (a 0-d array)
+or a million points at once; every primitive works elementwise with numpy
+broadcasting.
+
+>>> from gradcalc import constant
+>>> x = constant([1, 2, 3])
+>>> (x * 2 + 1).value
+array([3., 5., 7.])
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from gradcalc.core.ops import Op
+
+_next_id = itertools.count(1).__next__
+
+#: The tapes that are recording, outermost first (see ``gradcalc.core.tape.Tape``).
+active_tapes: list[Any] = []
+
+
+def as_float_array(value: Any) -> np.ndarray:
+    """Convert numbers, lists and arrays to a float64 numpy array.
+
+    >>> as_float_array(3)
+    array(3.)
+
+    Raises:
+        TypeError: for complex numbers, strings and other things that are not real numbers.
+    """
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"expected real numbers, got {type(value).__name__} of kind {array.dtype}")
+    return array.astype(np.float64, copy=False)
+
+
+class Tensor:
+    """A float64 array that gradient tapes can record.
+
+    Build one with :func:`constant` (not watched unless you ``tape.watch`` it) or
+    :class:`Variable` (watched automatically). Use ``+ - * / **``, unary minus,
+    ``abs`` and the functions of :mod:`gradcalc.core.ops` on it.
+
+    >>> t = Tensor(2.0)
+    >>> t.value, t.shape
+    (array(2.), ())
+    """
+
+    __slots__ = ("id", "value")
+    # Make numpy hand mixed expressions such as ``np.float64(2) * t`` back to us.
+    __array_ufunc__ = None
+
+    def __init__(self, value: Any):
+        self.value = as_float_array(value)
+        self.id = _next_id()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the value (``()`` for one number)."""
+        return self.value.shape
+
+    def numpy(self) -> np.ndarray:
+        """The value as a numpy array.
+
+        >>> constant([1.5, 2]).numpy()
+        array([1.5, 2. ])
+        """
+        return self.value
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.value, separator=", ", threshold=8)
+        return f"{type(self).__name__}({body})"
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "the truth value of a Tensor is ambiguous; compare its .value instead "
+            "(gradients do not flow through Python control flow)"
+        )
+
+    __hash__ = object.__hash__
+
+
+class Variable(Tensor):
+    """A tensor that every tape watches as soon as an operation reads it.
+
+    Mirrors ``tf.Variable``: use it for the parameters you differentiate with
+    respect to, so you do not need ``tape.watch``.
+
+    >>> from gradcalc import Tape
+    >>> w = Variable(5.0)
+    >>> with Tape() as tape:
+    ...     y = w * w
+    >>> tape.gradient(y, w)
+    Tensor(10.)
+    """
+
+    __slots__ = ()
+
+
+def constant(value: Any) -> Tensor:
+    """Make a tensor that tapes record only after ``tape.watch``.
+
+    Integers become floats; lists become arrays.
+
+    >>> constant(3)
+    Tensor(3.)
+    >>> constant([1, 2]).shape
+    (2,)
+    """
+    return Tensor(value)
+
+
+def as_tensor(value: Any) -> Tensor:
+    """Return ``value`` itself if it is a tensor, else a new constant.
+
+    >>> t = constant(1.0)
+    >>> as_tensor(t) is t, as_tensor(2).value
+    (True, array(2.))
+    """
+    return value if isinstance(value, Tensor) else Tensor(value)
+
+
+def stop_gradient(value: Any) -> Tensor:
+    """A constant with the same value: no tape sees a path through it.
+
+    >>> from gradcalc import Tape, Variable
+    >>> x = Variable(3.0)
+    >>> with Tape() as tape:
+    ...     y = x * stop_gradient(x)   # the second factor counts as a constant
+    >>> tape.gradient(y, x)
+    Tensor(3.)
+    """
+    return Tensor(as_tensor(value).value)
+
+
+def apply(op: Op, *args: Any, **params: Any) -> Tensor:
+    """Run primitive ``op`` on ``args`` and let each active tape record it.
+
+    This is the single place where a primitive is executed; operators and the
+    functions in :mod:`gradcalc.core.ops` all come through here. Floating-point
+    warnings are silenced: a NaN or infinity is kept in the value and reported
+    by ``Tape.problems()`` instead.
+
+    >>> from gradcalc.core.ops import REGISTRY
+    >>> apply(REGISTRY["mul"], 3, 4)
+    Tensor(12.)
+    """
+    inputs = tuple(as_tensor(a) for a in args)
+    if _Quiet.depth:  # a caller holds quiet() for many ops (a graph, a backward pass)
+        value = op.forward(*[t.value for t in inputs], **params)
+    else:
+        with quiet():
+            value = op.forward(*[t.value for t in inputs], **params)
+    output = _result(value)
+    for tape in active_tapes:
+        tape.record(op, inputs, output, params)
+    return output
+
+
+def _result(value: Any) -> Tensor:
+    """Wrap an op's float64 result without :func:`as_float_array`'s checks (hot path)."""
+    if type(value) is np.float64:  # what a ufunc makes of 0-d arrays
+        value = np.asarray(value)
+    elif type(value) is not np.ndarray or value.dtype != np.float64:
+        return Tensor(value)
+    output = Tensor.__new__(Tensor)
+    output.value, output.id = value, _next_id()
+    return output
+
+
+class _Quiet:
+    """``with quiet():`` silences floating-point warnings once for many ops (entering
+    ``np.errstate`` costs more than a small op itself)."""
+
+    depth = 0
+
+    def __enter__(self) -> None:
+        if not _Quiet.depth:
+            self.state = np.errstate(all="ignore")
+            self.state.__enter__()
+        _Quiet.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        _Quiet.depth -= 1
+        if not _Quiet.depth:
+            self.state.__exit__(*exc)
+
+
+def quiet() -> _Quiet:
+    """A context in which :func:`apply` skips its own ``np.errstate`` (one is already set).
+
+    >>> with quiet():
+    ...     (constant(1.0) / 0).value
+    array(inf)
+    """
+    return _Quiet()
+
+
+# Operator overloads are installed on Tensor by the registry (one place per op).
+import gradcalc.core.ops  # noqa: E402,F401

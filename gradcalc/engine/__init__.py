@@ -1,0 +1,4 @@
+"""engine: evaluation on the tape, typed results, singularities, diagnostics, replay.
+
+Imports core, lang and symbolic.
+"""

@@ -1,0 +1,620 @@
+"""``gradcalc.grad``: text in, checked gradients out -- the function the CLI renders.
+
+>>> result = grad("3*w1**2 + 2*w1*w2", at={"w1": 5, "w2": 3})
+>>> float(result.value), {k: float(v) for k, v in result.gradient.items()}
+(105.0, {'w1': 36.0, 'w2': 10.0})
+>>> result.check.status, str(result.check.partials["w1"].derivative)
+('agree', '6*w1 + 2*w2')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from gradcalc.core.errors import InputError, UndefinedError
+from gradcalc.core.ops import NOT_DIFFERENTIABLE
+from gradcalc.engine import higher
+from gradcalc.engine.classify import Classification, classify
+from gradcalc.engine.diagnostics import Finding, Thresholds, diagnose
+from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, source_names
+from gradcalc.engine.points import Points, parse_at
+from gradcalc.engine.replay import run_sweep, sweep_for
+from gradcalc.engine.singular import Singularity, singularities
+from gradcalc.lang.graph import Graph, lower
+from gradcalc.lang.parser import parse_program
+from gradcalc.symbolic.crosscheck import (
+    CheckInput,
+    CheckReport,
+    check_against,
+    cross_check,
+    symbolic_gradient,
+    to_sympy,
+)
+from gradcalc.symbolic.derivative import derivative
+
+
+@dataclass
+class GradResult:
+    """The gradient of one target at one or many points, with its evidence.
+
+    Attributes:
+        expression: the text as typed.
+        target: the target's name (statement name, or the expression's text).
+        sources: the names differentiated with respect to, in order.
+        points: the points (``points.count`` of them).
+        value: the target's value (a 0-d array for one point).
+        gradient: per source, the tape's derivative (``None``: the target does not
+            depend on it -- it is independent).
+        tape: the recorded operations, as rows with values and adjoints.
+        singularities: where and why the value or gradient is undefined (with
+            ``subgradient``, kinks are not listed: they become warnings).
+        undefined: per point, whether the gradient is undefined there.
+        value_undefined: per point, whether the value itself is undefined there.
+        first_reason: per point (flat), the index in ``singularities`` of the first one
+            that concerns it, or -1.
+        check: the comparison with sympy (``None`` with ``check=False``).
+        warnings: plain-text notes for the user.
+        diagnostics: NaN/infinity, vanishing or exploding components, saturated
+            activations and kinks (see :mod:`gradcalc.engine.diagnostics`).
+    """
+
+    expression: str
+    target: str
+    sources: tuple[str, ...]
+    points: Points
+    value: np.ndarray
+    gradient: dict[str, np.ndarray | None]
+    tape: list[TapeRow]
+    singularities: list[Singularity]
+    undefined: np.ndarray
+    value_undefined: np.ndarray
+    first_reason: np.ndarray
+    check: CheckReport | None
+    warnings: list[str] = field(default_factory=list)
+    diagnostics: list[Finding] = field(default_factory=list)
+
+    def reason(self, k: int) -> str | None:
+        """Why the gradient is undefined at point ``k`` (``None`` where it is defined)."""
+        i = int(self.first_reason[k])
+        if i < 0:
+            return None
+        singular = self.singularities[i]
+        return f"{singular.expression}: {singular.kind}: {singular.reason}"
+
+
+@dataclass
+class HessianResult(GradResult):
+    """A :class:`GradResult` with the Hessian and the second-derivative test per point.
+
+    ``matrix`` is shaped ``(n, n) + points shape``; ``tests[k]`` classifies point ``k``.
+    """
+
+    matrix: np.ndarray | None = None
+    tests: list[Classification] = field(default_factory=list)
+
+
+@dataclass
+class DerivativeResult(GradResult):
+    """A :class:`GradResult` for one source with its derivatives of order 1..``order``."""
+
+    order: int = 1
+    orders: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def derivative(self) -> np.ndarray:
+        """The derivative of the requested order."""
+        return self.orders[-1]
+
+
+@dataclass
+class DirectionalResult(GradResult):
+    """A :class:`GradResult` with the derivative along ``direction`` (unit length unless
+    asked otherwise)."""
+
+    direction: dict[str, float] = field(default_factory=dict)
+    directional: np.ndarray | None = None
+
+
+@dataclass
+class JacobianResult:
+    """The Jacobian of several targets: ``matrix[i, j]`` = d target_i / d source_j (over the
+    points), ``determinant`` when square; ``rows`` are the targets' gradient results."""
+
+    rows: list[GradResult]
+    matrix: np.ndarray
+    determinant: np.ndarray | None
+
+    @property
+    def targets(self) -> list[str]:
+        """The targets' names."""
+        return [row.target for row in self.rows]
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to compute and check (see :func:`grad` for each)."""
+
+    check: bool = True
+    subgradient: bool = False
+    check_timeout: float = 5.0
+    exact: bool = False
+    strict: bool = True
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    tape: bool = True
+
+
+def grad(
+    expression: str,
+    at: Mapping[str, object] | Sequence[str] | Points | None = None,
+    wrt: Sequence[str] | None = None,
+    of: Sequence[str] | None = None,
+    **options: object,
+) -> GradResult | list[GradResult]:
+    """The gradient of ``expression`` at the point(s) ``at``, cross-checked with sympy.
+
+    Args:
+        expression: the text, e.g. ``"3*w1**2 + 2*w1*w2"`` or a program ``"y = x^2; z = y^2"``.
+        at: ``{"x": 1.0}`` or ``{"x": numpy_array, ...}`` for many points, ``--at`` style
+            specs (``["x=pi/4"]``) or a :class:`~gradcalc.engine.points.Points`.
+        wrt: the sources (default: every free variable); statement names allowed.
+        of: statement names to differentiate (default: the last statement). With more
+            than one target, a list of results is returned.
+        **options: the fields of :class:`Options`: ``check`` (compare with sympy's
+            symbolic derivative), ``subgradient`` (at kinks, return the conventional value
+            -- 0 for ``abs`` at 0, as PyTorch does -- with a warning instead of raising),
+            ``check_timeout`` (seconds before the check is skipped), ``exact`` (keep every
+            exact symbolic value as text, however long), ``strict`` (raise
+            :class:`~gradcalc.core.errors.UndefinedError` if any point is undefined; ``False``
+            marks those points in ``undefined`` and goes on), ``thresholds`` (a
+            :class:`~gradcalc.engine.diagnostics.Thresholds` for the diagnostics), ``tape``
+            (``False``: the result's ``tape`` may be left empty, which lets many points be
+            computed by replaying the recorded tape chunk by chunk -- see
+            :mod:`gradcalc.engine.replay` -- several times faster and in bounded memory).
+
+    Raises:
+        InputError: bad expression, names or values.
+        UndefinedError: the value or gradient is undefined at a point (``strict``).
+
+    >>> grad("y = x**2; z = y**2", at={"x": 3}, wrt=["x", "y"]).gradient
+    {'x': array(108.), 'y': array(18.)}
+    """
+    points = _points(at)
+    graph = compile_expression(expression, points.names, of)
+    results = gradient_at(graph, points, wrt, Options(**options))
+    return results[0] if len(results) == 1 else results
+
+
+def hessian(
+    expression: str,
+    at: Mapping[str, object] | Sequence[str] | Points | None = None,
+    wrt: Sequence[str] | None = None,
+    of: Sequence[str] | None = None,
+    **options: object,
+) -> HessianResult:
+    """The Hessian of ``expression`` (one target) from nested tapes, checked entry by entry
+    against sympy, with the second-derivative test at each point.
+
+    >>> result = hessian("x**2 - y**2", at={"x": 0, "y": 0})
+    >>> result.matrix.tolist(), result.tests[0].verdict
+    ([[2.0, 0.0], [0.0, -2.0]], 'saddle point')
+    """
+    points = _points(at)
+    graph = compile_expression(expression, points.names, of)
+    return hessian_at(graph, points, wrt, Options(**options))
+
+
+def jacobian(
+    expression: str,
+    at: Mapping[str, object] | Sequence[str] | Points | None = None,
+    wrt: Sequence[str] | None = None,
+    of: Sequence[str] | None = None,
+    **options: object,
+) -> JacobianResult:
+    """The Jacobian of several targets (``"r*cos(t), r*sin(t)"``, or a program's ``of``).
+
+    >>> result = jacobian("r*cos(t), r*sin(t)", at={"r": 2, "t": 0})
+    >>> result.matrix.tolist(), float(result.determinant)
+    ([[1.0, -0.0], [0.0, 2.0]], 2.0)
+    """
+    points = _points(at)
+    graph = compile_expression(expression, points.names, of)
+    return jacobian_at(graph, points, wrt, Options(**options))
+
+
+def compile_expression(
+    expression: str, variables: Sequence[str] = (), of: Sequence[str] | None = None
+) -> Graph:
+    """Parse and lower ``expression``; ``variables`` are names the user gives values for
+    (they stay variables even when unused, and shadow the constants ``pi``, ``e``).
+
+    >>> compile_expression("x*e", ["x"]).variables
+    ('x',)
+    >>> compile_expression("x*e", ["x", "e"]).variables
+    ('x', 'e')
+    """
+    program = parse_program(expression, variables=variables)
+    return lower(program, of=of, extra_variables=variables)
+
+
+def gradient_at(
+    graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
+) -> list[GradResult]:
+    """One :class:`GradResult` per target of a compiled graph (see :func:`grad`).
+
+    With ``options.tape`` off and many points, the recorded tape is replayed chunk by chunk
+    (:mod:`gradcalc.engine.replay`); points that need explaining send the whole batch to a full
+    tape.
+
+    >>> graph = compile_expression("x*y")
+    >>> many = Points(("x", "y"), {"x": np.arange(3.0), "y": np.ones(3)}, None)
+    >>> gradient_at(graph, many, options=Options(check=False, tape=False))[0].gradient["x"]
+    array([1., 1., 1.])
+    """
+    run = _swept(graph, points, wrt, options) or evaluate(graph, points.arrays, wrt)
+    results = []
+    for k in range(len(graph.targets)):
+        gradient = run.gradients[k]
+        results.append(
+            _finish(
+                GradResult,
+                _Computed(
+                    graph,
+                    k,
+                    run.sources,
+                    run.values[k],
+                    gradient,
+                    run.rows[k],
+                    run.problems[k],
+                    None if run.findings is None else run.findings[k],
+                ),
+                points,
+                options,
+                lambda where, k=k, gradient=gradient: cross_check(graph, k, gradient, where),
+            )
+        )
+    return results
+
+
+def hessian_at(
+    graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
+) -> HessianResult:
+    """The :class:`HessianResult` of a compiled graph's single target (see :func:`hessian`)."""
+    target = _single_target(graph, "the Hessian")
+    sources = source_names(graph, wrt)
+    run = higher.hessian(graph, points.arrays, sources, target)
+    labels = [(a, b) for a in sources for b in sources]
+    tape_values = {
+        f"{a},{b}": run.matrix[i, j]
+        for (i, a) in enumerate(sources)
+        for (j, b) in enumerate(sources)
+    }
+
+    def build() -> dict[str, object]:
+        first = symbolic_gradient(graph, target, list(sources))
+        return {f"{a},{b}": derivative(first[a], _symbol(b)) for a, b in labels}
+
+    result = _finish(
+        HessianResult,
+        _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
+        points,
+        options,
+        lambda where: check_against(
+            graph, ("hessian", target, tuple(sources)), build, tape_values, where
+        ),
+    )
+    result.matrix = run.matrix
+    scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
+    for k in range(points.count):
+        h = run.matrix.reshape(len(sources), len(sources), -1)[:, :, k]
+        g = np.array([run.gradient[s].reshape(-1)[k] for s in sources])
+        result.tests.append(classify(h, g, scale))
+    return result
+
+
+def derivatives_at(
+    graph: Graph, points: Points, source: str, order: int, options: Options = Options()
+) -> DerivativeResult:
+    """Derivatives of order 1..``order`` with respect to one variable, through nested tapes."""
+    target = _single_target(graph, f"a derivative of order {order}")
+    run = higher.derivatives(graph, points.arrays, source, order, target)
+    tape_values = {f"d{k}": run.orders[k - 1] for k in range(1, order + 1)}
+
+    def build() -> dict[str, object]:
+        expr = to_sympy(graph)[graph.targets[target]]
+        return {f"d{k}": derivative(expr, _symbol(source), k) for k in range(1, order + 1)}
+
+    result = _finish(
+        DerivativeResult,
+        _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
+        points,
+        options,
+        lambda where: check_against(
+            graph, ("orders", target, source, order), build, tape_values, where
+        ),
+    )
+    result.order, result.orders = order, run.orders
+    return result
+
+
+def directional_at(
+    graph: Graph,
+    points: Points,
+    direction: Sequence[float],
+    wrt: Sequence[str] | None = None,
+    normalize: bool = True,
+    options: Options = Options(),
+) -> DirectionalResult:
+    """The derivative along ``direction`` (one component per source), checked with sympy."""
+    target = _single_target(graph, "a directional derivative")
+    sources = source_names(graph, wrt)
+    if len(direction) != len(sources):
+        raise InputError(
+            f"--direction has {len(direction)} components for {len(sources)} variables "
+            f"({', '.join(sources)})"
+        )
+    vector = np.asarray(direction, dtype=float)
+    length = float(np.linalg.norm(vector))
+    if not np.isfinite(length) or length == 0:
+        raise InputError("--direction must be a non-zero vector of finite numbers")
+    if normalize:
+        vector = vector / length
+    unit = dict(zip(sources, vector.tolist()))
+    run = evaluate(graph, points.arrays, sources)
+    gradient = run.gradients[target]
+    along = sum(u * (0.0 if gradient[s] is None else gradient[s]) for s, u in unit.items())
+    tape_values = {**gradient, "direction": np.asarray(along)}
+
+    def build() -> dict[str, object]:
+        first = symbolic_gradient(graph, target, list(sources))
+        exact_unit = _exact_direction(direction, normalize)
+        return {**first, "direction": sum(u * first[s] for s, u in zip(sources, exact_unit))}
+
+    key = ("direction", target, tuple(sources), tuple(direction), normalize)
+    result = _finish(
+        DirectionalResult,
+        _Computed(
+            graph,
+            target,
+            run.sources,
+            run.values[target],
+            gradient,
+            run.rows[target],
+            run.problems[target],
+        ),
+        points,
+        options,
+        lambda where: check_against(graph, key, build, tape_values, where),
+    )
+    result.direction, result.directional = unit, np.broadcast_to(along, result.value.shape)
+    return result
+
+
+def jacobian_at(
+    graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
+) -> JacobianResult:
+    """The Jacobian of all of a compiled graph's targets (see :func:`jacobian`)."""
+    rows = gradient_at(graph, points, wrt, options)
+    shape = rows[0].value.shape
+    matrix = np.array(
+        [
+            [np.broadcast_to(0.0 if g is None else g, shape) for g in row.gradient.values()]
+            for row in rows
+        ]
+    )
+    m, n = matrix.shape[:2]
+    determinant = _determinant(matrix).reshape(shape) if m == n else None
+    return JacobianResult(rows, matrix, determinant)
+
+
+def _determinant(matrix: np.ndarray) -> np.ndarray:
+    """Determinants of an (n, n, points) stack; explicit products for n <= 3 (exact for
+    integers, where LU factorisation would round), LU beyond."""
+    with np.errstate(all="ignore"):
+        if matrix.shape[0] == 1:
+            return matrix[0, 0]
+        if matrix.shape[0] == 2:
+            return matrix[0, 0] * matrix[1, 1] - matrix[0, 1] * matrix[1, 0]
+        if matrix.shape[0] == 3:
+            a = matrix
+            return (
+                a[0, 0] * (a[1, 1] * a[2, 2] - a[1, 2] * a[2, 1])
+                - a[0, 1] * (a[1, 0] * a[2, 2] - a[1, 2] * a[2, 0])
+                + a[0, 2] * (a[1, 0] * a[2, 1] - a[1, 1] * a[2, 0])
+            )
+        n = matrix.shape[0]
+        return np.linalg.det(np.moveaxis(matrix.reshape(n, n, -1), -1, 0))
+
+
+# --- shared machinery ----------------------------------------------------------------
+
+
+@dataclass
+class _Computed:
+    """What a tape computation produced for one target, before it is judged and checked."""
+
+    graph: Graph
+    target: int
+    sources: tuple[str, ...]
+    value: np.ndarray
+    gradient: dict[str, np.ndarray | None]
+    rows: list[TapeRow]
+    problems: list
+    #: the diagnostic findings when already known (from the replay), else diagnosed here
+    findings: list[Finding] | None = None
+
+
+def _finish(kind, run: _Computed, points: Points, options: Options, check) -> GradResult:
+    """Judge the undefined points, warn about unused variables, run the symbolic check."""
+    graph, k = run.graph, run.target
+    name = graph.target_names[k]
+    shape = run.value.shape
+    found = singularities(graph, run.problems, run.rows, points, k, run.sources)
+    warnings: list[str] = []
+    undefined = np.zeros(shape, dtype=bool)
+    value_undefined = np.zeros(shape, dtype=bool)
+    conventional = np.zeros(shape, dtype=bool)  # kinks given their conventional value
+    for singular, problem in zip(found, run.problems):
+        if singular.kind == NOT_DIFFERENTIABLE and options.subgradient:
+            warnings.append(
+                f"{singular.describe(points, name)}; --subgradient: using the conventional value"
+            )
+            conventional |= problem.mask
+            continue
+        undefined |= problem.mask
+        if singular.value_undefined:
+            value_undefined |= problem.mask
+    if options.subgradient:
+        found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
+    if options.strict and found:
+        raise UndefinedError(found[0].describe(points, name))
+    size = max(int(np.prod(shape)), 1)
+    # (a read-only view when no point has a reason: filling 10^6 entries costs milliseconds)
+    first_reason = np.full(size, -1) if found else np.broadcast_to(np.int64(-1), (size,))
+    for i, singular in reversed(list(enumerate(found))):
+        first_reason[singular.points] = i
+    for source in run.sources:
+        if run.gradient[source] is None and source in graph.variable_nodes:
+            warnings.append(f"{source} is not used by {name}: it is independent (gradient 0)")
+    report = None
+    if options.check:
+        skip = undefined | conventional  # a convention is not a derivative sympy could confirm
+        report = check(
+            CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
+        )
+        if report.note:
+            warnings.append(report.note)
+        elif report.status == "disagree":
+            warnings.append(_disagreement(report))
+    result = kind(
+        graph.text,
+        name,
+        run.sources,
+        points,
+        run.value,
+        run.gradient,
+        run.rows,
+        found,
+        undefined,
+        value_undefined,
+        first_reason,
+        report,
+        warnings,
+    )
+    found_before = run.findings is not None
+    result.diagnostics = run.findings if found_before else diagnose(result, options.thresholds)
+    return result
+
+
+#: Fewer points than this are computed on a full tape (the replay only pays off for batches).
+SWEEP_MIN_POINTS = 256
+
+
+def _swept(graph: Graph, points: Points, wrt, options: Options) -> Evaluation | None:
+    """The evaluation by replaying the recorded tape, or ``None`` when a full tape is needed:
+    the caller wants the tape, there are few points, or some point needs explaining."""
+    if options.tape or points.count < SWEEP_MIN_POINTS:
+        return None
+    if any(v not in points.arrays for v in graph.variables):
+        return None  # the full tape reports the missing value
+    sources = source_names(graph, wrt)
+    arrays = dict(
+        zip(graph.variables, np.broadcast_arrays(*(points.arrays[v] for v in graph.variables)))
+    )
+    out = run_sweep(sweep_for(graph, sources), arrays, options.thresholds)
+    if out is None:
+        return None
+    empty = [[] for _ in graph.targets]
+    findings = _findings(graph, points, sources, options, out)  # tracked for one target only
+    per_target = [findings] + [[] for _ in graph.targets[1:]]
+    return Evaluation(graph, sources, out.values, out.gradients, empty, empty, per_target)
+
+
+def _findings(graph: Graph, points: Points, sources, options: Options, out) -> list[Finding]:
+    """The diagnoses of a replayed batch: the replay marked the points of each finding; a
+    full tape at the first of them says which op is to blame, in :func:`diagnose`'s words."""
+    findings = []
+    diagnosed: dict[int, list[Finding]] = {}  # several findings often share their first point
+
+    def diagnoses_at(k: int) -> list[Finding]:
+        if k not in diagnosed:
+            single = Points(
+                points.names,
+                {n: np.atleast_1d(a)[k : k + 1] for n, a in points.arrays.items()},
+                None if points.exact is None else points.exact[k : k + 1],
+            )
+            at_k = gradient_at(graph, single, sources, replace(options, check=False, tape=True))
+            diagnosed[k] = at_k[0].diagnostics
+        return diagnosed[k]
+
+    for (kind, key), mask in out.findings.items():
+        if not mask.any():
+            continue
+        there = next(
+            f
+            for f in diagnoses_at(int(np.argmax(mask)))
+            if f.kind == kind
+            and (f.record == key or f.message.startswith(f"∂{graph.target_names[0]}/∂{key} "))
+        )
+        findings.append(Finding(kind, there.message, there.record, mask))
+    return findings
+
+
+def _disagreement(report: CheckReport) -> str:
+    """Why the check failed, in words: a different number, or a singularity that float64
+    rounded past (``sin(pi)`` is 1.2e-16, not 0), or an ill-conditioned point."""
+    exact_singular = any(
+        np.any(p.mismatch & ~np.isfinite(p.values)) for p in report.partials.values()
+    )
+    if exact_singular:
+        return (
+            "sympy finds the derivative undefined here in exact arithmetic: float64 rounded "
+            "past a singularity (sin(pi) is 1.2e-16, not 0), so the tape's numbers mean nothing"
+        )
+    return (
+        "the tape and sympy's derivative disagree (largest difference "
+        f"{report.max_difference:.3g}): a bug, or a point where float64 cannot resolve the "
+        "expression (e.g. tan of a huge argument)"
+    )
+
+
+def _single_target(graph: Graph, what: str) -> int:
+    if len(graph.targets) != 1:
+        raise InputError(
+            f"{what} takes one target; this has {len(graph.targets)} "
+            f"({', '.join(graph.target_names)}): choose one with --of"
+        )
+    return 0
+
+
+def _symbol(name: str):
+    import sympy as sp
+
+    return sp.Symbol(name, real=True)
+
+
+def _exact_direction(direction: Sequence[float], normalize: bool) -> list:
+    """The direction as exact sympy numbers (normalised exactly: 1/sqrt(5), 2/sqrt(5))."""
+    import sympy as sp
+
+    exact = [sp.nsimplify(float(v), rational=True) for v in direction]
+    if not normalize:
+        return exact
+    length = sp.sqrt(sum(v**2 for v in exact))
+    return [v / length for v in exact]
+
+
+def _points(at) -> Points:
+    if isinstance(at, Points):
+        return at
+    if at is None:
+        return Points((), {}, [{}])
+    if isinstance(at, Mapping):
+        arrays = {str(k): np.asarray(v, dtype=float) for k, v in at.items()}
+        exact = None
+        if all(a.ndim == 0 for a in arrays.values()):
+            exact = [{k: repr(float(a)) for k, a in arrays.items()}]
+        return Points(tuple(arrays), arrays, exact)
+    return parse_at(list(at))

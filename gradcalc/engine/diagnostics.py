@@ -1,0 +1,228 @@
+"""Are these gradients healthy? NaN and infinity, vanishing and exploding components,
+saturated activations and kinks -- and which op on the tape is responsible.
+
+Every finding comes from the recorded tape: its values, its adjoints and each record's
+local derivative (the op's own gradient rule with an incoming adjoint of 1).
+
+>>> from gradcalc import grad
+>>> result = grad("sigmoid(sigmoid(sigmoid(20*x)))", at={"x": 1.0}, check=False)
+>>> [f.kind for f in diagnose(result)]
+['vanishing', 'saturated']
+>>> print(report(diagnose(result), result))  # doctest: +NORMALIZE_WHITESPACE
+Not healthy at x=1.0:
+- vanishing: ∂f/∂x = 1.8e-09 is below 1e-08; the adjoint shrinks across 3 sigmoid records,
+  by 8.9e-11 in all
+- saturated: sigmoid(#1) (tape #2) is saturated: input 20, slope 2.1e-09 (below 0.0001)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
+from gradcalc.core.tensor import Tensor
+from gradcalc.engine.evaluate import TapeRow
+
+#: The kinds of finding, in the order they are reported.
+KINDS = ("non-finite", "vanishing", "exploding", "saturated", "kink")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a gradient component counts as vanishing or exploding, and when an activation
+    counts as saturated (its slope below ``saturation``)."""
+
+    vanishing: float = 1e-8
+    exploding: float = 1e8
+    saturation: float = 1e-4
+
+
+@dataclass
+class Finding:
+    """One diagnosis: ``kind`` is ``non-finite``, ``vanishing``, ``exploding``, ``saturated``
+    or ``kink``; ``mask`` marks the affected points; ``message`` describes the first."""
+
+    kind: str
+    message: str
+    record: int | None
+    mask: np.ndarray
+
+
+def local_slopes(row: TapeRow) -> list[np.ndarray]:
+    """The record's local derivative with respect to each input, at every point.
+
+    >>> from gradcalc import grad
+    >>> row = grad("sin(x)", at={"x": 0.0}, check=False).tape[0]
+    >>> local_slopes(row)
+    [array(1.)]
+    """
+    op = REGISTRY[row.op]
+    ans = Tensor(row.value)
+    inputs = [Tensor(v) for v in row.input_values]
+    one = Tensor(np.ones_like(row.value))
+    with np.errstate(all="ignore"):
+        return [
+            np.broadcast_to(rule(one, ans, *inputs).value, row.value.shape) for rule in op.grads
+        ]
+
+
+class _LazySlopes(dict):
+    """Each record's :func:`local_slopes`, computed when first asked for (most diagnoses
+    need only the activations')."""
+
+    def __init__(self, rows: list[TapeRow]):
+        super().__init__()
+        self.rows = {row.index: row for row in rows}
+
+    def __missing__(self, index: int) -> list[np.ndarray]:
+        self[index] = local_slopes(self.rows[index])
+        return self[index]
+
+
+def diagnose(result, thresholds: Thresholds = Thresholds()) -> list[Finding]:
+    """Every finding for a :class:`~gradcalc.engine.api.GradResult`, in a fixed order: non-finite,
+    vanishing, exploding, saturated, kink."""
+    shape = result.value.shape
+    defined = ~result.undefined
+    slopes = _LazySlopes(result.tape)
+    findings = [
+        Finding(
+            "non-finite",
+            singular.describe(result.points, result.target),
+            singular.record,
+            _mask(shape, singular.points),
+        )
+        for singular in result.singularities
+        if singular.kind != NOT_DIFFERENTIABLE
+    ]
+    for name, gradient in result.gradient.items():
+        if gradient is None:
+            continue
+        size = np.abs(np.broadcast_to(gradient, shape))
+        for kind, mask, limit, compare in (
+            (
+                "vanishing",
+                (size < thresholds.vanishing) & (size > 0) & defined,
+                thresholds.vanishing,
+                "below",
+            ),
+            ("exploding", (size > thresholds.exploding) & defined, thresholds.exploding, "above"),
+        ):
+            if mask.any():
+                k = _first(mask)
+                path = _on_path(result.tape, name)
+                culprit = _responsible(path, slopes, k, shrink=kind == "vanishing")
+                message = (
+                    f"∂{result.target}/∂{name} = {_short(_at(gradient, k))} is {compare} "
+                    f"{_short(limit)}{culprit}"
+                )
+                findings.append(Finding(kind, message, None, mask))
+    for row in result.tape:
+        op = REGISTRY[row.op]
+        if op.saturates:
+            slope = np.abs(slopes[row.index][0])
+            mask = (slope < thresholds.saturation) & defined & (row.adjoint is not None)
+            if np.any(mask):
+                k = _first(mask)
+                message = (
+                    f"{row.formula} (tape #{row.index}) is saturated: input "
+                    f"{_short(_at(row.input_values[0], k))}, slope {_short(_at(slope, k))} "
+                    f"(below {_short(thresholds.saturation)})"
+                )
+                findings.append(
+                    Finding("saturated", message, row.index, np.broadcast_to(mask, shape))
+                )
+        for issue in op.issues(*row.input_values):
+            if issue.arg is not None and _is_number(row.inputs[issue.arg]):
+                continue  # about the derivative with respect to a constant, e.g. x**2's 2
+            if issue.kind == NOT_DIFFERENTIABLE:
+                mask = np.broadcast_to(issue.mask, shape)
+                message = f"{row.formula} (tape #{row.index}) is at a kink: {issue.reason}"
+                findings.append(Finding("kink", message, row.index, mask))
+    return sorted(findings, key=lambda f: KINDS.index(f.kind))
+
+
+def report(findings: list[Finding], result, k: int = 0) -> str:
+    """The plain-words answer for point ``k``: healthy, or what is wrong and where."""
+    where = result.points.label(k) if result.points.names else "the point"
+    here = [f for f in findings if _at(f.mask, k)]
+    if not here:
+        return (
+            f"Healthy at {where}: no NaN or infinity, no vanishing or exploding gradient "
+            "component, no saturated activation, no kink."
+        )
+    lines = [f"Not healthy at {where}:"]
+    lines += [f"- {f.kind}: {f.message}" for f in here]
+    return "\n".join(lines)
+
+
+def _responsible(rows: list[TapeRow], slopes: dict, k: int, shrink: bool) -> str:
+    """Which op scales the adjoint most (down for vanishing, up for exploding) at point k."""
+    factors = []
+    for row in rows:
+        if row.adjoint is None:
+            continue
+        for slope, name in zip(slopes[row.index], row.inputs):
+            if _is_number(name):
+                continue  # a constant input: no gradient flows there
+            factors.append((abs(float(_at(slope, k))), row))
+    if not factors:
+        return ""
+    pick = min if shrink else max
+    factor, row = pick(factors, key=lambda item: item[0])
+    if (shrink and factor >= 1) or (not shrink and factor <= 1):
+        return ""
+    same = [f for f, r in factors if r.op == row.op]
+    product = float(np.prod(same))
+    verb = "shrinks" if shrink else "grows"
+    if len(same) > 1 and (product < factor if shrink else product > factor):
+        return (
+            f"; the adjoint {verb} across {len(same)} {row.op} records, by {_short(product)} in all"
+        )
+    inputs = ", ".join(_short(_at(v, k)) for v in row.input_values)
+    return (
+        f"; the adjoint {verb} most at {row.formula} (tape #{row.index}): "
+        f"its slope there is {_short(factor)} (input {inputs})"
+    )
+
+
+def _on_path(rows: list[TapeRow], source: str) -> list[TapeRow]:
+    """The records that depend on ``source`` (a variable or statement name)."""
+    reached = {source}
+    path = []
+    for row in rows:
+        if any(name in reached for name in row.inputs):
+            path.append(row)
+            reached.add(f"#{row.index}")
+            if row.label is not None:
+                reached.add(row.label)
+    return path
+
+
+def _is_number(name: str) -> bool:
+    try:
+        float(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _mask(shape: tuple, points: np.ndarray) -> np.ndarray:
+    mask = np.zeros(int(np.prod(shape)) or 1, dtype=bool)
+    mask[points] = True
+    return mask.reshape(shape)
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(np.reshape(mask, -1))[0])
+
+
+def _at(values: np.ndarray, k: int) -> float:
+    array = np.asarray(values)
+    return float(array if array.ndim == 0 else array.reshape(-1)[k])
+
+
+def _short(value: float) -> str:
+    return f"{value + 0.0:.2g}"  # + 0.0: no "-0"

@@ -1,0 +1,272 @@
+"""Run an op graph on a tape at one or many points at once, and differentiate it.
+
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> graph = lower(parse_program("3*w1**2 + 2*w1*w2"))
+>>> run = evaluate(graph, {"w1": 5.0, "w2": 3.0})
+>>> float(run.values[0]), {k: float(v) for k, v in run.gradients[0].items()}
+(105.0, {'w1': 36.0, 'w2': 10.0})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcalc.core.errors import InputError, UndefinedError, did_you_mean
+from gradcalc.core.ops import REGISTRY, UNDEFINED
+from gradcalc.core.tape import Problem, Record, Tape
+from gradcalc.core.tensor import Tensor, constant, quiet
+from gradcalc.lang.graph import Graph
+
+CONSTANTS = {"pi": np.pi, "E": np.e}
+
+
+@dataclass(frozen=True)
+class TapeRow:
+    """One tape record as the user should read it.
+
+    ``formula`` is the operation written with the names of its inputs
+    (``y ** 2``, ``#3 + #5``, ``sin(x)``); ``label`` is the statement name the
+    result was assigned to, if any.
+    """
+
+    index: int
+    node: int | None
+    op: str
+    formula: str
+    inputs: tuple[str, ...]
+    label: str | None
+    value: np.ndarray
+    adjoint: np.ndarray | None
+    input_values: tuple[np.ndarray, ...] = ()
+
+
+@dataclass
+class Evaluation:
+    """The values and gradients of a graph's targets, and the tape that computed them.
+
+    ``gradients[k]`` maps each source name to d(target k)/d(source) (``None`` when the
+    target does not depend on it); ``rows[k]`` is the tape as seen after the backward
+    pass of target k; ``problems[k]`` lists its undefined or non-differentiable records.
+    """
+
+    graph: Graph
+    sources: tuple[str, ...]
+    values: list[np.ndarray]
+    gradients: list[dict[str, np.ndarray | None]]
+    rows: list[list[TapeRow]]
+    problems: list[list[Problem]]
+    #: each target's diagnostic findings, when the replay (:mod:`gradcalc.engine.replay`) found them
+    findings: list[list] | None = None
+
+
+def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
+    """Validate ``wrt`` against the graph's variables and statement names.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> source_names(lower(parse_program("y = x**2; z = y**2")), ["x", "y"])
+    ('x', 'y')
+
+    Raises:
+        InputError: for a name that is neither, listing the valid names.
+    """
+    if not wrt:
+        return graph.variables
+    valid = list(graph.variables) + [n for n in graph.bindings if n not in graph.variable_nodes]
+    known = set(valid)
+    for name in wrt:
+        if name not in known:
+            raise InputError(
+                f"--wrt {name}: not a variable or statement of the expression; "
+                f"{did_you_mean(name, valid)}valid names: {', '.join(valid)}"
+            )
+    return tuple(dict.fromkeys(wrt))
+
+
+def make_leaves(graph: Graph, point: Mapping[str, object]) -> tuple[dict[str, Tensor], tuple]:
+    """One constant tensor per free variable (all broadcast to one shape), and that shape.
+
+    Raises:
+        InputError: when a variable has no value.
+    """
+    missing = [v for v in graph.variables if v not in point]
+    if missing:
+        product = as_product(missing[0], list(point))
+        hint = f"; {missing[0]} is one name: for a product write {product}" if product else ""
+        raise InputError(
+            f"no value given for {', '.join(missing)} (use --at {missing[0]}=...){hint}"
+        )
+    arrays = np.broadcast_arrays(*(np.asarray(point[v], dtype=float) for v in graph.variables))
+    leaves = {name: constant(array) for name, array in zip(graph.variables, arrays)}
+    return leaves, arrays[0].shape if arrays else ()
+
+
+def as_product(name: str, variables: Sequence[str]) -> str | None:
+    """``xy`` -> ``x*y`` when a name is other variables written side by side (longest first).
+
+    >>> as_product("xy", ["x", "y"]), as_product("w1w2", ["w1", "w2"]), as_product("q", ["x"])
+    ('x*y', 'w1*w2', None)
+    """
+    parts, rest = [], name
+    by_length = sorted(variables, key=len, reverse=True)
+    while rest:
+        match = next((v for v in by_length if v and rest.startswith(v)), None)
+        if match is None:
+            return None
+        parts.append(match)
+        rest = rest[len(match) :]
+    return "*".join(parts) if len(parts) > 1 else None
+
+
+def run_graph(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:
+    """Execute every node in order (the active tapes record it); one tensor per node.
+
+    A subexpression without variables is off every tape, so its domain is checked here:
+    ``csc(pi)`` makes the expression undefined at every point.
+
+    Raises:
+        UndefinedError: for a constant subexpression outside its op's domain.
+    """
+    tensors: list[Tensor] = []
+    constant_node: list[bool] = []
+    with quiet():
+        _run_nodes(graph, leaves, tensors, constant_node)
+    return tensors
+
+
+def _run_nodes(
+    graph: Graph, leaves: Mapping[str, Tensor], tensors: list[Tensor], constant_node: list[bool]
+) -> None:
+    for node in graph.nodes:
+        if node.kind == "var":
+            tensor, fixed = leaves[node.text], False
+        elif node.kind == "const":
+            tensor, fixed = constant(CONSTANTS.get(node.text) or float(node.text)), True
+        else:
+            inputs = [tensors[i] for i in node.inputs]
+            tensor = REGISTRY[node.op](*inputs)
+            fixed = all(constant_node[i] for i in node.inputs)
+            if fixed:
+                _check_constant(graph, node.index, node.op, inputs, tensor)
+        tensors.append(tensor)
+        constant_node.append(fixed)
+
+
+def _check_constant(graph: Graph, index: int, op: str, inputs: list, output: Tensor) -> None:
+    """Refuse a constant subexpression that is undefined (kinks do not matter: no gradient
+    flows through a constant); a NaN or infinity from finite inputs counts as undefined."""
+    values = [t.value for t in inputs]
+    reasons = [i.reason for i in REGISTRY[op].issues(*values) if i.kind == UNDEFINED]
+    finite_inputs = all(np.all(np.isfinite(v)) for v in values)
+    if not reasons and finite_inputs and not np.all(np.isfinite(output.value)):
+        reasons = ["overflow" if np.any(np.isinf(output.value)) else "NaN"]
+    if reasons:
+        text = graph.source_text(index)
+        raise UndefinedError(f"{text} is undefined (it has no variables): {reasons[0]}")
+
+
+def source_tensors(graph: Graph, tensors: list[Tensor], sources: Sequence[str]) -> list[Tensor]:
+    """The tensors of the named sources: variables or statement names."""
+    return [
+        tensors[graph.variable_node(s) if s in graph.variable_nodes else graph.bindings[s]]
+        for s in sources
+    ]
+
+
+def evaluate(
+    graph: Graph, point: Mapping[str, object], wrt: Sequence[str] | None = None
+) -> Evaluation:
+    """Evaluate ``graph`` at ``point`` (numbers or equal-length arrays) on a tape.
+
+    Args:
+        graph: the op graph.
+        point: a value for every free variable (arrays evaluate many points at once).
+        wrt: the sources (default: every free variable); statement names are allowed.
+
+    Raises:
+        InputError: for a missing variable value or an unknown source name.
+    """
+    sources = source_names(graph, wrt)
+    leaves, shape = make_leaves(graph, point)
+    with Tape(persistent=True) as tape:
+        tape.watch(list(leaves.values()))
+        tensors = run_graph(graph, leaves)
+    wrt_tensors = source_tensors(graph, tensors, sources)
+    evaluation = Evaluation(graph, sources, [], [], [], [])
+    for target in graph.targets:
+        value = np.broadcast_to(tensors[target].value, shape)
+        grads = tape.gradient(tensors[target], wrt_tensors)
+        evaluation.values.append(value)
+        evaluation.gradients.append(
+            {
+                s: None if g is None else np.broadcast_to(g.value, shape)
+                for s, g in zip(sources, grads)
+            }
+        )
+        evaluation.rows.append(tape_rows(graph, tape, tensors))
+        upstream = ancestors(tape, tensors[target])
+        evaluation.problems.append([p for p in tape.problems() if p.record.index in upstream])
+    return evaluation
+
+
+def ancestors(tape: Tape, target: Tensor) -> set[int]:
+    """The indices of the records ``target`` depends on (itself included): a program's
+    other statements do not make it undefined."""
+    needed = {target.id}
+    found = set()
+    for rec in reversed(tape.records):
+        if rec.output.id in needed:
+            found.add(rec.index)
+            needed.update(t.id for t in rec.inputs)
+    return found
+
+
+def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:
+    """The tape's records as rows, inputs named as the user wrote them.
+
+    Records that are not nodes of the graph (those of a backward pass recorded by an outer
+    tape) are referred to as ``#index`` and have ``node`` ``None``.
+    """
+    node_of = {tensor.id: node.index for node, tensor in zip(graph.nodes, tensors)}
+    names = {rec.output.id: f"#{rec.index}" for rec in tape.records}
+    for node, tensor in zip(graph.nodes, tensors):
+        if node.label is not None:
+            names[tensor.id] = node.label
+        elif node.kind != "op":
+            names[tensor.id] = node.text
+        elif tensor.id not in names:  # a constant subexpression such as 2*pi: off the tape
+            names[tensor.id] = f"{float(tensor.value):.6g}"
+    return [_row(rec, names, node_of) for rec in tape.records]
+
+
+def _row(rec: Record, names: dict[int, str], node_of: dict[int, int]) -> TapeRow:
+    inputs = tuple(names.get(t.id) or _number(t) for t in rec.inputs)
+    op = rec.op
+    if op.symbol and op.arity == 2:
+        formula = f"{inputs[0]} {op.symbol} {inputs[1]}"
+    elif op.symbol:
+        formula = f"{op.symbol}{inputs[0]}"
+    else:
+        formula = f"{op.name}({', '.join(inputs)})"
+    label = names.get(rec.output.id)
+    return TapeRow(
+        rec.index,
+        node_of.get(rec.output.id),
+        op.name,
+        formula,
+        inputs,
+        label if label and not label.startswith("#") else None,
+        rec.value,
+        rec.adjoint,
+        tuple(t.value for t in rec.inputs),
+    )
+
+
+def _number(tensor: Tensor) -> str:
+    """A constant input that is not a node (e.g. a ``2`` inside a gradient rule)."""
+    value = tensor.value
+    return f"{float(value):.6g}" if value.ndim == 0 else "[…]"

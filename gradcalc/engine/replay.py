@@ -1,0 +1,459 @@
+"""Replay a recorded forward-and-reverse tape over many points, a cache-sized chunk at a time.
+
+Differentiating one expression at a million points on a fresh tape would keep a million-long
+array for every record and every adjoint. Instead, :func:`record_sweep` runs the graph once at
+a probe point under an *outer* tape while an inner tape differentiates it: the outer tape then
+holds the whole computation -- the forward records and the backward pass the gradient rules
+produced -- as one straight-line program (constants folded in). :func:`run_sweep` replays that
+program on slices of the points small enough to stay in the CPU cache, freeing every value
+after its last use, with no tape bookkeeping per op.
+
+The replay is a fast path for the clean case only. It checks every forward op's domain rule,
+every value for NaN or infinity, each activation for saturation and the gradients for
+vanishing or exploding components; at the first sign of any of these it returns ``None``, and
+the caller evaluates on a full tape, which explains the problem point by point. Values are the
+same numpy calls on the same inputs, so results are bit-for-bit those of the tape.
+
+>>> import numpy as np
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> graph = lower(parse_program("3*w1**2 + 2*w1*w2"))
+>>> sweep = record_sweep(graph, ("w1", "w2"))
+>>> out = run_sweep(sweep, {"w1": np.array([5.0, 1.0]), "w2": np.array([3.0, 0.0])})
+>>> out.values[0], out.gradients[0]["w1"], out.gradients[0]["w2"]
+(array([105.,   3.]), array([36.,  6.]), array([10.,  2.]))
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.ops import Op
+from gradcalc.core.tape import Record, Tape
+from gradcalc.core.tensor import Tensor
+from gradcalc.engine.diagnostics import Thresholds
+from gradcalc.engine.evaluate import make_leaves, run_graph, source_tensors
+from gradcalc.lang.graph import Graph
+
+#: Points per replayed slice: a few arrays of this many float64 fit in a core's L2 cache
+#: (measured: 2,048 points per slice is 2x slower, per-step overhead; 65,536 no faster).
+CHUNK = 32768
+
+#: Threads that replay slices at once (numpy computes with the GIL released), at most.
+MAX_THREADS = 4
+
+
+def default_threads() -> int:
+    """``GRADCALC_THREADS`` if set (a whole number >= 1), else one per CPU up to
+    :data:`MAX_THREADS`.
+
+    >>> import os
+    >>> os.environ["GRADCALC_THREADS"] = "1"
+    >>> default_threads()
+    1
+    >>> del os.environ["GRADCALC_THREADS"]
+    """
+    chosen = os.environ.get("GRADCALC_THREADS", "")
+    if chosen.isdigit() and int(chosen) >= 1:
+        return int(chosen)
+    return min(os.cpu_count() or 1, MAX_THREADS)
+
+
+_PROBE = 0.5  # any value: the program's shape does not depend on it
+
+
+@dataclass(frozen=True)
+class Step:
+    """One replayed operation: ``slots[out] = op.forward(*slots[inputs], **params)``.
+
+    ``guard`` is set for forward records (their domain and finiteness are checked);
+    ``constant_inputs`` marks inputs no gradient flows to; ``release`` lists the slots
+    whose last use this is; ``check_domain`` is off when the op's domain rule cannot fire
+    given its constant inputs (``x**2`` is defined everywhere); ``check_finite`` is off when
+    a NaN or infinity here could not vanish before reaching a checked value (see
+    :func:`_plan_finite_checks`).
+    """
+
+    op: Op
+    inputs: tuple[int, ...]
+    out: int
+    params: dict[str, Any]
+    guard: bool
+    constant_inputs: tuple[bool, ...]
+    release: tuple[int, ...] = ()
+    check_domain: bool = True
+    check_finite: bool = True
+
+
+@dataclass
+class Sweep:
+    """A straight-line forward-and-reverse program over numbered slots.
+
+    Slots ``0 .. len(variables)-1`` hold the variables' values; ``constants`` fill some
+    others; every step writes one. ``values[k]`` and ``gradients[k][source]`` name the slots
+    holding target ``k``'s value and partial derivatives (``None``: not connected);
+    ``saturation`` the local slopes of the activations that may saturate (the backward pass
+    computes the same slopes, so checking them costs one comparison).
+    """
+
+    variables: tuple[str, ...]
+    sources: tuple[str, ...]
+    constants: dict[int, np.ndarray]
+    steps: list[Step]
+    values: list[int]
+    gradients: list[dict[str, int | None]]
+    saturation: tuple[int, ...] = ()
+    size: int = 0
+    #: the tape record index of each ``saturation`` slope; ``None`` with several targets,
+    #: whose findings only a full tape sorts out (then any finding sends the batch there)
+    saturating_records: tuple[int, ...] | None = None
+
+
+@dataclass
+class SweepResult:
+    """Each target's value and partial derivatives at every point, and where the gradients
+    are unhealthy: ``findings[(kind, key)]`` marks the points with a ``vanishing`` or
+    ``exploding`` component (key: the source) or a ``saturated`` activation (key: its tape
+    record index). Which op is to blame is for a full tape to tell, at one point."""
+
+    values: list[np.ndarray]
+    gradients: list[dict[str, np.ndarray | None]] = field(default_factory=list)
+    findings: dict[tuple[str, Any], np.ndarray] = field(default_factory=dict)
+
+
+def record_sweep(graph: Graph, sources: Sequence[str]) -> Sweep:
+    """Record ``graph`` and its gradient with respect to ``sources`` as a :class:`Sweep`.
+
+    Raises:
+        UndefinedError: for a constant subexpression outside its op's domain.
+    """
+    leaves, _ = make_leaves(graph, dict.fromkeys(graph.variables, _PROBE))
+    with Tape(persistent=True) as outer:
+        outer.watch(list(leaves.values()))
+        with Tape(persistent=True) as inner:
+            inner.watch(list(leaves.values()))
+            tensors = run_graph(graph, leaves)
+        wrt = source_tensors(graph, tensors, sources)
+        grads = [inner.gradient(tensors[t], wrt) for t in graph.targets]
+        # the activations on the gradient's path: their slopes are checked for saturation
+        saturating = [rec for rec in inner.records if rec.op.saturates and rec.adjoint is not None]
+        slopes = [_slope(rec) for rec in saturating]
+    forward = {rec.output.id for rec in inner.records}
+    slot: dict[int, int] = {leaves[v].id: k for k, v in enumerate(graph.variables)}
+    constants: dict[int, np.ndarray] = {}
+
+    def slot_of(tensor: Tensor) -> int:
+        if tensor.id not in slot:
+            slot[tensor.id] = len(slot)
+            constants[slot[tensor.id]] = tensor.value
+        return slot[tensor.id]
+
+    steps = []
+    for rec in outer.records:
+        inputs = tuple(slot_of(t) for t in rec.inputs)
+        slot[rec.output.id] = len(slot)
+        steps.append(
+            Step(
+                rec.op,
+                inputs,
+                slot[rec.output.id],
+                rec.params,
+                rec.output.id in forward,
+                tuple(k in constants for k in inputs),
+            )
+        )
+    saturation = tuple(slot_of(t) for t in slopes)
+    saturating_records = tuple(rec.index for rec in saturating)
+    values = [slot_of(tensors[t]) for t in graph.targets]
+    gradients = [
+        {s: None if g is None else slot_of(g) for s, g in zip(sources, target_grads)}
+        for target_grads in grads
+    ]
+    steps, alias = _simplify(steps, constants)
+    sweep = Sweep(
+        tuple(graph.variables),
+        tuple(sources),
+        constants,
+        steps,
+        [alias.get(v, v) for v in values],
+        [{s: None if g is None else alias.get(g, g) for s, g in t.items()} for t in gradients],
+        tuple(alias.get(k, k) for k in saturation),
+        len(slot),
+        saturating_records if len(graph.targets) == 1 else None,
+    )
+    _plan_finite_checks(sweep)
+    _plan_releases(sweep)
+    return sweep
+
+
+def _simplify(steps: list[Step], constants: dict[int, np.ndarray]) -> tuple[list[Step], dict]:
+    """Drop steps whose result is already known, without changing a single bit of any value:
+    repeated steps (the backward pass recomputes ``cos(x)`` for every use), ``a * 1``,
+    ``a ** 1`` and ``-(-a)``. Returns the kept steps and the slot each dropped one aliases.
+    """
+
+    def is_one(k: int) -> bool:
+        return k in constants and constants[k].ndim == 0 and constants[k] == 1.0
+
+    alias: dict[int, int] = {}
+    seen: dict[tuple, int] = {}
+    negated: dict[int, int] = {}
+    kept = []
+    for step in steps:
+        inputs = tuple(alias.get(i, i) for i in step.inputs)
+        key = (step.op.name, inputs, tuple(sorted(step.params.items())))
+        name = step.op.name
+        if key in seen:
+            alias[step.out] = seen[key]
+        elif name == "mul" and (is_one(inputs[0]) or is_one(inputs[1])):
+            alias[step.out] = inputs[1] if is_one(inputs[0]) else inputs[0]
+        elif name == "pow" and is_one(inputs[1]):
+            alias[step.out] = inputs[0]
+        elif name == "neg" and inputs[0] in negated:
+            alias[step.out] = negated[inputs[0]]
+        else:
+            seen[key] = step.out
+            if name == "neg":
+                negated[step.out] = inputs[0]
+            kept.append(replace(step, inputs=inputs, check_domain=_may_fire(step, constants)))
+    return kept, alias
+
+
+#: Values at which every domain rule of the registry fires if it can fire at all: signs,
+#: zeros, the edges of [-1, 1], multiples of pi/2, integers and half-integers, extremes.
+_HALF = (1e-300, 0.5, 1.0, np.pi / 2, 2.0, np.pi, 1e300, np.inf)
+_DOMAIN_PROBES = np.array([0.0, np.nan, *_HALF, *(-v for v in _HALF)])
+
+
+def _may_fire(step: Step, constants: dict[int, np.ndarray]) -> bool:
+    """Whether the step's domain rule can report anything, given its constant inputs.
+
+    Only steps with a constant input are examined: their rule is tried on every probe value
+    for the other inputs (``x**2`` never fires, ``x**0.5`` and ``1/x`` do).
+    """
+    if step.op.domain is None or not step.guard:
+        return False
+    if not any(step.constant_inputs) or step.op.arity < 2:
+        return True
+    values = [
+        constants[i] if const else _DOMAIN_PROBES
+        for i, const in zip(step.inputs, step.constant_inputs)
+    ]
+    return any(
+        issue.arg is None or not step.constant_inputs[issue.arg]
+        for issue in step.op.issues(*values)
+    )
+
+
+def _slope(rec: Record) -> Tensor:
+    """The local slope of an activation (its gradient rule with an incoming adjoint of 1)."""
+    return rec.op.grads[0](Tensor(np.ones(())), rec.output, *rec.inputs, **rec.params)
+
+
+#: Ops whose result is NaN or infinite whenever the input in that position is (a NaN or
+#: infinity cannot vanish through them): ``inf - inf`` is NaN, ``0 * inf`` is NaN, but
+#: ``1/inf`` is 0 and ``exp(-inf)`` is 0, so ``div``'s second input and ``exp`` are not here.
+_PROPAGATES = {
+    "add": (0, 1),
+    "sub": (0, 1),
+    "mul": (0, 1),
+    "neg": (0,),
+    "abs": (0,),
+    "sin": (0,),
+    "cos": (0,),
+    "tan": (0,),
+    "sqrt": (0,),
+    "log": (0,),
+    "sinh": (0,),
+    "cosh": (0,),
+    "div": (0,),
+}
+
+
+def _propagates(step: Step, position: int, constants: dict[int, np.ndarray]) -> bool:
+    """Whether a non-finite input at ``position`` surely makes ``step``'s result non-finite."""
+    if step.op.name == "pow":  # x**c with a constant c > 0: inf**c = inf, nan**c = nan
+        exponent = constants.get(step.inputs[1])
+        return position == 0 and exponent is not None and bool(np.all(exponent > 0))
+    return position in _PROPAGATES.get(step.op.name, ())
+
+
+def _plan_finite_checks(sweep: Sweep) -> None:
+    """Check a forward value for NaN or infinity only where one could get lost on its way to
+    a target's value, which :func:`_store` checks: where some forward reader does not
+    propagate it. A value no forward step reads is either a target (checked there) or part
+    of a statement the targets do not use (which cannot make them undefined)."""
+    readers: dict[int, list[tuple[Step, int]]] = {}
+    for step in sweep.steps:
+        if step.guard:
+            for position, i in enumerate(step.inputs):
+                readers.setdefault(i, []).append((step, position))
+    sweep.steps = [
+        replace(
+            step,
+            check_finite=any(
+                not _propagates(reader, position, sweep.constants)
+                for reader, position in readers.get(step.out, ())
+            ),
+        )
+        if step.guard
+        else step
+        for step in sweep.steps
+    ]
+
+
+def _plan_releases(sweep: Sweep) -> None:
+    """Mark each computed slot for release right after its last reader."""
+    kept = set(sweep.values) | set(sweep.saturation)
+    kept |= {s for g in sweep.gradients for s in g.values() if s is not None}
+    last: dict[int, int] = {}
+    for k, step in enumerate(sweep.steps):
+        for i in step.inputs:
+            last[i] = k
+    computed = {step.out for step in sweep.steps}
+    releases: dict[int, list[int]] = {}
+    for i, k in last.items():
+        if i in computed and i not in kept:
+            releases.setdefault(k, []).append(i)
+    sweep.steps = [
+        replace(step, release=tuple(releases.get(k, ()))) for k, step in enumerate(sweep.steps)
+    ]
+
+
+def run_sweep(
+    sweep: Sweep,
+    arrays: Mapping[str, np.ndarray],
+    thresholds: Thresholds | None = None,
+    chunk: int = CHUNK,
+    threads: int | None = None,
+) -> SweepResult | None:
+    """Replay ``sweep`` over 1-d ``arrays`` (one per variable, all the same length).
+
+    Returns ``None`` as soon as any point needs the full tape to be explained: a domain
+    issue, a NaN or infinity, a saturated activation, a vanishing or exploding gradient.
+    The slices are shared among ``threads`` threads (default: :func:`default_threads`;
+    numpy releases the GIL while it computes), each writing its own part of the result, so
+    the numbers do not depend on the thread count.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> sweep = record_sweep(lower(parse_program("log(x)")), ("x",))
+    >>> run_sweep(sweep, {"x": np.array([1.0, 2.0])}).gradients[0]["x"]
+    array([1. , 0.5])
+    >>> run_sweep(sweep, {"x": np.array([1.0, -2.0])}) is None
+    True
+    """
+    thresholds = thresholds or Thresholds()
+    columns = [np.asarray(arrays[v], dtype=np.float64) for v in sweep.variables]
+    n = len(columns[0]) if columns else 1
+    result = SweepResult(
+        [np.empty(n) for _ in sweep.values],
+        [{s: None if g is None else np.empty(n) for s, g in t.items()} for t in sweep.gradients],
+    )
+    if sweep.saturating_records is not None:  # one target: findings are tracked point by point
+        kinds = [("vanishing", s) for s, g in sweep.gradients[0].items() if g is not None]
+        kinds += [("exploding", key) for _, key in kinds]
+        kinds += [("saturated", index) for index in sweep.saturating_records]
+        result.findings = {key: np.zeros(n, dtype=bool) for key in kinds}
+    starts = list(range(0, n, chunk))
+    workers = min(threads or default_threads(), len(starts))
+    shares = [starts[k::workers] for k in range(workers)]
+
+    def replay_share(share: list[int]) -> bool:
+        slots: list[Any] = [None] * sweep.size
+        for k, value in sweep.constants.items():
+            slots[k] = value
+        with np.errstate(all="ignore"):
+            for start in share:
+                part = slice(start, min(start + chunk, n))
+                for k, column in enumerate(columns):
+                    slots[k] = column[part]
+                if not (
+                    _replay(sweep.steps, slots) and _store(sweep, slots, result, part, thresholds)
+                ):
+                    return False
+        return True
+
+    if workers == 1:
+        return result if replay_share(starts) else None
+    with ThreadPoolExecutor(workers) as pool:
+        return result if all(pool.map(replay_share, shares)) else None
+
+
+def _replay(steps: list[Step], slots: list[Any]) -> bool:
+    """Run every step on the current slice; False at the first value needing the tape."""
+    for step in steps:
+        values = [slots[i] for i in step.inputs]
+        out = step.op.forward(*values, **step.params)
+        if step.guard and not _clean(step, values, out):
+            return False
+        slots[step.out] = out
+        for i in step.release:
+            slots[i] = None
+    return True
+
+
+def _clean(step: Step, values: list[Any], out: np.ndarray) -> bool:
+    """No domain issue (except about a constant input) and a finite value."""
+    if step.check_domain:
+        for issue in step.op.issues(*values):
+            if issue.arg is None or not step.constant_inputs[issue.arg]:
+                return False
+    return not step.check_finite or _finite(out)
+
+
+def _finite(values: np.ndarray) -> bool:
+    """One pass: a sum is finite only if every term is (a finite sum that overflows just
+    sends the batch to the tape)."""
+    return math.isfinite(np.add.reduce(values, axis=None))
+
+
+def _store(
+    sweep: Sweep, slots: list[Any], result: SweepResult, part: slice, thresholds: Thresholds
+) -> bool:
+    """Copy the slice's outputs into the result and mark its unhealthy points; False for a
+    NaN or infinity (or any finding, when findings are not tracked)."""
+    for k, slot in enumerate(sweep.saturation):
+        slope = np.abs(slots[slot])
+        if slope.min(initial=np.inf) < thresholds.saturation:  # rare: then mark the points
+            if not result.findings:
+                return False
+            index = sweep.saturating_records[k]  # type: ignore[index]
+            result.findings["saturated", index][part] = slope < thresholds.saturation
+    for k, slot in enumerate(sweep.values):
+        if not _finite(slots[slot]):
+            return False
+        result.values[k][part] = slots[slot]
+    for k, target in enumerate(sweep.gradients):
+        for source, slot in target.items():
+            if slot is None:
+                continue
+            size = np.abs(slots[slot])
+            largest = size.max(initial=0.0)
+            exploding = largest > thresholds.exploding
+            vanishing = size.min(initial=np.inf) < thresholds.vanishing  # or exactly 0
+            if not math.isfinite(largest) or ((exploding or vanishing) and not result.findings):
+                return False
+            if exploding:  # rare: then mark the points
+                result.findings["exploding", source][part] = size > thresholds.exploding
+            if vanishing:
+                result.findings["vanishing", source][part] = (size > 0) & (
+                    size < thresholds.vanishing
+                )
+            result.gradients[k][source][part] = slots[slot]
+    return True
+
+
+def sweep_for(graph: Graph, sources: Sequence[str]) -> Sweep:
+    """The graph's :class:`Sweep` for ``sources``, recorded once and cached on the graph."""
+    key = ("sweep", tuple(sources))
+    if key not in graph.cache:
+        graph.cache[key] = record_sweep(graph, sources)
+    return graph.cache[key]  # type: ignore[return-value]

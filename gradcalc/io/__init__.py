@@ -1,0 +1,1 @@
+"""io: files and streams of points and data. Imports core to engine."""

@@ -1,0 +1,203 @@
+"""Lower a parsed program to an op graph: one node per distinct subexpression.
+
+The graph keeps the user's own structure (``x - y`` is a ``sub`` node, ``x/y`` a
+``div``), shares identical subtrees, and keeps each statement's result as one
+node that later statements refer to -- thirty statements ``a2 = a1*a1; ...`` are
+a chain of thirty nodes, never a tree. Everything here is iterative.
+
+>>> from gradcalc.lang.parser import parse_program
+>>> graph = lower(parse_program("y = x**2; z = y**2"))
+>>> graph.variables, [graph.nodes[i].label for i in graph.targets]
+(('x',), ['z'])
+>>> [(node.op, node.inputs) for node in graph.nodes if node.kind == "op"]
+[('pow', (0, 1)), ('pow', (2, 1))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from gradcalc.core.errors import InputError
+from gradcalc.lang.parser import Binary, Call, Const, Name, Neg, Num, Program, postorder, unparse
+
+CONSTANT_VALUES = {"pi": "pi", "E": "E"}
+
+
+@dataclass
+class Node:
+    """One node of the op graph.
+
+    ``kind`` is ``"var"`` (a free variable), ``"const"`` (a number, ``pi`` or ``E``)
+    or ``"op"`` (a registry primitive applied to earlier nodes). ``label`` is the
+    variable's name or the statement target the node was assigned to, if any.
+    """
+
+    index: int
+    kind: str
+    op: str | None = None
+    inputs: tuple[int, ...] = ()
+    text: str = ""
+    label: str | None = None
+
+
+@dataclass
+class Graph:
+    """An op graph in evaluation order (inputs always come before their users).
+
+    Attributes:
+        nodes: every node; ``nodes[i].index == i``.
+        variables: the free variables, in order of first appearance.
+        targets: node indices of the outputs (the last statement, or ``of``).
+        target_names: how each target is called (its statement name or its text).
+        bindings: each statement name's final node.
+        text: the program as typed.
+        origins: for each op node, the parsed subexpression it came from (for messages).
+    """
+
+    nodes: list[Node] = field(default_factory=list)
+    variables: tuple[str, ...] = ()
+    targets: tuple[int, ...] = ()
+    target_names: tuple[str, ...] = ()
+    bindings: dict[str, int] = field(default_factory=dict)
+    text: str = ""
+    origins: dict[int, object] = field(default_factory=dict)
+    #: Derived results reused across chunks of points (symbolic derivatives, compiled functions).
+    cache: dict[tuple, object] = field(default_factory=dict, repr=False)
+
+    def source_text(self, index: int, limit: int = 60) -> str:
+        """The subexpression node ``index`` computes, as text (shortened to ``limit``).
+
+        >>> from gradcalc.lang.parser import parse_program
+        >>> g = lower(parse_program("log(x - 5) * 2"))
+        >>> g.source_text(3)
+        'log(x - 5)'
+        """
+        origin = self.origins.get(index)
+        node = self.nodes[index]
+        text = unparse(origin) if origin is not None else node.text
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    variable_nodes: dict[str, int] = field(default_factory=dict)
+
+    def variable_node(self, name: str) -> int:
+        """The node index of a free variable."""
+        return self.variable_nodes[name]
+
+
+class _Builder:
+    """Hash-conses nodes so that identical subexpressions become one node."""
+
+    def __init__(self) -> None:
+        self.graph = Graph()
+        self._index: dict[tuple, int] = {}
+
+    def add(self, key: tuple, node: Node) -> int:
+        found = self._index.get(key)
+        if found is not None:
+            return found
+        node.index = len(self.graph.nodes)
+        self.graph.nodes.append(node)
+        self._index[key] = node.index
+        return node.index
+
+    def variable(self, name: str) -> int:
+        index = self.add(("var", name), Node(0, "var", text=name, label=name))
+        self.graph.variable_nodes[name] = index
+        return index
+
+    def constant(self, text: str) -> int:
+        return self.add(("const", text), Node(0, "const", text=text))
+
+    def op(self, name: str, inputs: Sequence[int]) -> int:
+        return self.add(("op", name, *inputs), Node(0, "op", op=name, inputs=tuple(inputs)))
+
+
+def lower(
+    program: Program, of: Iterable[str] | None = None, extra_variables: Sequence[str] = ()
+) -> Graph:
+    """Build the op graph of a program.
+
+    Args:
+        program: the parsed program.
+        of: statement names to use as targets (default: the last statement).
+        extra_variables: names to add as free variables even if unused (a ``--at`` row).
+
+    Raises:
+        InputError: when a name in ``of`` is not a statement of the program.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> g = lower(parse_program("3*w1**2 + 2*w1*w2"))
+    >>> g.variables, g.nodes[g.targets[0]].op, g.target_names
+    (('w1', 'w2'), 'add', ('f',))
+    """
+    builder = _Builder()
+    scope: dict[str, int] = {}
+    free: dict[str, None] = {}  # an ordered set
+    outputs: list[tuple[str, int]] = []
+    for statement in program.statements:
+        root = _lower_expression(statement.expr, builder, scope, free)
+        if statement.target is None:
+            outputs.append(("", root))
+            continue
+        node = builder.graph.nodes[root]
+        if node.label is None and node.kind == "op":
+            node.label = statement.target
+        scope[statement.target] = root
+        builder.graph.bindings[statement.target] = root
+    for name in extra_variables:
+        if name not in free and name not in scope:
+            free[name] = None
+            builder.variable(name)
+    graph = builder.graph
+    graph.variables = tuple(free)
+    graph.text = program.text
+    chosen = _choose_targets(program, outputs, graph.bindings, of)
+    graph.target_names = tuple(name for name, _ in chosen)
+    graph.targets = tuple(index for _, index in chosen)
+    return graph
+
+
+def _choose_targets(program, outputs, bindings, of) -> list[tuple[str, int]]:
+    if of:
+        chosen = []
+        for name in of:
+            if name not in bindings:
+                known = ", ".join(bindings) or "none"
+                raise InputError(
+                    f"--of {name}: not a statement of the program (statement names: {known})"
+                )
+            chosen.append((name, bindings[name]))
+        return chosen
+    if outputs:  # bare expressions are called f (or f1, f2, ... for a comma-separated list)
+        if len(outputs) == 1:
+            return [("f", outputs[0][1])]
+        return [(f"f{i}", root) for i, (_, root) in enumerate(outputs, start=1)]
+    last = program.statements[-1].target
+    return [(last, bindings[last])]
+
+
+def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict) -> int:
+    """Postorder walk of one expression; returns the index of its root node."""
+    made: dict[int, int] = {}  # id(ir node) -> graph node index
+    for item in postorder(expr):
+        if isinstance(item, Num):
+            index = builder.constant(item.text)
+        elif isinstance(item, Const):
+            index = builder.constant(CONSTANT_VALUES[item.name])
+        elif isinstance(item, Name):
+            index = scope.get(item.name)
+            if index is None:
+                free[item.name] = None
+                index = builder.variable(item.name)
+        elif isinstance(item, Neg):
+            index = builder.op("neg", [made[id(item.operand)]])
+        elif isinstance(item, Binary):
+            index = builder.op(item.op, [made[id(item.left)], made[id(item.right)]])
+        elif isinstance(item, Call):
+            index = builder.op(item.op, [made[id(a)] for a in item.args])
+        else:  # pragma: no cover - the parser produces nothing else
+            raise TypeError(f"unexpected node {item!r}")
+        made[id(item)] = index
+        builder.graph.origins.setdefault(index, item)
+    return made[id(expr)]

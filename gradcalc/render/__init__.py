@@ -1,0 +1,1 @@
+"""render: numbers, tables and formats for results. Imports core to io."""

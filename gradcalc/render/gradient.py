@@ -1,0 +1,354 @@
+"""Turn results into what users read: rich tables, JSON-ready dicts, CSV rows, plain lines.
+
+Pure functions: nothing here prints.
+
+>>> format_number(36.0), format_number(0.1 + 0.2), format_number(float("nan"))
+('36', '0.30000000000000004', 'nan')
+>>> format_number(2 / 3, digits=4)
+'0.6667'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from gradcalc.engine.api import GradResult
+
+_INTEGRAL = re.compile(r"\.0(?=,|\]$)")
+CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
+MAX_TABLE_ROWS = 1000
+
+
+def format_number(value: Any, digits: int | None = None) -> str:
+    """A float as short as possible without losing it (or with ``digits`` significant digits)."""
+    if value is None:
+        return "—"
+    x = float(value)
+    if not math.isfinite(x):
+        return str(x)
+    if x == int(x) and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x) if digits is None else f"{x:.{digits}g}"
+
+
+def at_point(array: np.ndarray | None, k: int) -> Any:
+    """The value at point ``k`` of an array over the points (a 0-d array is every point's)."""
+    if array is None:
+        return None
+    return array if array.ndim == 0 else array.reshape(-1)[k]
+
+
+def json_number(value: Any) -> float | None:
+    """A float for JSON; ``None`` (null) for missing and non-finite values."""
+    if value is None:
+        return None
+    x = float(value) + 0.0  # no -0.0
+    return x if math.isfinite(x) else None
+
+
+def point_values(result: GradResult, k: int) -> dict[str, float]:
+    """The variables' values at point ``k``."""
+    return {n: float(at_point(result.points.arrays[n], k)) for n in result.points.names}
+
+
+def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
+    """The JSON object for point ``k`` (plain types only; non-finite numbers become null)."""
+    undefined = result.reason(k)
+    gradient = {
+        name: 0.0 if g is None else (None if undefined else json_number(at_point(g, k)))
+        for name, g in result.gradient.items()
+    }
+    check: dict[str, Any] = {"status": "off", "agree": None, "max_difference": None}
+    symbolic: dict[str, str] = {}
+    if result.check is not None:
+        status = result.check.status
+        agree = None
+        if status != "skipped" and not undefined:
+            agree = not bool(at_point(result.check.mismatch, k))
+        check = {"status": status, "agree": agree, "max_difference": result.check.max_difference}
+        symbolic = {n: str(p.derivative) for n, p in result.check.partials.items()}
+    obj: dict[str, Any] = {
+        "expression": result.expression,
+        "target": result.target,
+        "point": point_values(result, k),
+        "value": None
+        if at_point(result.value_undefined, k)
+        else json_number(at_point(result.value, k)),
+        "gradient": gradient,
+        "independent": [n for n, g in result.gradient.items() if g is None],
+        "symbolic": symbolic,
+        "check": check,
+        "undefined": undefined,
+        "warnings": list(result.warnings),
+        "diagnostics": diagnostics_json(result, k),
+    }
+    if tape:
+        obj["tape"] = [
+            {
+                "id": row.index,
+                "op": row.op,
+                "formula": row.formula,
+                "inputs": list(row.inputs),
+                "value": json_number(at_point(row.value, k)),
+                "adjoint": json_number(at_point(row.adjoint, k)),
+            }
+            for row in result.tape
+        ]
+    return obj
+
+
+def latex_derivatives(result: GradResult) -> dict[str, str]:
+    """sympy's derivatives as LaTeX, by check label (empty without the symbolic check).
+
+    >>> from gradcalc import grad
+    >>> latex_derivatives(grad("x^2*y", at={"x": 1, "y": 2}))
+    {'x': '2 x y', 'y': 'x^{2}'}
+    """
+    import sympy as sp
+
+    if result.check is None:
+        return {}
+    return {label: sp.latex(p.derivative) for label, p in result.check.partials.items()}
+
+
+def latex_block(result: GradResult) -> str:
+    """One LaTeX line per derivative: ``\\frac{\\partial f}{\\partial x} = ...``."""
+    lines = []
+    for label, tex in latex_derivatives(result).items():
+        if label in result.gradient:
+            lines.append(f"\\frac{{\\partial {result.target}}}{{\\partial {label}}} = {tex}")
+    return "\n".join(lines)
+
+
+def diagnostics_json(result: GradResult, k: int) -> dict[str, Any]:
+    """The findings that concern point ``k``, and whether there are none."""
+    here = [f for f in result.diagnostics if at_point(f.mask, k)]
+    return {
+        "healthy": not here,
+        "findings": [{"kind": f.kind, "message": f.message, "record": f.record} for f in here],
+    }
+
+
+def csv_header(results: list[GradResult]) -> list[str]:
+    """Point columns, then ``value`` and ``d/d<name>`` per source (prefixed with the
+    target's name when there are several targets: ``f1``, ``d f1/dr``)."""
+    header = list(results[0].points.names)
+    for result in results:
+        if len(results) == 1:
+            header += ["value", *(f"d/d{n}" for n in result.sources)]
+        else:
+            header += [result.target, *(f"d{result.target}/d{n}" for n in result.sources)]
+    return header
+
+
+def format_numbers(values: np.ndarray, digits: int | None = None) -> list[str]:
+    """:func:`format_number` for a whole 1-d array, at C speed where it can.
+
+    >>> format_numbers(np.array([36.0, 0.1, float("inf"), -2e20]))
+    ['36', '0.1', 'inf', '-2e+20']
+    """
+    floats = (values + 0.0).tolist()  # + 0.0 turns -0.0 into 0.0
+    if digits is not None:
+        return [format_number(v, digits) for v in floats]
+    if not floats:
+        return []
+    # repr of a whole list runs in C; then drop the ".0" of integral values in one pass
+    return _INTEGRAL.sub("", repr(floats))[1:-1].split(", ")
+
+
+def texts(
+    values: Any, count: int, digits: int | None, blank: np.ndarray | None = None, filler: str = ""
+) -> list[str]:
+    """``count`` values (an array, a 0-d array or ``None`` for 0) as text; ``filler`` where
+    ``blank`` is set."""
+    column = np.zeros(count) if values is None else np.broadcast_to(values, (count,))
+    texts = format_numbers(column, digits)
+    if blank is not None and blank.any():
+        for k in np.flatnonzero(blank):
+            texts[k] = filler
+    return texts
+
+
+def _target_columns(
+    result: GradResult, digits: int | None, filler: str = "", value: bool = True
+) -> list[list[str]]:
+    """The value column (unless ``value`` is false) and one column per source, as text
+    (``filler`` where undefined)."""
+    n = result.points.count
+    bad = result.first_reason >= 0
+    columns = []
+    if value:
+        undefined = result.value_undefined.reshape(-1)
+        columns.append(texts(result.value.reshape(-1), n, digits, undefined, filler))
+    for g in result.gradient.values():
+        columns.append(texts(None if g is None else g.reshape(-1), n, digits, bad, filler))
+    return columns
+
+
+def csv_rows(results: list[GradResult], digits: int | None = None) -> Iterator[list[str]]:
+    """One row per point: its coordinates, then each target's value and gradient."""
+    first = results[0]
+    n = first.points.count
+    columns = [
+        texts(first.points.arrays[name].reshape(-1), n, digits) for name in first.points.names
+    ]
+    for result in results:
+        columns += _target_columns(result, digits)
+    return (list(row) for row in zip(*columns))
+
+
+def plain_lines(results: list[GradResult], digits: int | None = None) -> Iterator[str]:
+    """The gradient components separated by spaces: one line per point (and per target,
+    when there are several); ``nan`` where undefined."""
+    per_target = [list(zip(*_target_columns(r, digits, "nan", value=False))) for r in results]
+    for k in range(results[0].points.count):
+        for rows in per_target:
+            yield " ".join(rows[k])
+
+
+# --- rich tables ----------------------------------------------------------------------
+
+
+def new_table(title: str | None = None) -> Any:
+    """A rich table whose cells wrap instead of being cut with an ellipsis: a number must
+    never be shown shortened."""
+    from rich.table import Table
+
+    class FoldingTable(Table):
+        def add_column(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("overflow", "fold")
+            super().add_column(*args, **kwargs)
+
+    return FoldingTable(title=title, title_justify="left", title_style="bold")
+
+
+def check_mark(check: Any, partial: Any) -> str:
+    """✓, ✗ or ? for one checked quantity (or for the whole check when ``partial`` is None)."""
+    if partial is not None:
+        if np.all(np.isnan(partial.values)):
+            return "–"  # not checked here (e.g. a conventional subgradient)
+        if np.any(partial.mismatch):
+            return CHECK_MARK["disagree"]
+        return CHECK_MARK["skipped" if check.status == "skipped" else "agree"]
+    return CHECK_MARK[check.status]
+
+
+def headline(result: GradResult, digits: int | None) -> Any:
+    """``f(x, y) = <text>`` and ``at x = 1, y = 2:  f = <value>``."""
+    from rich.text import Text
+
+    text = Text()
+    variables = ", ".join(result.points.names)
+    if (
+        result.target.startswith("f")
+        and ";" not in result.expression
+        and "=" not in result.expression
+    ):
+        text.append(f"{result.target}({variables}) = ", style="bold")
+        text.append(result.expression)
+    else:
+        text.append(f"{result.target}", style="bold")
+        text.append(f"   from   {result.expression}", style="dim")
+    point = ", ".join(f"{n} = {v}" for n, v in (result.points.exact or [{}])[0].items())
+    text.append(f"\nat {point}:  " if point else "\n")
+    text.append(f"{result.target} = ")
+    text.append(format_number(result.value, digits), style="bold cyan")
+    return text
+
+
+def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> list[Any]:
+    """Renderables for a single point: headline, gradient table, tape table."""
+
+    table = new_table()
+    table.add_column(f"∂{result.target}/∂", style="bold")
+    table.add_column("tape", justify="right", style="cyan")
+    check = result.check
+    if check is not None and check.partials:
+        table.add_column("symbolic (sympy)")
+        table.add_column("exact", justify="right")
+    if check is not None:
+        table.add_column("check", justify="center")
+    for name, g in result.gradient.items():
+        cells = [name, format_number(0.0 if g is None else g, digits)]
+        if g is None:
+            cells[1] = f"(independent) {cells[1]}"
+        if check is not None and check.partials:
+            partial = check.partials[name]
+            exact = partial.exact[0] if partial.exact else None
+            shown = exact or format_number(partial.values, digits)
+            cells += [str(partial.derivative), "—" if shown == "nan" else shown]
+        if check is not None:
+            cells.append(check_mark(check, check.partials.get(name)))
+        table.add_row(*cells)
+    parts: list[Any] = [headline(result, digits), table]
+    if show_tape:
+        parts.append(tape_table(result, digits))
+    return parts
+
+
+def tape_table(result: GradResult, digits: int | None) -> Any:
+    """The tape: inputs first, then each record with its value and adjoint ∂target/∂record."""
+
+    table = new_table(f"Tape (adjoint = ∂{result.target}/∂row)")
+    for header, justify in (("#", "right"), ("op", "left"), ("computes", "left")):
+        table.add_column(header, justify=justify)
+    table.add_column("value", justify="right", style="cyan")
+    table.add_column("adjoint", justify="right", style="magenta")
+    for name in result.points.names:
+        adjoint = result.gradient.get(name)
+        shown = format_number(adjoint, digits) if adjoint is not None else ""
+        table.add_row("", "input", name, format_number(result.points.arrays[name], digits), shown)
+    for row in result.tape:
+        formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
+        table.add_row(
+            str(row.index),
+            row.op,
+            formula,
+            format_number(row.value, digits),
+            format_number(row.adjoint, digits),
+        )
+    return table
+
+
+def points_table(result: GradResult, digits: int | None, diagnose: bool = False) -> Any:
+    """Many points: one row each (capped at MAX_TABLE_ROWS); a diagnostics column when any
+    point has findings (or always, with ``diagnose``)."""
+
+    table = new_table(f"{result.target}")
+    for name in result.points.names:
+        table.add_column(name, justify="right")
+    table.add_column("value", justify="right", style="cyan")
+    for name in result.sources:
+        table.add_column(f"∂/∂{name}", justify="right", style="cyan")
+    if result.check is not None:
+        table.add_column("check", justify="center")
+    health = diagnose or bool(result.diagnostics)
+    if health:
+        table.add_column("diagnostics")
+    for k, cells in enumerate(csv_rows([result], digits)):
+        if k == MAX_TABLE_ROWS:
+            break
+        reason = result.reason(k)
+        if reason:
+            width = len(result.points.names)
+            cells = cells[: width + 1] + ["undefined"] * (len(cells) - width - 1)
+            cells[width] = cells[width] or "undefined"
+        if result.check is not None:
+            mismatch = result.check.mismatch
+            status = result.check.status
+            mark = (
+                CHECK_MARK["disagree"]
+                if mismatch is not None and bool(at_point(mismatch, k))
+                else CHECK_MARK[status]
+            )
+            cells.append("" if reason else mark)
+        if health:
+            kinds = dict.fromkeys(f.kind for f in result.diagnostics if at_point(f.mask, k))
+            cells.append(", ".join(kinds) or "healthy")
+        table.add_row(*cells)
+    return table

@@ -1,0 +1,1 @@
+"""symbolic: sympy conversion, derivatives, exact values, equivalence. Imports core and lang."""
