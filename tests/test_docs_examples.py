@@ -5,6 +5,7 @@ After a deliberate change of output: `python docs/examples.py` regenerates them.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -28,4 +29,14 @@ def test_there_are_examples_to_check() -> None:
 
 @pytest.mark.parametrize(("command", "shown"), CASES)
 def test_example_output_is_real(command: str, shown: str) -> None:
-    assert doc_examples.run(command) == shown
+    assert _settled(doc_examples.run(command)) == _settled(shown)
+
+
+_LONG_DECIMAL = re.compile(r"-?\d+\.\d{12,}(?:e[+-]?\d+)?")
+
+
+def _settled(text: str) -> str:
+    """``text`` with every decimal of 13 or more digits rounded to 12 significant digits: the
+    last bits of a least-squares fit differ between BLAS builds (0.020393030426598183 here,
+    ...819 there); anything that changes the first 12 digits still fails."""
+    return _LONG_DECIMAL.sub(lambda m: f"{float(m.group()):.12g}", text)

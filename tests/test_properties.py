@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 
 import sympy as sp
 from hypothesis import HealthCheck, event, given, settings
@@ -236,6 +237,30 @@ def _derivative(expr, *symbols):
     )
 
 
+class _TooSlow(Exception):
+    """sympy took longer than the example's budget to evaluate the truth."""
+
+
+def _truth(expr, subs) -> float | None:
+    """sympy's value of ``expr`` at ``subs`` to 30 digits, or None when it is not a finite real
+    or when sympy takes over 10 s (its evalf can crawl on deep random trees; such an example is
+    counted as an event, not failed)."""
+
+    def on_alarm(signum, frame):
+        raise _TooSlow
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, 10.0)
+    try:
+        return _exact(expr.evalf(30, subs=subs))
+    except _TooSlow:
+        event("sympy took over 10 s to evaluate the truth")
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _close(tape: float, exact: float) -> bool:
     return math.isclose(tape, exact, rel_tol=1e-8, abs_tol=1e-10)
 
@@ -260,7 +285,7 @@ def test_registry_tree_gradient_equals_sympy(tree, x0, y0) -> None:
         return
     subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
     for name, symbol in (("x", X), ("y", Y)):
-        exact = _exact(_derivative(expr, symbol).evalf(30, subs=subs))
+        exact = _truth(_derivative(expr, symbol), subs)
         if exact is None:
             event("sympy's derivative is not a finite real there")
             continue
@@ -279,7 +304,7 @@ def test_registry_tree_hessian_equals_sympy(tree, x0, y0) -> None:
     symbols = (X, Y)
     for i, a in enumerate(symbols):
         for j, b in enumerate(symbols):
-            exact = _exact(_derivative(expr, a, b).evalf(30, subs=subs))
+            exact = _truth(_derivative(expr, a, b), subs)
             if exact is None:
                 event("sympy's second derivative is not a finite real there")
                 continue

@@ -197,7 +197,7 @@ class Session:
         return point
 
     def compute(self, command: str, rest: str) -> int:
-        from gradcalc.cli.app import app as cli
+        from gradcalc.cli import app as cli
 
         target, given = self.split_point(rest)
         text, at = self.expression(target), self._point(given)
@@ -211,7 +211,7 @@ class Session:
         return _run(getattr(cli, command), **shared)
 
     def check_answer(self, rest: str) -> int:
-        from gradcalc.cli.app import app as cli
+        from gradcalc.cli import app as cli
 
         answer, given = self.split_point(rest)
         if not answer:
@@ -223,7 +223,7 @@ class Session:
         )  # fmt: skip
 
     def expect(self, rest: str) -> int:
-        from gradcalc.cli.app import app as cli
+        from gradcalc.cli import app as cli
 
         numbers, given = self.split_point(rest)
         if not numbers:
@@ -266,7 +266,7 @@ class Session:
         return ExitCode.OK
 
     def ops(self, rest: str) -> int:
-        from gradcalc.cli.app import app as cli
+        from gradcalc.cli import app as cli
 
         output = cli.Format(self.format if self.format != "csv" else "table")
         return _run(cli.ops_command, names=rest.split() or None, output=output)
@@ -338,7 +338,7 @@ def _specs(text: str) -> list[str]:
 
 
 def _check_format(format: str) -> Any:
-    from gradcalc.cli.app import app as cli
+    from gradcalc.cli import app as cli
 
     return cli.Format.json if format == "json" else cli.Format.table
 
@@ -412,7 +412,7 @@ def _lines(interactive: bool) -> Iterable[str]:
 
 def run(session: Session | None = None) -> int:
     """The loop: read, execute, print; errors are one line and the session goes on."""
-    from gradcalc.cli.app import app as cli
+    from gradcalc.cli import app as cli
 
     session = session or Session()
     interactive = sys.stdin.isatty()
