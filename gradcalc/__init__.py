@@ -40,9 +40,9 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
+    ops = importlib.import_module("gradcalc.core.ops")  # also installs Tensor's operators
     if module is not None:
         return getattr(importlib.import_module(module), name)
-    ops = importlib.import_module("gradcalc.core.ops")
     if name in ops.REGISTRY:  # every primitive: gradcalc.sin, gradcalc.relu, ...
         return ops.REGISTRY[name]
     raise AttributeError(f"module 'gradcalc' has no attribute {name!r}")

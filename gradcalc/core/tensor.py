@@ -4,7 +4,9 @@ A :class:`Tensor` is immutable. Every arithmetic operator and every function in
 :mod:`gradcalc.core.ops` makes a new tensor through :func:`apply`, which tells each
 active tape about the operation. One tensor may hold one number (a 0-d array)
 or a million points at once; every primitive works elementwise with numpy
-broadcasting.
+broadcasting. This module knows no primitive: :mod:`gradcalc.core.ops` installs the
+operators (``+``, ``*``, ...) on :class:`Tensor` when it is imported, as the public
+``gradcalc`` names and every gradcalc module that computes do.
 
 >>> from gradcalc import constant
 >>> x = constant([1, 2, 3])
@@ -15,12 +17,10 @@ array([3., 5., 7.])
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from gradcalc.core.ops import Op
 
 _next_id = itertools.count(1).__next__
 
@@ -148,7 +148,14 @@ def stop_gradient(value: Any) -> Tensor:
     return Tensor(as_tensor(value).value)
 
 
-def apply(op: Op, *args: Any, **params: Any) -> Tensor:
+class Primitive(Protocol):
+    """What :func:`apply` needs of an op (the registry's :class:`~gradcalc.core.ops.Op`)."""
+
+    @property
+    def forward(self) -> Callable[..., Any]: ...
+
+
+def apply(op: Primitive, *args: Any, **params: Any) -> Tensor:
     """Run primitive ``op`` on ``args`` and let each active tape record it.
 
     This is the single place where a primitive is executed; operators and the
@@ -204,12 +211,9 @@ class _Quiet:
 def quiet() -> _Quiet:
     """A context in which :func:`apply` skips its own ``np.errstate`` (one is already set).
 
+    >>> from gradcalc import constant
     >>> with quiet():
     ...     (constant(1.0) / 0).value
     array(inf)
     """
     return _Quiet()
-
-
-# Operator overloads are installed on Tensor by the registry (one place per op).
-import gradcalc.core.ops  # noqa: E402,F401
