@@ -13,7 +13,7 @@ import sympy as sp
 from typer.testing import CliRunner
 
 from gradcalc.cli.app import app
-from gradcalc.cli.jobs import parse_job, run_jobs
+from gradcalc.cli.jobs import read_job, run_jobs
 
 runner = CliRunner()
 
@@ -109,14 +109,15 @@ def test_jobs_and_an_expression_do_not_go_together() -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ('{"expr": "x", "at": {"x": 1.5}}', ("x", ["x=1.5"], None, None)),
-        ('{"expr": "x", "at": {"x": 1e-7}}', ("x", ["x=1e-07"], None, None)),
+        ('{"expr": "x", "at": {"x": 1.5}}', ("x", [{"x": "1.5"}], None, None)),
+        ('{"expr": "x", "at": {"x": 1e-7}}', ("x", [{"x": "1e-07"}], None, None)),
         ('{"expr": "x"}', ("x", [], None, None)),
         ("x\t", ("x", [], None, None)),
     ],
 )
-def test_parse_job(line, expected) -> None:
-    assert parse_job(line) == expected
+def test_read_job(line, expected) -> None:
+    expression, point, wrt, of = read_job(line)
+    assert (expression, point.exact, wrt, of) == expected
 
 
 def test_answers_are_flushed_one_by_one() -> None:

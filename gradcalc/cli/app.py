@@ -937,16 +937,15 @@ def _expression_text(argument: str, points: str | None) -> str:
     if argument == "-":
         if points == "-":
             raise InputError("stdin cannot hold both the expression and the points")
-        from gradcalc.io.files import open_stdin
+        from gradcalc.io.files import open_stdin, read_whole
 
         with open_stdin("the expression") as stream:
-            return stream.read()
+            return read_whole(stream, "expression on stdin")
     if not argument.startswith("@"):
         return argument
-    from gradcalc.io.files import open_text
+    from gradcalc.io.files import read_file
 
-    with open_text(argument[1:], "expression file") as stream:
-        return stream.read()
+    return read_file(argument[1:], "expression file")
 
 
 def _read_points(path: str, skipped: Any = None) -> Any:
@@ -974,15 +973,19 @@ def _read_points(path: str, skipped: Any = None) -> Any:
 
 
 def _with_progress(stream: Any, size: int) -> Any:
-    """Yield the lines of ``stream``, showing a progress bar on stderr when it is a terminal."""
+    """Yield the lines of ``stream`` (bounded: :func:`gradcalc.io.files.bounded_lines`),
+    showing a progress bar on stderr when it is a terminal."""
+    from gradcalc.io.files import bounded_lines
+
+    lines = bounded_lines(stream, "points file")
     if not sys.stderr.isatty() or size < 1_000_000:
-        yield from stream
+        yield from lines
         return
     from rich.progress import Progress
 
     with Progress(transient=True, console=_console(stderr=True)) as progress:
         task = progress.add_task("reading points", total=size)
-        for n, line in enumerate(stream):
+        for n, line in enumerate(lines):
             if n % 10_000 == 0:
                 progress.update(
                     task, completed=stream.buffer.tell() if hasattr(stream, "buffer") else 0

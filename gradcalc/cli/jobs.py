@@ -6,15 +6,20 @@ one per line, each either a JSON object::
 
     {"expr": "3*w1^2 + 2*w1*w2", "at": {"w1": 5, "w2": "3"}, "wrt": ["w1"], "of": ["f"]}
 
-(``wrt`` and ``of`` optional; values are numbers or exact text such as ``"pi/4"``) or the
-plain form ``EXPR<TAB>w1=5,w2=3``. Blank lines and lines starting with ``#`` are skipped.
+(``wrt`` and ``of`` optional; values are numbers or exact text such as ``"pi/4"``, each read
+on its own as one constant; a key given twice is an error) or the plain form
+``EXPR<TAB>w1=5,w2=3``. Blank lines and lines starting with ``#`` are skipped; a line longer
+than :data:`~gradcalc.io.files.MAX_LINE` characters is answered with an error, read in
+bounded pieces.
 
 Each job is answered, in input order and flushed at once, by one JSON line: the object
 ``gradcalc grad --format json --no-tape`` prints, with ``"job"`` (the input line number)
 first; several targets (``of``) give ``{"job": n, "results": [...]}``. A job that cannot be
 answered gives ``{"job": n, "error": "...", "exit_code": 2}`` (and ``"offset"``, where in
-its text, when known) and the stream goes on; one
-undefined at its point is answered like ``grad`` answers it (``"undefined"`` says why).
+its text, when known) and the stream goes on -- whatever went wrong in that job, a memory
+error or a bug included (``"exit_code": 70``); one undefined at its point is answered like
+``grad`` answers it (``"undefined"`` says why). Compiled expressions are cached up to
+:data:`CACHE_NODES` graph nodes in all.
 
 >>> import io, json
 >>> out = io.StringIO()
@@ -31,19 +36,23 @@ undefined at its point is answered like ``grad`` answers it (``"undefined"`` say
 
 from __future__ import annotations
 
-import functools
 import json
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any, TextIO
 
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.engine.api import Options, compile_expression, gradient_at
-from gradcalc.engine.points import parse_at
+from gradcalc.engine.points import Points, parse_at, points_from_rows
+from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import to_json
 
 #: How the exit status of a whole stream is chosen: the first of these that any job hit.
-EXIT_PRIORITY = (ExitCode.CHECK_FAILED, ExitCode.USAGE, ExitCode.UNDEFINED)
+EXIT_PRIORITY = (ExitCode.INTERNAL, ExitCode.CHECK_FAILED, ExitCode.USAGE, ExitCode.UNDEFINED)
+#: The compiled graphs kept for later jobs: at most this many nodes in all (and 256 graphs).
+CACHE_NODES = 200_000
+CACHE_GRAPHS = 256
 
 
 def run_jobs(lines: Iterable[str], out: TextIO, **options: Any) -> int:
@@ -55,30 +64,45 @@ def run_jobs(lines: Iterable[str], out: TextIO, **options: Any) -> int:
     """
     settings = Options(**{"strict": False, **options})
     seen: set[int] = set()
-    for number, line in enumerate(lines, start=1):
-        text = line.rstrip("\r\n")
-        if not text.strip() or text.lstrip().startswith("#"):
+    cache = _Cache()
+    for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
+        if isinstance(line, int):
+            message = f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
+            answer, code = {"job": number, "error": message, "exit_code": 2}, 2
+        elif not line.strip() or line.lstrip().startswith("#"):
             continue
-        answer, code = _answer(number, text, settings)
+        else:
+            answer, code = _isolated(number, line.rstrip("\r\n"), settings, cache)
         seen.add(code)
         out.write(json.dumps(answer) + "\n")
         out.flush()
     return next((int(c) for c in EXIT_PRIORITY if c in seen), int(ExitCode.OK))
 
 
-def _answer(number: int, text: str, options: Options) -> tuple[dict[str, Any], int]:
-    """One job's JSON answer and its exit code."""
+def _isolated(number: int, text: str, options: Options, cache: _Cache) -> tuple[dict, int]:
+    """One job's answer, whatever goes wrong in it: an error of the job is its answer."""
     try:
-        expression, specs, wrt, of = parse_job(text)
-        points = parse_at(specs)
-        graph = _compiled(expression, points.names, None if of is None else tuple(of))
-        results = gradient_at(graph, points, wrt, options)
+        return _answer(number, text, options, cache)
     except GradcalcError as error:
         code = int(error.exit_code)
         answer = {"job": number, "error": error.render().splitlines()[0], "exit_code": code}
         if error.column is not None:
             answer["offset"] = error.column  # where in the job's text, counted from 0
         return answer, code
+    except (MemoryError, RecursionError):
+        cache.clear()
+        message = "out of memory: the job needs more memory than this process allows"
+        return {"job": number, "error": message, "exit_code": 2}, 2
+    except Exception as bug:  # a bug in gradcalc: this job's answer, not the stream's end
+        message = f"internal error: {type(bug).__name__}: {bug}"[:300]
+        return {"job": number, "error": message, "exit_code": 70}, 70
+
+
+def _answer(number: int, text: str, options: Options, cache: _Cache) -> tuple[dict[str, Any], int]:
+    """One job's JSON answer and its exit code (errors are raised)."""
+    expression, points, wrt, of = read_job(text)
+    graph = cache.compiled(expression, points.names, None if of is None else tuple(of))
+    results = gradient_at(graph, points, wrt, options)
     objects = [to_json(result, 0, tape=False) for result in results]
     code = ExitCode.OK
     if any(r.check is not None and r.check.status == "disagree" for r in results):
@@ -90,31 +114,55 @@ def _answer(number: int, text: str, options: Options) -> tuple[dict[str, Any], i
     return {"job": number, "results": objects}, int(code)
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(expression: str, names: tuple[str, ...], of: tuple[str, ...] | None) -> Graph:
-    """Compile once per expression: jobs that repeat one at many points also share its
-    symbolic derivative (cached on the graph)."""
-    return compile_expression(expression, names, of)
+class _Cache:
+    """Compiled graphs by (expression, names, of), least recently used first out, bounded by
+    their total size: jobs that repeat an expression at many points compile it once and share
+    its symbolic derivative (cached on the graph)."""
+
+    def __init__(self) -> None:
+        self.graphs: OrderedDict[tuple, Graph] = OrderedDict()
+        self.nodes = 0
+
+    def compiled(self, expression: str, names: tuple[str, ...], of: tuple | None) -> Graph:
+        key = (expression, names, of)
+        if key in self.graphs:
+            self.graphs.move_to_end(key)
+            return self.graphs[key]
+        graph = compile_expression(expression, names, of)
+        self.graphs[key] = graph
+        self.nodes += len(graph.nodes)
+        while len(self.graphs) > 1 and (
+            self.nodes > CACHE_NODES or len(self.graphs) > CACHE_GRAPHS
+        ):
+            _, old = self.graphs.popitem(last=False)
+            self.nodes -= len(old.nodes)
+        return graph
+
+    def clear(self) -> None:
+        self.graphs.clear()
+        self.nodes = 0
 
 
-def parse_job(text: str) -> tuple[str, list[str], list[str] | None, list[str] | None]:
-    r"""A job line as (expression, ``--at`` specs, wrt, of).
+def read_job(text: str) -> tuple[str, Points, list[str] | None, list[str] | None]:
+    r"""A job line as (expression, its point, wrt, of).
 
-    >>> parse_job('{"expr": "x*y", "at": {"x": 1, "y": "pi/2"}, "wrt": ["x"]}')
-    ('x*y', ['x=1,y=pi/2'], ['x'], None)
-    >>> parse_job("x*y\tx=1,y=2")
-    ('x*y', ['x=1,y=2'], None, None)
+    >>> expression, point, wrt, of = read_job('{"expr": "x*y", "at": {"x": 1, "y": "pi/2"}}')
+    >>> expression, point.exact, wrt, of
+    ('x*y', [{'x': '1', 'y': 'pi/2'}], None, None)
+    >>> read_job("x*y\tx=1,y=2")[1].exact
+    [{'x': '1', 'y': '2'}]
 
     Raises:
-        InputError: for a line that is neither form, or fields of the wrong type.
+        InputError: for a line that is neither form, fields of the wrong type or given
+            twice, or a value that is not one constant.
     """
     if not text.lstrip().startswith("{"):
         expression, tab, at = text.partition("\t")
         if not tab:
             raise InputError("a plain job is EXPRESSION<TAB>x=1,y=2 (or write a JSON object)")
-        return expression, [at] if at.strip() else [], None, None
+        return expression, parse_at([at] if at.strip() else []), None, None
     try:
-        job = json.loads(text)
+        job = json.loads(text, object_pairs_hook=_no_repeats)
     except (ValueError, RecursionError) as error:
         raise InputError(f"the job is not valid JSON: {error}") from None
     if not isinstance(job, dict):
@@ -128,14 +176,25 @@ def parse_job(text: str) -> tuple[str, list[str], list[str] | None, list[str] | 
     at = job.get("at", {})
     if not isinstance(at, dict):
         raise InputError('"at" must be an object such as {"x": 1, "y": "pi/4"}')
-    values = [f"{name}={_value_text(name, value)}" for name, value in at.items()]
-    return expression, [",".join(values)] if values else [], _names(job, "wrt"), _names(job, "of")
+    row = {name: _value_text(name, value) for name, value in at.items()}
+    points = points_from_rows([row] if row else [], what='"at"')
+    return expression, points, _names(job, "wrt"), _names(job, "of")
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; a key given twice is an error (not last-wins)."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise InputError(f"the job gives the key {key[:64]!r} twice")
+        result[key] = value
+    return result
 
 
 def _value_text(name: str, value: Any) -> str:
-    """A JSON value as ``--at`` text: numbers exactly as given, strings as typed."""
+    """A JSON value as the text of one constant: numbers exactly as given, strings as typed."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise InputError(f'"at": {name} must be a number or a string such as "pi/4"')
+        raise InputError(f'"at": {name[:64]!r} must be a number or a string such as "pi/4"')
     return value if isinstance(value, str) else repr(value)
 
 

@@ -49,22 +49,48 @@ class GradcalcError(Exception):
 
         Control and invisible characters are never echoed to the terminal: in the message
         they are escaped, in the shown line each becomes one ``�`` (the caret stays aligned).
+        Only a short excerpt of the input is ever shown: the message is cut at
+        :data:`MESSAGE_LIMIT` characters and the line to :data:`EXCERPT` characters around
+        the caret.
 
         >>> print(InputError("bad \x00", text="a\u202eb", column=1).render())
         bad \x00
           a�b
            ^
+        >>> print(InputError("unknown variable", text="x+" * 50 + "q", column=100).render())
+        unknown variable
+          …x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+q
+                                                                         ^
         """
-        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in self.message)
+        message = _escaped(self.message)
+        if len(message) > MESSAGE_LIMIT:
+            message = message[: MESSAGE_LIMIT - 1] + "…"
         if self.text is None:
             return message
-        text = "".join(c if c.isprintable() or c == "\n" else "�" for c in self.text)
+        column = 0 if self.column is None else min(self.column, len(self.text))
+        start = self.text.rfind("\n", 0, column) + 1
+        end = self.text.find("\n", column)
+        line = self.text[start : end if end != -1 else len(self.text)]
+        caret = column - start
+        if len(line) > EXCERPT:  # a window of the line around the caret, "…" where cut
+            left = max(0, min(caret - EXCERPT // 2, len(line) - EXCERPT))
+            cut_right = left + EXCERPT < len(line)
+            line, caret = line[left : left + EXCERPT], caret - left
+            line = ("…" if left else line[0]) + line[1:-1] + ("…" if cut_right else line[-1])
+        shown = "".join(c if c.isprintable() else "�" for c in line)
         if self.column is None:
-            return f"{message}\n  {text}"
-        start = text.rfind("\n", 0, self.column) + 1
-        end = text.find("\n", self.column)
-        line = text[start : end if end != -1 else len(text)]
-        return f"{message}\n  {line}\n  {' ' * (self.column - start)}^"
+            return f"{message}\n  {shown}"
+        return f"{message}\n  {shown}\n  {' ' * caret}^"
+
+
+def _escaped(text: str) -> str:
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+#: The longest message shown, in characters (messages may quote the input).
+MESSAGE_LIMIT = 300
+#: How many characters of the offending line are shown around the caret.
+EXCERPT = 64
 
 
 class InputError(GradcalcError):

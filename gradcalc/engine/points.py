@@ -11,7 +11,7 @@ and nothing else gets in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,6 +76,14 @@ def constant_value(text: str) -> float:
     return value
 
 
+def _value(name: str, text: str, what: str) -> float:
+    """One value of a point; an error names the variable it was for."""
+    try:
+        return constant_value(text)
+    except InputError as error:
+        raise InputError(f"{what} {name}: {error.message}", error.text, error.column) from None
+
+
 def parse_at(specs: Sequence[str]) -> Points:
     """Parse one or more ``--at`` specs (``"x=1,y=pi/4"``); every spec names the same variables.
 
@@ -91,17 +99,36 @@ def parse_at(specs: Sequence[str]) -> Points:
             name, value = name.strip(), value.strip()
             if not equals or not value:
                 raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
-            if not NAME.match(name):
-                raise InputError(f"--at: {name!r} is not a valid variable name")
             if name in row:
                 raise InputError(f"--at: {name} is given twice in {spec!r}")
             row[name] = value
-        if rows and set(row) != set(rows[0]):
-            raise InputError(
-                f"every --at must name the same variables: {', '.join(rows[0])} vs {', '.join(row)}"
-            )
         rows.append(row)
+    return points_from_rows(rows)
+
+
+def points_from_rows(rows: Sequence[Mapping[str, str]], what: str = "--at") -> Points:
+    """Points from rows of ``{name: value text}``: each value is read on its own as one
+    constant (never spliced into a spec), so ``"1,e=5"`` is a bad value, not two pairs.
+
+    >>> points_from_rows([{"x": "pi/2"}]).exact
+    [{'x': 'pi/2'}]
+    >>> points_from_rows([{"x": "1,e=5"}])
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: ...
+
+    Raises:
+        InputError: for a bad name, a bad value, or rows that name different variables.
+    """
+    for row in rows:
+        for name in row:
+            if not NAME.match(name):
+                raise InputError(f"{what}: {name!r} is not a valid variable name")
+        if set(row) != set(rows[0]):
+            raise InputError(
+                f"every {what} must name the same variables: "
+                f"{', '.join(rows[0])} vs {', '.join(row)}"
+            )
     names = tuple(rows[0]) if rows else ()
-    values = {n: [constant_value(r[n]) for r in rows] for n in names}
+    values = {n: [_value(n, r[n].strip(), what) for r in rows] for n in names}
     shaped = {n: np.array(v[0] if len(rows) == 1 else v, dtype=float) for n, v in values.items()}
-    return Points(names, shaped, [{n: r[n] for n in names} for r in rows])
+    return Points(names, shaped, [{n: r[n].strip() for n in names} for r in rows])

@@ -1,7 +1,10 @@
 """Files and streams of points: CSV files read in chunks, standard input, spooling.
 
 A file is read in chunks, so any number of rows runs in bounded memory; every cell is
-checked, and a bad one is a one-line error naming its row and column.
+checked, and a bad one is a one-line error naming its row and column. Only regular files are
+opened (a device, a FIFO or a directory is refused before anything is read), and every read
+is bounded as it reads: a line, or a whole expression file, longer than
+:data:`MAX_LINE` characters is an error, never read whole first.
 """
 
 from __future__ import annotations
@@ -9,13 +12,14 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -23,8 +27,13 @@ import numpy as np
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points
 
-NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
+#: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
+#: expression language refuses), in a pattern that never backtracks.
+NUMBER = re.compile(r"[ \t]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*\Z")
 CHUNK_ROWS = 65_536
+#: The longest line of a points, data or jobs file, and the longest expression file, in
+#: characters (the parser's own limit on a text).
+MAX_LINE = 1_000_000
 
 
 @contextmanager
@@ -38,12 +47,92 @@ def open_text(path: str, what: str) -> Iterator[TextIO]:
     gradcalc.core.errors.InputError: cannot read points file no/such/file.csv: No such file or d...
     """
     try:
-        with Path(path).open(newline="", encoding="utf-8-sig") as stream:
+        with (
+            _open_regular(path) as raw,
+            io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as stream,
+        ):
             yield stream
     except UnicodeDecodeError:  # before ValueError: it is one
         raise InputError(f"{what} {path} is not UTF-8 text") from None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         raise InputError(f"cannot read {what} {path}: {reason_of(error)}") from None
+
+
+def _open_regular(path: str) -> io.BufferedReader:
+    """Open ``path`` for reading if it is a regular file; a FIFO is opened without waiting
+    for a writer, and a device, FIFO, socket or directory is refused before any read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file (a device, FIFO or directory is refused)")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return open(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_whole(stream: TextIO, what: str, limit: int = MAX_LINE) -> str:
+    """All of ``stream``, read at most ``limit`` + 1 characters at a time: a longer text is
+    an error before more of it is read.
+
+    >>> read_whole(io.StringIO("x^2"), "expression file")
+    'x^2'
+    >>> read_whole(io.StringIO("x" * 11), "expression file", limit=10)
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: the expression file is longer than 10 characters ...
+    """
+    text = stream.read(limit + 1)
+    if len(text) > limit:
+        raise InputError(f"the {what} is longer than {limit:,} characters (a fixed limit)")
+    return text
+
+
+def read_file(path: str, what: str, limit: int = MAX_LINE) -> str:
+    """The text of the regular file ``path`` (UTF-8), at most ``limit`` characters.
+
+    >>> read_file("no/such/file", "expression file")
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: cannot read expression file no/such/file: No such file or ...
+    """
+    with open_text(path, what) as stream:
+        return read_whole(stream, what, limit)
+
+
+def read_lines(stream: Iterable[str], limit: int = MAX_LINE) -> Iterator[str | int]:
+    r"""The lines of ``stream``, each read at most ``limit`` + 1 characters at a time; a longer
+    line is skipped to its end in bounded pieces and yields its length (an ``int``) instead.
+
+    >>> list(read_lines(io.StringIO("ab\nxxxxxxx\ncd"), limit=4))
+    ['ab\n', 8, 'cd']
+    """
+    readline = getattr(stream, "readline", None)
+    if readline is None:  # a list of lines (already in memory)
+        yield from (line if len(line) <= limit else len(line) for line in stream)
+        return
+    while line := readline(limit + 1):
+        if len(line) <= limit or line.endswith("\n"):
+            yield line
+            continue
+        length = len(line)
+        while (more := readline(limit + 1)) and not more.endswith("\n"):
+            length += len(more)
+        yield length + len(more)
+
+
+def bounded_lines(stream: Iterable[str], what: str, limit: int = MAX_LINE) -> Iterator[str]:
+    r"""The lines of ``stream``; a line longer than ``limit`` characters is an error.
+
+    >>> list(bounded_lines(io.StringIO("x\n1\n"), "points file"))
+    ['x\n', '1\n']
+    """
+    for row, line in enumerate(read_lines(stream, limit), 1):
+        if isinstance(line, int):
+            raise InputError(
+                f"{what} row {row}: the line is longer than {limit:,} characters (a fixed limit)"
+            )
+        yield line
 
 
 @dataclass
@@ -90,7 +179,7 @@ def spooled_copy(stream: Iterable[str]) -> TextIO:
     """The lines of ``stream`` saved to an anonymous temporary file (so that a file from stdin
     can be read twice: checked whole, then used), rewound for reading."""
     copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115 (returned)
-    copy.writelines(stream)
+    copy.writelines(bounded_lines(stream, "input"))
     copy.seek(0)
     return copy
 
@@ -122,16 +211,21 @@ def read_points(
         InputError: for an empty file, a bad header, a row of the wrong length or a
             cell that is not a finite decimal number (naming the row and column).
     """
-    lines = iter(stream)
-    header = next(csv.reader([next(lines, "")]), None)
+    lines = bounded_lines(stream, what)
+    try:
+        header = next(csv.reader([next(lines, "")], strict=True), None)
+    except csv.Error as error:
+        raise InputError(f"{what} header: not valid CSV ({error})") from None
     if not header or not any(cell.strip().lstrip("\ufeff") for cell in header):
         raise InputError(f"the {what} is empty: it needs a header row of variable names")
     names = tuple(cell.strip().lstrip("\ufeff") for cell in header)
     for column, name in enumerate(names, 1):
         _check_header(name, column, what)
-    if len(set(names)) != len(names):
-        repeated = next(n for n in names if names.count(n) > 1)
-        raise InputError(f"{what} header: the column {repeated} is repeated")
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"{what} header: the column {name} is repeated")
+        seen.add(name)
     start = 2  # file row number of the next line
     any_rows = False
     while raw := list(itertools.islice(lines, chunk_rows)):
@@ -188,12 +282,12 @@ def _careful_row(line: str, row: int, names: tuple[str, ...], what: str) -> str:
 
 
 def _cell(text: str, row: int, column: str, what: str = "points file") -> float:
-    where = f"{what} row {row}, column {column}"
+    where = f"{what} row {row}, column {_short(column)}"
     if not text.strip():
         raise InputError(f"{where}: the cell is empty")
     if not NUMBER.match(text):
         if text.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise InputError(f"{where}: {text.strip()!r} is not a finite number")
+            raise InputError(f"{where}: {_short(text.strip())!r} is not a finite number")
         raise InputError(f"{where}: {_short(text)!r} is not a number")
     value = float(text)
     if not np.isfinite(value):
@@ -246,8 +340,13 @@ def _fast_table(text: str, rows: int, columns: int) -> np.ndarray | None:
            [3. , 4.5]])
     >>> _fast_table("1, ", 1, 2) is None  # an empty cell is not a number (nor -1, nor 0)
     True
+    >>> _fast_table("1,2,3\\n4", 2, 2) is None  # ragged rows, although 2 commas for 2 rows
+    True
     """
     if text.translate(_NUMERIC) or text.count(",") != rows * (columns - 1):
+        return None
+    commas = columns - 1  # every row's own count: 1,2,3 then 4 would re-flow into 2 rows of 2
+    if rows > 1 and any(line.count(",") != commas for line in text.split("\n")):
         return None
     cells = text.replace("\n", ",").split(",")
     try:  # with only these characters, numpy's string-to-float accepts exactly our decimals

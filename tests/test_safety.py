@@ -1,0 +1,186 @@
+"""Safe to embed (issue 15): bad data is an error, data never names files, jobs are isolated.
+
+Where the effect is a file read, a crash, an exit code or a stalled stream, the test runs a
+real ``gradcalc`` process, bounded by a subprocess timeout.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gradcalc.cli.jobs import run_jobs
+from gradcalc.core.errors import InputError
+from gradcalc.io.files import MAX_LINE, read_points
+
+GRADCALC = [sys.executable, "-c", "from gradcalc.cli.app import main; main()"]
+TIMEOUT = 120  # seconds: a bound on a stalled process, never a measure of speed
+
+
+def gradcalc(*args: str, stdin: str = "", cwd: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*GRADCALC, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=cwd,
+    )
+
+
+def jobs(*lines: str, **options) -> list[dict]:
+    out = io.StringIO()
+    run_jobs([line + "\n" for line in lines], out, **options)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+# --- bad data is an error, never a different answer ---------------------------------------
+
+
+@pytest.mark.parametrize("extra", [[], ["--skip-bad-rows"]])
+def test_ragged_rows_are_never_reflowed(tmp_path, extra) -> None:
+    """``1,2,3`` then ``4`` has the comma count of two good rows: it must not become two."""
+    path = tmp_path / "ragged.csv"
+    path.write_text("x,y\n1,2,3\n4\n")
+    done = gradcalc("grad", "x+2*y", "--points", str(path), "--format", "csv", *extra)
+    assert done.returncode == 2, done.stdout
+    assert done.stdout == ""
+    assert "row 2" in done.stderr
+
+
+def test_ragged_rows_are_skipped_one_by_one() -> None:
+    from gradcalc.io.files import Skipped
+
+    skipped = Skipped()
+    text = "x,y\n1,2,3\n4\n5,6\n"
+    chunks = list(read_points(io.StringIO(text), skipped=skipped))
+    assert skipped.count == 2
+    assert [list(c.arrays["x"]) for c in chunks] == [[5.0]]
+    assert [list(c.arrays["y"]) for c in chunks] == [[6.0]]
+
+
+def test_fit_data_rows_are_checked_one_by_one() -> None:
+    from gradcalc.apps.fit import read_data
+
+    with pytest.raises(InputError, match="data file row 2"):
+        read_data(io.StringIO("x,y\n1,2,3\n4\n"))
+
+
+@pytest.mark.parametrize("cell", ["৪", "４", "1\u0660", "٣.5"])
+def test_cells_are_ascii_numbers(cell) -> None:
+    with pytest.raises(InputError, match="row 2, column x"):
+        list(read_points(io.StringIO(f"x\n{cell}\n")))
+
+
+def test_a_long_cell_is_refused_without_backtracking() -> None:
+    """The old pattern backtracked quadratically: a 20 KB cell took 22 s."""
+    cell = "1" * 100_000 + "x"
+    with pytest.raises(InputError, match="is not a number"):
+        list(read_points(io.StringIO(f"x\n{cell}\n")))
+
+
+def test_a_repeated_header_name_far_along_is_found_in_one_pass() -> None:
+    names = [f"v{k}" for k in range(60_000)]
+    header = ",".join([*names, "v59999"])
+    with pytest.raises(InputError, match="the column v59999 is repeated"):
+        list(read_points(io.StringIO(header + "\n")))
+
+
+def test_a_line_longer_than_the_limit_is_an_error_before_it_is_read_whole() -> None:
+    stream = io.StringIO("x\n" + "1" * (MAX_LINE + 10) + "\n")
+    with pytest.raises(InputError, match="longer than 1,000,000 characters"):
+        list(read_points(stream))
+    assert stream.tell() < 2 * MAX_LINE + 100  # read up to the limit, not on
+
+
+# --- jobs: values are values, keys once, lines bounded -----------------------------------
+
+
+def test_a_point_value_is_never_spliced_into_the_point() -> None:
+    """``"1,e=5"`` once turned the constant e into a variable: e^x gave 5.0, 'agreeing'."""
+    (answer,) = jobs('{"expr": "e^x", "at": {"x": "1,e=5"}}')
+    assert answer["exit_code"] == 2 and '"at" x' in answer["error"]
+    (answer,) = jobs('{"expr": "e^x", "at": {"x": 1}}')
+    assert answer["value"] == pytest.approx(2.718281828459045)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"expr": "x", "at": {"x": 1, "x": 2}}',
+        '{"expr": "x", "expr": "y", "at": {"x": 1}}',
+    ],
+)
+def test_duplicate_json_keys_are_an_error(line) -> None:
+    (answer,) = jobs(line)
+    assert answer["exit_code"] == 2 and "twice" in answer["error"]
+
+
+def test_an_over_long_job_line_is_answered_and_the_stream_goes_on() -> None:
+    lines = io.StringIO("x^2\tx=3\n" + "x" * (MAX_LINE + 5) + "\nx^3\tx=2\n")
+    out = io.StringIO()
+    assert run_jobs(lines, out, check=False) == 2
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [a["job"] for a in answers] == [1, 2, 3]
+    assert answers[0]["gradient"] == {"x": 6.0} and answers[2]["gradient"] == {"x": 12.0}
+    assert "longer than 1,000,000" in answers[1]["error"]
+
+
+def test_a_failing_job_never_ends_the_stream(monkeypatch) -> None:
+    """Any exception in one job -- a bug, a memory error -- is that job's error line."""
+    from gradcalc.cli import jobs as jobs_module
+
+    real = jobs_module.gradient_at
+
+    def flaky(graph, points, wrt, options):
+        if float(points.arrays["x"]) == 1:
+            raise MemoryError
+        if float(points.arrays["x"]) == 2:
+            raise RuntimeError("boom")
+        return real(graph, points, wrt, options)
+
+    monkeypatch.setattr(jobs_module, "gradient_at", flaky)
+    answers = jobs("x^2\tx=1", "x^2\tx=2", "x^2\tx=3", check=False)
+    assert answers[0]["exit_code"] == 2 and "memory" in answers[0]["error"]
+    assert answers[1]["exit_code"] == 70 and "boom" in answers[1]["error"]
+    assert answers[2]["gradient"] == {"x": 6.0}
+
+
+def test_the_compiled_graph_cache_is_bounded_by_size(monkeypatch) -> None:
+    from gradcalc.cli import jobs as jobs_module
+
+    monkeypatch.setattr(jobs_module, "CACHE_NODES", 50)
+    cache = jobs_module._Cache()
+    for k in range(20):
+        cache.compiled("+".join(f"x^{j}" for j in range(1, k + 3)), ("x",), None)
+        assert cache.nodes <= 50 or len(cache.graphs) == 1
+    assert cache.nodes == sum(len(g.nodes) for g in cache.graphs.values())
+
+
+# --- no file is read from data; errors show only a short excerpt --------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_a_fifo_as_points_file_is_refused_not_waited_on(tmp_path) -> None:
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    done = gradcalc("grad", "x", "--points", str(fifo))
+    assert done.returncode == 2 and "not a regular file" in done.stderr
+
+
+def test_a_directory_or_device_as_a_file_is_refused(tmp_path) -> None:
+    for path in (str(tmp_path), os.devnull):
+        done = gradcalc("fit", "a*x", path, "--params", "a")
+        assert done.returncode == 2 and "not a regular file" in done.stderr
+
+
+def test_a_long_bad_input_is_never_echoed_whole() -> None:
+    text = "x+" * 150_000 + "$"
+    done = gradcalc("grad", "-", "--at", "x=1", stdin=text)
+    assert done.returncode == 2
+    assert len(done.stderr) < 1_000 and "…" in done.stderr
