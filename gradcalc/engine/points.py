@@ -77,10 +77,13 @@ def constant_value(text: str) -> float:
 
 
 def _value(name: str, text: str, what: str) -> float:
-    """One value of a point; an error names the variable it was for."""
+    """One value of a point; an error names the variable it was for (but for ``--at``, whose
+    text shows it)."""
     try:
         return constant_value(text)
     except InputError as error:
+        if what == "--at":
+            raise
         raise InputError(f"{what} {name}: {error.message}", error.text, error.column) from None
 
 
