@@ -53,7 +53,7 @@ _MERMAID = {"&": "#amp;", '"': "#quot;", "<": "#lt;", ">": "#gt;", "\n": " ", "\
 
 
 @dataclass(frozen=True)
-class _Node:
+class Node:
     """One node of the drawing: its id, its label lines and its kind."""
 
     id: str
@@ -64,9 +64,12 @@ class _Node:
 
 
 @dataclass(frozen=True)
-class _Drawing:
+class Drawing:
+    """What every format draws: the title lines, the nodes (variables first, then each
+    record after its constants) and the edges (input, record), one per record input."""
+
     title: tuple[str, ...]
-    nodes: list[_Node]
+    nodes: list[Node]
     edges: list[tuple[str, str]]
 
 
@@ -100,7 +103,7 @@ def to_dot(result: GradResult, k: int = 0, *, digits: int | None = None) -> str:
     Raises:
         InputError: ``k`` is not the index of one of the points.
     """
-    drawing = _drawing(result, k, digits)
+    drawing = op_graph(result, k, digits)
     title = "\\n".join(dot_escape(line) for line in drawing.title)
     out = [
         "digraph gradcalc {",
@@ -150,7 +153,7 @@ def to_mermaid(result: GradResult, k: int = 0, *, digits: int | None = None) -> 
     Raises:
         InputError: ``k`` is not the index of one of the points.
     """
-    drawing = _drawing(result, k, digits)
+    drawing = op_graph(result, k, digits)
     comment = " / ".join(drawing.title).replace("%%", "% %")
     out = ["flowchart LR", f"    %% {comment}"]
     for node in drawing.nodes:
@@ -270,14 +273,22 @@ def render_file(dot_text: str, path: str | Path) -> None:
 # --- the graph, independent of the output format --------------------------------------
 
 
-def _drawing(result: GradResult, k: int, digits: int | None) -> _Drawing:
-    """The nodes and edges at point ``k``.
+def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawing:
+    """The nodes and edges at point ``k``, for any output format.
 
     The tape names each input as the user would read it; the names are resolved in tape
     order, so a statement name refers to the latest record assigned to it
     (``y = x**2; y = y + 1``): ``#k`` is record k, a statement name its latest record, a
     name of ``result.points`` a variable, anything else (``2``, ``pi``, a folded ``6.28319``)
     a constant.
+
+    >>> from gradcalc import grad
+    >>> drawing = op_graph(grad("x*x + 1", at={"x": 3}, check=False))
+    >>> [node.lines for node in drawing.nodes]  # doctest: +NORMALIZE_WHITESPACE
+    [('x', 'value = 3', 'adjoint = 6'), ('#1 mul', 'x * x', 'value = 9', 'adjoint = 1'),
+     ('1',), ('#2 add', '#1 + 1', 'value = 10', 'adjoint = 1')]
+    >>> drawing.edges
+    [('v0', 'r1'), ('v0', 'r1'), ('r1', 'r2'), ('c2_1', 'r2')]
     """
     count = result.points.count
     if not 0 <= k < count:
@@ -295,13 +306,13 @@ def _drawing(result: GradResult, k: int, digits: int | None) -> _Drawing:
         if len(connected) == 1:
             target_variable = connected[0]
 
-    nodes: list[_Node] = []
+    nodes: list[Node] = []
     for name, node_id in variables.items():
         lines = [name, f"value = {number(result.points.arrays[name])}"]
         if name in result.gradient:
             gradient = result.gradient[name]
             lines.append(f"adjoint = {number(0.0 if gradient is None else gradient)}")
-        nodes.append(_Node(node_id, tuple(lines), "variable", target=name == target_variable))
+        nodes.append(Node(node_id, tuple(lines), "variable", target=name == target_variable))
 
     edges: list[tuple[str, str]] = []
     records: dict[str, str] = {}  # "#k" and statement names -> node id, in tape order
@@ -311,13 +322,13 @@ def _drawing(result: GradResult, k: int, digits: int | None) -> _Drawing:
             source = records.get(name) or variables.get(name)
             if source is None:
                 source = f"c{row.index}_{position}"
-                nodes.append(_Node(source, (name,), "constant"))
+                nodes.append(Node(source, (name,), "constant"))
             edges.append((source, node_id))
         formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
         adjoint = "—" if row.adjoint is None else number(row.adjoint)
         lines = (f"#{row.index} {row.op}", formula, f"value = {number(row.value)}")
         nodes.append(
-            _Node(
+            Node(
                 node_id,
                 (*lines, f"adjoint = {adjoint}"),
                 "record",
@@ -343,7 +354,7 @@ def _drawing(result: GradResult, k: int, digits: int | None) -> _Drawing:
     reason = result.reason(k)
     if reason:
         title.append(f"gradient undefined here: {reason}")
-    return _Drawing(tuple(title), nodes, edges)
+    return Drawing(tuple(title), nodes, edges)
 
 
 def _target_row(result: GradResult):
