@@ -8,8 +8,10 @@ import sys
 import numpy as np
 import pytest
 
+from gradcalc.apps.minimize import minimize
 from gradcalc.apps.plot import (
     contour_plot,
+    descent_plot,
     fit_plot,
     loss_plot,
     parse_span,
@@ -216,6 +218,58 @@ def test_loss_and_fit_files(tmp_path):
     fit_plot(x, x**2, lambda t: t**2, str(fit_svg), "fit a*x**2")
     text = svg_texts(fit_svg)
     assert "fit a*x**2" in text and "fitted curve" in text and "<!-- data -->" in text
+
+
+def descent(expression: str, start: dict, **options) -> tuple[dict, list, list]:
+    m = minimize(expression, start, **options)
+    path = {n: [s.point[n] for s in m.path] for n in start}
+    return path, [s.value for s in m.path], [s.step for s in m.path]
+
+
+def test_descent_svg_shows_the_path_and_the_value(tmp_path):
+    out = tmp_path / "d.svg"
+    path, values, steps = descent("(x-3)^2 + 2(y+1)^2", {"x": 0.0, "y": 0.0}, lr=0.1, every=1)
+    descent_plot("(x-3)^2 + 2(y+1)^2", path, values, steps, str(out), "bowl by gd")
+    text = svg_texts(out)
+    for label in [
+        "bowl by gd: path",
+        "bowl by gd: value",
+        f"path ({len(steps)} points)",
+        "start (x=0, y=0)",
+        "end (x=3, y=-1)",
+        "value (log scale)",
+    ]:
+        assert label in text
+
+
+def test_descent_draws_the_path_it_is_given_inside_the_window():
+    from matplotlib.figure import Figure
+
+    from gradcalc.apps import plot as plotting
+
+    path, _, _ = descent(
+        "(1-x)^2 + 100(y-x^2)^2", {"x": -1.2, "y": 1.0}, method="momentum", lr=1e-4, steps=2000
+    )
+    out_ax = Figure().add_subplot()
+    grid = np.meshgrid(np.linspace(-2, 2, 11), np.linspace(-1, 3, 11))
+    surface = (1 - grid[0]) ** 2 + 100 * (grid[1] - grid[0] ** 2) ** 2
+    route = plotting._Curve(np.array(path["x"]), np.array(path["y"]))
+    plotting._path_file(out_ax, grid, surface, route, ["x", "y"])
+    drawn = out_ax.lines[0].get_xydata()
+    assert np.array_equal(drawn, np.column_stack([path["x"], path["y"]]))
+
+
+def test_descent_refuses_what_it_cannot_draw(tmp_path):
+    out = str(tmp_path / "d.png")
+    with pytest.raises(InputError, match=r"one function of two variables.*\(x, y\)"):
+        descent_plot("x*y", {"x": [1.0, 2.0], "y": [1.0]}, [1.0, 2.0], [0, 1], out, "t")
+    with pytest.raises(InputError, match="one function of two variables"):
+        descent_plot("x**2", {"x": [1.0, 2.0]}, [1.0, 4.0], [0, 1], out, "t")
+    with pytest.raises(InputError, match="no point of the path is finite"):
+        descent_plot("x*y", {"x": [np.nan], "y": [1.0]}, [1.0], [0], out, "t")
+    with pytest.raises(InputError, match="2 steps for 1 values"):
+        descent_plot("x*y", {"x": [1.0], "y": [1.0]}, [1.0], [0, 1], out, "t")
+    assert not (tmp_path / "d.png").exists()
 
 
 def test_matplotlib_missing_is_a_clear_error(tmp_path, monkeypatch):

@@ -46,11 +46,14 @@ FILE_SAMPLES = 801
 CONTOUR_SAMPLES = 201
 CONTOUR_LEVELS = 15
 ARROW_LENGTH = 0.2  # the gradient arrow's length, as a fraction of the span
+PATH_MARGIN = 0.15  # around a path, as a fraction of its extent
 MIN_SIZE = (40, 12)  # smallest terminal plot: columns, lines
 FILE_FORMATS = (".png", ".svg")
 TITLE_WIDTH = 70  # characters per line of a file's title
+PANEL_TITLE_WIDTH = 50  # of a panel's title, two panels side by side
 FIGURE_SIZE = (8.0, 5.0)  # inches, at 100 dpi: 800 x 500 pixels
 CONTOUR_FIGURE_SIZE = (7.0, 6.5)
+DESCENT_FIGURE_SIZE = (12.0, 5.5)
 
 
 def plot(
@@ -137,6 +140,67 @@ def contour_plot(expression: str, at: At, span: Span | None = None, out: str | N
     _contour_plot(graph, points, span, out)
 
 
+def descent_plot(
+    expression: str,
+    path: Mapping[str, Sequence[float]],
+    values: Sequence[float],
+    steps: Sequence[float],
+    out: str,
+    title: str,
+) -> None:
+    """A minimisation of a function of two variables, in two panels written to ``out``
+    (``.png`` or ``.svg``; needs matplotlib): the path over the contour lines, and the value
+    at each recorded step (as :func:`loss_plot` draws it).
+
+    ``path`` gives each variable's coordinates at the recorded steps (``{"x": [...], "y":
+    [...]}``), ``values`` the function's value there and ``steps`` their step numbers;
+    points that are not finite are left out. The window is a square around the path with a
+    margin; the levels are spread over the values in the window (quantiles), so a narrow
+    valley shows as well as a round bowl; the start and the end are marked.
+
+    >>> descent_plot("x**2 + y**2", {"x": [1.0, 0.0]}, [1.0, 0.0], [0, 1], "fig.png", "gd")
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: descent_plot draws one function of two variables, given t...
+
+    Raises:
+        InputError: as :func:`contour_plot` and :func:`loss_plot`, and a path without a
+            finite point.
+    """
+    graph = compile_expression(expression, list(path))
+    coordinates = [np.asarray(path.get(n, ()), dtype=float).reshape(-1) for n in graph.variables]
+    loss = _loss(values, steps)
+    if (
+        len(graph.targets) != 1
+        or len(graph.variables) != 2
+        or set(path) != set(graph.variables)
+        or not coordinates[0].shape == coordinates[1].shape == loss.x.shape
+    ):
+        raise InputError(
+            "descent_plot draws one function of two variables, given the path's coordinates "
+            f"of each ({', '.join(graph.variables)}), as many as values and steps"
+        )
+    xs, ys = coordinates
+    finite = np.isfinite(xs) & np.isfinite(ys)
+    if not finite.any():
+        raise InputError("nothing to plot: no point of the path is finite")
+    route = _Curve(xs[finite], ys[finite])
+    half = max(np.ptp(route.x), np.ptp(route.y), 1e-3) * (0.5 + PATH_MARGIN)
+    middles = [(float(v.min()) + float(v.max())) / 2 for v in (route.x, route.y)]
+    grid = np.meshgrid(*(np.linspace(m - half, m + half, CONTOUR_SAMPLES) for m in middles))
+    surface = _defined_values(graph, dict(zip(graph.variables, grid)))
+    panels = [
+        (
+            lambda ax: _path_file(ax, grid, surface, route, graph.variables),
+            _Frame(f"{title}: path", *graph.variables),
+        ),
+        (
+            lambda ax: _loss_file(ax, loss, _log_scale(loss)),
+            _Frame(f"{title}: value", "step", _loss_label(loss)),
+        ),
+    ]
+    _write(out, panels, DESCENT_FIGURE_SIZE)
+
+
 def loss_plot(
     values: Sequence[float],
     out: str | None,
@@ -155,22 +219,17 @@ def loss_plot(
     >>> len(text.splitlines()), "(log scale)" in text
     (14, True)
     """
-    ys = np.asarray(values, dtype=float).reshape(-1)
-    xs = np.arange(ys.size, dtype=float) if steps is None else np.asarray(steps, dtype=float)
-    if xs.shape != ys.shape:
-        raise InputError(f"loss_plot: {xs.size} steps for {ys.size} values")
-    finite = np.isfinite(ys)
-    if not finite.any():
-        raise InputError("nothing to plot: no recorded step has a finite value")
-    curve = _Curve(xs, np.where(finite, ys, np.nan))
-    log = bool(np.all(ys[finite] > 0))
-    label = "value (log scale)" if log else "value"
+    curve = _loss(values, steps)
+    log = _log_scale(curve)
+    label = _loss_label(curve)
     if out is None:
         return _terminal(
             lambda plt: _loss_terminal(plt, curve, log),
             _Frame(title, "step", label, width=width, height=height),
         )
-    _write(out, lambda ax: _loss_file(ax, curve, log), _Frame(title, "step", label))
+    _write(
+        out, [(lambda ax: _loss_file(ax, curve, log), _Frame(title, "step", label))], FIGURE_SIZE
+    )
     return None
 
 
@@ -210,7 +269,7 @@ def fit_plot(
         return _terminal(
             lambda plt: _fit_terminal(plt, data, line), _Frame(title, *labels, width, height)
         )
-    _write(out, lambda ax: _fit_file(ax, data, line), _Frame(title, *labels))
+    _write(out, [(lambda ax: _fit_file(ax, data, line), _Frame(title, *labels))], FIGURE_SIZE)
     return None
 
 
@@ -402,7 +461,7 @@ def _tangent_plot(
     frame = _Frame(tangent.title(), tangent.name, f"f({tangent.name})", width, height)
     if out is None:
         return _terminal(lambda plt: _tangent_terminal(plt, tangent), frame)
-    _write(out, lambda ax: _tangent_file(ax, tangent), frame)
+    _write(out, [(lambda ax: _tangent_file(ax, tangent), frame)], FIGURE_SIZE)
     return None
 
 
@@ -437,12 +496,8 @@ def _contour_plot(graph: Graph, points: Points, span: Span | None, out: str | No
             "a terminal cannot show contour lines"
         )
     contour = _contour(graph, points, span)
-    _write(
-        out,
-        lambda ax: _contour_file(ax, contour),
-        _Frame(contour.title(), *names),
-        CONTOUR_FIGURE_SIZE,
-    )
+    frame = _Frame(contour.title(), *names)
+    _write(out, [(lambda ax: _contour_file(ax, contour), frame)], CONTOUR_FIGURE_SIZE)
 
 
 def _contour(graph: Graph, points: Points, span: Span | None) -> _Contour:
@@ -472,6 +527,44 @@ def _contour_file(ax: Axes, contour: _Contour) -> None:
         dx, dy = np.array(contour.gradient) * contour.arrow / norm
         style = {"angles": "xy", "scale_units": "xy", "scale": 1, "color": "crimson"}
         ax.quiver(*contour.point_xy, dx, dy, **style, label="gradient direction")
+    ax.set_aspect("equal")
+
+
+def _loss(values: Sequence[float], steps: Sequence[float] | None) -> _Curve:
+    """The values by step (0, 1, 2, ... unless ``steps`` says), NaN where not finite."""
+    ys = np.asarray(values, dtype=float).reshape(-1)
+    xs = np.arange(ys.size, dtype=float) if steps is None else np.asarray(steps, dtype=float)
+    if xs.shape != ys.shape:
+        raise InputError(f"loss_plot: {xs.size} steps for {ys.size} values")
+    finite = np.isfinite(ys)
+    if not finite.any():
+        raise InputError("nothing to plot: no recorded step has a finite value")
+    return _Curve(xs, np.where(finite, ys, np.nan))
+
+
+def _log_scale(curve: _Curve) -> bool:
+    """A log scale when every finite value is positive."""
+    return bool(np.all(curve.y[np.isfinite(curve.y)] > 0))
+
+
+def _loss_label(curve: _Curve) -> str:
+    return "value (log scale)" if _log_scale(curve) else "value"
+
+
+def _path_file(ax: Axes, grid, values: np.ndarray, path: _Curve, names: Sequence[str]) -> None:
+    x, y = grid
+    z = np.ma.masked_invalid(values)
+    levels = np.unique(np.quantile(z.compressed(), np.linspace(0, 1, CONTOUR_LEVELS + 2)[1:-1]))
+    if levels.size >= 2:
+        lines = ax.contour(x, y, z, levels, cmap="viridis", linewidths=1)
+        ax.clabel(lines, fontsize=7, fmt="%.3g")
+    ax.plot(
+        path.x, path.y, ".-", color="crimson", lw=1.2, ms=3, label=f"path ({path.x.size} points)"
+    )
+    start = f"start ({names[0]}={_num(path.x[0])}, {names[1]}={_num(path.y[0])})"
+    end = f"end ({names[0]}={_num(path.x[-1])}, {names[1]}={_num(path.y[-1])})"
+    ax.plot(path.x[0], path.y[0], "o", color="black", ms=7, label=start)
+    ax.plot(path.x[-1], path.y[-1], "*", color="crimson", ms=13, label=end)
     ax.set_aspect("equal")
 
 
@@ -533,8 +626,9 @@ def _terminal(draw: Callable[[Any], None], frame: _Frame) -> str:
     return f"{_fit_width(frame.title, frame.width).center(frame.width)}\n{body}"
 
 
-def _write(out: str, draw: Callable[[Axes], None], frame: _Frame, size: Span = FIGURE_SIZE) -> None:
-    """Draw with matplotlib (Agg, no pyplot: nothing global to close) and write ``out``."""
+def _write(out: str, panels: Sequence[tuple[Callable[[Axes], None], _Frame]], size: Span) -> None:
+    """Draw each panel (side by side) with matplotlib (Agg, no pyplot: nothing global to close)
+    and write ``out``."""
     if Path(out).suffix.lower() not in FILE_FORMATS:
         raise InputError(f"--out {out}: the file name must end in .png or .svg")
     try:
@@ -546,13 +640,16 @@ def _write(out: str, draw: Callable[[Axes], None], frame: _Frame, size: Span = F
 
     figure = Figure(figsize=size, dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
-    ax = figure.add_subplot()
-    draw(ax)
-    ax.set_title(textwrap.fill(frame.title, TITLE_WIDTH))
-    ax.set_xlabel(frame.xlabel)
-    ax.set_ylabel(frame.ylabel)
-    ax.grid(alpha=0.3)
-    ax.legend()
+    for k, (draw, frame) in enumerate(panels, start=1):
+        ax = figure.add_subplot(1, len(panels), k)
+        draw(ax)
+        ax.set_title(
+            textwrap.fill(frame.title, TITLE_WIDTH if len(panels) == 1 else PANEL_TITLE_WIDTH)
+        )
+        ax.set_xlabel(frame.xlabel)
+        ax.set_ylabel(frame.ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend()
     try:
         figure.savefig(out)
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
