@@ -16,13 +16,14 @@ from typing import Any
 def derivative(expr: Any, variable: Any, order: int = 1) -> Any:
     """``d^order expr / d variable^order``, with the derivative of a step function set to 0.
 
-    sympy leaves ``Derivative(floor(x), x)`` unevaluated; away from the jumps (which the
-    registry's domain rules report separately) it is 0, as is ``DiracDelta``.
+    sympy leaves ``Derivative(floor(x), x)`` unevaluated (inside a ``Subs`` for
+    ``floor(x^2)``); away from the jumps (which the registry's domain rules report
+    separately) it is 0, as is ``DiracDelta``.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
-    >>> derivative(sp.sin(x), x, 2)
-    -sin(x)
+    >>> derivative(sp.sin(x), x, 2), derivative(sp.ceiling(x**2), x)
+    (-sin(x), 0)
     """
     import sympy as sp
 
@@ -34,4 +35,5 @@ def derivative(expr: Any, variable: Any, order: int = 1) -> Any:
             lambda e: sp.S.Zero,
         )
         result = result.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
+        result = result.replace(lambda e: isinstance(e, sp.Subs), lambda e: e.doit())
     return result

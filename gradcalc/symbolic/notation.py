@@ -1,0 +1,86 @@
+"""Write sympy expressions the way the user types them: ``^``, ``ln``, ``abs``, ``2x``.
+
+The text reads back through gradcalc's own parser to the same mathematics (the tests check
+that), so an answer can be pasted into ``gradcalc check`` or the next command. Implicit
+products are used only after a number (``2x``, ``2 sin(x)``, ``2(x + 1)``), where they cannot
+be misread; other products keep their ``*``.
+
+>>> import sympy as sp
+>>> x, y = sp.symbols("x y", real=True)
+>>> user_text(2 * x * sp.sin(x**2) + sp.log(x) / y)
+'2x*sin(x^2) + ln(x)/y'
+>>> user_latex(sp.log(x) / x**2)
+'\\\\frac{\\\\ln{\\\\left(x \\\\right)}}{x^{2}}'
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+#: A standalone number (not part of a name, not an exponent or a divisor) times what follows.
+_COEFFICIENT = re.compile(r"(?<![\w.^/])(\d+(?:\.\d+)?)\*(?=[A-Za-z(])")
+#: After the coefficient: one letter that is the whole name (``2x``) or a longer name.
+_ONE_LETTER = re.compile(r"[A-Za-z](?![\w(])")
+
+
+@functools.cache
+def _printer() -> type:
+    """sympy's str printer with gradcalc's function names (made on first use)."""
+    from sympy.printing.str import StrPrinter
+
+    class UserPrinter(StrPrinter):
+        def _print_log(self, expr: Any) -> str:
+            return f"ln({self._print(expr.args[0])})"
+
+        def _print_Abs(self, expr: Any) -> str:
+            return f"abs({self._print(expr.args[0])})"
+
+        def _print_Heaviside(self, expr: Any) -> str:
+            return f"step({self._print(expr.args[0])})"
+
+        def _print_Exp1(self, expr: Any) -> str:
+            return "e"
+
+    return UserPrinter
+
+
+def user_text(expr: Any) -> str:
+    """``expr`` in gradcalc's input notation.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> user_text(3 * x**2 * sp.exp(x) + 2 * (x + 1) ** -1 + sp.E)
+    '3x^2*exp(x) + e + 2/(x + 1)'
+    >>> user_text(2 * sp.sqrt(x) * sp.Symbol("w1")), user_text((x + 1) ** -2)
+    ('2 w1*sqrt(x)', '1/(x + 1)^2')
+    >>> user_text(1 / (x + 1)), user_text(1 / x)
+    ('1/(x + 1)', '1/x')
+    """
+    if expr.is_Pow and expr.exp.is_negative and expr.exp.is_Rational:  # not (x + 1)^(-2)
+        denominator = 1 / expr
+        text = user_text(denominator)
+        plain = denominator.is_Atom or denominator.is_Function or denominator.is_Pow
+        return f"1/{text}" if plain else f"1/({text})"
+    text = _printer()().doprint(expr).replace("**", "^")
+    return _COEFFICIENT.sub(_juxtapose, text)
+
+
+def _juxtapose(match: re.Match) -> str:
+    """``2*x`` as ``2x``; ``2*sin`` and ``2*w1`` as ``2 sin``, ``2 w1``; ``2*(`` as ``2(``."""
+    following = match.string[match.end() :]
+    tight = following.startswith("(") or _ONE_LETTER.match(following)
+    return match.group(1) + ("" if tight else " ")
+
+
+def user_latex(expr: Any) -> str:
+    """``expr`` in LaTeX, with ``\\ln`` for the natural logarithm.
+
+    >>> import sympy as sp
+    >>> user_latex(sp.sqrt(sp.Symbol("x", real=True)))
+    '\\\\sqrt{x}'
+    """
+    import sympy as sp
+
+    return sp.latex(expr, ln_notation=True)
