@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gradcalc.cli.context import AppContext
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError, closest
 
 PROMPT = "gradcalc> "
@@ -98,8 +99,10 @@ class Function:
 
 @dataclass
 class Session:
-    """The state of one session and the commands that act on it."""
+    """The state of one session and the commands that act on it; ``context`` holds the root
+    options (colour, width, ...) the commands run with."""
 
+    context: AppContext = field(default_factory=AppContext)
     functions: dict[str, Function] = field(default_factory=dict)
     current: str | None = None
     point: list[str] | None = None
@@ -197,40 +200,44 @@ class Session:
         return point
 
     def compute(self, command: str, rest: str) -> int:
-        from gradcalc.cli import app as cli
+        from gradcalc.cli.commands import explain, grad, hessian, jacobian
+        from gradcalc.cli.options import Format
 
         target, given = self.split_point(rest)
         text, at = self.expression(target), self._point(given)
-        output = cli.Format(self.format)
-        common = {"expression": text, "at": at, "digits": self.digits}
         if command == "explain":
-            return _run(cli.explain, expression=text, at=at, wrt=self.wrt)
-        shared = {**common, "wrt": self.wrt, "output": output, "no_check": not self.check}
+            return self._run(explain.explain, expression=text, at=at, wrt=self.wrt)
+        shared = {
+            "expression": text, "at": at, "digits": self.digits, "wrt": self.wrt,
+            "output": Format(self.format), "no_check": not self.check,
+        }  # fmt: skip
         if command == "grad":
-            return _run(cli.grad, **shared, no_tape=not self.tape)
-        return _run(getattr(cli, command), **shared)
+            return self._run(grad.grad, **shared, no_tape=not self.tape)
+        return self._run(
+            {"hessian": hessian.hessian, "jacobian": jacobian.jacobian}[command], **shared
+        )
 
     def check_answer(self, rest: str) -> int:
-        from gradcalc.cli import app as cli
+        from gradcalc.cli.commands.check import check
 
         answer, given = self.split_point(rest)
         if not answer:
             raise InputError("check needs your derivative: check 2*x*y, x^2")
         at = self._point(given, needed=False)
-        return _run(
-            cli.check, expression=self.expression(""), at=at, answer=[answer], wrt=self.wrt,
+        return self._run(
+            check, expression=self.expression(""), at=at, answer=[answer], wrt=self.wrt,
             output=_check_format(self.format),
         )  # fmt: skip
 
     def expect(self, rest: str) -> int:
-        from gradcalc.cli import app as cli
+        from gradcalc.cli.commands.check import check
 
         numbers, given = self.split_point(rest)
         if not numbers:
             raise InputError("expect needs your numbers: expect 4, 1 at x=1, y=2")
         at = self._point(given)
-        return _run(
-            cli.check, expression=self.expression(""), at=at, expect=_tight(numbers), wrt=self.wrt,
+        return self._run(
+            check, expression=self.expression(""), at=at, expect=_tight(numbers), wrt=self.wrt,
             output=_check_format(self.format),
         )  # fmt: skip
 
@@ -266,10 +273,11 @@ class Session:
         return ExitCode.OK
 
     def ops(self, rest: str) -> int:
-        from gradcalc.cli import app as cli
+        from gradcalc.cli.commands.ops import ops
+        from gradcalc.cli.options import Format
 
-        output = cli.Format(self.format if self.format != "csv" else "table")
-        return _run(cli.ops_command, names=rest.split() or None, output=output)
+        output = Format(self.format if self.format != "csv" else "table")
+        return self._run(ops, names=rest.split() or None, output=output)
 
     def set(self, rest: str) -> int:
         name, _, value = rest.partition(" ")
@@ -298,6 +306,13 @@ class Session:
     def quit(self, rest: str) -> int:
         self.done = True
         return ExitCode.OK
+
+    def _run(self, command: Callable[..., int], **arguments: Any) -> int:
+        """Run a command line command (its errors are printed by it); return its exit code."""
+        try:
+            return self.context.call(command, **arguments)
+        finally:
+            sys.stdout.flush()
 
     # --- tab completion -----------------------------------------------------------------
 
@@ -338,22 +353,9 @@ def _specs(text: str) -> list[str]:
 
 
 def _check_format(format: str) -> Any:
-    from gradcalc.cli import app as cli
+    from gradcalc.cli.options import Format
 
-    return cli.Format.json if format == "json" else cli.Format.table
-
-
-def _run(command: Callable[..., None], **arguments: Any) -> int:
-    """Run a command line command (its errors are printed by it); return its exit code."""
-    import typer
-
-    try:
-        command(**arguments)
-    except typer.Exit as done:
-        return done.exit_code
-    finally:
-        sys.stdout.flush()
-    return ExitCode.OK
+    return Format.json if format == "json" else Format.table
 
 
 # --- the loop ----------------------------------------------------------------------------------
@@ -412,8 +414,6 @@ def _lines(interactive: bool) -> Iterable[str]:
 
 def run(session: Session | None = None) -> int:
     """The loop: read, execute, print; errors are one line and the session goes on."""
-    from gradcalc.cli import app as cli
-
     session = session or Session()
     interactive = sys.stdin.isatty()
     readline = _setup_readline(session) if interactive else None
@@ -428,7 +428,7 @@ def run(session: Session | None = None) -> int:
             except KeyboardInterrupt:
                 print("interrupted", file=sys.stderr)
             except Exception as bug:  # a bug: one line, and the session goes on
-                if cli._settings["traceback"]:
+                if session.context.traceback:
                     raise
                 print(
                     f"gradcalc: internal error: {type(bug).__name__}: {bug} "

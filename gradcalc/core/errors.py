@@ -1,6 +1,6 @@
 """The errors gradcalc raises and the exit codes the command line maps them to.
 
-The library raises; only ``gradcalc.cli.app`` prints and exits.
+The library raises; only the command line (``gradcalc.cli``) prints and exits.
 
 >>> int(ExitCode.UNDEFINED)
 3

@@ -1,8 +1,8 @@
 """How each kind of result is shown in each output format.
 
 A view turns what one command computed for one chunk of points into JSON objects, CSV
-rows, plain lines or rich tables. ``gradcalc.cli.app`` picks the view; ``gradcalc.render.gradient``
-holds the shared pieces. Pure: nothing here prints.
+rows, plain lines or rich tables. The commands (``gradcalc.cli.commands``) pick the view;
+``gradcalc.render.gradient`` holds the shared pieces. Pure: nothing here prints.
 """
 
 from __future__ import annotations

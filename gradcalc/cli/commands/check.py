@@ -1,0 +1,83 @@
+"""``gradcalc check``: is this your derivative? Numbers at a point (``--expect``) or
+expressions anywhere (``--answer``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import expression_text, names
+from gradcalc.cli.options import At, Expression, Format, Output, Wrt
+from gradcalc.core.errors import ExitCode, InputError
+
+
+def check(
+    context: AppContext,
+    expression: Expression,
+    at: At = None,
+    expect: Annotated[
+        str | None,
+        typer.Option("--expect", help="Your numbers, in --wrt order: 36,10 (1/3, pi/4 work)."),
+    ] = None,
+    answer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--answer", help='Your derivative: "2*x*y, x^2", or name=expr (repeat the option).'
+        ),
+    ] = None,
+    wrt: Wrt = None,
+    order: Annotated[
+        int, typer.Option("--order", min=1, max=12, help="Check the N-th derivative (2: Hessian).")
+    ] = 1,
+    rtol: Annotated[
+        float, typer.Option("--rtol", min=0.0, help="Relative tolerance for numbers.")
+    ] = 1e-9,
+    atol: Annotated[
+        float, typer.Option("--atol", min=0.0, help="Absolute tolerance for numbers.")
+    ] = 1e-12,
+    output: Output = Format.table,
+    latex: Annotated[
+        bool, typer.Option("--latex", help="Also print the answers in LaTeX.")
+    ] = False,
+) -> int:
+    """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
+    from gradcalc.apps import check as answers
+    from gradcalc.render import views
+
+    if (expect is None) == (not answer):
+        raise InputError("give your answer with --expect (numbers) or with --answer (expressions)")
+    if output not in (Format.table, Format.json):
+        raise InputError("check prints --format table or json")
+    text = expression_text(expression, None)
+    if expect is not None:
+        from gradcalc.lang.literals import split_top_level
+
+        verdicts = answers.check_expect(
+            text, at or [], split_top_level(expect), names(wrt), order, rtol, atol
+        )
+    else:
+        verdicts = answers.check_answers(text, _answer_form(answer), names(wrt), order, at or [])
+    view = views.VerdictView(text, at, latex)
+    if output is Format.json:
+        print(json.dumps(view.json(verdicts)))
+    else:
+        console = context.console()
+        for part in view.table(verdicts):
+            console.print(part)
+    ok = [v.ok for v in verdicts]
+    return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
+
+
+def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:
+    """Positional answers, or ``name=expr`` ones (all of them, or none)."""
+    import re
+
+    named = [re.match(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", a, re.S) for a in answers]
+    if not any(named):
+        return answers
+    if not all(named):
+        raise InputError("give every --answer as name=expr, or none of them")
+    return {m.group(1): m.group(2) for m in named}

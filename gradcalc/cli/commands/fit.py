@@ -1,0 +1,76 @@
+"""``gradcalc fit``: least-squares fit of a model's parameters to data."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from gradcalc.cli.console import show_plot
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.options import Digits, Format, PlotOut, SkipBadRows
+from gradcalc.core.errors import ExitCode, InputError
+
+
+def fit(
+    context: AppContext,
+    model: Annotated[str, typer.Argument(metavar="MODEL", help='The model, e.g. "a*x + b".')],
+    data: Annotated[str, typer.Argument(metavar="DATA", help="CSV file of the data; - for stdin.")],
+    params: Annotated[
+        str, typer.Option("--params", metavar="NAMES", help="The parameters to fit (a,b).")
+    ],
+    y: Annotated[str, typer.Option("--y", help="The column the model should match.")] = "y",
+    init: Annotated[
+        list[str] | None,
+        typer.Option("--init", metavar="NAME=VALUE,...", help="Starting values (default 1)."),
+    ] = None,
+    output: Annotated[Format, typer.Option("--format", "-f", help="table or json.")] = Format.table,
+    plot: Annotated[
+        bool, typer.Option("--plot", help="Draw the data and the fitted curve.")
+    ] = False,
+    out: PlotOut = None,
+    digits: Digits = None,
+    skip_bad_rows: SkipBadRows = False,
+) -> int:
+    """Least-squares fit of MODEL's parameters to DATA, with the tape's Jacobian."""
+    from gradcalc.apps import fit as fitting
+    from gradcalc.render import views
+
+    if output not in (Format.table, Format.json):
+        raise InputError("fit prints --format table or json")
+    from gradcalc.io.files import Skipped, open_stdin
+
+    skipped = Skipped() if skip_bad_rows else None
+    if data == "-":
+        with open_stdin("the data file") as stream:
+            columns = fitting.read_data(stream, skipped)
+    else:
+        columns = fitting.read_data(data, skipped)
+    if skipped is not None and skipped.count:
+        print(f"warning: {skipped.summary('data file')}", file=sys.stderr)
+    result = fitting.fit(model, columns, params, y, init)
+    if output is Format.json:
+        extra = {} if skipped is None else {"skipped_rows": skipped.count}
+        print(json.dumps({**fitting.to_json(result), **extra}))
+    else:
+        for part in views.fit_tables(result, digits):
+            context.console().print(part)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if plot:
+        _plot_fit(result, columns, out)
+    return ExitCode.OK if result.converged else ExitCode.CHECK_FAILED
+
+
+def _plot_fit(result: Any, columns: dict, out: str | None) -> None:
+    from gradcalc.apps import plot
+
+    if len(result.inputs) != 1:
+        raise InputError("fit --plot draws models of one data column")
+    (column,) = result.inputs
+    title = f"{result.y} ≈ {result.model}"
+    x, y = columns[column], columns[result.y]
+    text = plot.fit_plot(x, y, result.predict, out, title, labels=(column, result.y))
+    show_plot(text, out)

@@ -1,0 +1,171 @@
+"""``gradcalc grad``: the gradient at a point (or many), its tape and sympy's derivative;
+``--order``, ``--direction`` and ``--jobs`` too."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from gradcalc.cli.console import Writer
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import Session, engine_options, names, number
+from gradcalc.cli.options import (
+    At,
+    CheckTimeout,
+    Digits,
+    Exact,
+    Format,
+    Latex,
+    NoCheck,
+    Of,
+    Output,
+    PointsFile,
+    SkipBadRows,
+    Subgradient,
+    Wrt,
+)
+from gradcalc.core.errors import InputError
+
+
+def grad(
+    context: AppContext,
+    expression: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="EXPRESSION",
+            show_default=False,
+            help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a '
+            "file, - from stdin. Leave it out with --jobs.",
+        ),
+    ] = None,
+    at: At = None,
+    points: PointsFile = None,
+    skip_bad_rows: SkipBadRows = False,
+    wrt: Wrt = None,
+    of: Of = None,
+    order: Annotated[
+        int,
+        typer.Option(
+            "--order",
+            min=1,
+            max=12,
+            help="The N-th derivative (one source; 2 with several: Hessian).",
+        ),
+    ] = 1,
+    direction: Annotated[
+        str | None,
+        typer.Option(
+            "--direction", help="Derivative along this vector, e.g. 1,2 (one per source)."
+        ),
+    ] = None,
+    no_normalize: Annotated[
+        bool,
+        typer.Option("--no-normalize", help="Use --direction as given, not scaled to length 1."),
+    ] = False,
+    output: Output = Format.table,
+    no_tape: Annotated[bool, typer.Option("--no-tape", help="Do not show the tape.")] = False,
+    no_check: NoCheck = False,
+    exact: Exact = False,
+    latex: Latex = False,
+    digits: Digits = None,
+    subgradient: Subgradient = False,
+    check_timeout: CheckTimeout = 5.0,
+    diagnose: Annotated[
+        bool, typer.Option("--diagnose", help="Report whether the gradients are healthy.")
+    ] = False,
+    vanishing: Annotated[
+        float, typer.Option("--vanishing", min=0.0, help="|gradient| below this is vanishing.")
+    ] = 1e-8,
+    exploding: Annotated[
+        float, typer.Option("--exploding", min=0.0, help="|gradient| above this is exploding.")
+    ] = 1e8,
+    saturation: Annotated[
+        float,
+        typer.Option(
+            "--saturation",
+            min=0.0,
+            show_default="1e-4",
+            help="An activation's slope below this: saturated.",
+        ),
+    ] = 1e-4,
+    jobs: Annotated[
+        str | None,
+        typer.Option(
+            "--jobs",
+            metavar="FILE",
+            help="Answer many jobs, one per line (JSON or EXPR<TAB>x=1,y=2; - for stdin), "
+            "with one JSON line each.",
+        ),
+    ] = None,
+) -> int:
+    """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
+    from gradcalc.engine import api
+    from gradcalc.engine.diagnostics import Thresholds
+    from gradcalc.engine.evaluate import source_names
+    from gradcalc.render import views
+
+    options = dataclasses.replace(
+        engine_options(no_check, subgradient, check_timeout, exact),
+        thresholds=Thresholds(vanishing, exploding, saturation),
+    )
+    if jobs is not None:
+        if expression is not None or at or points or wrt or of:
+            raise InputError("--jobs reads expressions and points from its lines: give no others")
+        return _run_jobs(jobs, options)
+    if expression is None:
+        raise InputError("missing EXPRESSION (or --jobs FILE for many jobs)")
+    if latex and no_check:
+        raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
+    session = Session(context, expression, at, points, of, skip_bad_rows)
+    options = dataclasses.replace(
+        options,
+        tape=not session.many or (output is Format.json and not no_tape),
+    )
+    sources = names(wrt)
+    writer = Writer(context, output, digits, not no_tape, session.many)
+    if direction is not None:
+        if order != 1:
+            raise InputError("--direction and --order do not go together")
+        vector = [number(part, "--direction") for part in direction.split(",")]
+        return session.run(
+            views.DirectionalView(diagnose, latex),
+            lambda chunk: [
+                api.directional_at(session.graph, chunk, vector, sources, not no_normalize, options)
+            ],
+            writer,
+        )
+    if order > 1:
+        chosen = source_names(session.graph, sources)
+        if len(chosen) > 1 and order == 2:
+            return session.run(
+                views.HessianView(latex=latex),
+                lambda chunk: api.hessian_at(session.graph, chunk, chosen, options),
+                writer,
+            )
+        if len(chosen) > 1:
+            raise InputError(
+                f"--order {order} takes one source (--wrt x); "
+                "with several, --order 2 gives the Hessian"
+            )
+        return session.run(
+            views.DerivativeView(diagnose, latex),
+            lambda chunk: [api.derivatives_at(session.graph, chunk, chosen[0], order, options)],
+            writer,
+        )
+    return session.run(
+        views.GradView(diagnose, latex),
+        lambda chunk: api.gradient_at(session.graph, chunk, sources, options),
+        writer,
+    )
+
+
+def _run_jobs(path: str, options: Any) -> int:
+    """``grad --jobs``: answer each line's job on stdout; the exit status of the stream."""
+    from gradcalc.cli.jobs import run_jobs
+    from gradcalc.io.files import open_stdin, open_text
+
+    with open_stdin("the jobs") if path == "-" else open_text(path, "jobs file") as stream:
+        return run_jobs(stream, sys.stdout, **vars(options))

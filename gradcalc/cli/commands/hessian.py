@@ -1,0 +1,57 @@
+"""``gradcalc hessian``: the Hessian (nested tapes), its eigenvalues and the
+second-derivative test."""
+
+from __future__ import annotations
+
+from gradcalc.cli.console import Writer
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import Session, engine_options, names
+from gradcalc.cli.options import (
+    At,
+    CheckTimeout,
+    Digits,
+    Exact,
+    Expression,
+    Format,
+    Latex,
+    NoCheck,
+    Of,
+    Output,
+    PointsFile,
+    SkipBadRows,
+    Subgradient,
+    Wrt,
+)
+from gradcalc.core.errors import InputError
+
+
+def hessian(
+    context: AppContext,
+    expression: Expression,
+    at: At = None,
+    points: PointsFile = None,
+    skip_bad_rows: SkipBadRows = False,
+    wrt: Wrt = None,
+    of: Of = None,
+    output: Output = Format.table,
+    no_check: NoCheck = False,
+    exact: Exact = False,
+    latex: Latex = False,
+    digits: Digits = None,
+    subgradient: Subgradient = False,
+    check_timeout: CheckTimeout = 5.0,
+) -> int:
+    """The Hessian of EXPRESSION (nested tapes), its eigenvalues and the second-derivative test."""
+    from gradcalc.engine import api
+    from gradcalc.render import views
+
+    if latex and no_check:
+        raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
+    session = Session(context, expression, at, points, of, skip_bad_rows)
+    options = engine_options(no_check, subgradient, check_timeout, exact)
+    writer = Writer(context, output, digits, False, session.many)
+    return session.run(
+        views.HessianView(latex=latex),
+        lambda chunk: api.hessian_at(session.graph, chunk, names(wrt), options),
+        writer,
+    )

@@ -1,0 +1,60 @@
+"""``gradcalc jacobian``: the Jacobian matrix of several targets by the variables."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gradcalc.cli.console import Writer
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import Session, engine_options, names
+from gradcalc.cli.options import (
+    At,
+    CheckTimeout,
+    Digits,
+    Exact,
+    Format,
+    NoCheck,
+    Of,
+    Output,
+    PointsFile,
+    SkipBadRows,
+    Subgradient,
+    Wrt,
+)
+
+
+def jacobian(
+    context: AppContext,
+    expression: Annotated[
+        str,
+        typer.Argument(
+            metavar="EXPRESSION",
+            help='Targets separated by commas, e.g. "r*cos(t), r*sin(t)", or a program with --of.',
+        ),
+    ],
+    at: At = None,
+    points: PointsFile = None,
+    skip_bad_rows: SkipBadRows = False,
+    wrt: Wrt = None,
+    of: Of = None,
+    output: Output = Format.table,
+    no_check: NoCheck = False,
+    exact: Exact = False,
+    digits: Digits = None,
+    subgradient: Subgradient = False,
+    check_timeout: CheckTimeout = 5.0,
+) -> int:
+    """The Jacobian matrix of several targets (rows) by the variables (columns)."""
+    from gradcalc.engine import api
+    from gradcalc.render import views
+
+    session = Session(context, expression, at, points, of, skip_bad_rows)
+    options = engine_options(no_check, subgradient, check_timeout, exact)
+    writer = Writer(context, output, digits, False, session.many)
+    return session.run(
+        views.JacobianView(),
+        lambda chunk: api.jacobian_at(session.graph, chunk, names(wrt), options),
+        writer,
+    )

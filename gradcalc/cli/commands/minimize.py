@@ -1,0 +1,83 @@
+"""``gradcalc minimize``: follow the tape's gradients downhill to a minimum."""
+
+from __future__ import annotations
+
+import csv
+import enum
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from gradcalc.cli.console import progress_bar, show_plot
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import expression_text
+from gradcalc.cli.options import Digits, Expression, Format, PlotOut
+from gradcalc.core.errors import ExitCode, InputError
+
+
+class Method(str, enum.Enum):
+    """Optimisation methods of ``gradcalc minimize``."""
+
+    gd = "gd"
+    momentum = "momentum"
+    adam = "adam"
+    bfgs = "bfgs"
+
+
+def minimize(
+    context: AppContext,
+    expression: Expression,
+    start: Annotated[
+        list[str],
+        typer.Option(
+            "--from", metavar="NAME=VALUE,...", help="The starting point, e.g. x=-1.2,y=1."
+        ),
+    ],
+    method: Annotated[Method, typer.Option("--method", help="The method.")] = Method.gd,
+    lr: Annotated[
+        float | None,
+        typer.Option("--lr", help="Learning rate (default: gd, momentum 1e-3; adam 1e-2)."),
+    ] = None,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="At most this many steps.")] = 10_000,
+    tol: Annotated[
+        float, typer.Option("--tol", min=0.0, help="Stop when the gradient norm is below this.")
+    ] = 1e-10,
+    every: Annotated[
+        int | None, typer.Option("--every", min=1, help="Record every K-th step in the path.")
+    ] = None,
+    output: Annotated[
+        Format, typer.Option("--format", "-f", help="table, json or csv (the path).")
+    ] = Format.table,
+    plot: Annotated[bool, typer.Option("--plot", help="Draw the value along the path.")] = False,
+    out: PlotOut = None,
+    digits: Digits = None,
+) -> int:
+    """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION."""
+    from gradcalc.apps import minimize as optimize
+    from gradcalc.render import views
+
+    if output is Format.plain:
+        raise InputError("minimize prints --format table, json or csv")
+    text = expression_text(expression, None)
+    with progress_bar(context, steps, "minimizing") as advance:
+        result = optimize.minimize(text, start, method.value, lr, steps, tol, every, advance)
+    if output is Format.json:
+        print(json.dumps(optimize.to_json(result)))
+    elif output is Format.csv:
+        header, rows = optimize.path_rows(result)
+        out_csv = csv.writer(sys.stdout, lineterminator="\n")
+        out_csv.writerow(header)
+        out_csv.writerows(rows)
+    else:
+        for part in views.minimum_tables(result, digits):
+            context.console().print(part)
+    if plot:
+        from gradcalc.apps import plot as plotting
+
+        values = [s.value for s in result.path]
+        title = f"{text} by {result.method}"
+        text_plot = plotting.loss_plot(values, out, title, steps=[s.step for s in result.path])
+        show_plot(text_plot, out)
+    return ExitCode.OK if result.converged else ExitCode.CHECK_FAILED

@@ -1,0 +1,38 @@
+"""``gradcalc plot``: the function and its tangent, or its contours and the gradient."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gradcalc.cli.console import show_plot
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import expression_text
+from gradcalc.cli.options import At, Expression
+from gradcalc.core.errors import ExitCode, InputError
+
+
+def plot(
+    context: AppContext,
+    expression: Expression,
+    at: At = None,
+    span: Annotated[
+        str | None, typer.Option("--range", metavar="LOW:HIGH", help="The x range, e.g. -5:5.")
+    ] = None,
+    out: Annotated[
+        str | None, typer.Option("--out", metavar="FILE", help="Write FILE.png or FILE.svg.")
+    ] = None,
+    width: Annotated[int, typer.Option("--width", min=40, help="Terminal plot width.")] = 80,
+    height: Annotated[int, typer.Option("--height", min=12, help="Terminal plot height.")] = 24,
+) -> int:
+    """The function and its tangent at the point (one variable), or its contours and the
+    gradient arrow (two variables, with --out)."""
+    from gradcalc.apps import plot
+
+    if not at or len(at) != 1:
+        raise InputError("plot needs one point: --at x=2")
+    text = expression_text(expression, None)
+    bounds = plot.parse_span(span) if span is not None else None
+    show_plot(plot.plot(text, at, bounds, out, width, height), out)
+    return ExitCode.OK

@@ -1,0 +1,12 @@
+"""``gradcalc repl``: an interactive session (the session itself: :mod:`gradcalc.cli.repl`)."""
+
+from __future__ import annotations
+
+from gradcalc.cli.context import AppContext
+
+
+def repl(context: AppContext) -> int:
+    """An interactive session: define f once, then ask for gradients, Hessians and checks."""
+    from gradcalc.cli import repl as session
+
+    return session.run(session.Session(context=context))

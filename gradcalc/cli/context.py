@@ -1,0 +1,67 @@
+"""What the root options set for every command, carried as one object (no global state).
+
+``gradcalc --no-color --wide --traceback --max-cpu 60 COMMAND ...``: the Typer app builds an
+:class:`AppContext` from the root options and passes it to the command function; the REPL
+passes its own to the same functions. :meth:`AppContext.call` runs a command function and
+turns a gradcalc error into its one-line message and exit code.
+
+>>> from gradcalc.core.errors import InputError
+>>> def halve(context: AppContext, n: int) -> int:
+...     if n % 2:
+...         raise InputError(f"{n} is odd")
+...     print(n // 2)
+...     return 0
+>>> context = AppContext(color=False)
+>>> context.call(halve, n=4)
+2
+0
+>>> context.call(halve, n=3)  # the message goes to stderr
+2
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gradcalc.core.errors import GradcalcError
+
+
+@dataclass
+class AppContext:
+    """The root options: colour, width, tracebacks and the process's resource limits.
+
+    ``limits`` (CPU seconds, MiB) are applied by the first command that runs, and only in a
+    real ``gradcalc`` process (``process``): a host such as a test or a notebook is never
+    capped.
+    """
+
+    color: bool | None = None
+    wide: bool = False
+    traceback: bool = False
+    limits: tuple[float, float] | None = None
+    process: bool = False
+
+    def console(self, stderr: bool = False) -> Any:
+        """A rich console on stdout (or stderr) that follows ``--color`` and ``--wide``."""
+        from gradcalc.cli.console import make_console
+
+        return make_console(self.color, self.wide, stderr)
+
+    def call(self, command: Callable[..., int], **arguments: Any) -> int:
+        """Run ``command(self, **arguments)``; its exit code. A gradcalc error is printed as
+        one line on stderr and gives its exit code (with ``--traceback`` it is raised)."""
+        if self.process and self.limits:
+            from gradcalc.cli import limits  # caps itself; a host (tests, a notebook) never does
+
+            limits.apply(*self.limits)
+            self.limits = None  # once per process, for a whole --jobs stream or repl session
+        try:
+            return int(command(self, **arguments))
+        except GradcalcError as error:
+            if self.traceback:
+                raise
+            print(f"gradcalc: {error.render()}", file=sys.stderr)
+            return int(error.exit_code)

@@ -1,0 +1,184 @@
+"""What a command reads first: the expression (text, ``@FILE`` or ``-``), the points
+(``--at`` or ``--points``), the names of ``--wrt`` and ``--of``; and the compiled session.
+
+>>> session = Session(None, "x^2*y", ["x=1,y=2"], None, None)
+>>> session.graph.variables, session.many
+(('x', 'y'), False)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from gradcalc.cli.console import Writer, with_progress
+from gradcalc.core.errors import GradcalcError, InputError
+
+
+def names(option: str | None) -> list[str] | None:
+    """The names of ``--wrt a,b`` (None when the option is not given).
+
+    >>> names(" a, b ")
+    ['a', 'b']
+    """
+    if option is None:
+        return None
+    names = [n.strip() for n in option.split(",") if n.strip()]
+    if not names:
+        raise InputError("expected a comma-separated list of names, e.g. --wrt x,y")
+    return names
+
+
+class Session:
+    """What every command does first: read the expression and the points, compile."""
+
+    def __init__(
+        self,
+        context: Any,
+        expression: str,
+        at: list[str] | None,
+        points: str | None,
+        of: str | None,
+        skip_bad_rows: bool = False,
+    ):
+        from gradcalc.engine.api import compile_expression
+        from gradcalc.engine.points import parse_at
+        from gradcalc.io.files import Skipped
+
+        if at and points:
+            raise InputError("give points with --at or with --points, not both")
+        if skip_bad_rows and not points:
+            raise InputError("--skip-bad-rows is for a file of points: use it with --points")
+        text = expression_text(expression, points)
+        self.skipped = Skipped() if skip_bad_rows else None
+        if points:
+            self.chunks = point_chunks(context, points, self.skipped)
+        else:
+            self.chunks = iter([parse_at(at or [])])
+        self.first = next(self.chunks)
+        self.graph = compile_expression(text, self.first.names, names(of))
+        _misspelled_point(self.graph, self.first.names)
+        given = set(self.first.names)
+        missing = [v for v in self.graph.variables if v not in given]
+        if points and missing:
+            raise InputError(
+                f"the points file has no column {missing[0]} (its columns: "
+                f"{', '.join(self.first.names)}): add one, or give the points with --at"
+            )
+        self.many = bool(points) or len(at or []) > 1
+
+    def each_chunk(self) -> Any:
+        """Every chunk of points, the first one included."""
+        yield self.first
+        yield from self.chunks
+
+    def run(self, view: Any, compute: Callable[[Any], Any], writer: Writer) -> int:
+        """Compute and write chunk by chunk; the writer's exit code."""
+        writer.skipped = self.skipped
+        for chunk in self.each_chunk():
+            writer.write(view, compute(chunk))
+        writer.close()
+        return writer.exit_code
+
+
+def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
+    """Refuse a point that names ``yy`` but not the expression's ``y``: a misspelling."""
+    from gradcalc.core.errors import closest
+    from gradcalc.engine.evaluate import as_product
+
+    used = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
+    unused = [
+        name
+        for name in given
+        if name in graph.variable_nodes and graph.variable_nodes[name] not in used
+    ]
+    named = set(given)
+    if not unused or named.issuperset(graph.variables):
+        return  # nothing to have mistaken, or nothing missing (fast for 10,000 variables)
+    for name in graph.variables:
+        if name in named or as_product(name, list(given)):
+            continue
+        guess = closest(name, unused)
+        if guess is not None:
+            raise InputError(
+                f"no value given for {name}; did you mean {name}, not {guess}? "
+                f"(the expression has no {guess})"
+            )
+
+
+def engine_options(no_check: bool, subgradient: bool, check_timeout: float, exact: bool) -> Any:
+    """The engine's options from the command line's.
+
+    >>> engine_options(True, False, 5.0, False).check
+    False
+    """
+    from gradcalc.engine.api import Options
+
+    return Options(
+        check=not no_check,
+        subgradient=subgradient,
+        check_timeout=check_timeout,
+        exact=exact,
+        strict=False,
+    )
+
+
+def number(text: str, option: str) -> float:
+    """The value of one number of an option, such as ``--direction 1,pi/4``.
+
+    >>> number(" 1/4 ", "--direction")
+    0.25
+    """
+    from gradcalc.engine.points import constant_value
+
+    try:
+        return constant_value(text.strip())
+    except GradcalcError as error:
+        raise InputError(f"{option}: {error.message}") from None
+
+
+def expression_text(argument: str, points: str | None) -> str:
+    """The expression itself, or the contents of ``@FILE`` / stdin for ``-``.
+
+    >>> expression_text("x^2", None)
+    'x^2'
+    """
+    if argument == "-":
+        if points == "-":
+            raise InputError("stdin cannot hold both the expression and the points")
+        from gradcalc.io.files import open_stdin, read_whole
+
+        with open_stdin("the expression") as stream:
+            return read_whole(stream, "expression on stdin")
+    if not argument.startswith("@"):
+        return argument
+    from gradcalc.io.files import read_file
+
+    return read_file(argument[1:], "expression file")
+
+
+def point_chunks(context: Any, path: str, skipped: Any = None) -> Any:
+    """The chunks of a points file, after a first pass has checked every row: a bad row far
+    down fails before anything is printed, so a partial result is never presented as
+    complete. Standard input is spooled to a temporary file for the two passes. With
+    ``skipped`` (--skip-bad-rows), bad rows are counted there, reported on stderr and left out.
+    """
+    from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, spooled_copy
+
+    with contextlib.ExitStack() as stack:
+        if path == "-":
+            with open_stdin("the points file") as stdin:
+                stream = stack.enter_context(spooled_copy(stdin))
+            size = 0
+        else:
+            stream = stack.enter_context(open_text(path, "points file"))
+            size = os.fstat(stream.fileno()).st_size
+        for _ in read_points(with_progress(context, stream, size), skipped=skipped):
+            pass
+        if skipped is not None and skipped.count:
+            print(f"warning: {skipped.summary()}", file=sys.stderr)
+        stream.seek(0)
+        yield from read_points(stream, skipped=None if skipped is None else Skipped())

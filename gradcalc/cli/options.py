@@ -1,0 +1,82 @@
+"""The option types the commands share (``--at``, ``--format``, ``--digits``, ...).
+
+Each is an ``Annotated`` type: a command declares ``at: At = None`` and gets the same option,
+metavar and help as every other command.
+
+>>> Format("csv").value
+'csv'
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import typer
+
+
+class Format(str, enum.Enum):
+    """Output formats."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    plain = "plain"
+
+
+Expression = Annotated[
+    str,
+    typer.Argument(
+        metavar="EXPRESSION",
+        help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a file, '
+        "- from stdin.",
+    ),
+]
+At = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--at",
+        metavar="NAME=VALUE,...",
+        help="A point, e.g. w1=5,w2=3 (values may be pi/4, 1/3, ...). Repeat for more.",
+    ),
+]
+PointsFile = Annotated[
+    str | None,
+    typer.Option(
+        "--points",
+        metavar="FILE",
+        help="CSV file of points (header = variable names); - for stdin.",
+    ),
+]
+SkipBadRows = Annotated[
+    bool,
+    typer.Option(
+        "--skip-bad-rows",
+        help="Leave out rows of the file that are not valid points, and say how many.",
+    ),
+]
+Wrt = Annotated[
+    str | None,
+    typer.Option("--wrt", metavar="NAMES", help="Differentiate with respect to these (a,b)."),
+]
+Of = Annotated[
+    str | None,
+    typer.Option("--of", metavar="NAMES", help="Program statements to differentiate (y,z)."),
+]
+Output = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+NoCheck = Annotated[bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")]
+Exact = Annotated[bool, typer.Option("--exact", help="Show exact symbolic values, however long.")]
+Digits = Annotated[
+    int | None, typer.Option("--digits", min=1, max=17, help="Significant digits to print.")
+]
+Latex = Annotated[bool, typer.Option("--latex", help="Also print sympy's derivatives as LaTeX.")]
+Subgradient = Annotated[
+    bool,
+    typer.Option("--subgradient", help="At kinks, use the conventional value (|x|' = 0 at 0)."),
+]
+CheckTimeout = Annotated[
+    float, typer.Option("--check-timeout", min=0.0, help="Seconds for the symbolic check.")
+]
+PlotOut = Annotated[
+    str | None, typer.Option("--out", metavar="FILE", help="With --plot: write FILE.png/.svg.")
+]

@@ -1,0 +1,89 @@
+"""How gradcalc reads a command line beyond click's defaults: every command's class.
+
+A misspelled ``--option`` is an error with a suggestion, although unknown options are let
+through (so that an expression may start with ``-``); a word such as ``-(x + erf(x))`` is an
+argument, not a bundle of short options; and the usage line shows ``EXPRESSION``, not
+``{EXPRESSION}``.
+
+>>> EXPRESSIONS_MAY_START_WITH_MINUS
+{'ignore_unknown_options': True}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from typer.core import TyperCommand
+
+# so that "-x^2 + 1" is read as the expression, not as an option
+EXPRESSIONS_MAY_START_WITH_MINUS = {"ignore_unknown_options": True}
+
+
+class Command(TyperCommand):
+    """Every command's class (see the module's docstring)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:  # (shell completion parses resiliently)
+            self._refuse_unknown_options(ctx, args)
+        return super().parse_args(ctx, args)
+
+    def _refuse_unknown_options(self, ctx: Any, args: list[str]) -> None:
+        import re
+
+        from gradcalc.core.errors import closest
+
+        known: set[str] = set()
+        takes_value: set[str] = set()
+        for param in self.get_params(ctx):
+            if param.param_type_name == "option":
+                names = [*param.opts, *param.secondary_opts]
+                known.update(names)
+                if not (param.is_flag or param.count):
+                    takes_value.update(names)
+        value_next = False
+        for arg in args:
+            if value_next:
+                value_next = False
+                continue
+            if arg == "--":
+                return
+            name = arg.split("=", 1)[0]
+            if name in known:
+                value_next = name in takes_value and "=" not in arg
+            elif re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*", name):
+                guess = closest(name, sorted(n for n in known if n.startswith("--")))
+                hint = f"; did you mean {guess}?" if guess else ""
+                raise _usage_error(f"no such option {name}{hint}", ctx)
+
+    def make_parser(self, ctx: Any) -> Any:
+        """click's parser, except that a word starting with one ``-`` that is not an option
+        (``-(x + erf(x))``) is an argument: click would split it into short options and take
+        the ``f`` of ``erf`` as ``-f`` with the rest as its value."""
+        parser = super().make_parser(ctx)
+        process = getattr(parser, "_process_opts", None)
+        short, long = getattr(parser, "_short_opt", None), getattr(parser, "_long_opt", None)
+        if process is None or short is None or long is None:  # another click: leave it be
+            return parser
+
+        def process_opts(arg: str, state: Any) -> None:
+            single_dash = not arg.startswith("--")
+            if single_dash and arg[:2] not in short and arg.split("=", 1)[0] not in long:
+                state.largs.append(arg)
+            else:
+                process(arg, state)
+
+        parser._process_opts = process_opts
+        return parser
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return [
+            piece[1:-1] if piece.startswith("{") and piece.endswith("}") else piece
+            for piece in super().collect_usage_pieces(ctx)
+        ]
+
+
+def _usage_error(message: str, ctx: Any) -> Exception:
+    """click's UsageError (found through typer, which may bundle its own click)."""
+    kind = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+    return kind(message, ctx=ctx)
