@@ -238,8 +238,10 @@ def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:
             names[tensor.id] = node.label
         elif node.kind != "op":
             names[tensor.id] = node.text
-        elif tensor.id not in names:  # a constant subexpression such as 2*pi: off the tape
-            names[tensor.id] = f"{float(tensor.value):.6g}"
+        elif tensor.id not in names:  # off the tape: constant (2*pi) or independent of --wrt
+            names[tensor.id] = (
+                _number(tensor) if tensor.value.ndim == 0 else graph.source_text(node.index)
+            )
     return [_row(rec, names, node_of) for rec in tape.records]
 
 
