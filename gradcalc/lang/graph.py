@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from gradcalc.core.errors import InputError
 from gradcalc.lang.parser import Binary, Call, Const, Name, Neg, Num, Program, postorder, unparse
+from gradcalc.lang.reading import ambiguities, read_as
 
 CONSTANT_VALUES = {"pi": "pi", "E": "E"}
 
@@ -79,6 +80,36 @@ class Graph:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     variable_nodes: dict[str, int] = field(default_factory=dict)
+    #: The parsed program the graph was built from.
+    program: Program | None = field(default=None, repr=False)
+
+    @property
+    def read_as(self) -> str:
+        """The program as gradcalc read it, in the reading notation (see :mod:`.reading`).
+
+        >>> from gradcalc.lang.parser import parse_program
+        >>> lower(parse_program("e^2x")).read_as
+        'e^2·x'
+        """
+        if self.program is None:
+            return self.text
+        if ("read_as",) not in self.cache:
+            self.cache[("read_as",)] = read_as(self.program)
+        return self.cache[("read_as",)]
+
+    @property
+    def ambiguities(self) -> list[str]:
+        """Warnings where the strict reading is likely not what was meant.
+
+        >>> from gradcalc.lang.parser import parse_program
+        >>> lower(parse_program("x/2y")).ambiguities
+        ['x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)']
+        """
+        if self.program is None:
+            return []
+        if ("ambiguities",) not in self.cache:
+            self.cache[("ambiguities",)] = ambiguities(self.program)
+        return list(self.cache[("ambiguities",)])
 
     def variable_node(self, name: str) -> int:
         """The node index of a free variable."""
@@ -152,6 +183,7 @@ def lower(
     graph = builder.graph
     graph.variables = tuple(free)
     graph.text = program.text
+    graph.program = program
     chosen = _choose_targets(program, outputs, graph.bindings, of)
     graph.target_names = tuple(name for name, _ in chosen)
     graph.targets = tuple(index for _, index in chosen)

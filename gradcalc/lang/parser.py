@@ -293,22 +293,27 @@ def parse_constant(text: str) -> Node:
 _PRECEDENCE = {"add": 1, "sub": 1, "mul": 2, "div": 2, "neg": 3, "pow": 4}
 _ATOM = 5
 _SYMBOLS = {"add": " + ", "sub": " - ", "mul": "*", "div": "/", "pow": "**"}
+_READING = {"add": " + ", "sub": " - ", "mul": "·", "div": "/", "pow": "^"}
 
 
-def unparse(node: Node) -> str:
+def unparse(node: Node, reading: bool = False) -> str:
     """Canonical text for a tree: ``**`` for powers, explicit ``*``, only the parentheses needed.
 
-    It parses back to the same tree (with the same ``variables``), up to columns.
+    It parses back to the same tree (with the same ``variables``), up to columns. With
+    ``reading``, the notation shown to people as "read as": ``^``, ``·``, ``e``, and
+    parentheses that make the grouping of ``/`` plain (``(1/2)·x``, ``(x^1)/2``).
 
     >>> unparse(parse_program("2x^2 - (y - z)(y + z)").statements[0].expr)
     '2*x**2 - (y - z)*(y + z)'
     >>> unparse(parse_constant("(-2)^-3^2"))
     '(-2)**-3**2'
+    >>> [unparse(parse_program(t).statements[0].expr, reading=True) for t in ("e^2x", "1/2x")]
+    ['e^2·x', '(1/2)·x']
     """
-    return "".join(_pieces(node))
+    return "".join(_pieces(node, reading))
 
 
-def _pieces(root: Node) -> Iterator[str]:
+def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
     """The text of a tree, piece by piece, left to right (linear time, no recursion)."""
     stack: list[Node | str] = [root]
     while stack:
@@ -316,33 +321,52 @@ def _pieces(root: Node) -> Iterator[str]:
         if isinstance(item, str):
             yield item
         else:
-            stack.extend(reversed(_layout(item)))
+            stack.extend(reversed(_layout(item, reading)))
 
 
-def _layout(node: Node) -> list[Node | str]:
+def _layout(node: Node, reading: bool) -> list[Node | str]:
     """One node's text with its operands left as nodes, parenthesised where they must be."""
     if isinstance(node, Num):
         return [node.text]
-    if isinstance(node, (Const, Name)):
+    if isinstance(node, Const):
+        return ["e" if reading and node.name == "E" else node.name]
+    if isinstance(node, Name):
         return [node.name]
     if isinstance(node, Call):
         pieces: list[Node | str] = [f"{node.op}("]
         for index, arg in enumerate(node.args):
             pieces += [", ", arg] if index else [arg]
         return [*pieces, ")"]
-    if isinstance(node, Neg):
-        return ["-", *_grouped(node.operand, _precedence(node.operand) < _PRECEDENCE["neg"])]
+    if isinstance(node, Neg):  # reading: -(x^2), the grouping made plain
+        operand = _precedence(node.operand)
+        grouped = operand < _PRECEDENCE["neg"] or (reading and operand == _PRECEDENCE["pow"])
+        return ["-", *_grouped(node.operand, grouped)]
     own = _PRECEDENCE[node.op]
     left, right = _precedence(node.left), _precedence(node.right)
     if node.op == "pow":  # right-associative, and its right operand may carry a sign
         left_needs, right_needs = left <= own, right < _PRECEDENCE["neg"]
     else:
         left_needs, right_needs = left < own, right <= own
+    if reading and node.op in ("mul", "div"):  # (1/2)·x, (x^1)/2: the grouping made plain
+        left_needs = left_needs or _is(node.left, "div")
+        left_needs = left_needs or (node.op == "div" and _ends_in_power(node.left))
+    symbols = _READING if reading else _SYMBOLS
     return [
         *_grouped(node.left, left_needs),
-        _SYMBOLS[node.op],
+        symbols[node.op],
         *_grouped(node.right, right_needs),
     ]
+
+
+def _is(node: Node, op: str) -> bool:
+    return isinstance(node, Binary) and node.op == op
+
+
+def _ends_in_power(node: Node) -> bool:
+    """Whether the last factor of a product is a power (``2·x^3``)."""
+    while _is(node, "mul"):
+        node = node.right
+    return _is(node, "pow")
 
 
 def _precedence(node: Node) -> int:
@@ -372,7 +396,10 @@ def _shorten(text: str, limit: int = 30) -> str:
 
 # --- characters ----------------------------------------------------------------------------
 
-_DISALLOWED = re.compile(r"[^A-Za-z0-9_ \t+\-*/^().,=;\n\r]|\r(?!\n)")
+#: The few math characters students paste, each read as the ASCII it stands for (an
+#: explicit allow-list: every other character outside ASCII is refused).
+UNICODE_SYMBOLS = {"×": "*", "·": "*", "−": "-", "²": "^2", "³": "^3", "π": "pi"}
+_DISALLOWED = re.compile(r"[^A-Za-z0-9_ \t+\-*/^().,=;\n\r×·−²³π]|\r(?!\n)")
 _ALLOWED = "use only ASCII letters, digits, _, spaces and + - * / ^ ( ) . , = ;"
 _HINTS = {
     "'": "there are no strings in expressions",
@@ -448,6 +475,9 @@ _REFUSED = {
     ".": "'.' can only appear inside a number such as 0.5",
 }
 _BEFORE_OPERAND = frozenset({"op", "(", ",", "=", "end"})  # a sign after these is unary
+_UNICODE_LEXEMES = {
+    symbol: _LEXEME.findall(ascii_text) for symbol, ascii_text in UNICODE_SYMBOLS.items()
+}
 
 
 class _Lexer:
@@ -467,30 +497,44 @@ class _Lexer:
     def run(self) -> list[_Statement]:
         column, previous = 0, "end"
         for lexeme in _LEXEME.findall(self.text):
-            kind = _KINDS[lexeme[0]]
-            if lexeme in _REFUSED:
-                raise InputError(_REFUSED[lexeme], self.text, column)
-            if kind == "name":
-                _check_name(self.text, lexeme, column)
-            elif kind == "number":
-                _check_number(self.text, lexeme, column)
-            elif kind == "op":
-                unary = previous in _BEFORE_OPERAND and lexeme in ("+", "-")
-                if unary or lexeme in ("**", "^"):
-                    self._nest(column)
-                else:
-                    self._unnest()
-            elif kind in ("(", ")", ",", "="):
-                self._structure(kind, column)
-            elif kind == "end":
-                self._end_statement()
-            if kind not in ("space", "end"):
-                self.tokens.append((kind, lexeme, column))
-            if kind != "space":
-                previous = kind
+            if lexeme in UNICODE_SYMBOLS:  # read as its ASCII, at the column of the symbol
+                if lexeme in "²³" and previous == "superscript":
+                    raise InputError(
+                        "two superscripts in a row: write the power with ^, as in x^23",
+                        self.text,
+                        column,
+                    )
+                for ascii_lexeme in _UNICODE_LEXEMES[lexeme]:
+                    previous = self._take(_KINDS[ascii_lexeme[0]], ascii_lexeme, column, previous)
+                previous = "superscript" if lexeme in "²³" else previous
+                column += 1
+                continue
+            previous = self._take(_KINDS[lexeme[0]], lexeme, column, previous)
             column += len(lexeme)
         self._end_statement()
         return self.statements
+
+    def _take(self, kind: str, lexeme: str, column: int, previous: str) -> str:
+        """Check and keep one lexeme; return the kind that the next one follows."""
+        if lexeme in _REFUSED:
+            raise InputError(_REFUSED[lexeme], self.text, column)
+        if kind == "name":
+            _check_name(self.text, lexeme, column)
+        elif kind == "number":
+            _check_number(self.text, lexeme, column)
+        elif kind == "op":
+            unary = previous in _BEFORE_OPERAND and lexeme in ("+", "-")
+            if unary or lexeme in ("**", "^"):
+                self._nest(column)
+            else:
+                self._unnest()
+        elif kind in ("(", ")", ",", "="):
+            self._structure(kind, column)
+        elif kind == "end":
+            self._end_statement()
+        if kind not in ("space", "end"):
+            self.tokens.append((kind, lexeme, column))
+        return previous if kind == "space" else kind
 
     def _structure(self, kind: str, column: int) -> None:
         if kind == "(":
@@ -858,7 +902,7 @@ class _ExpressionParser:
             self.values.append(_CONSTANT_VALUES[const])
             return False
         if not calls:
-            raise self._uncalled(name, column, following)
+            raise self._uncalled(name, column, index)
         self.stack.append(_Open(following[2], name, column))
         return True
 
@@ -949,11 +993,23 @@ class _ExpressionParser:
 
     # errors
 
-    def _uncalled(self, name: str, column: int, following: _Token | None) -> InputError:
-        if following is not None and _OPERATORS.get(following[1]) == "pow":
+    def _uncalled(self, name: str, column: int, index: int) -> InputError:
+        """The error for a function name not followed by ``(``: ``sin x``, ``sin^2(x)``."""
+        following = self.tokens[index + 1 : index + 4]
+        if following and _OPERATORS.get(following[0][1]) == "pow":
             return self.parser.error(
-                f"write a power of a function as {name}(x)^2, not {name}^2(x)", following[2]
+                f"write a power of a function as {name}(x)^2, not {name}^2(x)", following[0][2]
             )
+        if following and following[0][0] in ("name", "number"):
+            argument = following[0][1]
+            if len(following) == 3 and _OPERATORS.get(following[1][1]) == "pow":
+                power = f"{argument}^{following[2][1]}"  # sin x^2: sin(x^2) or sin(x)^2?
+                return self.parser.error(
+                    f"{name} {power} needs parentheses: write {name}({power}) "
+                    f"or {name}({argument})^{following[2][1]}",
+                    column,
+                )
+            return self.parser.error(f"{name!r} is a function: write {name}({argument})", column)
         return self.parser.error(f"{name!r} is a function: write {name}(x)", column)
 
     def _unexpected(self, index: int) -> InputError:

@@ -1,0 +1,208 @@
+"""How a text was read: its canonical "read as" form, and warnings where students mean otherwise.
+
+The parser's reading is strict and documented (``e^2x`` is e²·x, ``1/2x`` is (1/2)·x), but a
+student who meant e^(2x) must *see* that reading. The warnings are found on the syntax tree,
+using the columns the parser keeps (an implicit product's column is its right operand's;
+an explicit one's is its ``*``), never by matching the display text.
+
+>>> from gradcalc.lang.parser import parse_program
+>>> program = parse_program("e^2x")
+>>> read_as(program)
+'e^2·x'
+>>> print(ambiguities(program)[0])
+e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
+"""
+
+from __future__ import annotations
+
+from gradcalc.lang.parser import (
+    Binary,
+    Call,
+    Const,
+    Name,
+    Neg,
+    Node,
+    Num,
+    Program,
+    postorder,
+    unparse,
+)
+
+__all__ = ["ambiguities", "read_as"]
+
+
+def read_as(program: Program) -> str:
+    """The whole program in the reading notation: ``^``, ``·``, ``e``, grouping made plain.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> read_as(parse_program("y = x^1/2; 1/2y, -x^2"))
+    'y = (x^1)/2; (1/2)·y, -(x^2)'
+    """
+    text, after_output = "", False
+    for statement in program.statements:
+        expr = unparse(statement.expr, reading=True)
+        if statement.target is not None:
+            expr = f"{statement.target} = {expr}"
+        if text:
+            text += ", " if after_output else "; "
+        text += expr
+        after_output = statement.target is None
+    return text
+
+
+def ambiguities(program: Program) -> list[str]:
+    """One warning per place where the strict reading is likely not what was meant.
+
+    The patterns: a power's exponent followed directly by an implicit product (``e^2x``,
+    ``e^-2x``; not ``e^2 x`` or ``x²y``); an implicit product after a quotient (``1/2x``,
+    ``x/2y``); a number-over-number exponent split by ``/`` (``x^1/2``; not a whole power
+    like ``x^4/2``, nor ``(x^3)/2``).
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> for warning in ambiguities(parse_program("x^1/2 + x/2y")):
+    ...     print(warning)
+    x^1/2 is read as (x^1)/2; if you mean x^(1/2), write x^(1/2)
+    x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)
+    >>> ambiguities(parse_program("x^2/2 + e^(2x) + 1/(2x) + e^2 x + x²y"))
+    []
+    """
+    found: list[str] = []
+    for statement in program.statements:
+        for node in postorder(statement.expr):
+            if isinstance(node, Binary) and node.op in ("mul", "div"):
+                warning = _ambiguity(node, program.text)
+                if warning is not None:
+                    found.append(warning)
+    return found
+
+
+def _ambiguity(node: Binary, text: str) -> str | None:
+    """The warning for one product or quotient, if its reading is a likely misreading."""
+    if node.op == "mul" and _implicit(node, text):
+        power = _last_factor(node.left)
+        if (
+            _is(power, "pow")
+            and _number_or_name(power.right)
+            and text[_start(power.right)] not in "²³"  # x²y is plain
+            and _adjacent(node, text)  # e^2x; with a space (e^2 x) the product is plain
+        ):
+            regrouped = Binary("pow", power.left, Binary("mul", power.right, node.right, 0), 0)
+            meant = _with_last_factor(node.left, regrouped)
+            return _warning(node, meant, _typed(power.right, node.right, text), text)
+        if _is(node.left, "div"):  # 1/2x, x/2y
+            quotient = node.left
+            meant = Binary("div", quotient.left, Binary("mul", quotient.right, node.right, 0), 0)
+            return _warning(node, meant, _typed(quotient.right, node.right, text), text)
+    if node.op == "div":
+        power = _last_factor(node.left)
+        if (
+            _is(power, "pow")
+            and _value(power.right) is not None
+            and _value(node.right) is not None
+            and _value(power.right) / _value(node.right) % 1 != 0  # x^4/2 is no root
+            and not text[: node.column].rstrip(" \t").endswith(")")  # (x^3)/2 is deliberate
+        ):
+            regrouped = Binary("pow", power.left, Binary("div", power.right, node.right, 0), 0)
+            return _warning(node, _with_last_factor(node.left, regrouped), None, text)
+    return None
+
+
+def _warning(read: Binary, meant: Node, regrouped: str | None, text: str) -> str:
+    """ "T is read as R; if you mean M, write W" -- W keeps the user's own spelling inside
+    the new parentheses where there is one."""
+    meant_text = unparse(meant, reading=True)
+    write = meant_text
+    if regrouped is not None:
+        inner = unparse(meant.right if _is(meant, "div") else _regrouped(meant), reading=True)
+        write = f"{meant_text[: len(meant_text) - len(inner) - 2]}({regrouped})"
+    typed = _typed(read, read, text)
+    return (
+        f"{typed} is read as {unparse(read, reading=True)}; if you mean {meant_text}, write {write}"
+    )
+
+
+# --- the tree and its columns ---------------------------------------------------------------
+
+
+def _is(node: object, op: str) -> bool:
+    return isinstance(node, Binary) and node.op == op
+
+
+def _number_or_name(node: Node) -> bool:
+    """An exponent a student may continue by juxtaposition: ``2``, ``n``, ``e``, ``-2``."""
+    if isinstance(node, Neg):
+        node = node.operand
+    return isinstance(node, (Num, Name, Const))
+
+
+def _value(node: Node) -> float | None:
+    """A literal's value (``-2`` included), else ``None``."""
+    if isinstance(node, Neg) and isinstance(node.operand, Num):
+        return -node.operand.value
+    return node.value if isinstance(node, Num) else None
+
+
+def _last_factor(node: Node) -> Node:
+    """The rightmost factor of a product or quotient chain (``pow(e, 2)`` in ``3e^2``)."""
+    while _is(node, "mul") or _is(node, "div"):
+        node = node.right
+    return node
+
+
+def _with_last_factor(node: Node, factor: Node) -> Node:
+    """``node`` with its last factor (see :func:`_last_factor`) replaced by ``factor``."""
+    spine: list[Binary] = []
+    while _is(node, "mul") or _is(node, "div"):
+        spine.append(node)
+        node = node.right
+    for link in reversed(spine):
+        factor = Binary(link.op, link.left, factor, link.column)
+    return factor
+
+
+def _regrouped(meant: Node) -> Node:
+    """The new parenthesised group of a regrouped tree: its last factor's exponent."""
+    return _last_factor(meant).right
+
+
+def _implicit(node: Binary, text: str) -> bool:
+    """Whether a product was written without ``*``: its column is then its right operand's."""
+    return text[node.column] not in "*×·"
+
+
+def _adjacent(node: Binary, text: str) -> bool:
+    """Whether an implicit product's operands touch (no space between them)."""
+    return node.column > 0 and text[node.column - 1] not in " \t"
+
+
+def _start(node: Node) -> int:
+    """The column of a subtree's first token."""
+    while isinstance(node, Binary):
+        node = node.left
+    return node.column
+
+
+def _end(node: Node, text: str) -> int:
+    """The column just after a subtree's last token (closing parentheses not included)."""
+    while not isinstance(node, (Num, Name, Const)):
+        node = node.right if isinstance(node, Binary) else _children_last(node)
+    spelled = node.text if isinstance(node, Num) else getattr(node, "name", "")
+    if isinstance(node, Const) and node.name == "E":
+        spelled = text[node.column]
+    return node.column + (len(spelled) if text.startswith(spelled, node.column) else 1)
+
+
+def _children_last(node: Neg | Call) -> Node:
+    return node.operand if isinstance(node, Neg) else node.args[-1]
+
+
+def _typed(first: Node, last: Node, text: str) -> str:
+    """The text from ``first``'s first token to ``last``'s last, as typed, with the
+    parentheses the span opens or closes."""
+    start, end = _start(first), _end(last, text)
+    depth = text.count("(", start, end) - text.count(")", start, end)
+    while depth > 0 and text.find(")", end) >= 0:  # take the ')' of groups opened inside
+        end, depth = text.find(")", end) + 1, depth - 1
+    while depth < 0 and text.rfind("(", 0, start) >= 0:  # and the '(' of groups closed
+        start, depth = text.rfind("(", 0, start), depth + 1
+    return text[start:end].strip()
