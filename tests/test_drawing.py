@@ -313,7 +313,7 @@ def test_render_file_without_graphviz_explains_how_to_install_it(tmp_path, monke
     assert str(raised.value) == (
         "the Graphviz program 'dot' is needed to write graph.svg: install it "
         "(Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew install graphviz), "
-        "or use --format dot and render elsewhere"
+        "or write .svg (gradcalc draws it) or .dot"
     )
     render_file("digraph {}", tmp_path / "graph.dot")  # .dot needs no Graphviz
 

@@ -227,17 +227,14 @@ def render_file(dot_text: str, path: str | Path) -> None:
             f"cannot write {path.name}: the supported suffixes are {', '.join(SUFFIXES)}"
         )
     if suffix == ".dot":
-        try:
-            path.write_text(dot_text, encoding="utf-8")
-        except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-            raise InputError(f"cannot write {path}: {reason_of(error)}") from None
+        write_text(path, dot_text)
         return
     program = shutil.which("dot")
     if program is None:
         raise InputError(
             f"the Graphviz program 'dot' is needed to write {path.name}: install it "
             "(Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew install graphviz), "
-            "or use --format dot and render elsewhere"
+            "or write .svg (gradcalc draws it) or .dot"
         )
     try:
         scratch = tempfile.TemporaryDirectory(prefix=".gradcalc-", dir=path.parent)
@@ -268,6 +265,25 @@ def render_file(dot_text: str, path: str | Path) -> None:
             os.replace(temporary, path)
         except (OSError, ValueError) as error:  # ValueError: a NUL in the path
             raise InputError(f"cannot write {path}: {reason_of(error)}") from None
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` as UTF-8.
+
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "graph.svg"
+    >>> write_text(out, "<svg/>")
+    >>> write_text(out / "inside", "x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: cannot write .../graph.svg/inside: ...
+
+    Raises:
+        InputError: the path cannot be written.
+    """
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot write {path}: {reason_of(error)}") from None
 
 
 # --- the graph, independent of the output format --------------------------------------

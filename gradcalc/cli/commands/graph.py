@@ -1,9 +1,10 @@
-"""``gradcalc graph``: the op graph with each node's value and adjoint (DOT, Mermaid)."""
+"""``gradcalc graph``: the op graph with each node's value and adjoint (DOT, Mermaid, SVG)."""
 
 from __future__ import annotations
 
 import enum
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,6 +20,7 @@ class GraphFormat(str, enum.Enum):
 
     dot = "dot"
     mermaid = "mermaid"
+    svg = "svg"
 
 
 def graph(
@@ -28,19 +30,22 @@ def graph(
     wrt: Wrt = None,
     of: Of = None,
     output: Annotated[
-        GraphFormat, typer.Option("--format", "-f", help="Graphviz DOT or Mermaid text.")
+        GraphFormat,
+        typer.Option("--format", "-f", help="Graphviz DOT, Mermaid or SVG (a picture) text."),
     ] = GraphFormat.dot,
     out: Annotated[
         str | None,
         typer.Option(
-            "--out", metavar="FILE", help="Write FILE.svg / .png (needs Graphviz) or .dot instead."
+            "--out",
+            metavar="FILE",
+            help="Write FILE.svg (drawn by gradcalc), .png (needs Graphviz) or .dot instead.",
         ),
     ] = None,
     digits: Digits = None,
 ) -> int:
     """The op graph of EXPRESSION with the value and the adjoint on every node."""
     from gradcalc.engine import api
-    from gradcalc.render import drawing
+    from gradcalc.render import drawing, graph_svg
 
     if at is not None and len(at) > 1:
         raise InputError("graph draws one point: give one --at")
@@ -49,10 +54,17 @@ def graph(
     (result, *rest) = api.gradient_at(session.graph, session.first, names(wrt), options)
     if rest:
         raise InputError("graph draws one target: choose it with --of")
-    if out is not None:
-        drawing.render_file(drawing.to_dot(result, digits=digits), out)
-        print(f"wrote {out}", file=sys.stderr)
+    if out is None:
+        text = {
+            GraphFormat.dot: drawing.to_dot,
+            GraphFormat.mermaid: drawing.to_mermaid,
+            GraphFormat.svg: graph_svg.to_svg,
+        }[output]
+        print(text(result, digits=digits))
         return ExitCode.OK
-    text = drawing.to_dot if output is GraphFormat.dot else drawing.to_mermaid
-    print(text(result, digits=digits))
+    if Path(out).suffix.lower() == ".svg":
+        drawing.write_text(out, graph_svg.to_svg(result, digits=digits))
+    else:
+        drawing.render_file(drawing.to_dot(result, digits=digits), out)
+    print(f"wrote {out}", file=sys.stderr)
     return ExitCode.OK

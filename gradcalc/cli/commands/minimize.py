@@ -50,7 +50,13 @@ def minimize(
     output: Annotated[
         Format, typer.Option("--format", "-f", help="table, json or csv (the path).")
     ] = Format.table,
-    plot: Annotated[bool, typer.Option("--plot", help="Draw the value along the path.")] = False,
+    plot: Annotated[
+        bool,
+        typer.Option(
+            "--plot",
+            help="Draw the value along the path (with --out and two variables: the path too).",
+        ),
+    ] = False,
     out: PlotOut = None,
     digits: Digits = None,
 ) -> int:
@@ -77,7 +83,13 @@ def minimize(
         from gradcalc.apps import plot as plotting
 
         values = [s.value for s in result.path]
+        steps = [s.step for s in result.path]
         title = f"{text} by {result.method}"
-        text_plot = plotting.loss_plot(values, out, title, steps=[s.step for s in result.path])
+        if out is not None and len(result.point) == 2:
+            path = {name: [s.point[name] for s in result.path] for name in result.point}
+            plotting.descent_plot(text, path, values, steps, out, title)
+            text_plot = None
+        else:
+            text_plot = plotting.loss_plot(values, out, title, steps=steps)
         show_plot(text_plot, out)
     return ExitCode.OK if result.converged else ExitCode.CHECK_FAILED
