@@ -1,0 +1,133 @@
+"""The pictures of the docs (docs/pictures.py): every picture a page shows has alt text and is
+drawn by the build; README's copies are up to date; and in the built site every <img> is a
+real, non-empty image of its type (SVG that parses with an <svg> root, PNG with the PNG
+signature). The site is built with MkDocs when the `docs` extra is installed (.ci/run runs
+this file again after installing it)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+
+_spec = importlib.util.spec_from_file_location("pictures", DOCS / "pictures.py")
+pictures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pictures)
+
+IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)\)")
+PNG = b"\x89PNG\r\n\x1a\n"
+LEARN = ("tutorial.md", "students.md", "beyond-the-gradient.md", "fitting.md")
+
+
+def images(path: Path) -> list[tuple[str, str]]:
+    """(alt, src) of each Markdown image in ``path``, outside fenced code."""
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    assert "<img" not in text, f"{path.name}: write pictures as ![alt](src), not <img>"
+    return [(m["alt"], m["src"]) for m in IMAGE.finditer(text)]
+
+
+def assert_image(name: str, content: bytes) -> None:
+    """``content`` is a non-empty image of the type its name says."""
+    assert content, f"{name} is empty"
+    suffix = Path(name).suffix.lower()
+    if suffix == ".svg":
+        root = ET.fromstring(content)
+        assert root.tag in ("svg", "{http://www.w3.org/2000/svg}svg"), f"{name}: no <svg> root"
+    elif suffix == ".png":
+        assert content.startswith(PNG), f"{name} is not a PNG"
+    else:
+        raise AssertionError(f"{name}: pictures are .svg or .png")
+
+
+def test_every_picture_of_the_pages_has_alt_text_and_is_drawn_by_the_build() -> None:
+    shown: set[str] = set()
+    for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        folder = "docs/images/" if page.name == "README.md" else "images/"
+        for alt, src in images(page):
+            assert len(alt.split()) >= 5, (
+                f"{page.name}: {src} needs alt text that says what it shows"
+            )
+            assert src.startswith(folder), f"{page.name}: {src} is not one of the pictures"
+            name = src.removeprefix(folder)
+            assert name in pictures.PICTURES, f"{page.name}: no command draws {src}"
+            if page.name == "README.md":
+                assert name in pictures.COMMITTED, f"README shows {name}, which is not committed"
+            shown.add(name)
+    assert shown == set(pictures.PICTURES), "a picture is drawn but shown nowhere"
+
+
+def test_the_learning_pages_have_at_least_six_pictures_each_page_one() -> None:
+    counts = {page: len(images(DOCS / page)) for page in LEARN}
+    assert all(counts.values()), counts
+    assert len({src for page in LEARN for _, src in images(DOCS / page)}) >= 6
+
+
+def test_the_committed_pictures_are_what_gradcalc_draws_now() -> None:
+    committed = {p.name for p in (DOCS / pictures.IMAGES).iterdir()}
+    assert committed == set(pictures.COMMITTED), "docs/images/ holds only README's pictures"
+    for name in pictures.COMMITTED:
+        assert (DOCS / pictures.IMAGES / name).read_bytes() == pictures.draw(name), (
+            f"docs/images/{name} is out of date: run `python docs/pictures.py` and commit it"
+        )
+
+
+def test_a_failing_command_fails_the_build(monkeypatch) -> None:
+    monkeypatch.setitem(pictures.PICTURES, "broken.svg", 'gradcalc plot "x^" --at x=1 --out {out}')
+    with pytest.raises(RuntimeError, match=r"broken.svg was not drawn: .* exited with 2"):
+        pictures.draw("broken.svg")
+
+
+class _Images(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.found.append(dict(attrs))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site, built strictly as CI builds it (skipped without the `docs` extra)."""
+    pytest.importorskip("mkdocs", reason="building the site needs the docs extra")
+    pytest.importorskip("material", reason="building the site needs the docs extra")
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    folder = tmp_path_factory.mktemp("site")
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(folder), strict=True)
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+    return folder
+
+
+def test_the_built_site_shows_every_picture(site: Path) -> None:
+    seen: dict[str, int] = {}
+    for page in site.rglob("*.html"):
+        parser = _Images()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for img in parser.found:
+            src = img.get("src") or ""
+            assert len((img.get("alt") or "").split()) >= 5, f"{page}: <img src={src}> has no alt"
+            url = urlsplit(src)
+            assert not url.scheme and not url.netloc, f"{page}: {src} is not part of the site"
+            target = (page.parent / unquote(url.path)).resolve()
+            assert target.is_file(), f"{page.relative_to(site)}: {src} does not exist"
+            assert_image(target.name, target.read_bytes())
+            seen[target.name] = seen.get(target.name, 0) + 1
+    assert set(seen) == set(pictures.PICTURES)
+    for page in LEARN:
+        html = (site / page.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
+        assert "<img" in html, f"{page} shows no picture"
