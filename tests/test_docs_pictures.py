@@ -28,8 +28,9 @@ LEARN = ("tutorial.md", "students.md", "beyond-the-gradient.md", "fitting.md")
 
 
 def images(path: Path) -> list[tuple[str, str]]:
-    """(alt, src) of each Markdown image in ``path``, outside fenced code."""
+    """(alt, src) of each Markdown image in ``path``, outside code."""
     text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    text = re.sub(r"`[^`\n]*`", "", text)
     assert "<img" not in text, f"{path.name}: write pictures as ![alt](src), not <img>"
     return [(m["alt"], m["src"]) for m in IMAGE.finditer(text)]
 
