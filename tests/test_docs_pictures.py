@@ -132,3 +132,32 @@ def test_the_built_site_shows_every_picture(site: Path) -> None:
     for page in LEARN:
         html = (site / page.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
         assert "<img" in html, f"{page} shows no picture"
+
+
+_shots = importlib.util.spec_from_file_location("screenshots", DOCS / "screenshots.py")
+screenshots = importlib.util.module_from_spec(_shots)
+_shots.loader.exec_module(screenshots)
+
+
+def test_screenshots_are_skipped_with_a_note_without_chromium(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(screenshots.shutil, "which", lambda name: None)
+    assert screenshots.main(tmp_path / "shots") == 0
+    assert capsys.readouterr().out.startswith("skipped: no Chromium found")
+    assert not (tmp_path / "shots").exists()
+
+
+def test_a_tall_screenshot_is_cut_into_tiles_without_the_blank_ones(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib.image")
+    import numpy as np
+
+    page = np.ones((2500, 40, 3))
+    page[100:120, 5:30] = 0.2  # something in the first tile
+    page[2400:2450] = 0.0  # and in the third; the second is blank
+    matplotlib.imsave(tmp_path / "page.png", page)
+    screenshots.tiles(tmp_path / "page.png", tmp_path, "tutorial")
+    saved = sorted(p.name for p in tmp_path.glob("tutorial-*.png"))
+    assert saved == ["tutorial-01.png", "tutorial-03.png"]
+    first = matplotlib.imread(tmp_path / "tutorial-01.png")
+    last = matplotlib.imread(tmp_path / "tutorial-03.png")
+    assert first.shape[:2] == (screenshots.TILE, 40) and last.shape[:2] == (500, 40)
+    assert (last[400:450, :, :3] == 0).all()
