@@ -1,0 +1,342 @@
+"""Critical points of a function and the second-derivative test at each.
+
+Where the gradient is a system of rational functions, sympy solves ∇f = 0 exactly (within a
+time budget): the solution set is then complete. Otherwise -- or when sympy runs out of
+time -- a numeric search on the tape runs Levenberg-Marquardt steps on |∇f|² from many starting
+points of the region at once, and the points it converges to are deduplicated and labelled
+numeric (a search can miss points; it says so). Each point gets its value, its Hessian (exact
+when the point is), the second-derivative test and a verdict; the tape's gradient must vanish
+there, or the point is not reported.
+
+>>> result = critical_points("x^3 - 3x + y^2")
+>>> result.method
+'exact'
+>>> [(p.coordinates, p.test.verdict) for p in result.points]
+[('x = -1, y = 0', 'saddle point'), ('x = 1, y = 0', 'local minimum')]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.errors import InputError
+from gradcalc.engine.api import Options, compile_expression, hessian_at
+from gradcalc.engine.classify import Classification, classify
+from gradcalc.engine.higher import check_variables
+from gradcalc.engine.points import Points, constant_value
+from gradcalc.lang.graph import Graph
+from gradcalc.lang.literals import split_top_level
+from gradcalc.symbolic.crosscheck import CheckTimeout, symbolic_gradient, time_limit, to_sympy
+from gradcalc.symbolic.notation import user_text
+
+#: The region searched numerically when none is given: every variable in [-5, 5].
+DEFAULT_RANGE = (-5.0, 5.0)
+#: Starting points of the numeric search.
+STARTS = 256
+#: Levenberg-Marquardt iterations from each start.
+ITERATIONS = 80
+#: |∇f| below this (relative to the Hessian's scale) counts as zero.
+GRADIENT_TOLERANCE = 1e-9
+SEED = 20261201
+
+
+@dataclass
+class CriticalPoint:
+    """One point where ∇f = 0.
+
+    ``exact`` maps each variable to its sympy value (``None`` for a numeric point);
+    ``hessian`` is the Hessian there (exact entries made float when the point is exact);
+    ``discriminant`` is fxx·fyy − fxy² for two variables.
+    """
+
+    point: dict[str, float]
+    exact: dict[str, Any] | None
+    value: float
+    hessian: np.ndarray
+    test: Classification
+    discriminant: float | None = None
+
+    @property
+    def coordinates(self) -> str:
+        """``x = 1, y = 0`` (exact values in the user's notation when known)."""
+        if self.exact is not None:
+            return ", ".join(f"{n} = {user_text(v)}" for n, v in self.exact.items())
+        return ", ".join(f"{n} = {v:.10g}" for n, v in self.point.items())
+
+
+@dataclass
+class CriticalResult:
+    """All critical points found, how (``exact`` or ``numeric``), in which region."""
+
+    expression: str
+    variables: tuple[str, ...]
+    region: dict[str, tuple[float, float]]
+    method: str
+    points: list[CriticalPoint]
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_region(spec: str | None, variables: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """``x=-5..5,y=0..pi`` as bounds per variable (missing ones: [-5, 5]).
+
+    >>> parse_region("x=-1..2", ["x", "y"])
+    {'x': (-1.0, 2.0), 'y': (-5.0, 5.0)}
+    """
+    region = dict.fromkeys(variables, DEFAULT_RANGE)
+    for part in split_top_level(spec) if spec else []:
+        name, equals, bounds = part.strip().partition("=")
+        low, dots, high = bounds.partition("..")
+        if not (equals and dots):
+            raise InputError(f"--in {part.strip()!r}: write name=low..high, e.g. x=-5..5")
+        if name.strip() not in region:
+            raise InputError(
+                f"--in {name.strip()}: not a variable of the expression "
+                f"({', '.join(variables) or 'none'})"
+            )
+        lo, hi = constant_value(low.strip()), constant_value(high.strip())
+        if not lo < hi:
+            raise InputError(f"--in {part.strip()!r}: the low end must be below the high end")
+        region[name.strip()] = (lo, hi)
+    return region
+
+
+def critical_points(
+    expression: str,
+    region: str | Mapping[str, tuple[float, float]] | None = None,
+    budget: float = 5.0,
+) -> CriticalResult:
+    """The critical points of ``expression`` (one target) in ``region``.
+
+    Args:
+        expression: the function.
+        region: ``"x=-5..5,y=-5..5"`` or bounds per variable. Exact solutions outside it are
+            left out; the numeric search starts inside it.
+        budget: seconds for sympy's exact solution.
+
+    Raises:
+        InputError: a bad expression or region, several targets, no variables.
+
+    >>> r = critical_points("x^4 + y^4 - 4x y")
+    >>> for p in r.points:
+    ...     print(p.coordinates, p.test.verdict, p.discriminant)
+    x = -1, y = -1 local minimum 128.0
+    x = 0, y = 0 saddle point -16.0
+    x = 1, y = 1 local minimum 128.0
+    """
+    graph = compile_expression(expression)
+    if len(graph.targets) != 1:
+        raise InputError("critical points are of one function: give one expression")
+    variables = tuple(graph.variables)
+    if not variables:
+        raise InputError(f"{expression!r} has no variables")
+    check_variables(graph, variables, "a critical point")
+    bounds = dict(region) if isinstance(region, Mapping) else parse_region(region, variables)
+    notes: list[str] = []
+    deadline = time.monotonic() + budget
+    exact = _exact_solutions(graph, variables, budget, notes)
+    if exact is not None:
+        points = [p for p in exact if _inside(p[0], bounds)]
+        if len(points) < len(exact):
+            notes.append(f"{len(exact) - len(points)} exact critical point(s) outside the region")
+        method = "exact"
+    else:
+        points = [(p, None) for p in _numeric_search(graph, variables, bounds)]
+        method = "numeric"
+        notes.append(
+            f"numeric search: Levenberg-Marquardt on |∇f|² from {STARTS} starting points in the "
+            "region; points it did not reach may be missing"
+        )
+    found = _classified(graph, variables, points, deadline)
+    if method == "exact" and len(found) < len(points):
+        notes.append(
+            f"{len(points) - len(found)} solution(s) of ∇f = 0 left out: f or ∇f is undefined there"
+        )
+    return CriticalResult(expression, variables, bounds, method, found, notes)
+
+
+def _inside(point: Mapping[str, float], bounds: Mapping[str, tuple[float, float]]) -> bool:
+    return all(bounds[n][0] <= v <= bounds[n][1] for n, v in point.items())
+
+
+# --- exact: sympy solves a rational system -----------------------------------------------------
+
+
+def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str]):
+    """[(float point, exact point)] when ∇f is rational and sympy solves it within the budget
+    to finitely many points; None otherwise (then the search is numeric)."""
+    import sympy as sp
+
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    try:
+        with time_limit(budget):
+            gradient = symbolic_gradient(graph, 0, list(variables))
+            components = [sp.together(gradient[v]) for v in variables]
+            if not all(c.is_rational_function(*symbols) for c in components):
+                notes.append(
+                    "∇f is not a rational function: sympy's solution would not be known complete"
+                )
+                return None
+            numerators = [sp.numer(c) for c in components]
+            solutions = sp.solve(numerators, symbols, dict=True)
+            points = []
+            for solution in solutions:
+                if set(solution) != set(symbols) or any(
+                    not value.is_number for value in solution.values()
+                ):
+                    notes.append(
+                        "the critical points form a continuum ("
+                        + ", ".join(f"{k} = {user_text(v)}" for k, v in solution.items())
+                        + "); isolated points only are listed"
+                    )
+                    continue
+                if not all(value.is_real for value in solution.values()):
+                    continue
+                exact = {v: solution[s] for v, s in zip(variables, symbols)}
+                points.append(({v: float(e) for v, e in exact.items()}, exact))
+            return sorted(points, key=lambda p: tuple(p[0].values()))
+    except CheckTimeout:
+        notes.append(f"sympy could not solve ∇f = 0 within {budget:g} s (raise --check-timeout)")
+    except (NotImplementedError, ValueError, TypeError, RecursionError, AttributeError) as failure:
+        notes.append(f"sympy could not solve ∇f = 0 ({type(failure).__name__})")
+    return None
+
+
+# --- numeric: Gauss-Newton on |∇f|² from many starts ------------------------------------------
+
+
+def _numeric_search(graph: Graph, variables, bounds) -> list[dict[str, float]]:
+    """Converged, deduplicated points of the region where the tape's gradient vanishes.
+
+    Levenberg-Marquardt on |∇f|², every start at once: a step ``(H² + λI) d = H g`` is kept
+    when it lowers |∇f|² (then λ shrinks tenfold, towards Newton's step), else λ grows.
+    """
+    rng = np.random.default_rng(SEED)
+    n = len(variables)
+    low = np.array([bounds[v][0] for v in variables])
+    high = np.array([bounds[v][1] for v in variables])
+    width = (high - low)[:, None]
+    x = low[:, None] + width * rng.random((n, STARTS))
+    g, h, _ = _gradient_and_hessian(graph, variables, x)
+    alive = np.all(np.isfinite(g), axis=0) & np.all(np.isfinite(h), axis=(0, 1))
+    x, g, h = x[:, alive], g[:, alive], h[:, :, alive]
+    if x.shape[1] == 0:
+        return []
+    typical = max(float(np.max(np.abs(g))), np.finfo(float).tiny)  # |∇f| in the region
+    size = np.sum(g * g, axis=0)
+    damping = 1e-3 * _trace(h)
+    for _ in range(ITERATIONS):
+        trial = x - np.clip(_step(h, g, damping), -width, width)
+        g_new, h_new, _ = _gradient_and_hessian(graph, variables, trial)
+        size_new = np.sum(g_new * g_new, axis=0)
+        better = np.isfinite(size_new) & np.all(np.isfinite(h_new), axis=(0, 1))
+        better &= size_new < size
+        x = np.where(better, trial, x)
+        g = np.where(better, g_new, g)
+        h = np.where(better, h_new, h)
+        size = np.where(better, size_new, size)
+        damping = np.where(better, damping / 10, damping * 10)
+    # converged: the gradient is tiny next to its size in the region, and so is Newton's
+    # step (far out on exp(-x^2) the gradient is tiny but the point is not critical)
+    newton = _step(h, g, np.zeros(x.shape[1]))
+    small_gradient = np.all(np.abs(g) <= GRADIENT_TOLERANCE * typical, axis=0)
+    small_step = np.all(np.abs(newton) <= 1e-7 * (1 + np.abs(x)), axis=0)
+    inside = np.all((x >= low[:, None]) & (x <= high[:, None]), axis=0)
+    kept: list[np.ndarray] = []
+    for column in x[:, small_gradient & small_step & inside].T:
+        column = np.where(np.abs(column) < 1e-12 * max(1.0, np.max(np.abs(column))), 0.0, column)
+        if not any(np.allclose(column, other, rtol=1e-6, atol=1e-8) for other in kept):
+            kept.append(column)
+    kept.sort(key=tuple)
+    return [dict(zip(variables, (float(c) + 0.0 for c in column))) for column in kept]
+
+
+def _trace(h: np.ndarray) -> np.ndarray:
+    """trace(H²) per point, at least the smallest positive float."""
+    return np.einsum("ijk,jik->k", h, h) + np.finfo(float).tiny
+
+
+def _step(h: np.ndarray, g: np.ndarray, damping: np.ndarray) -> np.ndarray:
+    """The Levenberg-Marquardt step on |g|² per point: (H² + λI) d = H g (λ at least
+    1e-14 of trace(H²), so a singular H gives a finite step)."""
+    n = h.shape[0]
+    hh = np.einsum("ijk,jlk->kil", h, h)
+    lam = np.maximum(damping, 1e-14 * _trace(h))
+    hg = np.einsum("ijk,jk->ki", h, g)
+    with np.errstate(all="ignore"):
+        return np.linalg.solve(hh + lam[:, None, None] * np.eye(n), hg[..., None])[..., 0].T
+
+
+def _gradient_and_hessian(graph: Graph, variables, x: np.ndarray):
+    """The tape's gradient (n, k) and Hessian (n, n, k) at k points (columns of ``x``), and
+    the values (k); NaN where undefined."""
+    points = Points(tuple(variables), {v: x[i] for i, v in enumerate(variables)}, None)
+    run = hessian_at(graph, points, list(variables), Options(check=False, strict=False))
+    k = x.shape[1]
+    gradient = np.array([np.broadcast_to(run.gradient[v], (k,)) for v in variables], dtype=float)
+    hessian = np.broadcast_to(run.matrix, (len(variables), len(variables), k)).astype(float)
+    gradient[:, np.broadcast_to(run.undefined, (k,))] = np.nan
+    value = np.broadcast_to(run.value, (k,)).astype(float)
+    value = np.where(np.broadcast_to(run.value_undefined, (k,)), np.nan, value)
+    return gradient, hessian, value
+
+
+# --- each point: value, Hessian, the test -----------------------------------------------------
+
+
+def _classified(graph: Graph, variables, points, deadline: float) -> list[CriticalPoint]:
+    """Each point with its value and second-derivative test; points where the tape finds f
+    or ∇f undefined, or ∇f not zero, are left out."""
+    if not points:
+        return []
+    x = np.array([[p[v] for p, _ in points] for v in variables], dtype=float)
+    g, h, values = _gradient_and_hessian(graph, variables, x)
+    exact_hessians = _exact_hessians(graph, variables, points, deadline)
+    found = []
+    for k, (point, exact) in enumerate(points):
+        hessian = exact_hessians[k] if exact_hessians[k] is not None else h[:, :, k]
+        scale = max(1.0, float(np.max(np.abs(x[:, k]))))
+        if not (np.all(np.isfinite(g[:, k])) and np.isfinite(values[k])):
+            continue  # f or its gradient is undefined here
+        tolerance = 1e-6 * max(1.0, float(np.max(np.abs(h[:, :, k]))) * scale)
+        if not np.all(np.abs(g[:, k]) <= tolerance):
+            continue  # the tape does not confirm ∇f = 0 here
+        gradient = np.zeros(len(variables)) if exact is not None else g[:, k]
+        two = len(variables) == 2
+        found.append(
+            CriticalPoint(
+                point,
+                exact,
+                float(values[k]),
+                hessian,
+                classify(hessian, gradient, scale),
+                float(hessian[0, 0] * hessian[1, 1] - hessian[0, 1] ** 2) if two else None,
+            )
+        )
+    return found
+
+
+def _exact_hessians(graph: Graph, variables, points, deadline: float) -> list[np.ndarray | None]:
+    """The exact Hessian (as floats) at each exact point; None past the budget or for
+    numeric points."""
+    import sympy as sp
+
+    out: list[np.ndarray | None] = [None] * len(points)
+    if all(exact is None for _, exact in points):
+        return out
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    f = to_sympy(graph)[graph.targets[0]]
+    try:
+        with time_limit(max(deadline - time.monotonic(), 1.0)):
+            matrix = sp.hessian(f, symbols)
+            for k, (_, exact) in enumerate(points):
+                if exact is not None:
+                    at = matrix.subs({s: exact[v] for s, v in zip(symbols, variables)})
+                    out[k] = np.array(at.evalf(30).tolist(), dtype=float)
+    except (CheckTimeout, TypeError, ValueError):
+        pass  # the tape's Hessian is used
+    return out

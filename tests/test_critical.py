@@ -1,0 +1,107 @@
+"""Critical points (gradcalc.apps.critical) against textbook answers and sympy: the points and
+verdicts printed in calculus textbooks, and sympy's gradient vanishing at every numeric point."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy as sp
+
+from gradcalc.apps.critical import critical_points, parse_region
+from gradcalc.core.errors import InputError
+
+x, y = sp.symbols("x y", real=True)
+R = sp.Rational
+
+# (expression, region, {exact point: verdict}) -- Stewart 14.7 and the like
+TEXTBOOK = [
+    ("x^3 - 3x + y^2", None, {(1, 0): "local minimum", (-1, 0): "saddle point"}),
+    (
+        "x^4 + y^4 - 4x y",
+        None,
+        {(0, 0): "saddle point", (1, 1): "local minimum", (-1, -1): "local minimum"},
+    ),
+    (
+        "x y (1 - x - y)",
+        None,
+        {
+            (0, 0): "saddle point",
+            (1, 0): "saddle point",
+            (0, 1): "saddle point",
+            (R(1, 3), R(1, 3)): "local maximum",
+        },
+    ),
+    ("x^2 + x y + y^2 + y", None, {(R(1, 3), R(-2, 3)): "local minimum"}),
+    ("x^3 + y^3 - 3x y", None, {(0, 0): "saddle point", (1, 1): "local minimum"}),
+    ("x^3", None, {(0,): "inconclusive"}),
+    ("x + 1/x", None, {(1,): "local minimum", (-1,): "local maximum"}),
+    ("x^2 - 2x + 5", "x=-1..0", {}),  # the minimum x = 1 is outside the region
+]
+
+
+@pytest.mark.parametrize(("expression", "region", "expected"), TEXTBOOK)
+def test_textbook_critical_points_are_exact_and_classified(expression, region, expected):
+    result = critical_points(expression, region)
+    assert result.method == "exact"
+    found = {tuple(p.exact.values()): p.test.verdict for p in result.points}
+    assert found == expected
+
+
+def test_the_discriminant_is_fxx_fyy_minus_fxy_squared() -> None:
+    points = {tuple(p.exact.values()): p for p in critical_points("x^4 + y^4 - 4x y").points}
+    assert points[(0, 0)].discriminant == -16.0  # 0*0 - (-4)^2
+    assert points[(1, 1)].discriminant == 128.0  # 12*12 - 16
+
+
+def test_a_continuum_of_critical_points_is_said_not_listed() -> None:
+    result = critical_points("(x - y)^2")
+    assert result.points == []
+    assert any("continuum" in note and "x = y" in note for note in result.notes)
+
+
+def _numeric_answer(expression: str, region: str, f):
+    result = critical_points(expression, region)
+    assert result.method == "numeric"
+    assert any("numeric search" in note for note in result.notes)
+    for p in result.points:  # sympy's own gradient vanishes there
+        subs = {sp.Symbol(n, real=True): v for n, v in p.point.items()}
+        for v in (x, y):
+            assert abs(float(sp.diff(f, v).evalf(subs=subs))) < 1e-8
+    return {(round(p.point["x"], 6), round(p.point["y"], 6)): p.test.verdict for p in result.points}
+
+
+def test_transcendental_gradients_are_searched_numerically() -> None:
+    found = _numeric_answer("sin(x) + cos(y)", "x=-4..4,y=-4..4", sp.sin(x) + sp.cos(y))
+    h, p = round(math.pi / 2, 6), round(math.pi, 6)
+    assert found == {
+        (-h, -p): "local minimum",
+        (-h, 0): "saddle point",
+        (-h, p): "local minimum",
+        (h, -p): "saddle point",
+        (h, 0): "local maximum",
+        (h, p): "saddle point",
+    }
+
+
+def test_numeric_search_ignores_the_flat_far_field() -> None:
+    """x e^(-x²-y²): its gradient is tiny far out, but only two points are critical."""
+    found = _numeric_answer("x exp(-x^2 - y^2)", None, x * sp.exp(-(x**2) - y**2))
+    s = round(1 / math.sqrt(2), 6)
+    assert found == {(-s, 0): "local minimum", (s, 0): "local maximum"}
+
+
+def test_regions_are_parsed_and_checked() -> None:
+    assert parse_region("x=-pi..pi", ["x", "y"]) == {"x": (-math.pi, math.pi), "y": (-5.0, 5.0)}
+    for bad, message in [
+        ("x=1..0", "low end"),
+        ("z=0..1", "not a variable"),
+        ("x=0", "name=low..high"),
+    ]:
+        with pytest.raises(InputError, match=message):
+            parse_region(bad, ["x", "y"])
+
+
+def test_several_targets_are_refused() -> None:
+    with pytest.raises(InputError, match="one function"):
+        critical_points("x, y")
