@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from typing import Any
 
 #: A standalone number (not part of a name, not an exponent or a divisor) times what follows.
@@ -31,6 +32,13 @@ def _printer() -> type:
     from sympy.printing.str import StrPrinter
 
     class UserPrinter(StrPrinter):
+        def __init__(self, names: Mapping[str, str]) -> None:
+            super().__init__()
+            self.names = names
+
+        def _print_Symbol(self, expr: Any) -> str:
+            return self.names.get(expr.name) or super()._print_Symbol(expr)
+
         def _print_log(self, expr: Any) -> str:
             return f"ln({self._print(expr.args[0])})"
 
@@ -46,8 +54,9 @@ def _printer() -> type:
     return UserPrinter
 
 
-def user_text(expr: Any) -> str:
-    """``expr`` in gradcalc's input notation.
+def user_text(expr: Any, names: Mapping[str, str] | None = None) -> str:
+    """``expr`` in gradcalc's input notation; ``names`` writes some symbols as other text
+    (which must read as one factor: a name, or text in parentheses).
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
@@ -57,13 +66,15 @@ def user_text(expr: Any) -> str:
     ('2 w1*sqrt(x)', '1/(x + 1)^2')
     >>> user_text(1 / (x + 1)), user_text(1 / x)
     ('1/(x + 1)', '1/x')
+    >>> user_text(2 * x**2 - x / 3, {"x": "(x - 1)"})
+    '2(x - 1)^2 - (x - 1)/3'
     """
     if expr.is_Pow and expr.exp.is_negative and expr.exp.is_Rational:  # not (x + 1)^(-2)
         denominator = 1 / expr
-        text = user_text(denominator)
+        text = user_text(denominator, names)
         plain = denominator.is_Atom or denominator.is_Function or denominator.is_Pow
         return f"1/{text}" if plain else f"1/({text})"
-    text = _printer()().doprint(expr).replace("**", "^")
+    text = _printer()(names or {}).doprint(expr).replace("**", "^")
     return _COEFFICIENT.sub(_juxtapose, text)
 
 
