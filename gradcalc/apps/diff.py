@@ -16,7 +16,7 @@ unnoticed. All symbolic work shares one time budget.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,7 +178,12 @@ def differentiate(
         verification=Verification("unverified", 0),
         notes=notes,
     )
-    result.verification = verify(graph, result, max(deadline - time.monotonic(), 1.0))
+    result.verification = verify(
+        graph,
+        [*entries, *([determinant] if determinant else [])],
+        lambda points: _tape_values(graph, result, points),
+        max(deadline - time.monotonic(), 1.0),
+    )
     return result
 
 
@@ -326,15 +331,20 @@ def _unfinished(graph, expression, kind, sources, order, notes) -> DiffResult:
 # --- verification on the tape ----------------------------------------------------------------
 
 
-def verify(graph: Graph, result: DiffResult, budget: float) -> Verification:
+def verify(
+    graph: Graph,
+    entries: Sequence[Entry],
+    tape_values: Callable[[Points], tuple[list[np.ndarray], np.ndarray]],
+    budget: float,
+) -> Verification:
     """Compare every entry with the tape at random points of the domain.
 
-    Points where the tape says the function or its derivative is undefined are left out; a
-    point where the two differ in double precision is confirmed with 30-digit arithmetic.
+    ``tape_values`` gives the tape's value of each entry at the points, and where all are
+    defined; the other points are left out. A point where the two differ in double
+    precision is confirmed with 30-digit arithmetic.
     """
     points = _sample(graph)
-    tape, defined = _tape_values(graph, result, points)
-    entries = [*result.entries, *([result.determinant] if result.determinant else [])]
+    tape, defined = tape_values(points)
     try:
         with time_limit(budget):
             symbolic = [_numeric(entry.expr, graph, points) for entry in entries]

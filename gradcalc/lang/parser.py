@@ -256,6 +256,38 @@ def parse_program(text: str, variables: Iterable[str] = ()) -> Program:
         return parser.program()
 
 
+def parse_equation(text: str) -> Program:
+    """Parse an equation ``left = right`` as the program ``left - right`` (its zero set is
+    the curve or surface); ``variables`` work as in :func:`parse_program`.
+
+    >>> unparse(parse_equation("x^2 + y^2 = 25").statements[0].expr)
+    'x**2 + y**2 - 25'
+    >>> parse_equation("x + y")
+    Traceback (most recent call last):
+    ...
+    gradcalc.core.errors.InputError: not an equation: write left = right, e.g. x^2 + y^2 = 25
+    """
+    _check_characters(text)
+    parser = _Parser(text, frozenset())
+    statements = _Lexer(text).run()
+    if len(statements) != 1 or statements[0].equals is None:
+        raise InputError("not an equation: write left = right, e.g. x^2 + y^2 = 25", text, 0)
+    tokens, equals = statements[0]
+    sides = []
+    for part, column in ((tokens[:equals], 0), (tokens[equals + 1 :], tokens[equals][2])):
+        if not part:
+            raise InputError("an equation needs an expression on each side of '='", text, column)
+        with np.errstate(all="ignore"):
+            outputs = _ExpressionParser(parser, part, 0).parse()
+        if len(outputs) > 1:
+            raise InputError("an equation has one expression on each side", text, column)
+        sides.append(outputs[0][0])
+    if parser.violation is not None:
+        raise parser.violation
+    column = tokens[equals][2]
+    return Program(text, (Statement(None, Binary("sub", sides[0], sides[1], column), 0),))
+
+
 def parse_constant(text: str) -> Node:
     """Parse a point value: one expression of numbers, ``pi``, ``e`` and functions only.
 
@@ -699,7 +731,9 @@ class _Parser:
         kind, name, column = tokens[0]
         if equals != 1 or kind != "name":
             raise self.error(
-                "only a single name can be assigned: write name = expression", tokens[equals][2]
+                "only a single name can be assigned: write name = expression (an equation "
+                "such as x^2 + y^2 = 25 is for gradcalc diff --implicit y)",
+                tokens[equals][2],
             )
         if name in FUNCTION_NAMES:
             raise self.error(
