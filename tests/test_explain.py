@@ -181,7 +181,7 @@ RULES = [
     ("sin(x**3)", "sin(x**3)", "chain rule: d/du sin(u) = cos(u)"),
     ("x**3", "x**3", "power rule"),
     ("2**x", "2**x", "exponential rule"),
-    ("x**x", "x**x", "general power rule"),
+    ("x**x", "x**x", "logarithmic differentiation"),
     ("x**2 + x", "x**2 + x", "sum rule"),
     ("x**2 - x", "x**2 - x", "difference rule"),
     ("3*x**2", "3*x**2", "constant multiple rule"),
@@ -341,3 +341,28 @@ def test_explain_command_formats_and_errors() -> None:
     assert latex.stdout.count("\\begin{align*}") == latex.stdout.count("\\end{align*}") > 0
     assert runner.invoke(app, ["explain", "x", "--at", "x=1", "--at", "x=2"]).exit_code == 2
     assert runner.invoke(app, ["explain", "log(x)", "--at", "x=-1"]).exit_code == 3
+
+
+# --- without a point: the derivation and the simplified result ------------------------------
+
+
+@pytest.mark.parametrize(("expression", "reference", "rule"), RULES)
+def test_without_a_point_the_rules_and_the_simplified_result_are_sympys(
+    expression, reference, rule
+) -> None:
+    e = explain(expression, at=None)
+    (derivation,) = e.derivations
+    assert rule.split(":")[0] in [step.rule for step in derivation.steps]
+    x = x_symbol()
+    truth = sp.diff(sp.sympify(reference, locals={"x": x}), x)
+    assert sp.simplify(e.simplified["x"].expr - truth) == 0
+    markdown = to_markdown(e)
+    assert "Forward pass" not in markdown and "Reverse pass" not in markdown
+    assert "Simplified: `simplified: ∂" in markdown
+
+
+def test_without_a_point_the_quotient_rule_result_is_simplified() -> None:
+    e = explain("x/(x+1)", at=None)
+    assert e.point is None and e.forward == [] and e.gradient == {}
+    assert "simplified: ∂f/∂x = 1/(x + 1)^2   (factor)" in to_markdown(e)
+    assert r"\frac{1}{\left(x + 1\right)^{2}}" in to_latex(e)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,7 @@ from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
 from gradcalc.engine.api import GradResult, compile_expression, grad
 from gradcalc.engine.diagnostics import local_slopes
-from gradcalc.engine.evaluate import TapeRow
+from gradcalc.engine.evaluate import TapeRow, source_names
 from gradcalc.engine.points import Points, parse_at
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import format_number
@@ -59,6 +59,8 @@ from gradcalc.symbolic.crosscheck import (
     to_sympy,
 )
 from gradcalc.symbolic.derivative import derivative
+from gradcalc.symbolic.notation import user_latex, user_text
+from gradcalc.symbolic.simplify import Simplified, simplest
 
 #: At most this many rule-by-rule steps are shown per source (the last one always is).
 MAX_RULE_STEPS = 80
@@ -69,6 +71,9 @@ MAX_EXPANDED = 200
 MAX_SHOWN_NODES = 150
 #: Seconds the symbolic derivation of one source may take.
 SYMBOLIC_TIMEOUT = 5.0
+
+#: The rule for u^v when both depend on the source (x^x).
+LOGARITHMIC = "logarithmic differentiation"
 
 _SINGLE_STAR = re.compile(r"(?<!\*)\*(?!\*)")
 
@@ -176,26 +181,32 @@ class Explanation:
         reverse: the seed, then each adjoint in reverse order (records, then variables).
         gradient: per source, the tape's derivative (``None``: independent).
         derivations: one symbolic derivation per source.
+        simplified: without a point (``point`` is ``None``, no passes, no gradient), each
+            source's derivative simplified (:mod:`gradcalc.symbolic.simplify`).
     """
 
     expression: str
     target: str
     root: str
-    point: str
+    point: str | None
     forward: list[ForwardStep]
     reverse: list[ReverseStep]
     gradient: dict[str, float | None]
     derivations: list[Derivation]
+    simplified: dict[str, Simplified] = field(default_factory=dict)
 
 
 def explain(
-    expression: str, at: Mapping[str, float] | list[str], wrt: Sequence[str] | None = None
+    expression: str,
+    at: Mapping[str, float] | list[str] | None,
+    wrt: Sequence[str] | None = None,
 ) -> Explanation:
-    """Explain the gradient of ``expression`` at one point.
+    """Explain the gradient of ``expression`` at one point, or without one (``at=None``: the
+    symbolic derivation only, rule by rule, and the simplified result).
 
     Args:
         expression: an expression or a program (``"y = x**2; z = y**2"``).
-        at: the point, ``{"x": 3}`` or ``--at`` style specs (``["x=pi/4"]``).
+        at: the point, ``{"x": 3}`` or ``--at`` style specs (``["x=pi/4"]``), or ``None``.
         wrt: the sources (default: every free variable); statement names allowed.
 
     Raises:
@@ -214,7 +225,12 @@ def explain(
     #1 3.0 ['#2']
     w1 36.0 ['#1', '#3']
     w2 10.0 ['#4']
+    >>> e = explain("x^x", at=None)
+    >>> [step.rule for step in e.derivations[0].steps], user_text(e.simplified["x"].expr)
+    (['logarithmic differentiation'], 'x^x*(ln(x) + 1)')
     """
+    if at is None:
+        return _without_point(expression, wrt)
     result = grad(expression, at=_one_point(at), wrt=wrt, check=False, strict=True)
     if isinstance(result, list):
         raise InputError(
@@ -247,6 +263,37 @@ def explain(
 
 
 # --- building ---------------------------------------------------------------------------
+
+
+def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
+    """The rule-by-rule derivations and the simplified results, no point needed."""
+    graph = compile_expression(expression)
+    if len(graph.targets) > 1:
+        raise InputError(
+            f"explain takes one target; this has {len(graph.targets)} "
+            f"({', '.join(graph.target_names)})"
+        )
+    names = _node_names(graph)
+    statements = {i: _symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
+    inline = to_sympy(graph, statements)
+    derivations = [_derivation(graph, statements, inline, s) for s in source_names(graph, wrt)]
+    simplified = {}
+    for d in derivations:
+        if d.result is not None:
+            full = d.expanded if d.expanded is not None else in_variables(graph, d.result)
+            simplified[d.source] = simplest(full, SYMBOLIC_TIMEOUT)
+    target = graph.targets[0]
+    return Explanation(
+        expression=expression,
+        target=graph.target_names[0],
+        root=_operand_name(graph, target, names),
+        point=None,
+        forward=[],
+        reverse=[],
+        gradient={},
+        derivations=derivations,
+        simplified=simplified,
+    )
 
 
 def _one_point(at: Mapping[str, float] | list[str]) -> Mapping[str, float] | Points:
@@ -514,7 +561,7 @@ def _rule_name(op: str, dependent: Sequence[bool], nested: bool = True) -> str:
         return "quotient rule" if dependent[1] else "constant multiple rule"
     if op == "pow":
         if all(dependent):
-            return "general power rule"
+            return LOGARITHMIC
         rule = "power rule" if dependent[0] else "exponential rule"
         return f"{rule} with the chain rule" if nested else rule
     return "chain rule" if nested else f"derivative of {op}"
@@ -644,6 +691,8 @@ def _text(expr: Any) -> str:
 
 def _rule_text(step: RuleStep) -> str:
     """``power rule``; ``chain rule: d/du sin(u) = cos(u)``."""
+    if step.rule == LOGARITHMIC:
+        return f"{step.rule}: ln(u^v) = v·ln(u), so d(u^v) = u^v·(dv·ln(u) + v·du/u)"
     if not step.outer:
         return step.rule
     d = "d" if _is_total(step) else "∂"
@@ -671,10 +720,22 @@ def _result_line(e: Explanation, d: Derivation) -> str:
     return _chain([f"∂{e.target}/∂{d.source}", *map(_text, shown)])
 
 
+def _simplified_line(e: Explanation, d: Derivation) -> str | None:
+    """``simplified (factor): ∂f/∂x = x*(x + 2)*exp(x)`` in the user's notation; None at a
+    point (there is none) or past the budget."""
+    form = e.simplified.get(d.source)
+    if form is None:
+        return None
+    how = "already the shortest form" if form.method == "as differentiated" else form.method
+    how = how if form.complete else f"{how}; {form.note}"
+    return f"simplified: ∂{e.target}/∂{d.source} = {user_text(form.expr)}   ({how})"
+
+
 def _title(e: Explanation, quote: str = "") -> str:
     """``z in y = x**2; z = y**2`` for a program, ``f = x*sin(x)`` for an expression."""
     joint = "in" if e.target == e.root else "="
-    return f"{e.target} {joint} {quote}{_one_line(e.expression)}{quote} at {e.point}"
+    where = "" if e.point is None else f" at {e.point}"
+    return f"{e.target} {joint} {quote}{_one_line(e.expression)}{quote}{where}"
 
 
 def _seed_note(e: Explanation) -> str:
@@ -699,15 +760,17 @@ def to_markdown(e: Explanation) -> str:
     <BLANKLINE>
     """
     lines = [f"# Explaining {_title(e, '`')}", ""]
-    lines += ["## Forward pass", ""]
-    lines += [f"{s.index}. `{_forward_line(s)}`" for s in e.forward] or ["(no operations)"]
-    lines += ["", "## Reverse pass", ""]
-    for k, step in enumerate(e.reverse, start=1):
-        note = "" if step.terms else f" ({_seed_note(e)})"
-        lines.append(f"{k}. `{_reverse_line(step)}`{note}")
-    lines += ["", "## Gradient", ""]
-    lines += [f"- `{_gradient_line(e, source)}`" for source in e.gradient]
-    lines += ["", "## Symbolic derivative, rule by rule"]
+    if e.point is not None:
+        lines += ["## Forward pass", ""]
+        lines += [f"{s.index}. `{_forward_line(s)}`" for s in e.forward] or ["(no operations)"]
+        lines += ["", "## Reverse pass", ""]
+        for k, step in enumerate(e.reverse, start=1):
+            note = "" if step.terms else f" ({_seed_note(e)})"
+            lines.append(f"{k}. `{_reverse_line(step)}`{note}")
+        lines += ["", "## Gradient", ""]
+        lines += [f"- `{_gradient_line(e, source)}`" for source in e.gradient]
+        lines += [""]
+    lines += ["## Symbolic derivative, rule by rule"]
     for d in e.derivations:
         lines += ["", f"### ∂{e.target}/∂{d.source}"]
         lines += [""] if d.steps else []
@@ -717,6 +780,8 @@ def to_markdown(e: Explanation) -> str:
             note = rule if definition is None else f"{rule}; `{definition}`"
             lines.append(f"{number}. `{formula}` ({note})")
         lines += ["", f"Result: `{_result_line(e, d)}`"]
+        simplified = _simplified_line(e, d)
+        lines += [] if simplified is None else ["", f"Simplified: `{simplified}`"]
     return "\n".join(lines)
 
 
@@ -770,6 +835,11 @@ def to_rich(e: Explanation) -> Any:
             note = rule if definition is None else f"{rule}; {definition}"
             symbolic.append(f"  {formula}   ({note})")
         symbolic.append(f"  {_result_line(e, d)}")
+        simplified = _simplified_line(e, d)
+        symbolic += [] if simplified is None else [f"  {simplified}"]
+    rule_by_rule = panel("Symbolic derivative, rule by rule", symbolic)
+    if e.point is None:
+        return Group(Text(_title(e)), rule_by_rule)
     return Group(
         Text(_title(e)),
         panel(
@@ -778,7 +848,7 @@ def to_rich(e: Explanation) -> Any:
         ),
         panel("Reverse pass", reverse),
         panel("Gradient", [_gradient_line(e, source) for source in e.gradient]),
-        panel("Symbolic derivative, rule by rule", symbolic),
+        rule_by_rule,
     )
 
 
@@ -881,7 +951,9 @@ def _latex_derivation(e: Explanation, d: Derivation) -> list[str]:
         result = rf"{partial} &: \text{{{_latex_text(d.note)}}}"
     else:
         shown = [d.result] if d.expanded is None else [d.result, d.expanded]
-        result = f"{partial} &= " + _chain([_latex(x) for x in shown])
+        form = e.simplified.get(d.source)
+        simplified = [] if form is None else [user_latex(form.expr)]
+        result = f"{partial} &= " + _chain([*(_latex(x) for x in shown), *simplified])
     title = rf"Symbolic derivative with respect to ${_latex_name(d.source)}$, rule by rule"
     return _align(title, [*rows, result])
 
@@ -892,7 +964,12 @@ def to_latex(e: Explanation) -> str:
     >>> print(to_latex(explain("y = x**2; z = y**2", at={"x": 3})).splitlines()[3])
     y &= x^{2} = 3^{2} = 9 \\
     """
-    lines = [f"% {_one_line(e.expression)} at {e.point}"]
+    where = "" if e.point is None else f" at {e.point}"
+    lines = [f"% {_one_line(e.expression)}{where}"]
+    if e.point is None:
+        for d in e.derivations:
+            lines += _latex_derivation(e, d)
+        return "\n".join(lines)
     lines += _align("Forward pass", [_latex_forward(s) for s in e.forward])
     lines += _align("Reverse pass", [_latex_reverse(s) for s in e.reverse])
     gradient = []

@@ -2,9 +2,9 @@
 
 sympy's ``diff`` output is the starting point; ``simplify``, ``factor``, ``cancel``,
 ``together`` and the trigonometric rewrites each propose a form, and the shortest in the
-user's notation wins (the original on a tie, so the result is never longer than what it
-started from). Every attempt runs under a time limit; when the budget runs out, the best
-form found so far is kept and the result says so.
+user's notation wins (on a tie, the one with fewer terms, then the original: the result is
+never longer than what it started from). Every attempt runs under a time limit; when the
+budget runs out, the best form found so far is kept and the result says so.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -43,6 +43,12 @@ class Simplified:
     method: str
     complete: bool = True
     note: str = ""
+
+
+def _measure(expr: Any) -> tuple[int, int]:
+    """The length, then the number of top-level terms: on a tie the factored form wins
+    (``x^x*(ln(x) + 1)`` over ``x^x*ln(x) + x^x``)."""
+    return length(expr), len(expr.args) if expr.is_Add else 1
 
 
 def length(expr: Any) -> int:
@@ -87,7 +93,7 @@ def simplest(expr: Any, budget: float) -> Simplified:
     if operations > MAX_OPERATIONS:
         reason = f"the derivative has {operations} operations (over {MAX_OPERATIONS})"
         return Simplified(expr, "as differentiated", False, _skipped(reason))
-    best, method, best_length = expr, "as differentiated", length(expr)
+    best, method, best_measure = expr, "as differentiated", _measure(expr)
     deadline = time.monotonic() + budget
     tried: list[str] = []
     made: dict[str | None, Any] = {None: expr}
@@ -100,15 +106,15 @@ def simplest(expr: Any, budget: float) -> Simplified:
         try:
             with time_limit(max(left, MIN_ATTEMPT)):
                 candidate = made[name] = rewrite(made[start])
-                candidate_length = length(candidate)
+                candidate_measure = _measure(candidate)
         except CheckTimeout:
             return Simplified(best, method, False, _ran_out(budget, [*tried, name]))
         except (TypeError, ValueError, AttributeError, RecursionError, NotImplementedError):
             tried.append(name)
             continue  # sympy cannot do this rewrite here; the others may
         tried.append(name)
-        if candidate_length < best_length and not candidate.has(sp.nan, sp.zoo, sp.I):
-            best, method, best_length = candidate, name, candidate_length
+        if candidate_measure < best_measure and not candidate.has(sp.nan, sp.zoo, sp.I):
+            best, method, best_measure = candidate, name, candidate_measure
     return Simplified(best, method)
 
 

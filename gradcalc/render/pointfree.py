@@ -1,0 +1,192 @@
+"""Render critical points, Taylor polynomials and implicit derivatives: rich tables, JSON,
+Markdown and plain lines. Pure functions: nothing here prints or computes.
+
+The results (:mod:`gradcalc.apps.critical`, :mod:`gradcalc.apps.taylor`,
+:mod:`gradcalc.apps.implicit`) are read by their fields only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gradcalc.render.derivative import verification_line
+from gradcalc.render.gradient import format_number, json_number
+from gradcalc.symbolic.notation import user_text
+
+# --- critical points ----------------------------------------------------------------------------
+
+
+def critical_heading(result: Any) -> str:
+    """``f(x, y) = ...`` and how the points were found.
+
+    >>> from types import SimpleNamespace as N
+    >>> print(critical_heading(N(variables=("x",), function=None, expression="x^3 - 3x",
+    ...       method="exact", points=[1, 2], region={"x": (-5.0, 5.0)})))
+    f(x) = x^3 - 3x
+    2 critical points, exact (sympy solved ∇f = 0; the list is complete)
+    """
+    count = len(result.points)
+    noun = "critical point" if count == 1 else "critical points"
+    if result.method == "exact":
+        how = "exact (sympy solved ∇f = 0; the list is complete)"
+    else:
+        box = ", ".join(
+            f"{v} in [{format_number(lo)}, {format_number(hi)}]"
+            for v, (lo, hi) in result.region.items()
+        )
+        how = f"numeric (searched {box})"
+    return f"f({', '.join(result.variables)}) = {result.expression}\n{count} {noun}, {how}"
+
+
+def critical_table(result: Any) -> Any:
+    """A rich table: point, value, Hessian, D (two variables), verdict."""
+    from rich.table import Table
+
+    table = Table()
+    two = len(result.variables) == 2
+    for title in ["point", "f", "Hessian", *(["D = fxx·fyy − fxy²"] if two else []), "verdict"]:
+        table.add_column(title)
+    for p in result.points:
+        row = [p.coordinates, format_number(p.value, 10), _matrix(p.hessian)]
+        if two:
+            row.append(format_number(p.discriminant, 10))
+        table.add_row(*row, p.test.verdict)
+    return table
+
+
+def critical_json(result: Any) -> dict[str, Any]:
+    """Plain types only: each point with exact coordinates (text) when known."""
+    return {
+        "expression": result.expression,
+        "variables": list(result.variables),
+        "method": result.method,
+        "region": {v: list(bounds) for v, bounds in result.region.items()},
+        "points": [
+            {
+                "point": {n: json_number(v) for n, v in p.point.items()},
+                "exact": None if p.exact is None else {n: user_text(v) for n, v in p.exact.items()},
+                "value": json_number(p.value),
+                "hessian": [[json_number(h) for h in row] for row in p.hessian],
+                "eigenvalues": [json_number(e) for e in p.test.eigenvalues],
+                "discriminant": json_number(p.discriminant),
+                "verdict": p.test.verdict,
+            }
+            for p in result.points
+        ],
+        "notes": list(result.notes),
+    }
+
+
+def critical_plain(result: Any) -> list[str]:
+    """One tab-separated line per point: the coordinates, the value, the verdict."""
+    return [
+        "\t".join(
+            [*(format_number(v) for v in p.point.values()), format_number(p.value), p.test.verdict]
+        )
+        for p in result.points
+    ]
+
+
+def critical_markdown(result: Any) -> str:
+    """A Markdown table of the points."""
+    lines = [f"`{line}`" for line in critical_heading(result).splitlines()]
+    lines += ["", "| point | f | Hessian | verdict |", "| --- | --- | --- | --- |"]
+    lines += [
+        f"| {p.coordinates} | {format_number(p.value, 10)} | {_matrix(p.hessian)} "
+        f"| {p.test.verdict} |"
+        for p in result.points
+    ]
+    return "\n".join([*lines, *(f"- note: {n}" for n in result.notes)])
+
+
+def _matrix(matrix: Any) -> str:
+    return "[" + "; ".join(", ".join(format_number(h, 10) for h in row) for row in matrix) + "]"
+
+
+# --- Taylor polynomials --------------------------------------------------------------------------
+
+
+def taylor_lines(result: Any) -> list[str]:
+    """The polynomial (or the tangent's equation), and how it compares with the tape."""
+    centre = ", ".join(f"{v} = {t}" for v, t in result.center_text.items())
+    name = f"P{result.order}({', '.join(result.variables)})"
+    lines = [f"f({', '.join(result.variables)}) = {result.expression}, about {centre}"]
+    lines.append(f"{name} = {result.text}")
+    if result.equation:
+        kind = "tangent line" if len(result.variables) == 1 else "tangent plane"
+        lines.append(f"{kind}: {result.equation}")
+    lines.append(_taylor_status(result))
+    return [*lines, *(f"note: {n}" for n in result.notes)]
+
+
+def _taylor_status(result: Any) -> str:
+    count = len(result.coefficients)
+    if result.status == "agree":
+        return f"verified: the tape's {count} coefficients (nested tapes) = sympy's exact ones"
+    if result.status == "disagree":
+        bad = [c for c in result.coefficients if c.agree is False]
+        return f"NOT verified: {len(bad)} of {count} coefficients differ from sympy's"
+    return "not verified: sympy's exact polynomial was not formed"
+
+
+def taylor_json(result: Any) -> dict[str, Any]:
+    """Plain types only: the polynomial's text and LaTeX, every coefficient both ways."""
+    return {
+        "expression": result.expression,
+        "variables": list(result.variables),
+        "center": dict(result.center_text),
+        "order": result.order,
+        "polynomial": result.text,
+        "latex": result.latex,
+        "tangent": result.equation,
+        "coefficients": [
+            {
+                "powers": list(c.powers),
+                "tape": json_number(c.tape),
+                "exact": None if c.exact is None else user_text(c.exact),
+                "agree": c.agree,
+            }
+            for c in result.coefficients
+        ],
+        "status": result.status,
+        "notes": list(result.notes),
+    }
+
+
+# --- implicit derivatives --------------------------------------------------------------------
+
+
+def implicit_lines(result: Any, latex: bool = False) -> list[str]:
+    """The equation, each derivative, its value at the point, the verification."""
+    lines = [
+        f"on {result.equation}  ({result.dependent} as a function of "
+        f"{', '.join(result.independent)})",
+        "",
+    ]
+    for entry in result.entries:
+        lines.append(f"{entry.label} = {entry.text}")
+        if latex:
+            lines.append(f"  LaTeX: {entry.latex}")
+    for label, value in (result.values or {}).items():
+        lines.append(f"at the point: {label} = {format_number(value)}")
+    lines += ["", verification_line(result)]
+    return [*lines, *(f"note: {n}" for n in result.notes)]
+
+
+def implicit_json(result: Any) -> dict[str, Any]:
+    """Plain types only."""
+    check = result.verification
+    return {
+        "equation": result.equation,
+        "dependent": result.dependent,
+        "independent": list(result.independent),
+        "derivatives": [
+            {"label": e.label, "text": e.text, "latex": e.latex, "sympy": str(e.expr)}
+            for e in result.entries
+        ],
+        "values": None
+        if result.values is None
+        else {k: json_number(v) for k, v in result.values.items()},
+        "verification": {"status": check.status, "points": check.points, "detail": check.detail},
+        "notes": list(result.notes),
+    }
