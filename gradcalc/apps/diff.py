@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.apps.check import latex_label
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
 from gradcalc.engine.api import (
@@ -55,12 +56,19 @@ SEED = 20261201
 @dataclass(frozen=True)
 class Entry:
     """One derivative: its label (``∂f/∂x``, ``d²f/dx²``, ``∂²f/∂x∂y``), the variables
-    differentiated in turn, sympy's raw result and the simplified form."""
+    differentiated in turn, sympy's raw result, the simplified form, and the name of what
+    is differentiated (``det J`` for a determinant: no variables)."""
 
     label: str
     variables: tuple[str, ...]
     raw: Any
     form: Simplified
+    target: str = "f"
+
+    @property
+    def latex_label(self) -> str:
+        r"""The label in LaTeX: ``rac{\partial f}{\partial x}``, ``\det J``."""
+        return latex_label(self.target, self.variables) if self.variables else r"\det J"
 
     @property
     def expr(self) -> Any:
@@ -225,13 +233,13 @@ def _kind(graph: Graph, sources: Sequence[str], order: int, kind: str | None) ->
 
 
 def _labels(graph: Graph, sources: Sequence[str], order: int, kind: str) -> list[tuple]:
-    """(label, variables differentiated in turn, target number) per entry, row-major."""
+    """(label, variables differentiated in turn, target name) per entry, row-major."""
     f = graph.target_names[0]
     if kind == "jacobian":
-        return [(f"∂{t}/∂{s}", (s,), k) for k, t in enumerate(graph.target_names) for s in sources]
+        return [(f"∂{t}/∂{s}", (s,), t) for t in graph.target_names for s in sources]
     if kind == "hessian":
         return [
-            (f"∂²{f}/∂{a}²" if a == b else f"∂²{f}/∂{a}∂{b}", (a, b), 0)
+            (f"∂²{f}/∂{a}²" if a == b else f"∂²{f}/∂{a}∂{b}", (a, b), f)
             for a in sources
             for b in sources
         ]
@@ -239,8 +247,8 @@ def _labels(graph: Graph, sources: Sequence[str], order: int, kind: str) -> list
     if kind == "derivative" and order > 1:
         s = sources[0]
         power = _superscript(order)
-        return [(f"{d}{power}{f}/{d}{s}{power}", (s,) * order, 0)]
-    return [(f"{d}{f}/{d}{s}", (s,), 0) for s in sources]
+        return [(f"{d}{power}{f}/{d}{s}{power}", (s,) * order, f)]
+    return [(f"{d}{f}/{d}{s}", (s,), f) for s in sources]
 
 
 def _superscript(n: int) -> str:
@@ -281,12 +289,12 @@ def _raw(graph, sources, order, kind, budget, notes) -> list[Any] | None:
 def _simplified(raw: list[Any], labels: list[tuple], deadline: float, notes: list[str]):
     """Each entry simplified within an equal share of what is left of the budget."""
     entries = []
-    for k, (expr, (label, variables, _)) in enumerate(zip(raw, labels)):
+    for k, (expr, (label, variables, target)) in enumerate(zip(raw, labels)):
         share = (deadline - time.monotonic()) / (len(raw) - k)
         form = simplest(expr, share)
         if form.note:
             notes.append(f"{label}: {form.note}")
-        entries.append(Entry(label, variables, expr, form))
+        entries.append(Entry(label, variables, expr, form, target))
     return entries
 
 

@@ -94,7 +94,7 @@ def implicit(
             form = simplest(raw, share)
             if form.note:
                 notes.append(form.note)
-            entries.append(Entry(f"{d}{dependent}/{d}{x}", (x,), raw, form))
+            entries.append(Entry(f"{d}{dependent}/{d}{x}", (x,), raw, form, dependent))
     check = (
         verify(
             graph,

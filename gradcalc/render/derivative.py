@@ -124,3 +124,34 @@ def _rows(result: Any, show: Any) -> list[list[str]]:
 
 def _matrix_name(result: Any) -> str:
     return "H" if result.kind == "hessian" else "J"
+
+
+def to_latex(result: Any) -> str:
+    r"""Each derivative as a line of an ``align*`` environment (and the matrix)."""
+    rows = [f"{entry.latex_label} &= {entry.latex}" for entry in _all(result)]
+    if result.kind in ("hessian", "jacobian") and result.entries:
+        rows.append(f"{_matrix_name(result)} &= {matrix_latex(result)}")
+    return "\n".join([r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"])
+
+
+class DiffView:
+    """``gradcalc diff`` (and ``grad``, ``hessian``, ``jacobian`` without a point): the
+    simplified derivatives, verified on the tape, in every document format."""
+
+    def __init__(self, latex: bool = False):
+        self.latex_lines = latex
+
+    def tables(self, result: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
+        return ["\n".join(to_lines(result, self.latex_lines))]
+
+    def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
+        return [to_json(result)]
+
+    def plain(self, result: Any, digits: int | None) -> list[str]:
+        return to_plain(result)
+
+    def markdown(self, result: Any, digits: int | None) -> str:
+        return to_markdown(result)
+
+    def latex(self, result: Any, digits: int | None) -> str:
+        return to_latex(result)

@@ -190,3 +190,57 @@ def implicit_json(result: Any) -> dict[str, Any]:
         "verification": {"status": check.status, "points": check.points, "detail": check.detail},
         "notes": list(result.notes),
     }
+
+
+# --- views for the command line (see gradcalc.render.formats) --------------------------------
+
+
+class CriticalView:
+    """``gradcalc critical``: the points as a table, JSON, plain lines or Markdown."""
+
+    def tables(self, result: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
+        notes = "\n".join(f"note: {n}" for n in result.notes)
+        table = [critical_table(result)] if result.points else []
+        return [critical_heading(result), *table, *([notes] if notes else [])]
+
+    def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
+        return [critical_json(result)]
+
+    def plain(self, result: Any, digits: int | None) -> list[str]:
+        return critical_plain(result)
+
+    def markdown(self, result: Any, digits: int | None) -> str:
+        return critical_markdown(result)
+
+
+class TaylorView:
+    """``gradcalc taylor``: the polynomial, its LaTeX, JSON with every coefficient."""
+
+    def tables(self, result: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
+        return ["\n".join(taylor_lines(result))]
+
+    def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
+        return [taylor_json(result)]
+
+    def plain(self, result: Any, digits: int | None) -> list[str]:
+        return [result.text]
+
+    def latex(self, result: Any, digits: int | None) -> str:
+        return result.latex
+
+
+class ImplicitView:
+    """``gradcalc diff --implicit``: dy/dx, its value at the point, the verification."""
+
+    def __init__(self, latex: bool = False):
+        self.latex_lines = latex
+
+    def tables(self, result: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
+        return ["\n".join(implicit_lines(result, self.latex_lines))]
+
+    def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
+        return [implicit_json(result)]
+
+    def plain(self, result: Any, digits: int | None) -> list[str]:
+        values = result.values or {}
+        return [e.text for e in result.entries] + [format_number(v) for v in values.values()]
