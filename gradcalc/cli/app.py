@@ -25,6 +25,8 @@ import typer
 from gradcalc import __version__
 from gradcalc.cli.commands import (
     check,
+    critical,
+    diff,
     explain,
     fit,
     grad,
@@ -35,6 +37,7 @@ from gradcalc.cli.commands import (
     ops,
     plot,
     repl,
+    taylor,
 )
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command
@@ -137,6 +140,9 @@ for _command in (
     grad.grad,
     hessian.hessian,
     jacobian.jacobian,
+    diff.diff,
+    critical.critical,
+    taylor.taylor,
     check.check,
     explain.explain,
     graph.graph,

@@ -32,12 +32,12 @@ def explain(
     ] = ExplainFormat.table,
 ) -> int:
     """Step by step: the forward pass, the reverse pass (the chain rule with numbers), and the
-    symbolic derivative rule by rule."""
+    symbolic derivative rule by rule (without --at: the rules and the simplified result)."""
     from gradcalc.apps import explain as explaining
 
-    if not at or len(at) != 1:
-        raise InputError("explain works at one point: --at x=3")
-    steps = explaining.explain(expression_text(expression, None), at, names(wrt))
+    if at and len(at) != 1:
+        raise InputError("explain works at one point (--at x=3), or without one")
+    steps = explaining.explain(expression_text(expression, None), at or None, names(wrt))
     if output is ExplainFormat.markdown:
         print(explaining.to_markdown(steps))
     elif output is ExplainFormat.latex:

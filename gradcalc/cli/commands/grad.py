@@ -117,6 +117,8 @@ def grad(
         return _run_jobs(jobs, options)
     if expression is None:
         raise InputError("missing EXPRESSION (or --jobs FILE for many jobs)")
+    if not at and points is None and direction is None:  # no point: the formula
+        return _without_point(context, expression, wrt, of, order, output, latex, check_timeout)
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
     session = Session(context, expression, at, points, of, skip_bad_rows)
@@ -160,6 +162,17 @@ def grad(
         lambda chunk: api.gradient_at(session.graph, chunk, sources, options),
         writer,
     )
+
+
+def _without_point(context, expression, wrt, of, order, output, latex, check_timeout) -> int:
+    """``grad`` without ``--at``: the gradient (or ``--order`` derivative) as a formula."""
+    from gradcalc.cli.commands.diff import point_free
+    from gradcalc.cli.inputs import expression_text
+
+    if of:
+        raise InputError("--of needs a point (--at); without one, use diff on the statement")
+    text = expression_text(expression, None)
+    return point_free(context, text, None, wrt, order, output.value, latex, check_timeout)
 
 
 def _run_jobs(path: str, options: Any) -> int:

@@ -47,6 +47,12 @@ def hessian(
 
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
+    if not at and points is None and of is None:  # no point: the formula
+        from gradcalc.cli.commands.diff import point_free
+        from gradcalc.cli.inputs import expression_text
+
+        text = expression_text(expression, None)
+        return point_free(context, text, "hessian", wrt, 1, output.value, latex, check_timeout)
     session = Session(context, expression, at, points, of, skip_bad_rows)
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many)

@@ -50,6 +50,12 @@ def jacobian(
     from gradcalc.engine import api
     from gradcalc.render import views
 
+    if not at and points is None and of is None:  # no point: the formula
+        from gradcalc.cli.commands.diff import point_free
+        from gradcalc.cli.inputs import expression_text
+
+        text = expression_text(expression, None)
+        return point_free(context, text, "jacobian", wrt, 1, output.value, False, check_timeout)
     session = Session(context, expression, at, points, of, skip_bad_rows)
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many)

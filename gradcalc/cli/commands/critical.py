@@ -1,0 +1,38 @@
+"""``gradcalc critical``: where the gradient is zero, and what each point is."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gradcalc.cli.commands.diff import Document, DocumentFormat, write
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import expression_text
+from gradcalc.cli.options import CheckTimeout, Expression
+from gradcalc.core.errors import ExitCode
+
+
+def critical(
+    context: AppContext,
+    expression: Expression,
+    region: Annotated[
+        str | None,
+        typer.Option(
+            "--in",
+            metavar="x=-5..5,y=-5..5",
+            help="The region: exact points outside it are left out; a numeric search starts "
+            "inside it (default: every variable in -5..5).",
+        ),
+    ] = None,
+    output: Document = DocumentFormat.table,
+    check_timeout: CheckTimeout = 5.0,
+) -> int:
+    """The critical points of EXPRESSION: exact where sympy can solve grad f = 0, else a
+    numeric search on the tape; each with its value, Hessian and second-derivative test."""
+    from gradcalc.apps.critical import critical_points
+    from gradcalc.render.pointfree import CriticalView
+
+    result = critical_points(expression_text(expression, None), region, check_timeout)
+    write(context, CriticalView(), result, output.value)
+    return ExitCode.OK

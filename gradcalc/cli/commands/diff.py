@@ -1,0 +1,122 @@
+"""``gradcalc diff``: the derivative as a formula -- simplified, in your notation, verified on
+the tape; ``--implicit y`` for dy/dx on a curve. ``grad``, ``hessian`` and ``jacobian``
+without a point come here too (:func:`point_free`)."""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import expression_text, names
+from gradcalc.cli.options import At, CheckTimeout, Expression, Wrt
+from gradcalc.core.errors import ExitCode, InputError
+
+
+class DocumentFormat(str, enum.Enum):
+    """Formats of the point-free commands."""
+
+    table = "table"
+    json = "json"
+    plain = "plain"
+    markdown = "markdown"
+    latex = "latex"
+
+
+Document = Annotated[
+    DocumentFormat,
+    typer.Option("--format", "-f", help="Output format (markdown and latex for homework)."),
+]
+
+
+def diff(
+    context: AppContext,
+    expression: Expression,
+    wrt: Wrt = None,
+    order: Annotated[
+        int,
+        typer.Option(
+            "--order",
+            min=1,
+            max=12,
+            help="The N-th derivative (2 with several variables: Hessian).",
+        ),
+    ] = 1,
+    implicit: Annotated[
+        str | None,
+        typer.Option(
+            "--implicit",
+            metavar="Y",
+            help='For an equation ("x^2 + y^2 = 25"): dY/dx, Y a function of the others.',
+        ),
+    ] = None,
+    at: At = None,
+    output: Document = DocumentFormat.table,
+    latex: Annotated[
+        bool, typer.Option("--latex", help="Also print each derivative as LaTeX.")
+    ] = False,
+    check_timeout: CheckTimeout = 5.0,
+) -> int:
+    """The derivative of EXPRESSION as a formula, simplified and verified on the tape."""
+    text = expression_text(expression, None)
+    if implicit is not None:
+        from gradcalc.apps.implicit import implicit as differentiate_implicitly
+        from gradcalc.render.pointfree import ImplicitView
+
+        result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
+        write(context, ImplicitView(latex), result, output.value)
+        return status(result.verification.status)
+    if at:
+        raise InputError(
+            "diff gives the derivative as a formula; for its value at a point use "
+            "gradcalc grad EXPRESSION --at ... (or --at with --implicit, on a curve)"
+        )
+    return point_free(context, text, None, wrt, order, output.value, latex, check_timeout)
+
+
+def point_free(
+    context: AppContext,
+    text: str,
+    kind: str | None,
+    wrt: str | None,
+    order: int,
+    output: str,
+    latex: bool,
+    check_timeout: float,
+) -> int:
+    """The symbolic answer of ``diff`` (and of ``grad``, ``hessian``, ``jacobian`` without a
+    point): ``kind`` is ``gradient``, ``hessian``, ``jacobian`` or None (from the question)."""
+    from gradcalc.apps.diff import differentiate
+    from gradcalc.render.derivative import DiffView
+
+    result = differentiate(text, names(wrt), order, kind, check_timeout)
+    write(context, DiffView(latex), result, output)
+    return status(result.verification.status if result.entries else "differs")
+
+
+def status(verification: str) -> int:
+    """The exit code: 1 when the tape contradicts the symbolic answer (or there is none),
+    else 0 (an answer the tape could not check is printed with the reason)."""
+    return ExitCode.CHECK_FAILED if verification == "differs" else ExitCode.OK
+
+
+def write(context: AppContext, view: Any, result: Any, output: str) -> None:
+    """Print ``result`` through ``view`` in the format ``output`` (the view's method of that
+    name; ``table`` as rich renderables, ``json`` as one object per line)."""
+    if output == "table":
+        console = context.console()
+        for part in view.tables(result, None, False, False):
+            console.print(part, markup=False)  # [2x, 0] is a matrix row, not rich markup
+    elif output == "json":
+        for record in view.records(result, False):
+            print(json.dumps(record))
+    elif output == "plain":
+        sys.stdout.write("".join(f"{line}\n" for line in view.plain(result, None)))
+    elif hasattr(view, output):
+        print(getattr(view, output)(result, None))
+    else:
+        raise InputError(f"no --format {output} here")

@@ -1,0 +1,40 @@
+"""``gradcalc taylor``: the Taylor polynomial about a point, from nested tapes and sympy."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gradcalc.cli.commands.diff import Document, DocumentFormat, write
+from gradcalc.cli.context import AppContext
+from gradcalc.cli.inputs import expression_text
+from gradcalc.cli.options import At, CheckTimeout, Expression
+from gradcalc.core.errors import ExitCode, InputError
+
+
+def taylor(
+    context: AppContext,
+    expression: Expression,
+    at: At = None,
+    order: Annotated[
+        int,
+        typer.Option(
+            "--order",
+            min=1,
+            max=12,
+            help="The degree (1: the tangent line or plane; at most 2 with several variables).",
+        ),
+    ] = 2,
+    output: Document = DocumentFormat.table,
+    check_timeout: CheckTimeout = 5.0,
+) -> int:
+    """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
+    from gradcalc.apps.taylor import taylor as expand
+    from gradcalc.render.pointfree import TaylorView
+
+    if not at:
+        raise InputError("taylor expands about a point: give it with --at x=0")
+    result = expand(expression_text(expression, None), at, order, check_timeout)
+    write(context, TaylorView(), result, output.value)
+    return ExitCode.CHECK_FAILED if result.status == "disagree" else ExitCode.OK

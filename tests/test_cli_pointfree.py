@@ -1,0 +1,125 @@
+"""The point-free commands through the CLI (diff, critical, taylor; grad, hessian, jacobian and
+explain without --at): what they print, in every format, checked against sympy and textbook
+answers, and their exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+from typer.testing import CliRunner
+
+from gradcalc.cli.app import app
+from gradcalc.core.errors import ExitCode
+from gradcalc.lang.graph import lower
+from gradcalc.lang.parser import parse_program
+from gradcalc.symbolic.crosscheck import to_sympy
+
+runner = CliRunner()
+x, y = sp.symbols("x y", real=True)
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def read_back(text: str):
+    graph = lower(parse_program(text))
+    return to_sympy(graph)[graph.targets[0]]
+
+
+def test_grad_without_a_point_prints_the_simplified_derivative() -> None:
+    result = run("grad", "x^2*sin(x)")
+    assert result.exit_code == 0, result.output
+    assert "df/dx = x^2*cos(x) + 2x*sin(x)" in result.stdout
+    assert "verified: tape = symbolic at 96 random points of the domain" in result.stdout
+
+
+def test_diff_json_texts_read_back_to_sympys_derivatives() -> None:
+    result = run("diff", "x^3*y + sin(x*y)", "--format", "json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    f = x**3 * y + sp.sin(x * y)
+    assert [d["label"] for d in out["derivatives"]] == ["∂f/∂x", "∂f/∂y"]
+    for d, v in zip(out["derivatives"], (x, y)):
+        assert sp.simplify(read_back(d["text"]) - sp.diff(f, v)) == 0
+    assert out["verification"]["status"] == "verified"
+
+
+def test_hessian_and_jacobian_without_a_point() -> None:
+    hessian = json.loads(run("hessian", "x^3 - 3x + y^2", "--format", "json").stdout)
+    assert hessian["matrix"] == [["6x", "0"], ["0", "2"]]
+    jacobian = json.loads(run("jacobian", "r*cos(t), r*sin(t)", "--format", "json").stdout)
+    assert jacobian["determinant"]["text"] == "r"
+    result = run("jacobian", "r*cos(t), r*sin(t)")
+    assert "[cos(t), -r*sin(t)]" in result.stdout  # a matrix row, not rich markup
+
+
+def test_plain_markdown_and_latex() -> None:
+    assert run("diff", "x^2 y", "--format", "plain").stdout == "2x*y\nx^2\n"
+    assert "- ∂f/∂x = `2x*y`" in run("diff", "x^2 y", "--format", "markdown").stdout
+    latex = run("diff", "sin(x)", "--order", "3", "--format", "latex").stdout
+    assert r"\frac{d^{3} f}{d x^{3}} &= - \cos{\left(x \right)}" in latex
+
+
+def test_implicit_derivative_and_its_value_on_the_curve() -> None:
+    result = run("diff", "x^3 + y^3 = 6x y", "--implicit", "y", "--at", "x=3,y=3")
+    assert result.exit_code == 0, result.output
+    assert "dy/dx = (x^2 - 2y)/(2x - y^2)" in result.stdout
+    assert "at the point: dy/dx = -1" in result.stdout
+
+
+def test_critical_points_plain() -> None:
+    result = run("critical", "x^4 + y^4 - 4x y", "--format", "plain")
+    assert result.stdout.splitlines() == [
+        "-1\t-1\t-2\tlocal minimum",
+        "0\t0\t0\tsaddle point",
+        "1\t1\t-2\tlocal minimum",
+    ]
+
+
+def test_taylor_and_the_tangent_plane() -> None:
+    result = run("taylor", "exp(x)sin(x)", "--at", "x=0", "--order", "5", "--format", "plain")
+    assert result.stdout == "x + x^2 + x^3/3 - x^5/30\n"
+    plane = run("taylor", "x^2 + y^2", "--at", "x=1,y=2", "--order", "1")
+    assert "tangent plane: z = 5 + 2(x - 1) + 4(y - 2)" in plane.stdout
+
+
+def test_explain_without_a_point_names_the_rules() -> None:
+    result = run("explain", "x^x")
+    assert result.exit_code == 0, result.output
+    assert "logarithmic differentiation" in result.stdout
+    assert "simplified: ∂f/∂x = x^x*(ln(x) + 1)" in result.stdout
+    assert "Forward pass" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["diff", "x^2", "--at", "x=1"], "for its value at a point use gradcalc grad"),
+        (["diff", "x^2 + y^2 = 25", "--implicit", "y", "--at", "x=3,y=5"], "not on the curve"),
+        (["grad", "x^2 + y^2 = 25", "--at", "x=3,y=4"], "diff --implicit y"),
+        (["critical", "x^2", "--in", "x=2..1"], "low end"),
+        (["taylor", "x^2"], "give it with --at"),
+        (["grad", "x*y", "--format", "csv"], "no --format csv here"),
+        (["diff", "3 + 4"], "has no variables"),
+    ],
+)
+def test_bad_questions_are_one_line_errors_with_exit_2(args, message) -> None:
+    result = run(*args)
+    assert result.exit_code == ExitCode.USAGE, result.output
+    assert message in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_vertical_tangent_is_undefined() -> None:
+    result = run("diff", "x^2 + y^2 = 25", "--implicit", "y", "--at", "x=5,y=0")
+    assert result.exit_code == ExitCode.UNDEFINED
+    assert "vertical tangent" in result.stderr
+
+
+def test_gradcalc_help_lists_the_new_commands() -> None:
+    listing = run("--help").stdout
+    for command in ("diff", "critical", "taylor"):
+        assert f"\n  {command} " in listing
