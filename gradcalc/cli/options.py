@@ -63,6 +63,12 @@ Of = Annotated[
     str | None,
     typer.Option("--of", metavar="NAMES", help="Program statements to differentiate (y,z)."),
 ]
+Order = Annotated[
+    int,
+    typer.Option(
+        "--order", min=1, max=12, help="The N-th derivative (one source; 2 with several: Hessian)."
+    ),
+]
 Output = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 NoCheck = Annotated[bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")]
 Exact = Annotated[bool, typer.Option("--exact", help="Show exact symbolic values, however long.")]

@@ -13,7 +13,7 @@ import typer
 
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
-from gradcalc.cli.options import At, CheckTimeout, Expression, Wrt
+from gradcalc.cli.options import At, CheckTimeout, Expression, Order, Wrt
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -37,15 +37,7 @@ def diff(
     context: AppContext,
     expression: Expression,
     wrt: Wrt = None,
-    order: Annotated[
-        int,
-        typer.Option(
-            "--order",
-            min=1,
-            max=12,
-            help="The N-th derivative (2 with several variables: Hessian).",
-        ),
-    ] = 1,
+    order: Order = 1,
     implicit: Annotated[
         str | None,
         typer.Option(

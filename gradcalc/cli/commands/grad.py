@@ -21,6 +21,7 @@ from gradcalc.cli.options import (
     Latex,
     NoCheck,
     Of,
+    Order,
     Output,
     PointsFile,
     SkipBadRows,
@@ -46,15 +47,7 @@ def grad(
     skip_bad_rows: SkipBadRows = False,
     wrt: Wrt = None,
     of: Of = None,
-    order: Annotated[
-        int,
-        typer.Option(
-            "--order",
-            min=1,
-            max=12,
-            help="The N-th derivative (one source; 2 with several: Hessian).",
-        ),
-    ] = 1,
+    order: Order = 1,
     direction: Annotated[
         str | None,
         typer.Option(
