@@ -184,3 +184,88 @@ def test_a_long_bad_input_is_never_echoed_whole() -> None:
     done = gradcalc("grad", "-", "--at", "x=1", stdin=text)
     assert done.returncode == 2
     assert len(done.stderr) < 1_000 and "…" in done.stderr
+
+
+# --- one deadline per request ---------------------------------------------------------------
+
+
+def test_a_timed_out_derivative_is_not_tried_again_per_target_or_chunk(monkeypatch) -> None:
+    """8 targets and 2 chunks spend the symbolic budget once, not 16 times."""
+    import time
+
+    from gradcalc.core import budget
+    from gradcalc.engine.api import Options, compile_expression, gradient_at
+    from gradcalc.engine.points import parse_at
+    from gradcalc.symbolic import crosscheck
+
+    started = []
+
+    def slow(graph, target, sources):
+        started.append(target)
+        time.sleep(60)  # interrupted by the budget's alarm
+
+    monkeypatch.setattr(crosscheck, "symbolic_gradient", slow)
+    graph = compile_expression(", ".join(f"x^{k}" for k in range(1, 9)), ("x",))
+    options = Options(check_timeout=0.2, strict=False)
+    with budget.request():
+        for chunk in (parse_at(["x=1"]), parse_at(["x=2"])):
+            results = gradient_at(graph, chunk, None, options)
+            assert [r.check.status for r in results] == ["skipped"] * 8
+            assert all(r.value.size == 1 for r in results)
+    assert started == [0]  # the first target ran out; every later piece was skipped at once
+    with budget.request():  # a later request (job) with the same graph does not retry it
+        gradient_at(graph, parse_at(["x=3"]), None, options)
+    assert started == [0]
+
+
+def test_the_request_deadline_stops_the_work_and_sympy_stops_before_it() -> None:
+    import time
+
+    from gradcalc.core import budget
+
+    with pytest.raises(budget.OutOfTime, match="--timeout 0.2 s"):
+        with budget.request(0.2):
+            time.sleep(60)
+    with budget.request(0.5) as request:
+        with pytest.raises(budget.CheckTimeout, match="request's time budget"):
+            with request.symbolic(30.0):
+                time.sleep(60)
+    assert budget.current().timeout == 0  # nothing left armed
+
+
+def test_exact_constants_are_size_capped_before_they_are_built() -> None:
+    from gradcalc.symbolic.crosscheck import ExactTooLarge, constant_to_sympy
+
+    assert constant_to_sympy("0e99999999") == 0
+    with pytest.raises(ExactTooLarge):
+        constant_to_sympy("1e9999")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "x^2", "--answer", "2*x+0e99999999"],
+        ["explain", "x + 0e99999999", "--at", "x=1"],
+        ["grad", "1.000000001^1000*sin(x)", "--at", "x=1"],
+    ],
+)
+def test_huge_exact_constants_cost_nothing_and_exit_as_documented(args) -> None:
+    done = gradcalc("--max-cpu", "60", *args)
+    assert done.returncode == 0, done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_one_oversize_constant_never_ends_a_jobs_stream() -> None:
+    done = gradcalc("grad", "--jobs", "-", stdin="1.000000001^1000*sin(x)\tx=1\nx^2\tx=3\n")
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["job"] for a in answers] == [1, 2]
+    assert answers[0]["gradient"]["x"] == pytest.approx(0.5403028461707603 * 1.000000001**1000)
+    assert "4,000 digits" in answers[0]["warnings"][0]
+    assert answers[1]["gradient"] == {"x": 6.0}
+    assert done.returncode == 0
+
+
+def test_a_high_order_is_bounded_by_a_record_budget() -> None:
+    done = gradcalc("--max-cpu", "60", "grad", "tan(x)^x", "--at", "x=1", "--order", "12")
+    assert done.returncode == 2
+    assert "tape records" in done.stderr and "lower --order" in done.stderr

@@ -39,6 +39,7 @@ ATOL = 1e-12
 SAMPLES = 64
 ENOUGH = 12  # points at which an unproven answer must agree to be called equivalent
 PROOF_SECONDS = 3.0
+BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
 SEED = 20261129
 
 
@@ -224,10 +225,14 @@ def check_answers(
     texts = _answer_texts(answers, wanted)
     points = _test_points(graph, at)
     tape = _tape_at(graph, points, target, wanted)  # first: it refuses undefined constants
-    correct = _correct_expressions(graph, target, wanted)  # (cot(0) is zoo, which sympy chokes on)
+    try:  # sympy's part, within the request's budget
+        with time_limit(BUILD_SECONDS):
+            correct = _correct_expressions(graph, target, wanted)  # (cot(0) is zoo: sympy chokes)
+            yours = [_answer_expression(text, graph) for text in texts]
+    except (CheckTimeout, ValueError, RecursionError) as stop:
+        raise InputError(f"could not decide: sympy failed ({stop})") from None
     verdicts = []
-    for (label, variables), text, truth, values in zip(wanted, texts, correct, tape):
-        mine = _answer_expression(text, graph)
+    for (label, variables), text, truth, values, mine in zip(wanted, texts, correct, tape, yours):
         verdict = _judge(label, text, truth, mine, graph, points, values, rtol)
         verdict.latex = _latex(truth, None)
         verdict.latex_name = latex_label(graph.target_names[0], variables)

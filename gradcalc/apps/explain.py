@@ -71,6 +71,7 @@ MAX_EXPANDED = 200
 MAX_SHOWN_NODES = 150
 #: Seconds the symbolic derivation of one source may take.
 SYMBOLIC_TIMEOUT = 5.0
+BUILD_SECONDS = 10.0  # for sympy to build the expression's constants and statements
 
 #: The rule for u^v when both depend on the source (x^x).
 LOGARITHMIC = "logarithmic differentiation"
@@ -240,10 +241,14 @@ def explain(
     graph = compile_expression(expression, result.points.names)
     names = _node_names(graph)
     tape_names = names | {row.node: f"#{row.index}" for row in result.tape if row.node not in names}
-    constants = _constants(graph)
-    operands = {row.node: _operands(graph, row, tape_names, constants) for row in result.tape}
     statements = {i: _symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
-    inline = to_sympy(graph, statements)
+    try:  # sympy's part, within the request's budget (the derivations have their own)
+        with time_limit(BUILD_SECONDS):
+            constants = _constants(graph)
+            inline = to_sympy(graph, statements)
+    except (CheckTimeout, ValueError, RecursionError) as stop:
+        raise InputError(f"could not explain this expression: sympy failed ({stop})") from None
+    operands = {row.node: _operands(graph, row, tape_names, constants) for row in result.tape}
     target = graph.targets[0]
     return Explanation(
         expression=result.expression,

@@ -102,11 +102,23 @@ def root(
             help="Cap the memory (address space) at this many MiB (0: no limit).",
         ),
     ] = 8192,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=0.0,
+            envvar="GRADCALC_TIMEOUT",
+            help="Wall-clock budget of the whole command, or of each job of --jobs and each "
+            "line of repl (0: none).",
+        ),
+    ] = 0,
 ) -> None:
     """gradcalc: type an expression and a point, get exact, checked gradients."""
     context = ctx.ensure_object(AppContext)  # main() passes one for a real process
     context.traceback, context.color, context.wide = traceback, color, wide
     context.limits = (max_cpu, max_memory)  # applied as the command starts
+    context.timeout = timeout
 
 
 def typer_command(command: Callable[..., int]) -> Callable[..., None]:

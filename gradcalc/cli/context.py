@@ -31,11 +31,13 @@ from gradcalc.core.errors import GradcalcError
 
 @dataclass
 class AppContext:
-    """The root options: colour, width, tracebacks and the process's resource limits.
+    """The root options: colour, width, tracebacks, the process's resource limits and the
+    time budget of a request.
 
     ``limits`` (CPU seconds, MiB) are applied by the first command that runs, and only in a
     real ``gradcalc`` process (``process``): a host such as a test or a notebook is never
-    capped.
+    capped. ``timeout`` is the wall-clock budget of one request (a command, a job of
+    ``--jobs``, a line of the repl; 0: none): see :mod:`gradcalc.core.budget`.
     """
 
     color: bool | None = None
@@ -43,6 +45,7 @@ class AppContext:
     traceback: bool = False
     limits: tuple[float, float] | None = None
     process: bool = False
+    timeout: float = 0.0
 
     def console(self, stderr: bool = False) -> Any:
         """A rich console on stdout (or stderr) that follows ``--color`` and ``--wide``."""
@@ -51,15 +54,23 @@ class AppContext:
         return make_console(self.color, self.wide, stderr)
 
     def call(self, command: Callable[..., int], **arguments: Any) -> int:
-        """Run ``command(self, **arguments)``; its exit code. A gradcalc error is printed as
-        one line on stderr and gives its exit code (with ``--traceback`` it is raised)."""
-        if self.process and self.limits:
-            from gradcalc.cli import limits  # caps itself; a host (tests, a notebook) never does
+        """Run ``command(self, **arguments)`` as one request of :mod:`gradcalc.core.budget`
+        (``--timeout``; its ``check_timeout`` the symbolic allowance); its exit code. A
+        gradcalc error is printed as one line on stderr and gives its exit code (with
+        ``--traceback`` it is raised). A ``--jobs`` stream or a repl session is no one
+        request: each job, each line is."""
+        from gradcalc.core import budget
 
-            limits.apply(*self.limits)
-            self.limits = None  # once per process, for a whole --jobs stream or repl session
+        streaming = arguments.get("jobs") is not None or command.__name__ == "repl"
         try:
-            return int(command(self, **arguments))
+            if self.process and self.limits:
+                from gradcalc.cli import limits  # caps itself; a host (a test) never does
+
+                limits.apply(*self.limits)
+                self.limits = None  # once per process, for a whole --jobs stream or session
+            timeout = 0.0 if streaming else self.timeout
+            with budget.request(timeout, arguments.get("check_timeout")):
+                return int(command(self, **arguments))
         except GradcalcError as error:
             if self.traceback:
                 raise

@@ -41,6 +41,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.points import Points, parse_at, points_from_rows
@@ -55,12 +56,14 @@ CACHE_NODES = 200_000
 CACHE_GRAPHS = 256
 
 
-def run_jobs(lines: Iterable[str], out: TextIO, **options: Any) -> int:
+def run_jobs(lines: Iterable[str], out: TextIO, timeout: float = 0.0, **options: Any) -> int:
     """Answer every job in ``lines`` on ``out``; the exit status of the whole stream.
 
     The status is 0 when every job was answered cleanly, else 1 if any check failed, else 2
     if any job was malformed, else 3 (some job undefined at its point). ``options`` are the
     fields of :class:`~gradcalc.engine.api.Options` (``check=False`` skips sympy's check).
+    Each job is one request of :mod:`gradcalc.core.budget`: ``timeout`` seconds in all (0:
+    none), and ``check_timeout`` for all its sympy work.
     """
     settings = Options(**{"strict": False, **options})
     seen: set[int] = set()
@@ -72,17 +75,20 @@ def run_jobs(lines: Iterable[str], out: TextIO, **options: Any) -> int:
         elif not line.strip() or line.lstrip().startswith("#"):
             continue
         else:
-            answer, code = _isolated(number, line.rstrip("\r\n"), settings, cache)
+            answer, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
         seen.add(code)
         out.write(json.dumps(answer) + "\n")
         out.flush()
     return next((int(c) for c in EXIT_PRIORITY if c in seen), int(ExitCode.OK))
 
 
-def _isolated(number: int, text: str, options: Options, cache: _Cache) -> tuple[dict, int]:
+def _isolated(
+    number: int, text: str, options: Options, cache: _Cache, timeout: float
+) -> tuple[dict, int]:
     """One job's answer, whatever goes wrong in it: an error of the job is its answer."""
     try:
-        return _answer(number, text, options, cache)
+        with budget.request(timeout):
+            return _answer(number, text, options, cache)
     except GradcalcError as error:
         code = int(error.exit_code)
         answer = {"job": number, "error": error.render().splitlines()[0], "exit_code": code}

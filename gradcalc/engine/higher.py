@@ -24,6 +24,10 @@ from gradcalc.core.tape import Problem, Tape
 from gradcalc.engine.evaluate import TapeRow, make_leaves, run_graph, tape_rows
 from gradcalc.lang.graph import Graph
 
+#: The most tape records the nested tapes of ``--order N`` may hold in all: each order
+#: records the backward pass of the one before, so the count grows geometrically.
+MAX_RECORDS = 200_000
+
 
 @dataclass
 class Higher:
@@ -103,7 +107,11 @@ def derivatives(
             tape.watch(x)
         tensors = run_graph(graph, leaves)
         current = tensors[graph.targets[target]]
+        before = 0
         while active:  # innermost first; the tapes still open record its backward pass
+            recorded = sum(len(t.records) for t in active)
+            _within_budget(recorded, before, order, len(orders))
+            before = recorded
             tape = active.pop()
             tape.__exit__(None, None, None)
             current = tape.gradient(current, x, unconnected="zero")
@@ -120,6 +128,23 @@ def derivatives(
         outermost.problems(),
         orders=orders,
     )
+
+
+def _within_budget(recorded: int, before: int, order: int, done: int) -> None:
+    """Refuse the next order if it would take the nested tapes past :data:`MAX_RECORDS`
+    (judged by how much the last order grew them), before it is recorded.
+
+    >>> _within_budget(150_000, 50_000, 12, 7)
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: --order 12 needs more than 200,000 tape records ...
+    """
+    growth = recorded / before if before else 1.0
+    if recorded > MAX_RECORDS or recorded * growth > MAX_RECORDS:
+        raise InputError(
+            f"--order {order} needs more than {MAX_RECORDS:,} tape records for this expression "
+            f"(the nested tapes grow {growth:.1f}x per order; stopped after order {done}): "
+            "ask for a lower --order"
+        )
 
 
 def _distinct(problems: list[Problem]) -> list[Problem]:

@@ -3,8 +3,10 @@
 The op graph is turned into sympy expressions with the registry's sympy
 counterparts (no text is parsed here), differentiated symbolically, and evaluated
 at the point: exactly when the point was given exactly (``--at x=pi/4``), with
-``lambdify`` when there are many points. All of it runs under a time limit, so a
-large expression degrades to "symbolic check skipped" instead of blocking.
+``lambdify`` when there are many points. All of it runs under the request's symbolic budget
+(:mod:`gradcalc.core.budget`), so a large expression degrades to "symbolic check skipped"
+instead of blocking, and a piece that ran out is remembered on the graph, not tried again;
+exact constants are size-capped before they are built (:data:`MAX_EXACT_DIGITS`).
 
 >>> from gradcalc.lang.graph import lower
 >>> from gradcalc.lang.parser import parse_program
@@ -16,15 +18,14 @@ large expression degrades to "symbolic check skipped" instead of blocking.
 
 from __future__ import annotations
 
-import signal
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from gradcalc.core.budget import CheckTimeout
+from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
 from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import DECIMAL
@@ -37,43 +38,17 @@ EXACT_POINT_LIMIT = 16  # more points than this are checked with lambdify
 SHORT_EXACT = 32  # exact values longer than this are shown as decimals unless --exact
 
 
-class CheckTimeout(Exception):
-    """The symbolic check ran out of its time budget."""
+#: The most decimal digits an exact constant may have (numerator or denominator): a
+#: larger one is refused before it is built (Python will not even print one above 4,300).
+MAX_EXACT_DIGITS = 4000
+_MAX_EXACT_BITS = int(MAX_EXACT_DIGITS * 3.3219)
 
 
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`CheckTimeout` in this block after ``seconds`` (main thread, POSIX only;
-    elsewhere the block runs unbounded).
+class ExactTooLarge(ValueError):
+    """An exact constant would exceed :data:`MAX_EXACT_DIGITS` digits."""
 
-    >>> with time_limit(1.0):
-    ...     sum(range(10))
-    45
-    """
-    usable = (
-        seconds > 0
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not usable:
-        yield
-        return
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise CheckTimeout(f"took longer than {seconds:g} s")
-
-    # sympy is imported before the alarm is armed: an import the alarm interrupts leaves the
-    # package half-initialised for the rest of the process ("module 'sympy' has no attribute
-    # 'assumptions'" in a later check, a later job or a later command of a session)
-    import sympy  # noqa: F401
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    def __init__(self) -> None:
+        super().__init__(f"an exact constant would have more than {MAX_EXACT_DIGITS:,} digits")
 
 
 def to_sympy(graph: Graph, cut: Mapping[int, Any] | None = None) -> list[Any]:
@@ -97,15 +72,46 @@ def to_sympy(graph: Graph, cut: Mapping[int, Any] | None = None) -> list[Any]:
         elif node.kind == "const":
             exprs.append(constant_to_sympy(node.text))
         else:
-            exprs.append(REGISTRY[node.op].sympy(sp, *(exprs[i] for i in node.inputs)))
+            inputs = [exprs[i] for i in node.inputs]
+            if node.op == "pow":
+                _check_power(*inputs)
+            exprs.append(_checked(REGISTRY[node.op].sympy(sp, *inputs)))
     return exprs
 
 
+def _checked(expr: Any) -> Any:
+    """``expr``, unless it is a rational number of more than :data:`MAX_EXACT_DIGITS` digits."""
+    if (
+        getattr(expr, "is_Rational", False)
+        and max(int(expr.p).bit_length(), int(expr.q).bit_length()) > _MAX_EXACT_BITS
+    ):
+        raise ExactTooLarge
+    return expr
+
+
+def _check_power(base: Any, exponent: Any) -> None:
+    """Refuse ``base**exponent`` before it is built if its exact value would be too long.
+
+    >>> import sympy as sp
+    >>> _check_power(sp.Rational(1000000001, 10**9), sp.Integer(1000))
+    Traceback (most recent call last):
+    gradcalc.symbolic.crosscheck.ExactTooLarge: an exact constant would have more than 4,000 digits
+    """
+    if getattr(base, "is_Rational", False) and getattr(exponent, "is_Integer", False):
+        bits = max(int(base.p).bit_length(), int(base.q).bit_length())
+        if bits > 1 and bits * abs(int(exponent)) > _MAX_EXACT_BITS:
+            raise ExactTooLarge
+
+
 def constant_to_sympy(text: str) -> Any:
-    """A literal as an exact sympy number: ``0.1`` is 1/10, ``pi`` is pi.
+    """A literal as an exact sympy number: ``0.1`` is 1/10, ``pi`` is pi; ``0e99999999`` is 0
+    without building 10^99999999, and a number of more than :data:`MAX_EXACT_DIGITS` digits
+    is refused.
 
     >>> constant_to_sympy("0.1"), constant_to_sympy("2e3"), constant_to_sympy("pi")
     (1/10, 2000, pi)
+    >>> constant_to_sympy("0e99999999"), constant_to_sympy("1.50e-2")
+    (0, 3/200)
     """
     import sympy as sp
 
@@ -113,7 +119,15 @@ def constant_to_sympy(text: str) -> Any:
         return sp.pi
     if text == "E":
         return sp.E
-    return sp.Rational(text)
+    mantissa, _, exponent = text.lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return sp.Integer(0)
+    shift = int(exponent or 0) - len(fraction)
+    if len(digits) + abs(shift) > MAX_EXACT_DIGITS:
+        raise ExactTooLarge
+    return sp.Rational(int(digits), 1) * sp.Rational(10) ** shift
 
 
 def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[str, Any]:
@@ -236,8 +250,10 @@ def check_against(
         tape_values: the tape's value per label (``None``: 0, an unconnected source).
         where: the points and options.
     """
+    if ("timed out", key) in graph.cache:  # not tried again: not per chunk, not per job
+        return CheckReport("skipped", note=graph.cache["timed out", key])
     try:
-        with time_limit(where.timeout):
+        with time_limit(where.timeout, (id(graph), key)):
             if key not in graph.cache:
                 shown = build()
                 graph.cache[key] = shown, {k: in_variables(graph, e) for k, e in shown.items()}
@@ -249,9 +265,10 @@ def check_against(
             for label, partial in partials.items():
                 partial.derivative = shown[label]
     except CheckTimeout as stop:
-        return CheckReport(
-            "skipped", note=f"symbolic check skipped: {stop} (raise --check-timeout)"
-        )
+        note = f"symbolic check skipped: {stop} (raise --check-timeout)"
+        if key not in graph.cache:  # the derivative itself ran out: remember that
+            graph.cache["timed out", key] = note
+        return CheckReport("skipped", note=note)
     except (ValueError, TypeError, ZeroDivisionError, AttributeError, RecursionError) as failure:
         return CheckReport("skipped", note=f"symbolic check skipped: sympy failed ({failure})")
     return _compare(partials, tape_values, where.skip)

@@ -107,7 +107,7 @@ def grad(
     if jobs is not None:
         if expression is not None or at or points or wrt or of:
             raise InputError("--jobs reads expressions and points from its lines: give no others")
-        return _run_jobs(jobs, options)
+        return _run_jobs(jobs, options, context.timeout)
     if expression is None:
         raise InputError("missing EXPRESSION (or --jobs FILE for many jobs)")
     if not at and points is None and direction is None:  # no point: the formula
@@ -168,10 +168,11 @@ def _without_point(context, expression, wrt, of, order, output, latex, check_tim
     return point_free(context, text, None, wrt, order, output.value, latex, check_timeout)
 
 
-def _run_jobs(path: str, options: Any) -> int:
-    """``grad --jobs``: answer each line's job on stdout; the exit status of the stream."""
+def _run_jobs(path: str, options: Any, timeout: float) -> int:
+    """``grad --jobs``: answer each line's job on stdout, each within ``timeout`` seconds
+    (0: none); the exit status of the stream."""
     from gradcalc.cli.jobs import run_jobs
     from gradcalc.io.files import open_stdin, open_text
 
     with open_stdin("the jobs") if path == "-" else open_text(path, "jobs file") as stream:
-        return run_jobs(stream, sys.stdout, **vars(options))
+        return run_jobs(stream, sys.stdout, timeout=timeout, **vars(options))

@@ -1,0 +1,194 @@
+"""One time budget per request: a deadline for the whole of it, a share for sympy.
+
+A *request* is one command or one job of a ``--jobs`` stream. :func:`request` gives it a
+wall-clock deadline (``gradcalc --timeout SECONDS``; 0: none) that covers everything it does
+-- parsing, the tape, sympy, rendering -- and raises :class:`OutOfTime` (exit code 2) when
+it passes. Within it, every call into sympy runs under :meth:`Budget.symbolic`, which
+draws on one symbolic allowance for the whole request (``--check-timeout``: the sum over
+all targets, chunks and steps, never spent again per piece), stops a fixed share of the
+request's deadline early so that the numbers can still be printed, and remembers a piece
+that ran out so that it is not tried again. A symbolic piece that runs out raises
+:class:`CheckTimeout`, which the caller turns into a warning ("skipped").
+
+Deadlines are kept with ``SIGALRM`` (POSIX, main thread); elsewhere they are not enforced.
+gradcalc runs one thread, so a wall-clock deadline also bounds the request's CPU time.
+Outside any request, :func:`current` is a fresh budget: each library call has its own.
+
+>>> with request(timeout=30) as budget:
+...     with budget.symbolic(5.0, key="demo"):
+...         total = sum(range(10))
+>>> total, budget.timed_out
+(45, {})
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+from gradcalc.core.errors import GradcalcError
+
+#: The share of a request's deadline kept back from sympy, for printing the numbers.
+RESERVE = 0.2
+
+
+class CheckTimeout(Exception):
+    """A symbolic piece ran out of its time budget (the caller skips it with a warning)."""
+
+
+class OutOfTime(GradcalcError):
+    """The request ran past its deadline (``--timeout``): exit code 2."""
+
+
+class Budget:
+    """The time budget of one request: its deadline, what sympy has spent, what ran out.
+
+    Args:
+        timeout: seconds for the whole request (0: no deadline).
+    """
+
+    def __init__(self, timeout: float = 0.0):
+        self.timeout = timeout
+        self.started = time.monotonic()
+        self.symbolic_spent = 0.0
+        self.timed_out: dict[Hashable, str] = {}
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline (infinite without one).
+
+        >>> Budget().remaining()
+        inf
+        """
+        if self.timeout <= 0:
+            return math.inf
+        return self.started + self.timeout - time.monotonic()
+
+    @contextmanager
+    def symbolic(self, seconds: float, key: Hashable = None) -> Iterator[None]:
+        """Run a symbolic piece: at most ``seconds`` of sympy in this whole request (0: no
+        such limit), and never into the last :data:`RESERVE` of its deadline. A ``key``
+        that ran out once raises :class:`CheckTimeout` at once, without trying again.
+
+        >>> budget = Budget()
+        >>> budget.timed_out["slow"] = "took longer than 5 s"
+        >>> with budget.symbolic(5.0, key="slow"):
+        ...     pass
+        Traceback (most recent call last):
+        gradcalc.core.budget.CheckTimeout: took longer than 5 s
+        """
+        if key is not None and key in self.timed_out:
+            raise CheckTimeout(self.timed_out[key])
+        left, reason = math.inf, ""
+        if seconds > 0:
+            left, reason = seconds - self.symbolic_spent, f"took longer than {seconds:g} s"
+        if self.timeout > 0 and self.remaining() - RESERVE * self.timeout < left:
+            left = self.remaining() - RESERVE * self.timeout
+            reason = f"the request's time budget (--timeout {self.timeout:g} s) ran out"
+        if left <= 0:
+            raise CheckTimeout(reason)
+        # sympy is imported before the alarm is armed: an import the alarm interrupts leaves
+        # the package half-initialised for the rest of the process
+        import sympy  # noqa: F401
+
+        start = time.monotonic()
+        try:
+            with _deadline(start + left, lambda: CheckTimeout(reason)):
+                yield
+        except CheckTimeout as stop:
+            if key is not None:
+                self.timed_out[key] = str(stop)
+            raise
+        finally:
+            self.symbolic_spent += time.monotonic() - start
+
+
+_requests: list[Budget] = []
+
+
+def current() -> Budget:
+    """The budget of the request under way (a fresh one, with no deadline, outside any).
+
+    >>> current().timeout
+    0.0
+    """
+    return _requests[-1] if _requests else Budget()
+
+
+@contextmanager
+def request(timeout: float = 0.0) -> Iterator[Budget]:
+    """Run one request under a deadline of ``timeout`` seconds (0: none); past it,
+    :class:`OutOfTime` is raised wherever the request is."""
+    budget = Budget(timeout)
+    _requests.append(budget)
+    try:
+        if timeout > 0:
+            message = (
+                f"the request took longer than its time budget (--timeout {timeout:g} s) "
+                "and was stopped; anything printed above is incomplete"
+            )
+            with _deadline(budget.started + timeout, lambda: OutOfTime(message)):
+                yield budget
+        else:
+            yield budget
+    finally:
+        _requests.remove(budget)
+
+
+def symbolic_limit(seconds: float, key: Hashable = None) -> AbstractContextManager[None]:
+    """:meth:`Budget.symbolic` of the request under way: how every sympy call is bounded.
+
+    >>> with symbolic_limit(1.0):
+    ...     sum(range(10))
+    45
+    """
+    return current().symbolic(seconds, key)
+
+
+# --- the alarm: one SIGALRM for every open deadline, the earliest armed -------------------
+
+_deadlines: list[tuple[float, Callable[[], BaseException]]] = []
+_previous_handler: list[object] = []
+
+
+def _usable() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def _deadline(when: float, error: Callable[[], BaseException]) -> Iterator[None]:
+    """Raise ``error()`` in this block once ``time.monotonic()`` passes ``when``."""
+    if not _usable() or not math.isfinite(when):
+        yield
+        return
+    entry = (when, error)
+    if not _deadlines:
+        _previous_handler.append(signal.signal(signal.SIGALRM, _on_alarm))
+    _deadlines.append(entry)
+    try:
+        _arm()
+        yield
+    finally:
+        _deadlines.remove(entry)
+        if _deadlines:
+            _arm()
+        else:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, _previous_handler.pop())
+
+
+def _arm() -> None:
+    earliest = min(when for when, _ in _deadlines)
+    signal.setitimer(signal.ITIMER_REAL, max(earliest - time.monotonic(), 1e-4))
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    now = time.monotonic()
+    expired = [entry for entry in _deadlines if entry[0] <= now + 1e-3]
+    if not expired:  # woke early: wait on
+        _arm()
+        return
+    raise min(expired, key=lambda entry: entry[0])[1]()
