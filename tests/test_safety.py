@@ -207,13 +207,13 @@ def test_a_timed_out_derivative_is_not_tried_again_per_target_or_chunk(monkeypat
     monkeypatch.setattr(crosscheck, "symbolic_gradient", slow)
     graph = compile_expression(", ".join(f"x^{k}" for k in range(1, 9)), ("x",))
     options = Options(check_timeout=0.2, strict=False)
-    with budget.request():
+    with budget.request(symbolic=0.2):
         for chunk in (parse_at(["x=1"]), parse_at(["x=2"])):
             results = gradient_at(graph, chunk, None, options)
             assert [r.check.status for r in results] == ["skipped"] * 8
             assert all(r.value.size == 1 for r in results)
     assert started == [0]  # the first target ran out; every later piece was skipped at once
-    with budget.request():  # a later request (job) with the same graph does not retry it
+    with budget.request(symbolic=0.2):  # a later request (job) on the same graph: no retry
         gradient_at(graph, parse_at(["x=3"]), None, options)
     assert started == [0]
 
@@ -223,13 +223,14 @@ def test_the_request_deadline_stops_the_work_and_sympy_stops_before_it() -> None
 
     from gradcalc.core import budget
 
-    with pytest.raises(budget.OutOfTime, match="--timeout 0.2 s"):
-        with budget.request(0.2):
-            time.sleep(60)
-    with budget.request(0.5) as request:
-        with pytest.raises(budget.CheckTimeout, match="request's time budget"):
-            with request.symbolic(30.0):
-                time.sleep(60)
+    with pytest.raises(budget.OutOfTime, match=r"--timeout 0\.2 s"), budget.request(0.2):
+        time.sleep(60)
+    with (
+        budget.request(0.5) as request,
+        pytest.raises(budget.CheckTimeout, match="request's time budget"),
+        request.symbolic(30.0),
+    ):
+        time.sleep(60)
     assert budget.current().timeout == 0  # nothing left armed
 
 

@@ -87,7 +87,7 @@ def _isolated(
 ) -> tuple[dict, int]:
     """One job's answer, whatever goes wrong in it: an error of the job is its answer."""
     try:
-        with budget.request(timeout):
+        with budget.request(timeout, options.check_timeout if options.check else None):
             return _answer(number, text, options, cache)
     except GradcalcError as error:
         code = int(error.exit_code)

@@ -5,16 +5,17 @@ wall-clock deadline (``gradcalc --timeout SECONDS``; 0: none) that covers everyt
 -- parsing, the tape, sympy, rendering -- and raises :class:`OutOfTime` (exit code 2) when
 it passes. Within it, every call into sympy runs under :meth:`Budget.symbolic`, which
 draws on one symbolic allowance for the whole request (``--check-timeout``: the sum over
-all targets, chunks and steps, never spent again per piece), stops a fixed share of the
-request's deadline early so that the numbers can still be printed, and remembers a piece
-that ran out so that it is not tried again. A symbolic piece that runs out raises
-:class:`CheckTimeout`, which the caller turns into a warning ("skipped").
+all targets, chunks and steps, never spent again per piece) as well as its own limit,
+stops a fixed share of the request's deadline early so that the numbers can still be
+printed, and remembers a piece that ran out so that it is not tried again. A symbolic
+piece that runs out raises :class:`CheckTimeout`, which the caller turns into a warning
+("skipped").
 
 Deadlines are kept with ``SIGALRM`` (POSIX, main thread); elsewhere they are not enforced.
 gradcalc runs one thread, so a wall-clock deadline also bounds the request's CPU time.
 Outside any request, :func:`current` is a fresh budget: each library call has its own.
 
->>> with request(timeout=30) as budget:
+>>> with request(timeout=30, symbolic=5) as budget:
 ...     with budget.symbolic(5.0, key="demo"):
 ...         total = sum(range(10))
 >>> total, budget.timed_out
@@ -49,10 +50,13 @@ class Budget:
 
     Args:
         timeout: seconds for the whole request (0: no deadline).
+        symbolic: seconds of sympy for the whole request, all pieces together (``None``:
+            only each piece's own limit).
     """
 
-    def __init__(self, timeout: float = 0.0):
+    def __init__(self, timeout: float = 0.0, symbolic: float | None = None):
         self.timeout = timeout
+        self.allowance = symbolic
         self.started = time.monotonic()
         self.symbolic_spent = 0.0
         self.timed_out: dict[Hashable, str] = {}
@@ -69,22 +73,26 @@ class Budget:
 
     @contextmanager
     def symbolic(self, seconds: float, key: Hashable = None) -> Iterator[None]:
-        """Run a symbolic piece: at most ``seconds`` of sympy in this whole request (0: no
-        such limit), and never into the last :data:`RESERVE` of its deadline. A ``key``
-        that ran out once raises :class:`CheckTimeout` at once, without trying again.
+        """Run a symbolic piece: at most ``seconds`` (0: no limit of its own), within what
+        is left of the request's symbolic allowance, and never into the last
+        :data:`RESERVE` of its deadline. A ``key`` that ran out once in this request raises
+        :class:`CheckTimeout` at once, without trying again.
 
-        >>> budget = Budget()
-        >>> budget.timed_out["slow"] = "took longer than 5 s"
-        >>> with budget.symbolic(5.0, key="slow"):
+        >>> budget = Budget(symbolic=5.0)
+        >>> budget.symbolic_spent = 5.0
+        >>> with budget.symbolic(1.0):
         ...     pass
         Traceback (most recent call last):
-        gradcalc.core.budget.CheckTimeout: took longer than 5 s
+        gradcalc.core.budget.CheckTimeout: the request's symbolic budget (5 s) is spent
         """
         if key is not None and key in self.timed_out:
             raise CheckTimeout(self.timed_out[key])
         left, reason = math.inf, ""
         if seconds > 0:
-            left, reason = seconds - self.symbolic_spent, f"took longer than {seconds:g} s"
+            left, reason = seconds, f"took longer than {seconds:g} s"
+        if self.allowance is not None and self.allowance - self.symbolic_spent < left:
+            left = self.allowance - self.symbolic_spent
+            reason = f"the request's symbolic budget ({self.allowance:g} s) is spent"
         if self.timeout > 0 and self.remaining() - RESERVE * self.timeout < left:
             left = self.remaining() - RESERVE * self.timeout
             reason = f"the request's time budget (--timeout {self.timeout:g} s) ran out"
@@ -119,10 +127,11 @@ def current() -> Budget:
 
 
 @contextmanager
-def request(timeout: float = 0.0) -> Iterator[Budget]:
-    """Run one request under a deadline of ``timeout`` seconds (0: none); past it,
-    :class:`OutOfTime` is raised wherever the request is."""
-    budget = Budget(timeout)
+def request(timeout: float = 0.0, symbolic: float | None = None) -> Iterator[Budget]:
+    """Run one request under a deadline of ``timeout`` seconds (0: none) -- past it,
+    :class:`OutOfTime` is raised wherever the request is -- with ``symbolic`` seconds of
+    sympy in all (``None``: only each piece's own limit)."""
+    budget = Budget(timeout, symbolic)
     _requests.append(budget)
     try:
         if timeout > 0:
