@@ -189,6 +189,8 @@ def main() -> None:
             guess = (getattr(error, "possibilities", None) or [None])[0]
             message = f"no such option {error.option_name}"
             message += f"; did you mean {guess}?" if guess else ""
+        if len(message) > 300:  # an option's value may be huge: never echo it whole
+            message = message[:299] + "…"
         if message.startswith("Usage:"):  # no command given: the help itself
             print(message, file=sys.stderr)
         else:

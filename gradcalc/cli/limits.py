@@ -18,6 +18,7 @@ Only the standard library is imported at first (numpy only when a memory cap is 
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import signal
@@ -61,11 +62,37 @@ def memory_message() -> str:
     )
 
 
+def validate(cpu_seconds: float, memory_mb: float) -> None:
+    """Refuse a cap that is not a finite number of at least 0 (``inf`` once crashed and
+    ``nan`` silently turned the cap off).
+
+    >>> validate(float("nan"), 0)
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: --max-cpu must be a finite number of seconds, 0 or more ... not nan
+    """
+    from gradcalc.core.errors import InputError
+
+    for value, option, unit in (
+        (cpu_seconds, "--max-cpu", "seconds"),
+        (memory_mb, "--max-memory", "MB"),
+    ):
+        if not (math.isfinite(value) and value >= 0):
+            raise InputError(
+                f"{option} must be a finite number of {unit}, 0 or more (0: no limit), "
+                f"not {_number(value)}"
+            )
+
+
 def apply(cpu_seconds: float, memory_mb: float) -> None:
     """Cap this process's CPU time at ``cpu_seconds`` and its address space at ``memory_mb``
-    MiB (0 or less: leave that one alone). Caps can only be lowered, never raised past the
-    hard limits the process already has. No-op where ``resource`` does not exist (Windows).
+    MiB (0: leave that one alone). Caps can only be lowered, never raised past the hard
+    limits the process already has; the messages name the cap actually in force. No-op where
+    ``resource`` does not exist (Windows).
+
+    Raises:
+        InputError: for a cap that is not finite or below 0 (:func:`validate`).
     """
+    validate(cpu_seconds, memory_mb)
     try:
         import resource
     except ImportError:  # pragma: no cover - not POSIX
@@ -76,8 +103,9 @@ def apply(cpu_seconds: float, memory_mb: float) -> None:
         wanted = soft + GRACE_SECONDS
         hard = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
         signal.signal(signal.SIGXCPU, _on_cpu_limit)
+        atexit.register(_ignore_cpu_limit_at_exit)
         resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
-        _applied["cpu"] = cpu_seconds
+        _applied["cpu"] = min(soft, hard)
     if memory_mb > 0:
         _warm_up_blas()
         limit = int(memory_mb * 2**20)
@@ -85,7 +113,7 @@ def apply(cpu_seconds: float, memory_mb: float) -> None:
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-        _applied["memory"] = memory_mb
+        _applied["memory"] = limit / 2**20
 
 
 def _warm_up_blas() -> None:
@@ -99,6 +127,13 @@ def _warm_up_blas() -> None:
 
     a = np.eye(8) + 1.0
     np.linalg.lstsq(a @ a, np.ones(8), rcond=None)
+
+
+def _ignore_cpu_limit_at_exit() -> None:
+    """Past the last Python code, a SIGXCPU could no longer run :func:`_on_cpu_limit` and
+    would kill the process with status 152: the answer is complete by then, so let the exit
+    finish (the hard limit still bounds it)."""
+    signal.signal(signal.SIGXCPU, signal.SIG_IGN)
 
 
 def _on_cpu_limit(signum: int, frame: object) -> None:

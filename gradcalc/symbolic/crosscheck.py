@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.core.budget import CheckTimeout
+from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
 from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph, lower
@@ -266,8 +266,8 @@ def check_against(
                 partial.derivative = shown[label]
     except CheckTimeout as stop:
         note = f"symbolic check skipped: {stop} (raise --check-timeout)"
-        if key not in graph.cache:  # the derivative itself ran out: remember that
-            graph.cache["timed out", key] = note
+        if (id(graph), key) in current().timed_out:  # it ran out (was not just left out):
+            graph.cache["timed out", key] = note  # later chunks and jobs skip it at once
         return CheckReport("skipped", note=note)
     except (ValueError, TypeError, ZeroDivisionError, AttributeError, RecursionError) as failure:
         return CheckReport("skipped", note=f"symbolic check skipped: sympy failed ({failure})")
