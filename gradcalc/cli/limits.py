@@ -68,7 +68,7 @@ def validate(cpu_seconds: float, memory_mb: float) -> None:
 
     >>> validate(float("nan"), 0)
     Traceback (most recent call last):
-    gradcalc.core.errors.InputError: --max-cpu must be a finite number of seconds, 0 or more ... not nan
+    gradcalc.core.errors.InputError: --max-cpu must be a finite number of seconds, ... not nan
     """
     from gradcalc.core.errors import InputError
 

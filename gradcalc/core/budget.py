@@ -35,6 +35,8 @@ from gradcalc.core.errors import GradcalcError
 
 #: The share of a request's deadline kept back from sympy, for printing the numbers.
 RESERVE = 0.2
+#: Seconds below which a symbolic piece is not started (what is left is as good as spent).
+MIN_PIECE = 0.01
 
 
 class CheckTimeout(Exception):
@@ -96,7 +98,7 @@ class Budget:
         if self.timeout > 0 and self.remaining() - RESERVE * self.timeout < left:
             left = self.remaining() - RESERVE * self.timeout
             reason = f"the request's time budget (--timeout {self.timeout:g} s) ran out"
-        if left <= 0:
+        if left < MIN_PIECE:
             raise CheckTimeout(reason)
         # sympy is imported before the alarm is armed: an import the alarm interrupts leaves
         # the package half-initialised for the rest of the process
