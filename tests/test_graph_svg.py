@@ -16,7 +16,7 @@ from gradcalc.core.errors import InputError
 from gradcalc.render import graph_svg
 from gradcalc.render.drawing import Drawing, Node, op_graph
 from gradcalc.render.graph_svg import to_svg
-from gradcalc.render.layout import LAYER_GAP, NODE_GAP, Box, layout
+from gradcalc.render.layout import LAYER_GAP, NODE_GAP, WAYPOINTS, Box, layout
 
 SVG = "{http://www.w3.org/2000/svg}"
 HEADLINE = "3*w1**2+2*w1*w2"
@@ -222,3 +222,21 @@ def test_graph_command_draws_svg_without_graphviz(tmp_path, monkeypatch) -> None
     assert png.exit_code == 2 and "Graphviz program 'dot' is needed" in png.stderr
     folder = runner.invoke(app, [*args, "--out", str(tmp_path / "missing" / "chain.svg")])
     assert folder.exit_code == 2 and "cannot write" in folder.stderr
+
+
+def test_long_chains_and_many_long_edges_stay_within_bounds() -> None:
+    chain = gradcalc.grad("x" + " + x" * 3000, at={"x": 1}, check=False)  # 3000 layers deep
+    _, nodes, edges = parsed(to_svg(chain))
+    assert len(nodes) == 3001 and len(edges) == 6000
+    assert nodes["r3000"]["lines"][2:] == ["value = 3001", "adjoint = 1"]
+    wide = gradcalc.grad(
+        " + ".join(f"sin(x*{i})*y" for i in range(1, 300)), at={"x": 1, "y": 2}, check=False
+    )
+    drawing = op_graph(wide)
+    picture = layout(
+        {n.id: (50.0, 30.0) for n in drawing.nodes},
+        drawing.edges,
+        anchored={n.id for n in drawing.nodes if n.kind == "variable"},
+    )
+    waypoints = sum((len(route) - 2) // 2 for route in picture.routes)
+    assert 0 < waypoints <= WAYPOINTS  # the rest are drawn straight across

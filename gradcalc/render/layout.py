@@ -3,10 +3,10 @@ draws with ``rankdir=LR``), in pure Python: the op-graph pictures need no Graphv
 
 The steps are the classic ones (Sugiyama's), kept simple for graphs of tens of nodes:
 
-1. layers: a node with inputs sits one layer right of its rightmost input; a node without
-   inputs sits in layer 0 if it is *anchored* (a variable), else it is *light* (a constant):
-   it sits just left of its first successor, at the right side of its layer, and does not
-   pull its successor towards itself;
+1. layers: a node sits one layer right of its rightmost input, then, unless it is *anchored*
+   (a variable: those stay in layer 0), moves right to just left of its first successor. A
+   node without inputs that is not anchored is *light* (a constant): it sits at the right
+   side of its layer and does not pull its successor towards itself;
 2. an edge that spans several layers gets a waypoint in each layer between, so that it
    passes between the boxes instead of through them;
 3. the order within each layer: a few sweeps sorting by the mean position of the neighbours
@@ -31,6 +31,7 @@ MARGIN = 12.0  # around the drawing
 LAYER_GAP = 60.0  # between layers, for the edges
 NODE_GAP = 16.0  # between boxes of a layer
 WAYPOINT = 6.0  # the height a waypoint of a long edge occupies in its layer
+WAYPOINTS = 2000  # the most waypoints in one layout
 SWEEPS = 4
 
 
@@ -83,7 +84,8 @@ def layout(
     """
     anchored = set(anchored)
     layer = _layers(list(sizes), edges, anchored)
-    light = {n for n in sizes if n not in anchored and all(t != n for _, t in edges)}
+    targets = {t for _, t in edges}
+    light = {n for n in sizes if n not in anchored and n not in targets}
     chains, order = _with_waypoints(sizes, edges, layer)
     heights = {n: sizes[n][1] if n in sizes else WAYPOINT for column in order for n in column}
     _order(order, chains)
@@ -111,42 +113,53 @@ def layout(
 
 
 def _layers(nodes: list[str], edges: Sequence[tuple[str, str]], anchored: set[str]) -> dict:
-    """The layer of each node (longest path from the inputs; unanchored inputs pulled right)."""
+    """The layer of each node: one right of its rightmost input; then each node that is not
+    anchored moves right, to just left of its first successor (shorter edges)."""
     inputs: dict[str, list[str]] = {n: [] for n in nodes}
+    outputs: dict[str, list[str]] = {n: [] for n in nodes}
     for source, target in edges:
         if source not in inputs or target not in inputs:
             raise ValueError(f"the edge {source} -> {target} names an unknown node")
         inputs[target].append(source)
+        outputs[source].append(target)
+    pending = {n: len(inputs[n]) for n in nodes}
+    order = [n for n in nodes if not pending[n]]
+    for node in order:  # a topological order (Kahn's), grown as it is read
+        for target in outputs[node]:
+            pending[target] -= 1
+            if not pending[target]:
+                order.append(target)
+    if len(order) < len(nodes):
+        raise ValueError(f"the edges have a cycle through {next(n for n in nodes if pending[n])}")
     layer: dict[str, int] = {}
-    visiting: set[str] = set()
-
-    def depth(node: str) -> int:
-        if node not in layer:
-            if node in visiting:
-                raise ValueError(f"the edges have a cycle through {node}")
-            visiting.add(node)
-            layer[node] = 1 + max((depth(i) for i in inputs[node]), default=-1)
-            visiting.discard(node)
-        return layer[node]
-
-    for node in nodes:
-        depth(node)
-    for node in nodes:
-        after = [layer[t] for s, t in edges if s == node]
-        if not inputs[node] and node not in anchored and after:
-            layer[node] = min(after) - 1
+    for node in order:
+        layer[node] = 1 + max((layer[i] for i in inputs[node]), default=-1)
+    for node in reversed(order):
+        if node not in anchored and outputs[node]:
+            layer[node] = min(layer[t] for t in outputs[node]) - 1
     return layer
 
 
 def _with_waypoints(sizes, edges, layer) -> tuple[list[list[str]], list[list[str]]]:
-    """Each edge as its chain of nodes (source, waypoints..., target), and the layers' nodes."""
+    """Each edge as its chain of nodes (source, waypoints..., target), and the layers' nodes.
+
+    The shortest edges get waypoints first, up to ``WAYPOINTS`` in all: beyond that (a graph
+    of hundreds of records) an edge is drawn straight across, so that the layout stays fast.
+    """
     order: list[list[str]] = [[] for _ in range(max(layer.values(), default=0) + 1)]
     for node in sizes:
         order[layer[node]].append(node)
+    spans = sorted(range(len(edges)), key=lambda k: layer[edges[k][1]] - layer[edges[k][0]])
+    budget, routed = WAYPOINTS, set()
+    for k in spans:
+        budget -= layer[edges[k][1]] - layer[edges[k][0]] - 1
+        if budget < 0:
+            break
+        routed.add(k)
     chains = []
     for k, (source, target) in enumerate(edges):
         chain = [source]
-        for between in range(layer[source] + 1, layer[target]):
+        for between in range(layer[source] + 1, layer[target]) if k in routed else ():
             waypoint = f"\0{k}:{between}"  # cannot clash with a node id we were given
             order[between].append(waypoint)
             chain.append(waypoint)
