@@ -161,3 +161,17 @@ def test_a_tall_screenshot_is_cut_into_tiles_without_the_blank_ones(tmp_path):
     last = matplotlib.imread(tmp_path / "tutorial-03.png")
     assert first.shape[:2] == (screenshots.TILE, 40) and last.shape[:2] == (500, 40)
     assert (last[400:450, :, :3] == 0).all()
+
+
+def test_the_numbers_in_a_tape_pictures_alt_text_are_in_the_picture() -> None:
+    """The alt text of a tape graph reads its numbers off the picture: they must be there."""
+    for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for alt, src in images(page):
+            name = src.rsplit("/", 1)[-1]
+            if not name.startswith("tape-"):
+                continue
+            root = ET.fromstring((DOCS / pictures.IMAGES / name).read_bytes())
+            texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+            shown = set(re.findall(r"\d+(?:\.\d+)?", texts))
+            for number in re.findall(r"\d+(?:\.\d+)?", alt):
+                assert number in shown, f"{page.name}: the alt text of {name} says {number}"
