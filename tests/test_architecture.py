@@ -136,15 +136,10 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# being broken by the split of cli/app.py into one module per command (issue 14); this list
-# must then be emptied -- the test fails as soon as it no longer matches
-KNOWN_CYCLES = [["gradcalc.cli.app", "gradcalc.cli.repl"]]
-
-
 def test_no_import_cycles() -> None:
     """Imports inside functions count; ``if TYPE_CHECKING:`` imports (never run) do not."""
     graph = {module: imports_of(module, typing_too=False) for module in MODULES}
-    assert cycles(graph) == KNOWN_CYCLES
+    assert cycles(graph) == []
 
 
 def test_the_public_names_bring_the_operators() -> None:
