@@ -69,6 +69,21 @@ class Verdict:
         return None
 
 
+class Verdicts(list):
+    """The verdicts of one check, in order (a list), with what was checked: in a notebook
+    they show as the table ``gradcalc check`` prints."""
+
+    def __init__(self, verdicts: Sequence[Verdict], expression: str, at: Sequence[str] = ()):
+        super().__init__(verdicts)
+        self.expression, self.at = expression, list(at)
+
+    def _repr_html_(self) -> str:
+        from gradcalc.render.html import to_html
+        from gradcalc.render.views import VerdictView
+
+        return to_html(VerdictView(self.expression, self.at, latex=False).table(self))
+
+
 @dataclass(frozen=True)
 class Target:
     """What is being answered: ``order`` 1 (the gradient), N (one variable's N-th derivative)
@@ -112,7 +127,7 @@ def check_expect(
     order: int = 1,
     rtol: float = RTOL,
     atol: float = ATOL,
-) -> list[Verdict]:
+) -> Verdicts:
     """Judge numeric answers (``"1/3"``, ``"pi/4"``, ``"sqrt(2)"`` allowed) at one point.
 
     Raises:
@@ -148,7 +163,7 @@ def check_expect(
                 latex_name=latex_label(graph.target_names[0], variables),
             )
         )
-    return verdicts
+    return Verdicts(verdicts, expression, at)
 
 
 def _tape_values(graph, points, target, wanted) -> tuple[list[float], list[str | None]]:
@@ -211,7 +226,7 @@ def check_answers(
     order: int = 1,
     at: Sequence[str] = (),
     rtol: float = 1e-7,
-) -> list[Verdict]:
+) -> Verdicts:
     """Judge derivative expressions: positional (in ``wrt`` order, row-major for a Hessian)
     or by variable name (``{"x": "2*x"}``, order 1 only). ``at`` adds test points.
 
@@ -237,7 +252,7 @@ def check_answers(
         verdict.latex = _latex(truth, None)
         verdict.latex_name = latex_label(graph.target_names[0], variables)
         verdicts.append(verdict)
-    return verdicts
+    return Verdicts(verdicts, expression, at)
 
 
 def _answer_texts(answers, wanted) -> list[str]:

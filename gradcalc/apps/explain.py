@@ -196,6 +196,16 @@ class Explanation:
     derivations: list[Derivation]
     simplified: dict[str, Simplified] = field(default_factory=dict)
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the panels ``gradcalc explain`` prints, as HTML."""
+        from gradcalc.render.html import to_html
+
+        return to_html([to_rich(self)])
+
+    def _repr_markdown_(self) -> str:
+        """In a notebook (Markdown export): :func:`to_markdown`."""
+        return to_markdown(self)
+
 
 def explain(
     expression: str,

@@ -97,6 +97,13 @@ class FitResult:
         value = run_graph(self.graph, leaves)[self.graph.targets[0]].value
         return np.broadcast_to(value, shape).copy()
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the tables ``gradcalc fit`` prints, as HTML."""
+        from gradcalc.render.html import to_html
+        from gradcalc.render.views import fit_tables
+
+        return to_html(fit_tables(self, None))
+
 
 def fit(
     model: str,

@@ -84,6 +84,18 @@ class GradResult:
         singular = self.singularities[i]
         return f"{singular.expression}: {singular.kind}: {singular.reason}"
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the tables the command line prints, as HTML."""
+        from gradcalc.render.html import result_html  # (display only: render sits above)
+
+        return result_html(self)
+
+    def _repr_latex_(self) -> str | None:
+        """In a notebook (for LaTeX export): sympy's derivatives."""
+        from gradcalc.render.html import result_latex
+
+        return result_latex(self)
+
 
 @dataclass
 class HessianResult(GradResult):
@@ -131,6 +143,12 @@ class JacobianResult:
     def targets(self) -> list[str]:
         """The targets' names."""
         return [row.target for row in self.rows]
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the tables the command line prints, as HTML."""
+        from gradcalc.render.html import result_html  # (display only: render sits above)
+
+        return result_html(self)
 
 
 @dataclass(frozen=True)

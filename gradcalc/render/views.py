@@ -252,7 +252,7 @@ class HessianView(GradView):
             critical_point=None if bad else test.critical,
         )
         if self.latex:
-            obj["latex"] = _latex_matrix(result)
+            obj["latex"] = latex_matrix(result)
         return [obj]
 
     def csv_header(self, computed: HessianResult) -> list[str]:
@@ -325,7 +325,7 @@ class HessianView(GradView):
         summary.append(test.verdict, style="bold")
         parts = [render.headline(result, digits), table, summary]
         if self.latex:
-            parts.append(_unwrapped(f"H = {_latex_matrix(result)}"))
+            parts.append(_unwrapped(f"H = {latex_matrix(result)}"))
         return parts
 
     def many(self, computed: HessianResult, digits: int | None) -> list[Any]:
@@ -340,7 +340,7 @@ def _unwrapped(text: str) -> Any:
     return Text(text, no_wrap=True, overflow="ignore")
 
 
-def _latex_matrix(result: HessianResult) -> str:
+def latex_matrix(result: HessianResult) -> str:
     """sympy's Hessian as a LaTeX ``pmatrix`` (empty without the symbolic check)."""
     tex = render.latex_derivatives(result)
     if not tex:
