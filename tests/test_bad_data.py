@@ -62,7 +62,8 @@ GOOD_ROWS = "x,y,value,d/dx,d/dy\n1,2,2,2,1\n3,4,12,4,3\n"  # d(xy)/dx = y, d/dy
         ("x,y\n1,1e400\n", ["row 2, column y", "'1e400' is out of range"]),
         ("x,y\n1,0x10\n", ["row 2, column y", "'0x10' is not a number"]),
         ("x,y\n1,1_000\n", ["row 2, column y", "'1_000' is not a number"]),
-        ("x,y\n1,pi\n", ["row 2, column y", "'pi' is not a number"]),
+        ("x,y\n1,pie\n", ["row 2, column y", "'pie' is not a number"]),
+        ("x,y\n1,x/2\n", ["row 2, column y", "'x/2' is not a number"]),
         ("x,y\n1,2\n\n\n3,x\n", ["row 5, column y"]),  # blank lines keep the row numbers
         ("x,y\r\n1,2\r\n3,abc\r\n", ["row 3, column y", "'abc'"]),
         ('x,y\n1,"2\n', ["row 2"]),  # an unclosed quote

@@ -27,13 +27,15 @@ class Points:
     ``arrays`` maps each name to a 0-d array (one ``--at``) or a 1-d array (several
     points); ``exact`` holds, per point, each value's text when it was given exactly
     (``--at``), or is ``None`` (values read from a file). ``first_row`` is the file
-    row number of the first point (for messages), 0 for ``--at``.
+    row number of the first point (for messages), 0 for ``--at``. ``ids`` holds, per
+    point, the text of the file's ``--id`` column (``None`` without one).
     """
 
     names: tuple[str, ...]
     arrays: dict[str, np.ndarray]
     exact: list[dict[str, str]] | None
     first_row: int = 0
+    ids: list[str] | None = None
 
     @property
     def count(self) -> int:

@@ -9,6 +9,7 @@ is bounded as it reads: a line, or a whole expression file, longer than
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
 import itertools
@@ -25,7 +26,7 @@ from typing import TextIO
 import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.points import Points
+from gradcalc.engine.points import Points, constant_value
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.
@@ -34,6 +35,8 @@ CHUNK_ROWS = 65_536
 #: The longest line of a points, data or jobs file, and the longest expression file, in
 #: characters (the parser's own limit on a text).
 MAX_LINE = 1_000_000
+#: Cells that would read as arithmetic but are surely not meant so: ``1-2``, ``1/3/2024``.
+DATE_LIKE = re.compile(r"[0-9]+-[0-9]+(-[0-9]+)?|[0-9]+([/.])[0-9]+\2[0-9]+")
 
 
 @contextmanager
@@ -189,13 +192,20 @@ def read_points(
     chunk_rows: int = CHUNK_ROWS,
     what: str = "points file",
     skipped: Skipped | None = None,
+    columns: Sequence[str] | None = None,
+    id_column: str | None = None,
 ) -> Iterator[Points]:
     """Read a CSV of points (header row = variable names) in chunks of ``chunk_rows``.
 
     Rows of plain decimal numbers are checked with one pattern per line and converted by
-    numpy a chunk at a time; anything else (quoted cells, errors) takes the careful path
-    that names the row and column. With ``skipped`` (``--skip-bad-rows``), a bad row is
-    counted there and left out instead; a file with no good row is still an error.
+    numpy a chunk at a time; anything else (quoted cells, constants such as ``pi/4``,
+    errors) takes the careful path that names the row and column. With ``skipped``
+    (``--skip-bad-rows``), a bad row is counted there and left out instead; a file with no
+    good row is still an error.
+
+    ``columns`` chooses the columns that are read as variables (default: every column but
+    ``id_column``); the others are ignored, whatever they hold. ``id_column`` is carried
+    as text into each chunk's ``ids``.
 
     >>> import io
     >>> chunks = list(read_points(io.StringIO("x,y\\n1,2\\n3,4.5\\n")))
@@ -206,10 +216,14 @@ def read_points(
     [array([1., 2.])]
     >>> skipped.summary()
     "skipped 1 bad row of 3 in the points file (row 3, column x: 'nan' is not a finite number)"
+    >>> labelled = io.StringIO("id,x,label\\nA,pi/4,first\\nB,2,second\\n")
+    >>> (chunk,) = read_points(labelled, columns=["x"], id_column="id")
+    >>> chunk.names, chunk.arrays["x"], chunk.ids
+    (('x',), array([0.78539816, 2.        ]), ['A', 'B'])
 
     Raises:
         InputError: for an empty file, a bad header, a row of the wrong length or a
-            cell that is not a finite decimal number (naming the row and column).
+            cell that is not a finite number (naming the row and column).
     """
     lines = bounded_lines(stream, what)
     try:
@@ -219,13 +233,7 @@ def read_points(
     if not header or not any(cell.strip().lstrip("\ufeff") for cell in header):
         raise InputError(f"the {what} is empty: it needs a header row of variable names")
     names = tuple(cell.strip().lstrip("\ufeff") for cell in header)
-    for column, name in enumerate(names, 1):
-        _check_header(name, column, what)
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise InputError(f"{what} header: the column {name} is repeated")
-        seen.add(name)
+    pick = _Pick.of(names, columns, id_column, what)
     start = 2  # file row number of the next line
     any_rows = False
     while raw := list(itertools.islice(lines, chunk_rows)):
@@ -238,7 +246,7 @@ def read_points(
         if skipped is not None:
             skipped.rows += len(block)
         if block:
-            chunk = _chunk(names, block, numbers, what, skipped)
+            chunk = _chunk(pick, block, numbers, what, skipped)
             if chunk is not None:
                 any_rows = True
                 yield chunk
@@ -246,6 +254,48 @@ def read_points(
         if skipped is not None and skipped.count:
             raise InputError(f"every row of the {what} is bad: {skipped.summary(what)}")
         raise InputError(f"the {what} has a header but no rows of points")
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """Which cells of a row are read: the variables' column indexes and the id's."""
+
+    header: tuple[str, ...]
+    names: tuple[str, ...]
+    indexes: tuple[int, ...]
+    id_index: int | None
+
+    @classmethod
+    def of(
+        cls,
+        header: tuple[str, ...],
+        columns: Sequence[str] | None,
+        id_column: str | None,
+        what: str,
+    ) -> _Pick:
+        """Check the header cells that will be used (the others may be anything)."""
+        wanted = [n for n in header if n != id_column] if columns is None else list(columns)
+        counts = collections.Counter(header)
+        for name in [*wanted, *([id_column] if id_column is not None else [])]:
+            if name not in counts:  # (only a chosen column can be missing)
+                raise InputError(
+                    f"the {what} has no column {name} (its columns: {', '.join(header)})"
+                )
+            if counts[name] > 1:
+                raise InputError(f"{what} header: the column {name} is repeated")
+        if len(set(wanted)) != len(wanted):
+            raise InputError(f"the column {wanted[0]} is chosen twice")
+        where = {name: k for k, name in reversed(list(enumerate(header)))}
+        indexes = tuple(where[n] for n in wanted)
+        for column in indexes:
+            _check_header(header[column], column + 1, what)
+        id_index = None if id_column is None else where[id_column]
+        return cls(header, tuple(wanted), indexes, id_index)
+
+    @property
+    def everything(self) -> bool:
+        """Whether every cell is a variable's (the fast path reads whole lines)."""
+        return self.id_index is None and self.indexes == tuple(range(len(self.header)))
 
 
 def _check_header(name: str, column: int, what: str) -> None:
@@ -263,12 +313,13 @@ def _check_header(name: str, column: int, what: str) -> None:
 _NUMERIC = str.maketrans("", "", "0123456789.eE+-, \n")
 
 
-def _careful_row(line: str, row: int, names: tuple[str, ...], what: str) -> str:
-    """Validate a row cell by cell (full CSV rules); return it as plain comma-separated numbers."""
+def _cells(line: str, row: int, pick: _Pick, what: str) -> list[str]:
+    """The cells of a row by full CSV rules, checked for their count."""
     try:
         cells = next(csv.reader([line], strict=True), [])
     except csv.Error as error:
         raise InputError(f"{what} row {row}: not valid CSV ({error})") from None
+    names = pick.header
     if len(cells) != len(names):
         missing = (
             f"no value for column {names[len(cells)]}"
@@ -278,17 +329,31 @@ def _careful_row(line: str, row: int, names: tuple[str, ...], what: str) -> str:
         raise InputError(
             f"{what} row {row}: {len(cells)} values for {len(names)} columns ({missing})"
         )
-    return ",".join(repr(_cell(cell, row, name, what)) for cell, name in zip(cells, names))
+    return cells
+
+
+def _careful_row(cells: list[str], row: int, pick: _Pick, what: str) -> str:
+    """Validate a row's variables cell by cell; return them as plain comma-separated numbers."""
+    return ",".join(
+        repr(_cell(cells[i], row, name, what)) for i, name in zip(pick.indexes, pick.names)
+    )
 
 
 def _cell(text: str, row: int, column: str, what: str = "points file") -> float:
+    """A cell's value: a decimal number, or a constant expression as in ``--at`` (``pi/4``),
+    through the same parser."""
     where = f"{what} row {row}, column {_short(column)}"
     if not text.strip():
         raise InputError(f"{where}: the cell is empty")
     if not NUMBER.match(text):
         if text.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
             raise InputError(f"{where}: {_short(text.strip())!r} is not a finite number")
-        raise InputError(f"{where}: {_short(text)!r} is not a number")
+        if DATE_LIKE.fullmatch(text.strip()):  # 2024-01-05 is not 2018, nor 1-2 minus one
+            raise InputError(f"{where}: {_short(text)!r} is not a number (a date or a range?)")
+        try:
+            return constant_value(text.strip())
+        except InputError:
+            raise InputError(f"{where}: {_short(text)!r} is not a number") from None
     value = float(text)
     if not np.isfinite(value):
         raise InputError(f"{where}: {_short(text)!r} is out of range")
@@ -300,7 +365,7 @@ def _short(text: str, limit: int = 40) -> str:
 
 
 def _chunk(
-    names: tuple[str, ...],
+    pick: _Pick,
     block: list[str],
     numbers: Sequence[int],
     what: str = "points file",
@@ -309,26 +374,42 @@ def _chunk(
     """Convert a block of rows: plain numeric text goes straight to numpy's C parser; any
     other block is checked row by row, which names the first bad row and column (or, with
     ``skipped``, leaves bad rows out: ``None`` if none is left)."""
-    text = "\n".join(block)
-    table = _fast_table(text, len(block), len(names))
+    rows: list[list[str]] = []
+    if pick.everything:
+        text = "\n".join(block)
+    else:  # the chosen cells of every row (csv's C reader), when every row has its cells
+        rows = list(csv.reader(block))
+        width = len(pick.header)
+        if len(rows) == len(block) and all(len(cells) == width for cells in rows):
+            text = "\n".join(",".join(cells[i] for i in pick.indexes) for cells in rows)
+        else:
+            text = ""
+    table = _fast_table(text, len(block), len(pick.names)) if text else None
     if table is not None and not np.all(np.isfinite(table)):
         table = None  # 1e999: the careful path names the cell
     if table is None:
-        good, kept = [], []
+        good, kept, rows = [], [], []
         for line, n in zip(block, numbers):
             try:
-                good.append(_careful_row(line, n, names, what))
-                kept.append(n)
+                cells = _cells(line, n, pick, what)
+                good.append(_careful_row(cells, n, pick, what))
             except InputError as error:
                 if skipped is None:
                     raise
                 skipped.add(error.message.removeprefix(f"{what} "))
+                continue
+            kept.append(n)
+            rows.append(cells)
         if not good:
             return None
         numbers = kept
-        table = _fast_table("\n".join(good), len(good), len(names))
+        table = _fast_table("\n".join(good), len(good), len(pick.names))
         assert table is not None  # the careful path wrote plain numbers
-    return Points(names, {n: table[:, i] for i, n in enumerate(names)}, None, numbers[0])
+    ids = None
+    if pick.id_index is not None:
+        ids = [cells[pick.id_index].strip() for cells in rows]
+    arrays = {n: table[:, i] for i, n in enumerate(pick.names)}
+    return Points(pick.names, arrays, None, numbers[0], ids)
 
 
 def _fast_table(text: str, rows: int, columns: int) -> np.ndarray | None:
