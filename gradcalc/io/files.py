@@ -288,7 +288,7 @@ class _Pick:
         where = {name: k for k, name in reversed(list(enumerate(header)))}
         indexes = tuple(where[n] for n in wanted)
         for column in indexes:
-            _check_header(header[column], column + 1, what)
+            check_header(header[column], column + 1, what)
         id_index = None if id_column is None else where[id_column]
         return cls(header, tuple(wanted), indexes, id_index)
 
@@ -298,7 +298,7 @@ class _Pick:
         return self.id_index is None and self.indexes == tuple(range(len(self.header)))
 
 
-def _check_header(name: str, column: int, what: str) -> None:
+def check_header(name: str, column: int, what: str) -> None:
     """A header cell must be a variable name by the expression parser's own rules."""
     from gradcalc.lang.parser import _checked_variables
 

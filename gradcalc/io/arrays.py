@@ -1,0 +1,213 @@
+"""Points from numpy files: ``.npy`` (a structured array, or a plain one whose columns
+``--columns`` names) and ``.npz`` (one 1-d array per variable), in chunks.
+
+A ``.npy`` file is memory-mapped, so any size runs in bounded memory; an ``.npz`` archive
+is read a column at a time. Columns of table-like data become :class:`Points` through
+:func:`table_points`, which the Parquet reader shares.
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "p.npz")
+>>> np.savez(path, x=np.array([1.0, 2.0]), y=np.array([3, 4]))
+>>> (chunk,) = read_arrays(path)
+>>> chunk.names, chunk.arrays["y"]
+(('x', 'y'), array([3., 4.]))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.errors import InputError, reason_of
+from gradcalc.engine.points import Points, constant_value
+from gradcalc.io.files import CHUNK_ROWS, Skipped, check_header
+
+SUFFIXES = (".npy", ".npz")
+
+
+def read_arrays(
+    path: str,
+    columns: Sequence[str] | None = None,
+    id_column: str | None = None,
+    skipped: Skipped | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> Iterator[Points]:
+    """The points of a ``.npy`` or ``.npz`` file, ``chunk_rows`` at a time.
+
+    ``columns`` chooses the variables (default: every column but ``id_column``) and names
+    the columns of a plain 2-d ``.npy`` array, in order; ``id_column`` is carried as text.
+
+    Raises:
+        InputError: an unreadable file, arrays of different lengths, a column that is not
+            numeric, or a value that is not finite (naming the column and the row).
+    """
+    with _opened(path, columns) as (names, length, column):
+        chosen = choose_columns(names, columns, id_column, path)
+        for start in range(0, max(length, 1), chunk_rows):
+            stop = min(start + chunk_rows, length)
+            data = {n: column(n, start, stop) for n in (*chosen, *_given(id_column))}
+            chunk = table_points(data, chosen, id_column, start, path, skipped)
+            if chunk is not None:
+                yield chunk
+
+
+def array_columns(path: str) -> tuple[str, ...] | None:
+    """The column names of a numpy file (``None``: a plain array, named by ``--columns``)."""
+    with _opened(path) as (names, _, _):
+        return names
+
+
+def choose_columns(
+    names: tuple[str, ...] | None,
+    columns: Sequence[str] | None,
+    id_column: str | None,
+    path: str,
+) -> tuple[str, ...]:
+    """The variables to read: ``columns`` (each must exist) or every column but the id."""
+    if names is None:
+        if columns is None:
+            raise InputError(f"{path} has no column names: name its columns with --columns x,y")
+        names = tuple(columns)
+    for name in [*(columns or []), *_given(id_column)]:
+        if name not in names:
+            raise InputError(f"{path} has no column {name} (its columns: {', '.join(names)})")
+    chosen = tuple(n for n in names if n != id_column) if columns is None else tuple(columns)
+    for k, name in enumerate(chosen, 1):
+        check_header(name, k, str(path))
+    if len(set(chosen)) != len(chosen):
+        raise InputError(f"the column {chosen[0]} is chosen twice")
+    return chosen
+
+
+def table_points(
+    data: Mapping[str, Any],
+    names: Sequence[str],
+    id_column: str | None,
+    start: int,
+    what: str,
+    skipped: Skipped | None,
+) -> Points | None:
+    """Points from columns of one chunk (numpy arrays, or lists of texts and ``None``);
+    ``start`` is the chunk's first row (0-based). A missing, non-numeric or non-finite
+    value is an error naming the column and the row (1-based), or with ``skipped``
+    leaves its row out (``None`` when no row is left).
+
+    >>> table_points({"x": np.array([1.0, 2.0]), "n": ["a", "b"]}, ["x"], "n", 0, "f", None).ids
+    ['a', 'b']
+    >>> table_points({"x": ["pi", None]}, ["x"], None, 0, "f", None)
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: f, column x, row 2: the value is missing
+    """
+    length = len(next(iter(data.values()))) if data else 0
+    arrays: dict[str, np.ndarray] = {}
+    reasons: dict[int, str] = {}
+    for name in names:
+        arrays[name], bad = _numbers(data[name])
+        for k, why in bad.items():
+            reasons.setdefault(k, f"column {name}, row {start + k + 1}: {why}")
+    if skipped is not None:
+        skipped.rows += length
+    good = np.ones(length, dtype=bool)
+    if reasons:
+        if skipped is None:
+            raise InputError(f"{what}, {reasons[min(reasons)]}")
+        for k in sorted(reasons):
+            skipped.add(reasons[k])
+        good[list(reasons)] = False
+        if not good.any():
+            return None
+        arrays = {n: a[good] for n, a in arrays.items()}
+    ids = None
+    if id_column is not None:
+        ids = [str(v) for v, ok in zip(data[id_column], good) if ok]
+    first_row = start + 1 + int(np.argmax(good))
+    return Points(tuple(names), arrays, None, first_row, ids)
+
+
+def _numbers(column: Any) -> tuple[np.ndarray, dict[int, str]]:
+    """A column as float64, and why each bad row is bad (a number that is not finite, a
+    text that is not a constant, a missing value)."""
+    array = None if isinstance(column, list) else np.asarray(column)
+    if array is not None and array.dtype.kind in "biuf":
+        values = array.astype(np.float64)
+        finite = np.isfinite(values)
+        bad = {} if finite.all() else dict.fromkeys(np.flatnonzero(~finite).tolist(), "")
+        return values, {k: f"{values[k]} is not a finite number" for k in bad}
+    texts = list(column)
+    values = np.zeros(len(texts))
+    why: dict[int, str] = {}
+    for k, text in enumerate(texts):
+        if text is None:
+            why[k] = "the value is missing"
+            continue
+        try:
+            values[k] = constant_value(str(text).strip())
+        except InputError:
+            why[k] = f"{str(text)[:40]!r} is not a number"
+    return values, why
+
+
+def _given(id_column: str | None) -> tuple[str, ...]:
+    return () if id_column is None else (id_column,)
+
+
+@contextmanager
+def _opened(
+    path: str, columns: Sequence[str] | None = None
+) -> Iterator[tuple[tuple[str, ...] | None, int, Callable[[str, int, int], Any]]]:
+    """(column names, row count, column(name, start, stop)) of a numpy file; a plain
+    array's columns are named by ``columns`` (``None`` without them)."""
+    try:
+        loaded = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, EOFError) as error:
+        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
+    if isinstance(loaded, np.lib.npyio.NpzFile):
+        with loaded:
+            yield _npz(loaded, path)
+        return
+    yield _npy(loaded, path, columns)
+
+
+def _npz(archive: Any, path: str) -> tuple[tuple[str, ...], int, Callable]:
+    names = tuple(archive.files)
+    shapes = {n: _one_dimensional(archive[n], f"{path}, array {n}").shape[0] for n in names}
+    if len(set(shapes.values())) > 1:
+        sizes = ", ".join(f"{n}: {k}" for n, k in shapes.items())
+        raise InputError(f"{path}: the arrays have different lengths ({sizes})")
+    loaded: dict[str, np.ndarray] = {}
+
+    def column(name: str, start: int, stop: int) -> np.ndarray:
+        if name not in loaded:  # each array is read whole, once
+            loaded[name] = archive[name]
+        return loaded[name][start:stop]
+
+    return names, next(iter(shapes.values()), 0), column
+
+
+def _npy(
+    array: np.ndarray, path: str, columns: Sequence[str] | None
+) -> tuple[tuple[str, ...] | None, int, Callable]:
+    if array.dtype.names:
+        flat = _one_dimensional(array, path)
+        return tuple(array.dtype.names), len(flat), lambda n, a, b: flat[n][a:b]
+    table = array.reshape(-1, 1) if array.ndim == 1 else array
+    if table.ndim != 2:
+        raise InputError(f"{path}: a {array.ndim}-d array; points are the rows of a 2-d array")
+    if columns is None:
+        return None, table.shape[0], lambda n, a, b: None
+    if len(columns) != table.shape[1]:
+        raise InputError(
+            f"{path} has {table.shape[1]} columns and --columns names {len(columns)}: "
+            "name every column, in order"
+        )
+    names = tuple(columns)
+    return names, table.shape[0], lambda n, a, b: table[a:b, names.index(n)]
+
+
+def _one_dimensional(array: np.ndarray, what: str) -> np.ndarray:
+    if array.ndim != 1:
+        raise InputError(f"{what}: a {array.ndim}-d array; a column must be 1-d")
+    return array

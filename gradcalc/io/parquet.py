@@ -1,0 +1,176 @@
+"""Points from Parquet and Arrow IPC (Feather) files, and results into Parquet, through
+pyarrow (``pip install 'gradcalc[parquet]'``).
+
+Files are read one record batch at a time (at most ``chunk_rows`` rows), only the chosen
+columns, so any size runs in bounded memory; results are written a chunk at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from gradcalc.core.errors import InputError, reason_of
+from gradcalc.engine.points import Points
+from gradcalc.io.arrays import choose_columns, table_points
+from gradcalc.io.files import CHUNK_ROWS, Skipped
+
+PARQUET = (".parquet", ".pq")
+ARROW = (".arrow", ".feather", ".ipc")
+SUFFIXES = PARQUET + ARROW
+
+
+def pyarrow() -> Any:
+    """The pyarrow module, or an :class:`InputError` saying how to install it."""
+    try:
+        import pyarrow as pa
+        import pyarrow.ipc
+        import pyarrow.parquet
+    except ImportError:
+        raise InputError(
+            "Parquet and Arrow files need pyarrow: pip install 'gradcalc[parquet]'"
+        ) from None
+    return pa
+
+
+def read_table_file(
+    path: str,
+    columns: Sequence[str] | None = None,
+    id_column: str | None = None,
+    skipped: Skipped | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> Iterator[Points]:
+    """The points of a Parquet or Arrow IPC file, a record batch (≤ ``chunk_rows`` rows) at a
+    time; ``columns`` and ``id_column`` as for CSV files.
+
+    >>> import tempfile, os
+    >>> pa = pyarrow()
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.parquet")
+    >>> table = pa.table({"id": ["a", "b"], "x": [1.0, 2.0], "note": ["", "?"]})
+    >>> pa.parquet.write_table(table, path)
+    >>> [(c.names, c.arrays["x"].tolist(), c.ids) for c in read_table_file(path, ["x"], "id")]
+    [(('x',), [1.0, 2.0], ['a', 'b'])]
+
+    Raises:
+        InputError: without pyarrow, for an unreadable file, or a value that is missing,
+            not numeric or not finite (naming the column and the row).
+    """
+    names, batches = _batches(path, chunk_rows)
+    chosen = choose_columns(names, columns, id_column, path)
+    wanted = [*chosen, *([id_column] if id_column is not None else [])]
+    start = 0
+    for batch in batches(wanted):
+        data = {n: _column(batch.column(n)) for n in wanted}
+        chunk = table_points(data, chosen, id_column, start, path, skipped)
+        start += batch.num_rows
+        if chunk is not None:
+            yield chunk
+
+
+def table_columns(path: str) -> tuple[str, ...]:
+    """The column names of a Parquet or Arrow IPC file."""
+    return _batches(path, CHUNK_ROWS)[0]
+
+
+def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
+    """The file's column names, and a function giving its record batches of some columns."""
+    pa = pyarrow()
+    try:
+        if path.lower().endswith(PARQUET):
+            parquet = pa.parquet.ParquetFile(path)
+
+            def batches(columns: list[str]) -> Iterator[Any]:
+                return parquet.iter_batches(batch_size=chunk_rows, columns=columns)
+
+            return tuple(parquet.schema_arrow.names), batches
+        reader = _ipc_reader(pa, path)
+    except (OSError, pa.ArrowException) as error:
+        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
+
+    def ipc_batches(columns: list[str]) -> Iterator[Any]:
+        for batch in reader():
+            for offset in range(0, batch.num_rows, chunk_rows):
+                yield batch.slice(offset, chunk_rows).select(columns)
+
+    return tuple(reader.schema.names), ipc_batches
+
+
+def _ipc_reader(pa: Any, path: str) -> Any:
+    """A callable giving the record batches of an Arrow IPC file (or stream), memory-mapped."""
+    source = pa.memory_map(path)
+    try:
+        file = pa.ipc.open_file(source)
+
+        def batches() -> Iterator[Any]:
+            return (file.get_batch(i) for i in range(file.num_record_batches))
+
+        batches.schema = file.schema  # type: ignore[attr-defined]
+        return batches
+    except pa.ArrowInvalid:
+        source.seek(0)
+        stream = pa.ipc.open_stream(source)
+        first = [True]
+
+        def streamed() -> Iterator[Any]:
+            if not first[0]:  # a stream is read once: open it again
+                return iter(pa.ipc.open_stream(pa.memory_map(path)))
+            first[0] = False
+            return iter(stream)
+
+        streamed.schema = stream.schema  # type: ignore[attr-defined]
+        return streamed
+
+
+def _column(array: Any) -> Any:
+    """A numeric Arrow column as a numpy array (nulls would be NaN: those go as texts), any
+    other as a list of texts and ``None``."""
+    import pyarrow as pa
+
+    kind = array.type
+    numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+    if numeric and array.null_count == 0:
+        return array.to_numpy(zero_copy_only=False)
+    return [None if v is None else str(v) for v in array.to_pylist()]
+
+
+class ParquetOut:
+    """Results written to a Parquet file a chunk at a time: the CSV columns, numbers as
+    float64 (empty cells as null), the id and the classification as text.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.parquet")
+    >>> out = ParquetOut(path)
+    >>> out.write(["x", "value", "classification"], [["1", "", "saddle point"]])
+    >>> out.close()
+    >>> pyarrow().parquet.read_table(path).to_pylist()
+    [{'x': 1.0, 'value': None, 'classification': 'saddle point'}]
+    """
+
+    TEXT = ("classification",)
+
+    def __init__(self, path: str, text_columns: Sequence[str] = ()):
+        self.path, self.text = path, (*self.TEXT, *text_columns)
+        self.writer: Any = None
+
+    def write(self, header: list[str], rows: Any) -> None:
+        """Append rows (lists of the CSV cells under ``header``)."""
+        pa = pyarrow()
+        columns = list(zip(*rows)) or [()] * len(header)
+        arrays = [
+            pa.array(list(cells), pa.string())
+            if name in self.text
+            else pa.array([float(c) if c else None for c in cells], pa.float64())
+            for name, cells in zip(header, columns)
+        ]
+        batch = pa.record_batch(arrays, names=header)
+        if self.writer is None:
+            try:
+                self.writer = pa.parquet.ParquetWriter(self.path, batch.schema)
+            except OSError as error:
+                raise InputError(f"cannot write {self.path}: {reason_of(error)}") from None
+        self.writer.write_batch(batch)
+
+    def close(self) -> None:
+        """Finish the file (its footer)."""
+        if self.writer is not None:
+            self.writer.close()
