@@ -10,6 +10,7 @@ import pytest
 #: module file -> (the package it needs, the extra that installs it)
 OPTIONAL = {
     "gradcalc/io/parquet.py": ("pyarrow", "parquet"),
+    "gradcalc/cli/ipython.py": ("IPython", "notebook"),
 }
 
 

@@ -38,6 +38,14 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext gradcalc`` in IPython or Jupyter: the ``%gradcalc`` magic
+    (:mod:`gradcalc.cli.ipython`; needs ``pip install 'gradcalc[notebook]'``)."""
+    from gradcalc.cli.ipython import load_ipython_extension as load
+
+    load(ipython)
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     ops = importlib.import_module("gradcalc.core.ops")  # also installs Tensor's operators

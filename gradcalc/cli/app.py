@@ -171,16 +171,27 @@ for _command in (ops.ops, repl.repl):
 
 def main() -> None:
     """Entry point: run the app, print errors as one line, exit with a documented code."""
-    # Typer may bundle its own click: find its exception base class through typer itself.
-    click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
-    context = AppContext(process=True)  # the root options may cap its CPU and memory
     # one BLAS thread: gradcalc's matrices are small, and starting OpenBLAS's thread pool
     # (before numpy is imported, so this still applies) costs more than it ever saves
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    sys.exit(run(None, AppContext(process=True)))  # the root options may cap its CPU, memory
+
+
+def run(args: list[str] | None = None, context: AppContext | None = None) -> int:
+    """Run the command line ``args`` (default: the process's) in this process: errors as one
+    line on stderr; the documented exit code. The IPython magic runs commands through it.
+
+    >>> run(["grad", "x^2", "--at", "x=3", "--format", "plain"])
+    6
+    0
+    """
+    # Typer may bundle its own click: find its exception base class through typer itself.
+    click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    context = context or AppContext()
     try:
-        code = app(prog_name="gradcalc", standalone_mode=False, obj=context)
+        code = app(args, prog_name="gradcalc", standalone_mode=False, obj=context)
     except typer.Exit as done:
-        sys.exit(done.exit_code)
+        return int(done.exit_code)
     except click_error as error:
         where = getattr(error, "ctx", None)
         hint = f"\nTry '{where.command_path} --help'." if where is not None else ""
@@ -195,16 +206,16 @@ def main() -> None:
             print(message, file=sys.stderr)
         else:
             print(f"gradcalc: {message}{hint}", file=sys.stderr)
-        sys.exit(ExitCode.USAGE)
+        return int(ExitCode.USAGE)
     except (typer.Abort, KeyboardInterrupt):
-        sys.exit(130)
+        return 130
     except MemoryError:  # under --max-memory, or the machine's own limit
         if context.traceback:
             raise
         from gradcalc.cli.limits import memory_message
 
         print(f"gradcalc: {memory_message()}", file=sys.stderr)
-        sys.exit(ExitCode.USAGE)
+        return int(ExitCode.USAGE)
     except Exception as bug:  # a bug in gradcalc, not in the input: say so in one line
         if context.traceback:
             raise
@@ -213,5 +224,5 @@ def main() -> None:
             "(please report it, with the output of gradcalc --traceback ...)",
             file=sys.stderr,
         )
-        sys.exit(ExitCode.INTERNAL)
-    sys.exit(code or ExitCode.OK)
+        return int(ExitCode.INTERNAL)
+    return int(code or ExitCode.OK)
