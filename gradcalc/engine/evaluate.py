@@ -97,6 +97,9 @@ def make_leaves(graph: Graph, point: Mapping[str, object]) -> tuple[dict[str, Te
     if missing:
         product = as_product(missing[0], list(point))
         hint = f"; {missing[0]} is one name: for a product write {product}" if product else ""
+        case = next((str(n) for n in point if str(n).lower() == missing[0].lower()), None)
+        if case is not None:
+            hint = f"; names are case-sensitive: you gave {case}, not {missing[0]}"
         raise InputError(
             f"no value given for {', '.join(missing)} (use --at {missing[0]}=...){hint}"
         )

@@ -11,13 +11,16 @@ and nothing else gets in.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.core.errors import InputError
+from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.lang.literals import DECIMAL, NAME, split_top_level
+
+DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")  # where a decimal comma split a number
 
 
 @dataclass
@@ -72,7 +75,10 @@ def constant_value(text: str) -> float:
 
     node = parse_constant(text)
     graph = lower(Program(text, (Statement(None, node, 0),)))
-    value = float(evaluate(graph, {}).values[0])
+    try:
+        value = float(evaluate(graph, {}).values[0])
+    except UndefinedError as error:  # pi/0 given as a value is bad input, not a result
+        raise InputError(error.message, text=text) from None
     if not np.isfinite(value):
         raise InputError(f"the value {text!r} is not a finite real number", text=text)
     return value
@@ -99,14 +105,25 @@ def parse_at(specs: Sequence[str]) -> Points:
     rows: list[dict[str, str]] = []
     for spec in specs:
         row: dict[str, str] = {}
-        for pair in split_top_level(spec):
+        pairs = split_top_level(spec)
+        for k, pair in enumerate(pairs):
             name, equals, value = pair.partition("=")
             name, value = name.strip(), value.strip()
+            before, _, whole = pairs[k - 1].partition("=") if k else ("", "", "")
+            if not equals and DIGITS.fullmatch(name) and DIGITS.fullmatch(whole):
+                decimal = f"{before.strip()}={whole.strip()}.{name}"
+                raise InputError(f"--at {spec}: use a dot for decimals: {decimal}")
             if not equals or not value:
                 raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
+            if "=" in value:  # x=1 y=2, x=1;y=2
+                fixed = ",".join(p.strip() for p in re.split(r"[\s;]+(?=[A-Za-z]\w*\s*=)", spec))
+                raise InputError(f"--at {spec}: separate pairs with commas: --at {fixed}")
             if name in row:
                 raise InputError(f"--at: {name} is given twice in {spec!r}")
             row[name] = value
+        if rows and not set(row) & set(rows[0]):
+            merged = ",".join(specs)
+            raise InputError(f"each --at is one point: write --at {merged}")
         rows.append(row)
     return points_from_rows(rows)
 

@@ -506,6 +506,7 @@ _REFUSED = {
     "==": "'==' compares, and there are no comparisons: use '=' to assign a name",
     ".": "'.' can only appear inside a number such as 0.5",
 }
+_ATTRIBUTE_CALL = re.compile(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # .sin( of math.sin(x)
 _BEFORE_OPERAND = frozenset({"op", "(", ",", "=", "end"})  # a sign after these is unary
 _UNICODE_LEXEMES = {
     symbol: _LEXEME.findall(ascii_text) for symbol, ascii_text in UNICODE_SYMBOLS.items()
@@ -548,6 +549,14 @@ class _Lexer:
 
     def _take(self, kind: str, lexeme: str, column: int, previous: str) -> str:
         """Check and keep one lexeme; return the kind that the next one follows."""
+        called = _ATTRIBUTE_CALL.match(self.text, column)
+        if lexeme == "." and previous == "name" and called and called[1] in FUNCTION_NAMES:
+            module = self.tokens[-1][1]  # math.sin(x), np.exp(x): Python habits
+            raise InputError(
+                f"drop `{module}.`: functions are written without a module, e.g. sin(x)",
+                self.text,
+                self.tokens[-1][2],
+            )
         if lexeme in _REFUSED:
             raise InputError(_REFUSED[lexeme], self.text, column)
         if kind == "name":
