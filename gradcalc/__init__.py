@@ -38,18 +38,22 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
+#: Imported with the public results: the notebook display (``_repr_html_``) of results.
+_DISPLAY = {"gradcalc.engine.api": "gradcalc.render.html"}
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext gradcalc`` in IPython or Jupyter: the ``%gradcalc`` magic
-    (:mod:`gradcalc.cli.ipython`; needs ``pip install 'gradcalc[notebook]'``)."""
-    from gradcalc.cli.ipython import load_ipython_extension as load
-
-    load(ipython)
+    (``gradcalc.cli.ipython``; needs ``pip install 'gradcalc[notebook]'``)."""
+    importlib.import_module("gradcalc.cli.ipython").load_ipython_extension(ipython)
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     ops = importlib.import_module("gradcalc.core.ops")  # also installs Tensor's operators
     if module is not None:
+        if module in _DISPLAY:
+            importlib.import_module(_DISPLAY[module])
         return getattr(importlib.import_module(module), name)
     if name in ops.REGISTRY:  # every primitive: gradcalc.sin, gradcalc.relu, ...
         return ops.REGISTRY[name]

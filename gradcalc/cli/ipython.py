@@ -64,5 +64,7 @@ class GradcalcMagics(Magics):
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """Register the magics (``%load_ext gradcalc`` calls this)."""
+    """Register the magics, and the results' HTML (``%load_ext gradcalc`` calls this)."""
+    from gradcalc.render import html  # noqa: F401  (registers the results' display)
+
     ipython.register_magics(GradcalcMagics)

@@ -16,7 +16,7 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
-from gradcalc.engine import higher
+from gradcalc.engine import display, higher
 from gradcalc.engine.classify import Classification, classify
 from gradcalc.engine.diagnostics import Finding, Thresholds, diagnose
 from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, source_names
@@ -84,17 +84,14 @@ class GradResult:
         singular = self.singularities[i]
         return f"{singular.expression}: {singular.kind}: {singular.reason}"
 
-    def _repr_html_(self) -> str:
-        """In a notebook: the tables the command line prints, as HTML."""
-        from gradcalc.render.html import result_html  # (display only: render sits above)
-
-        return result_html(self)
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the tables the command line prints, as HTML (see
+        :mod:`gradcalc.engine.display`)."""
+        return display.show("text/html", self)
 
     def _repr_latex_(self) -> str | None:
         """In a notebook (for LaTeX export): sympy's derivatives."""
-        from gradcalc.render.html import result_latex
-
-        return result_latex(self)
+        return display.show("text/latex", self)
 
 
 @dataclass
@@ -144,11 +141,9 @@ class JacobianResult:
         """The targets' names."""
         return [row.target for row in self.rows]
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         """In a notebook: the tables the command line prints, as HTML."""
-        from gradcalc.render.html import result_html  # (display only: render sits above)
-
-        return result_html(self)
+        return display.show("text/html", self)
 
 
 @dataclass(frozen=True)

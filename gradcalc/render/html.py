@@ -2,7 +2,8 @@
 
 The HTML is made from the very renderables the command line prints (the views of
 :mod:`gradcalc.render.views`): a rich table becomes a ``<table>``, a panel a titled
-``<fieldset>``, text a ``<pre>``; every piece of text is escaped. Pure: nothing here prints.
+``<fieldset>``, text a ``<pre>``; every piece of text is escaped. Importing this module
+registers the renderers of the engine's results (:mod:`gradcalc.engine.display`).
 
 >>> from rich.table import Table
 >>> table = Table(title="f")
@@ -33,6 +34,7 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
+from gradcalc.engine import display
 from gradcalc.engine.api import (
     DerivativeResult,
     DirectionalResult,
@@ -156,3 +158,8 @@ def result_latex(result: GradResult) -> str | None:
         return None
     aligned = "\\\\\n".join(line.replace(" = ", " &= ", 1) for line in lines)
     return f"$$\\begin{{aligned}}{aligned}\\end{{aligned}}$$"
+
+
+display.register("text/html", GradResult, result_html)
+display.register("text/html", JacobianResult, result_html)
+display.register("text/latex", GradResult, result_latex)
