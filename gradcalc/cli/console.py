@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from gradcalc.cli.options import Format
-from gradcalc.core.errors import ExitCode
+from gradcalc.core.errors import ExitCode, InputError
 
 
 def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
@@ -73,7 +73,16 @@ _WIDEST = 100_000  # columns a --wide table may take
 class Writer:
     """Renders results as they come (chunk by chunk) through a view; tracks the exit code."""
 
-    def __init__(self, context: Any, output: Format, digits: int | None, tape: bool, many: bool):
+    def __init__(
+        self,
+        context: Any,
+        output: Format,
+        digits: int | None,
+        tape: bool,
+        many: bool,
+        id_column: str | None = None,
+        out: str | None = None,
+    ):
         self.output, self.digits, self.tape, self.many = output, digits, tape, many
         self.exit_code = ExitCode.OK
         self.started = False
@@ -81,17 +90,29 @@ class Writer:
         self.errors = context.console(stderr=True)
         self.warned: set[str] = set()
         self.skipped: Any = None  # rows --skip-bad-rows left out (points.Skipped)
+        self.id_column = id_column  # --id: each point's text, first in CSV and JSON
+        self.out: Any = None  # --out FILE: the rows go there (gradcalc.io.results)
+        if out is not None:
+            if output not in (Format.table, Format.csv):
+                raise InputError(f"--out writes CSV or Parquet rows: drop --format {output.value}")
+            from gradcalc.io.results import open_results
+
+            self.out, self.out_path = open_results(out, [id_column or ""]), out
 
     def write(self, view: Any, computed: Any) -> None:
         for result in view.results(computed):
             self._note_status(result)
-        if self.output is Format.json:
-            self._write_json(view, computed)
+        ids = view.results(computed)[0].points.ids if self.id_column else None
+        if self.out is not None:
+            self.out.write(*self._rows(view, computed, ids))
+        elif self.output is Format.json:
+            self._write_json(view, computed, ids)
         elif self.output is Format.csv:
             out = csv.writer(sys.stdout, lineterminator="\n")
+            header, rows = self._rows(view, computed, ids)
             if not self.started:
-                out.writerow(view.csv_header(computed))
-            out.writerows(view.csv_rows(computed, self.digits))
+                out.writerow(header)
+            out.writerows(rows)
         elif self.output is Format.plain:
             sys.stdout.write("".join(f"{line}\n" for line in view.plain(computed, self.digits)))
         else:
@@ -120,9 +141,20 @@ class Writer:
             self.warned.add(message)
             self.errors.print(message, markup=False, soft_wrap=True)
 
-    def _write_json(self, view: Any, computed: Any) -> None:
+    def _rows(self, view: Any, computed: Any, ids: list[str] | None) -> tuple[list[str], Any]:
+        """The CSV header and rows, the --id column first."""
+        header, rows = view.csv_header(computed), view.csv_rows(computed, self.digits)
+        if ids is None:
+            return header, rows
+        return [self.id_column, *header], ([i, *row] for i, row in zip(ids, rows))
+
+    def _write_json(self, view: Any, computed: Any, ids: list[str] | None) -> None:
         count = view.results(computed)[0].points.count
-        objects = [obj for k in range(count) for obj in view.json(computed, k, self.tape)]
+        objects = [
+            {"id": ids[k], **obj} if ids is not None else obj
+            for k in range(count)
+            for obj in view.json(computed, k, self.tape)
+        ]
         if self.skipped is not None:
             for obj in objects:
                 obj["skipped_rows"] = self.skipped.count
@@ -134,7 +166,10 @@ class Writer:
             self.started = True
 
     def close(self) -> None:
-        if self.output is Format.json and self.started and self.many:
+        if self.out is not None:
+            self.out.close()
+            print(f"wrote {self.out_path}", file=sys.stderr)
+        elif self.output is Format.json and self.started and self.many:
             print("]")
 
 

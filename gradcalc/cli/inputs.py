@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -33,7 +31,12 @@ def names(option: str | None) -> list[str] | None:
 
 
 class Session:
-    """What every command does first: read the expression and the points, compile."""
+    """What every command does first: read the expression and the points, compile.
+
+    From a points file, the columns read are ``columns`` (``--columns``), else those the
+    expression uses (and ``--wrt`` names): an id, a label or any other column is ignored,
+    ``id_column`` (``--id``) is carried along as text.
+    """
 
     def __init__(
         self,
@@ -43,6 +46,9 @@ class Session:
         points: str | None,
         of: str | None,
         skip_bad_rows: bool = False,
+        columns: str | None = None,
+        id_column: str | None = None,
+        wrt: str | None = None,
     ):
         from gradcalc.engine.api import compile_expression
         from gradcalc.engine.points import parse_at
@@ -52,10 +58,20 @@ class Session:
             raise InputError("give points with --at or with --points, not both")
         if skip_bad_rows and not points:
             raise InputError("--skip-bad-rows is for a file of points: use it with --points")
+        if (columns or id_column) and not points:
+            raise InputError("--columns and --id choose columns of a file: use them with --points")
         text = expression_text(expression, points)
         self.skipped = Skipped() if skip_bad_rows else None
+        self.header: tuple[str, ...] | None = None
         if points:
-            self.chunks = point_chunks(context, points, self.skipped)
+
+            def choose(header: tuple[str, ...] | None) -> list[str] | None:
+                self.header = header
+                if columns is not None:
+                    return names(columns)
+                return used_columns(text, header, id_column, names(wrt), names(of))
+
+            self.chunks = point_chunks(context, points, self.skipped, choose, id_column)
         else:
             self.chunks = iter([parse_at(at or [])])
         self.first = next(self.chunks)
@@ -66,7 +82,8 @@ class Session:
         if points and missing:
             raise InputError(
                 f"the points file has no column {missing[0]} (its columns: "
-                f"{', '.join(self.first.names)}): add one, or give the points with --at"
+                f"{', '.join(self.header or self.first.names)}): add one, or give the points "
+                "with --at"
             )
         self.many = bool(points) or len(at or []) > 1
 
@@ -82,6 +99,44 @@ class Session:
             writer.write(view, compute(chunk))
         writer.close()
         return writer.exit_code
+
+
+def used_columns(
+    text: str,
+    header: tuple[str, ...] | None,
+    id_column: str | None = None,
+    wrt: list[str] | None = None,
+    of: list[str] | None = None,
+) -> list[str] | None:
+    """The columns of a points file that the expression reads (and those ``wrt`` names); all
+    the columns that are names when it reads none. ``None`` for a file without names.
+
+    >>> used_columns("x*y", ("id", "x", "label", "y", "z"), "id")
+    ['x', 'y']
+    >>> used_columns("2*e", ("x", "e"))  # a column shadows a constant, as in --at
+    ['e']
+    """
+    from gradcalc.engine.api import compile_expression
+    from gradcalc.io.files import check_header
+
+    if header is None:
+        return None
+    candidates = []
+    for column, name in enumerate(header, 1):
+        try:
+            check_header(name, column, "points file")
+        except InputError:
+            continue  # not a name: never a variable
+        if name != id_column and name not in candidates:
+            candidates.append(name)
+    graph = compile_expression(text, candidates, of)
+    read = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
+    used = [
+        n
+        for n in candidates
+        if graph.variable_nodes.get(n) in read or n in (wrt or []) or n not in graph.variable_nodes
+    ]
+    return used or candidates
 
 
 def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
@@ -160,25 +215,31 @@ def expression_text(argument: str, points: str | None) -> str:
     return read_file(argument[1:], "expression file")
 
 
-def point_chunks(context: Any, path: str, skipped: Any = None) -> Any:
-    """The chunks of a points file, after a first pass has checked every row: a bad row far
-    down fails before anything is printed, so a partial result is never presented as
-    complete. Standard input is spooled to a temporary file for the two passes. With
-    ``skipped`` (--skip-bad-rows), bad rows are counted there, reported on stderr and left out.
+def point_chunks(
+    context: Any,
+    path: str,
+    skipped: Any = None,
+    choose: Callable[[tuple[str, ...] | None], list[str] | None] = lambda header: None,
+    id_column: str | None = None,
+) -> Any:
+    """The chunks of a points file (any kind :mod:`gradcalc.io.sources` reads) of the columns
+    ``choose(header)`` picks, after a first pass has checked every row: a bad row far down
+    fails before anything is printed, so a partial result is never presented as complete.
+    Standard input is spooled to a temporary file for the two passes. With ``skipped``
+    (--skip-bad-rows), bad rows are counted there, reported on stderr and left out.
     """
-    from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, spooled_copy
+    from gradcalc.io.files import Skipped
+    from gradcalc.io.sources import open_points
 
-    with contextlib.ExitStack() as stack:
-        if path == "-":
-            with open_stdin("the points file") as stdin:
-                stream = stack.enter_context(spooled_copy(stdin))
-            size = 0
-        else:
-            stream = stack.enter_context(open_text(path, "points file"))
-            size = os.fstat(stream.fileno()).st_size
-        for _ in read_points(with_progress(context, stream, size), skipped=skipped):
+    with open_points(path) as source:
+        columns = choose(source.names())
+
+        def lines(stream: Any) -> Any:
+            return with_progress(context, stream, source.size)
+
+        for _ in source.read(columns, id_column, skipped, lines):
             pass
         if skipped is not None and skipped.count:
             print(f"warning: {skipped.summary()}", file=sys.stderr)
-        stream.seek(0)
-        yield from read_points(stream, skipped=None if skipped is None else Skipped())
+        again = None if skipped is None else Skipped()
+        yield from source.read(columns, id_column, again)

@@ -45,7 +45,32 @@ PointsFile = Annotated[
     typer.Option(
         "--points",
         metavar="FILE",
-        help="CSV file of points (header = variable names); - for stdin.",
+        help="Points: a CSV file (header = names; - for stdin), .npy, .npz, .parquet or .arrow. "
+        "The columns the expression uses are read; others are ignored.",
+    ),
+]
+Columns = Annotated[
+    str | None,
+    typer.Option(
+        "--columns",
+        metavar="NAMES",
+        help="The columns of --points read as variables (default: those the expression uses).",
+    ),
+]
+IdColumn = Annotated[
+    str | None,
+    typer.Option(
+        "--id",
+        metavar="COLUMN",
+        help="A column of --points (any text) carried into CSV output and JSON (as id).",
+    ),
+]
+ResultsOut = Annotated[
+    str | None,
+    typer.Option(
+        "--out",
+        metavar="FILE",
+        help="Write the results' rows to FILE.csv or FILE.parquet instead of stdout.",
     ),
 ]
 SkipBadRows = Annotated[
@@ -69,7 +94,9 @@ Order = Annotated[
         "--order", min=1, max=12, help="The N-th derivative (one source; 2 with several: Hessian)."
     ),
 ]
-Output = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+Output = Annotated[
+    Format, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
+]
 NoCheck = Annotated[bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")]
 Exact = Annotated[bool, typer.Option("--exact", help="Show exact symbolic values, however long.")]
 Digits = Annotated[

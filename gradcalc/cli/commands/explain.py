@@ -28,7 +28,12 @@ def explain(
     wrt: Wrt = None,
     output: Annotated[
         ExplainFormat,
-        typer.Option("--format", "-f", help="A rich panel, or Markdown / LaTeX for homework."),
+        typer.Option(
+            "--format",
+            "-f",
+            case_sensitive=False,
+            help="A rich panel, or Markdown / LaTeX for homework.",
+        ),
     ] = ExplainFormat.table,
 ) -> int:
     """Step by step: the forward pass, the reverse pass (the chain rule with numbers), and the

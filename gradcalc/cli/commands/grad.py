@@ -15,15 +15,18 @@ from gradcalc.cli.inputs import Session, engine_options, names, number
 from gradcalc.cli.options import (
     At,
     CheckTimeout,
+    Columns,
     Digits,
     Exact,
     Format,
+    IdColumn,
     Latex,
     NoCheck,
     Of,
     Order,
     Output,
     PointsFile,
+    ResultsOut,
     SkipBadRows,
     Subgradient,
     Wrt,
@@ -45,6 +48,9 @@ def grad(
     at: At = None,
     points: PointsFile = None,
     skip_bad_rows: SkipBadRows = False,
+    columns: Columns = None,
+    id_column: IdColumn = None,
+    out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
     order: Order = 1,
@@ -114,13 +120,13 @@ def grad(
         return _without_point(context, expression, wrt, of, order, output, latex, check_timeout)
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
-    session = Session(context, expression, at, points, of, skip_bad_rows)
+    session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
     options = dataclasses.replace(
         options,
         tape=not session.many or (output is Format.json and not no_tape),
     )
     sources = names(wrt)
-    writer = Writer(context, output, digits, not no_tape, session.many)
+    writer = Writer(context, output, digits, not no_tape, session.many, id_column, out)
     if direction is not None:
         if order != 1:
             raise InputError("--direction and --order do not go together")

@@ -31,7 +31,12 @@ def graph(
     of: Of = None,
     output: Annotated[
         GraphFormat,
-        typer.Option("--format", "-f", help="Graphviz DOT, Mermaid or SVG (a picture) text."),
+        typer.Option(
+            "--format",
+            "-f",
+            case_sensitive=False,
+            help="Graphviz DOT, Mermaid or SVG (a picture) text.",
+        ),
     ] = GraphFormat.dot,
     out: Annotated[
         str | None,

@@ -9,15 +9,18 @@ from gradcalc.cli.inputs import Session, engine_options, names
 from gradcalc.cli.options import (
     At,
     CheckTimeout,
+    Columns,
     Digits,
     Exact,
     Expression,
     Format,
+    IdColumn,
     Latex,
     NoCheck,
     Of,
     Output,
     PointsFile,
+    ResultsOut,
     SkipBadRows,
     Subgradient,
     Wrt,
@@ -31,6 +34,9 @@ def hessian(
     at: At = None,
     points: PointsFile = None,
     skip_bad_rows: SkipBadRows = False,
+    columns: Columns = None,
+    id_column: IdColumn = None,
+    out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
     output: Output = Format.table,
@@ -53,9 +59,9 @@ def hessian(
 
         text = expression_text(expression, None)
         return point_free(context, text, "hessian", wrt, 1, output.value, latex, check_timeout)
-    session = Session(context, expression, at, points, of, skip_bad_rows)
+    session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
     options = engine_options(no_check, subgradient, check_timeout, exact)
-    writer = Writer(context, output, digits, False, session.many)
+    writer = Writer(context, output, digits, False, session.many, id_column, out)
     return session.run(
         views.HessianView(latex=latex),
         lambda chunk: api.hessian_at(session.graph, chunk, names(wrt), options),

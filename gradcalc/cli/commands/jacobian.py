@@ -12,13 +12,16 @@ from gradcalc.cli.inputs import Session, engine_options, names
 from gradcalc.cli.options import (
     At,
     CheckTimeout,
+    Columns,
     Digits,
     Exact,
     Format,
+    IdColumn,
     NoCheck,
     Of,
     Output,
     PointsFile,
+    ResultsOut,
     SkipBadRows,
     Subgradient,
     Wrt,
@@ -37,6 +40,9 @@ def jacobian(
     at: At = None,
     points: PointsFile = None,
     skip_bad_rows: SkipBadRows = False,
+    columns: Columns = None,
+    id_column: IdColumn = None,
+    out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
     output: Output = Format.table,
@@ -56,9 +62,9 @@ def jacobian(
 
         text = expression_text(expression, None)
         return point_free(context, text, "jacobian", wrt, 1, output.value, False, check_timeout)
-    session = Session(context, expression, at, points, of, skip_bad_rows)
+    session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
     options = engine_options(no_check, subgradient, check_timeout, exact)
-    writer = Writer(context, output, digits, False, session.many)
+    writer = Writer(context, output, digits, False, session.many, id_column, out)
     return session.run(
         views.JacobianView(),
         lambda chunk: api.jacobian_at(session.graph, chunk, names(wrt), options),

@@ -48,7 +48,8 @@ def minimize(
         int | None, typer.Option("--every", min=1, help="Record every K-th step in the path.")
     ] = None,
     output: Annotated[
-        Format, typer.Option("--format", "-f", help="table, json or csv (the path).")
+        Format,
+        typer.Option("--format", "-f", case_sensitive=False, help="table, json or csv (the path)."),
     ] = Format.table,
     plot: Annotated[
         bool,

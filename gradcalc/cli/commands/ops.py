@@ -19,7 +19,10 @@ def ops(
         typer.Argument(metavar="[NAME]...", help="Show only these (e.g. sin ^ pi)."),
     ] = None,
     output: Annotated[
-        Format, typer.Option("--format", "-f", help="table, json or plain (tab-separated).")
+        Format,
+        typer.Option(
+            "--format", "-f", case_sensitive=False, help="table, json or plain (tab-separated)."
+        ),
     ] = Format.table,
 ) -> int:
     """Every function, operator and constant expressions may use: derivative rule, domain."""

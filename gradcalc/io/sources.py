@@ -1,0 +1,94 @@
+"""A points file of any kind, by its name: CSV (or ``-``, standard input), ``.npy`` /
+``.npz`` (numpy), Parquet and Arrow IPC (pyarrow). Its column names first, then its points
+in chunks, of the columns chosen.
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "p.csv")
+>>> with open(path, "w") as f:
+...     _ = f.write("id,x\\nA,1\\nB,2\\n")
+>>> with open_points(path) as source:
+...     names = source.names()
+...     (chunk,) = source.read(["x"], "id")
+>>> names, chunk.arrays["x"].tolist(), chunk.ids
+(('id', 'x'), [1.0, 2.0], ['A', 'B'])
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import TextIO
+
+from gradcalc.core.errors import InputError
+from gradcalc.engine.points import Points
+from gradcalc.io import arrays, parquet
+from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, spooled_copy
+
+
+@dataclass
+class Source:
+    """An opened points file: ``stream`` is a CSV's text (a file, or stdin spooled to a
+    temporary file so that it can be read twice), ``None`` for the other kinds."""
+
+    path: str
+    stream: TextIO | None = None
+    size: int = 0  # a CSV file's size in bytes (0: unknown), for a progress bar
+
+    def names(self) -> tuple[str, ...] | None:
+        """The column names (``None``: a plain ``.npy`` array, named by ``--columns``)."""
+        if self.stream is None:
+            if self.path.lower().endswith(arrays.SUFFIXES):
+                return arrays.array_columns(self.path)
+            return parquet.table_columns(self.path)
+        self.stream.seek(0)
+        try:
+            header = next(csv.reader([self.stream.readline(1_000_000)]), [])
+        except csv.Error:
+            header = []  # read_points names the problem
+        self.stream.seek(0)
+        return tuple(cell.strip().lstrip("\ufeff") for cell in header)
+
+    def read(
+        self,
+        columns: Sequence[str] | None = None,
+        id_column: str | None = None,
+        skipped: Skipped | None = None,
+        lines: Callable[[TextIO], Iterable[str]] = lambda stream: stream,
+    ) -> Iterator[Points]:
+        """The points, chunk by chunk, from the start (so it may be read again); ``lines``
+        may wrap a CSV's stream (with a progress bar)."""
+        if self.stream is None:
+            if self.path.lower().endswith(arrays.SUFFIXES):
+                return arrays.read_arrays(self.path, columns, id_column, skipped)
+            return parquet.read_table_file(self.path, columns, id_column, skipped)
+        self.stream.seek(0)
+        return read_points(
+            lines(self.stream), skipped=skipped, columns=columns, id_column=id_column
+        )
+
+
+@contextmanager
+def open_points(path: str) -> Iterator[Source]:
+    """The points file ``path`` (``-``: standard input, CSV), open while in the block.
+
+    Raises:
+        InputError: a file that cannot be read, or standard input that is not UTF-8.
+    """
+    lowered = path.lower()
+    if lowered.endswith(arrays.SUFFIXES + parquet.SUFFIXES):
+        if not os.path.isfile(path):
+            raise InputError(f"cannot read points file {path}: no such file")
+        yield Source(path)
+        return
+    with ExitStack() as stack:
+        if path == "-":
+            with open_stdin("the points file") as stdin:
+                stream = stack.enter_context(spooled_copy(stdin))
+            size = 0
+        else:
+            stream = stack.enter_context(open_text(path, "points file"))
+            size = os.fstat(stream.fileno()).st_size
+        yield Source(path, stream, size)
