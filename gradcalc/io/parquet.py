@@ -77,10 +77,14 @@ def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
     pa = pyarrow()
     try:
         if path.lower().endswith(PARQUET):
-            parquet = pa.parquet.ParquetFile(path)
+            # pages streamed through a small buffer, nothing read ahead: bounded memory
+            # whatever the row groups' size (pyarrow's defaults buffer whole row groups)
+            parquet = pa.parquet.ParquetFile(path, buffer_size=1 << 20, pre_buffer=False)
 
             def batches(columns: list[str]) -> Iterator[Any]:
-                return parquet.iter_batches(batch_size=chunk_rows, columns=columns)
+                return parquet.iter_batches(
+                    batch_size=chunk_rows, columns=columns, use_threads=False
+                )
 
             return tuple(parquet.schema_arrow.names), batches
         reader = _ipc_reader(pa, path)
