@@ -60,3 +60,31 @@ def test_an_undefined_value_is_bad_input_not_an_undefined_result() -> None:
     refused(result, "division by zero")
     # while a defined value where the function is undefined stays exit 3
     assert run("grad", "log(x)", "--at", "x=-1").exit_code == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["grad", "x^2", "-at", "x=1"], "no such option -at; did you mean --at x=1?"),
+        (["grad", "x*y", "--x=1,y=2"], "no such option --x; did you mean --at x=1,y=2?"),
+        (["grad", "x^2", "--x=pi/4"], "did you mean --at x=pi/4?"),
+        (["hessian", "x*y", "--at", "x=1,y=1", "-wrt", "x"], "did you mean --wrt x?"),
+        (["grad", "x^2", "--at", "x=1", "--formt=json"], "did you mean --format?"),
+    ],
+)
+def test_option_typos(args, message) -> None:
+    result = run(*args)  # (click's usage error, as main() prints it: one line and a hint)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Error: no such option" in result.stderr and message in result.stderr, result.stderr
+
+
+def test_a_negative_expression_is_still_an_expression() -> None:
+    result = run("grad", "-at", "--at", "at=2", "--format", "plain")
+    assert result.exit_code == 0 and result.stdout == "-1\n"
+
+
+@pytest.mark.parametrize("fmt", ["JSON", "Json", "CSV", "Plain"])
+def test_format_in_any_case(fmt) -> None:
+    result = run("grad", "x^2", "--at", "x=3", "--format", fmt, "--no-tape")
+    lower = run("grad", "x^2", "--at", "x=3", "--format", fmt.lower(), "--no-tape")
+    assert result.exit_code == 0 and result.stdout == lower.stdout

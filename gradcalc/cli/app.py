@@ -147,6 +147,42 @@ def typer_command(command: Callable[..., int]) -> Callable[..., None]:
     return callback
 
 
+#: One or two real commands that end each --help page (tests/test_help.py runs every one).
+EXAMPLES = {
+    "gradcalc": [
+        'gradcalc grad "3*w1^2 + 2*w1*w2" --at w1=5,w2=3',
+        'gradcalc check "x^2*y" --at x=1,y=2 --expect 4,1',
+    ],
+    "grad": [
+        'gradcalc grad "3*w1^2 + 2*w1*w2" --at w1=5,w2=3',
+        'gradcalc grad "sin(x)*y" --at x=0,y=2 --at x=pi/2,y=3 --format csv',
+    ],
+    "hessian": ['gradcalc hessian "(1-x)^2 + 100(y-x^2)^2" --at x=1,y=1'],
+    "jacobian": ['gradcalc jacobian "r*cos(t), r*sin(t)" --at r=2,t=0.5'],
+    "diff": ['gradcalc diff "x^2*sin(x)"', 'gradcalc diff "x^2 + y^2 = 25" --implicit y'],
+    "critical": ['gradcalc critical "x^3 - 3*x + y^2"'],
+    "taylor": ['gradcalc taylor "exp(x)" --at x=0 --order 3'],
+    "check": [
+        'gradcalc check "x^2*y" --at x=1,y=2 --expect 4,1',
+        'gradcalc check "x^2*y" --answer "2*x*y, x^2"',
+    ],
+    "explain": ['gradcalc explain "y = x^2; z = y^2" --at x=3'],
+    "graph": ['gradcalc graph "3*w1^2 + 2*w1*w2" --at w1=5,w2=3 --format mermaid'],
+    "minimize": ['gradcalc minimize "(x-3)^2 + 2(y+1)^2" --from x=0,y=0 --method adam'],
+    "fit": ['gradcalc fit "a*x + b" docs/examples/line.csv --params a,b'],
+    "plot": ['gradcalc plot "x^2" --at x=2 --range -5:5'],
+    "ops": ["gradcalc ops sin ln ^"],
+    "repl": ['echo "grad x^2 at x=3" | gradcalc repl'],
+}
+
+
+def _epilog(name: str) -> str:
+    """The examples of ``name`` as the end of its help (``\b``: click keeps the lines)."""
+    examples = EXAMPLES.get(name, [])  # (one missing fails tests/test_help.py, not the CLI)
+    return "\b\nExamples:\n" + "\n".join(f"  {example}" for example in examples)
+
+
+app.info.epilog = _epilog("gradcalc")
 # the commands, in the order of gradcalc --help; all but ops and repl take an EXPRESSION
 for _command in (
     grad.grad,
@@ -162,11 +198,13 @@ for _command in (
     fit.fit,
     plot.plot,
 ):
-    app.command(cls=Command, context_settings=EXPRESSIONS_MAY_START_WITH_MINUS)(
-        typer_command(_command)
-    )
+    app.command(
+        cls=Command,
+        context_settings=EXPRESSIONS_MAY_START_WITH_MINUS,
+        epilog=_epilog(_command.__name__),
+    )(typer_command(_command))
 for _command in (ops.ops, repl.repl):
-    app.command(cls=Command)(typer_command(_command))
+    app.command(cls=Command, epilog=_epilog(_command.__name__))(typer_command(_command))
 
 
 def main() -> None:

@@ -8,9 +8,10 @@ one per line, each either a JSON object::
 
 (``wrt`` and ``of`` optional; values are numbers or exact text such as ``"pi/4"``, each read
 on its own as one constant; a key given twice is an error) or the plain form
-``EXPR<TAB>w1=5,w2=3``. Blank lines and lines starting with ``#`` are skipped; a line longer
-than :data:`~gradcalc.io.files.MAX_LINE` characters is answered with an error, read in
-bounded pieces.
+``EXPR w1=5,w2=3`` (the point is the last word; a TAB before it works too). Blank lines and
+lines starting with ``#`` are skipped; a line longer than
+:data:`~gradcalc.io.files.MAX_LINE` characters is answered with an error, read in bounded
+pieces.
 
 Each job is answered, in input order and flushed at once, by one JSON line: the object
 ``gradcalc grad --format json --no-tape`` prints, with ``"job"`` (the input line number)
@@ -37,6 +38,7 @@ error or a bug included (``"exit_code": 70``); one undefined at its point is ans
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any, TextIO
@@ -163,9 +165,7 @@ def read_job(text: str) -> tuple[str, Points, list[str] | None, list[str] | None
             twice, or a value that is not one constant.
     """
     if not text.lstrip().startswith("{"):
-        expression, tab, at = text.partition("\t")
-        if not tab:
-            raise InputError("a plain job is EXPRESSION<TAB>x=1,y=2 (or write a JSON object)")
+        expression, at = plain_job(text)
         return expression, parse_at([at] if at.strip() else []), None, None
     try:
         job = json.loads(text, object_pairs_hook=_no_repeats)
@@ -185,6 +185,26 @@ def read_job(text: str) -> tuple[str, Points, list[str] | None, list[str] | None
     row = {name: _value_text(name, value) for name, value in at.items()}
     points = points_from_rows([row] if row else [], what='"at"')
     return expression, points, _names(job, "wrt"), _names(job, "of")
+
+
+def plain_job(text: str) -> tuple[str, str]:
+    r"""A plain job line as (expression, point): split at a TAB, else at the whitespace before
+    its last word when that word is a point (``x=3``, ``x=1,y=pi/4``); no point otherwise.
+
+    >>> plain_job("x^2 x=3"), plain_job("3*w1^2 + 2*w1*w2   w1=5,w2=3")
+    (('x^2', 'x=3'), ('3*w1^2 + 2*w1*w2', 'w1=5,w2=3'))
+    >>> plain_job("x y\tx=1,y=2"), plain_job("y = x^2; z = y^2")
+    (('x y', 'x=1,y=2'), ('y = x^2; z = y^2', ''))
+    """
+    expression, tab, at = text.partition("\t")
+    if tab:
+        return expression, at
+    split = _LAST_WORD_POINT.fullmatch(text)
+    return (split[1], split[2]) if split else (text, "")
+
+
+#: A line ending in whitespace and a point as its last word (``x=1,y=2``, no spaces in it).
+_LAST_WORD_POINT = re.compile(r"(.*?\S)\s+([A-Za-z][A-Za-z0-9_]*=\S*)\s*", re.S)
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ argument, not a bundle of short options; and the usage line shows ``EXPRESSION``
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import typer
@@ -18,6 +19,8 @@ from typer.core import TyperCommand
 
 # so that "-x^2 + 1" is read as the expression, not as an option
 EXPRESSIONS_MAY_START_WITH_MINUS = {"ignore_unknown_options": True}
+# --x=1 or --x=pi/4,y=2: a point (a name, then a value that starts like a number or constant)
+_POINT_AS_OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_]*=[-+]?(?:[0-9.(]|pi\b|e\b|sqrt\().*", re.S)
 
 
 class Command(TyperCommand):
@@ -29,8 +32,6 @@ class Command(TyperCommand):
         return super().parse_args(ctx, args)
 
     def _refuse_unknown_options(self, ctx: Any, args: list[str]) -> None:
-        import re
-
         from gradcalc.core.errors import closest
 
         known: set[str] = set()
@@ -42,15 +43,22 @@ class Command(TyperCommand):
                 if not (param.is_flag or param.count):
                     takes_value.update(names)
         value_next = False
-        for arg in args:
+        for k, arg in enumerate(args):
             if value_next:
                 value_next = False
                 continue
             if arg == "--":
                 return
             name = arg.split("=", 1)[0]
+            following = args[k + 1] if k + 1 < len(args) else ""
             if name in known:
                 value_next = name in takes_value and "=" not in arg
+            elif "-" + arg in takes_value and following and not following.startswith("-"):
+                # -at x=1: one dash short (a word starting with one - is otherwise an argument)
+                raise _usage_error(f"no such option {arg}; did you mean -{arg} {following}?", ctx)
+            elif "--at" in known and _POINT_AS_OPTION.fullmatch(arg):
+                # --x=1: a point written as an option
+                raise _usage_error(f"no such option {name}; did you mean --at {arg[2:]}?", ctx)
             elif re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*", name):
                 guess = closest(name, sorted(n for n in known if n.startswith("--")))
                 hint = f"; did you mean {guess}?" if guess else ""

@@ -29,7 +29,12 @@ class DocumentFormat(str, enum.Enum):
 
 Document = Annotated[
     DocumentFormat,
-    typer.Option("--format", "-f", help="Output format (markdown and latex for homework)."),
+    typer.Option(
+        "--format",
+        "-f",
+        case_sensitive=False,
+        help="Output format (markdown and latex for homework).",
+    ),
 ]
 
 

@@ -95,7 +95,7 @@ def grad(
         typer.Option(
             "--jobs",
             metavar="FILE",
-            help="Answer many jobs, one per line (JSON or EXPR<TAB>x=1,y=2; - for stdin), "
+            help="Answer many jobs, one per line (JSON, or EXPRESSION x=1,y=2; - for stdin), "
             "with one JSON line each.",
         ),
     ] = None,
@@ -113,6 +113,11 @@ def grad(
     if jobs is not None:
         if expression is not None or at or points or wrt or of:
             raise InputError("--jobs reads expressions and points from its lines: give no others")
+        if output in (Format.csv, Format.plain):
+            raise InputError(
+                f"--jobs answers one JSON line per job: drop --format {output.value} "
+                "(for CSV rows, give the points with --points)"
+            )
         return _run_jobs(jobs, options, context.timeout)
     if expression is None:
         raise InputError("missing EXPRESSION (or --jobs FILE for many jobs)")

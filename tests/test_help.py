@@ -1,0 +1,41 @@
+"""Every --help page ends with one or two real example commands, and each of them works."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gradcalc.cli.app import EXAMPLES, app
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = [info.name or info.callback.__name__ for info in app.registered_commands]
+
+
+def test_every_command_has_examples() -> None:
+    assert set(EXAMPLES) == {"gradcalc", *COMMANDS}
+
+
+@pytest.mark.parametrize("name", ["gradcalc", *COMMANDS])
+def test_help_ends_with_the_examples(name) -> None:
+    args = ["--help"] if name == "gradcalc" else [name, "--help"]
+    result = CliRunner().invoke(app, args, terminal_width=100)
+    assert result.exit_code == 0
+    lines = [line.strip() for line in result.stdout.rstrip().splitlines()]
+    examples = EXAMPLES[name]
+    assert lines[-len(examples) - 1 :] == ["Examples:", *examples]
+
+
+@pytest.mark.parametrize("example", sorted({e for examples in EXAMPLES.values() for e in examples}))
+def test_every_example_runs(example, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)  # fit reads docs/examples/line.csv
+    piped = re.fullmatch(r'echo "(.*)" \| (.*)', example)
+    command, stdin = (piped[2], piped[1] + "\n") if piped else (example, None)
+    args = shlex.split(command)
+    assert args[0] == "gradcalc"
+    result = CliRunner().invoke(app, args[1:], input=stdin)
+    assert result.exit_code == 0, (example, result.stdout, result.stderr)
+    assert result.stdout.strip()
