@@ -223,9 +223,10 @@ class Session:
         answer, given = self.split_point(rest)
         if not answer:
             raise InputError("check needs your derivative: check 2*x*y, x^2")
-        at = self._point(given, needed=False)
+        # judged everywhere: a remembered point is a test point only where it fits
+        at = given if given is not None else self._fitting_point()
         return self._run(
-            check, expression=self.expression(""), at=at, answer=[answer], wrt=self.wrt,
+            check, expression=self.definition(), at=at, answer=[answer], wrt=self.wrt,
             output=_check_format(self.format),
         )  # fmt: skip
 
@@ -237,9 +238,26 @@ class Session:
             raise InputError("expect needs your numbers: expect 4, 1 at x=1, y=2")
         at = self._point(given)
         return self._run(
-            check, expression=self.expression(""), at=at, expect=_tight(numbers), wrt=self.wrt,
+            check, expression=self.definition(), at=at, expect=_tight(numbers), wrt=self.wrt,
             output=_check_format(self.format),
         )  # fmt: skip
+
+    def definition(self) -> str:
+        """The current function as ``g = x*y`` (so that a check names it; ``f`` is the name
+        the command line gives anyway), or its program."""
+        text = self.expression("")
+        if self.current in (None, "f") or "=" in text or ";" in text or "\n" in text:
+            return text
+        return f"{self.current} = {text}"
+
+    def _fitting_point(self) -> list[str] | None:
+        """The remembered point, when it is one point naming the current function's variables."""
+        from gradcalc.engine.points import parse_at
+
+        if self.point is None or len(self.point) != 1 or self.current is None:
+            return None
+        names = set(parse_at(self.point).names)
+        return self.point if names == set(self.functions[self.current].variables) else None
 
     def remember_point(self, rest: str) -> int:
         from gradcalc.engine.points import parse_at

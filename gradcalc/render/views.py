@@ -7,6 +7,7 @@ rows, plain lines or rich tables. The commands (``gradcalc.cli.commands``) pick 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -448,6 +449,8 @@ def _worst(statuses: Iterator[str]) -> str:
     return max(statuses, key=order.index)
 
 
+#: One statement that names its function: ``g = x*y`` (the REPL checks ``g`` so).
+_DEFINITION = re.compile(r"\s*[A-Za-z][A-Za-z0-9_]*\s*=(?!=)[^;\n=]*")
 _VERDICT_MARKS = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "yellow")}
 
 
@@ -480,7 +483,9 @@ class VerdictView:
         from rich.text import Text
 
         where = f" at {self.at[0].replace(',', ', ')}" if self.at and len(self.at) == 1 else ""
-        heading = Text(f"Checking your derivative of f = {self.expression}{where}", style="bold")
+        named = self.expression if _DEFINITION.fullmatch(self.expression) else None
+        function = named or f"f = {self.expression}"  # g = x*y names itself
+        heading = Text(f"Checking your derivative of {function}{where}", style="bold")
         table = render.new_table()
         for header in ("", "your answer", "correct", "verdict", "why"):
             table.add_column(header, style="bold" if not header else None)
