@@ -256,6 +256,7 @@ def test_fit_data_on_stdin_not_utf8() -> None:
     assert_refused(result, "data file on stdin is not UTF-8 text")
 
 
+@pytest.mark.slow
 def test_large_file_streams_in_bounded_memory(tmp_path) -> None:
     """300,000 rows from stdin under a 400 MB address-space cap: every row comes out."""
     rows = 300_000

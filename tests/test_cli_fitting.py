@@ -18,6 +18,7 @@ def cli(*args: str):
     return CliRunner().invoke(app, list(args))
 
 
+@pytest.mark.slow
 def test_minimize_rosenbrock_with_bfgs_json() -> None:
     result = cli("minimize", "(1-x)^2 + 100(y-x^2)^2", "--from", "x=-1.2,y=1", "--method", "bfgs",
                  "--format", "json")  # fmt: skip
@@ -77,6 +78,7 @@ def test_fit_the_seed_line_table_and_json() -> None:
     assert abs(out["params"]["b"] - 2.0) < 3 * out["stderr"]["b"]
 
 
+@pytest.mark.slow
 def test_fit_exponential_decay_with_init_and_plot_file(tmp_path) -> None:
     target = tmp_path / "fit.png"
     result = cli("fit", "A*exp(-k*t) + c", str(EXAMPLES / "decay.csv"), "--params", "A,k,c",
@@ -92,6 +94,7 @@ def test_fit_errors_are_usage_errors(tmp_path) -> None:
     assert cli("fit", "a*x + b", str(tmp_path / "none.csv"), "--params", "a,b").exit_code == 2
 
 
+@pytest.mark.slow
 def test_plot_tangent_and_contour(tmp_path) -> None:
     text = cli("plot", "x^2", "--at", "x=2").stdout
     assert "slope 4" in text and "\x1b[" not in text

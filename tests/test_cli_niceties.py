@@ -36,6 +36,7 @@ def invoke(*args: str, **env: str):
 # --- colour --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_pipe_gets_no_escape_codes_and_color_forces_them() -> None:
     piped = gradcalc(*TABLE)
     assert piped.returncode == 0, piped.stderr
@@ -76,6 +77,7 @@ def widest(text: str) -> int:
     return max(len(line.rstrip()) for line in text.splitlines())
 
 
+@pytest.mark.slow
 def test_tables_fold_to_columns_and_wide_unfolds_them() -> None:
     narrow = gradcalc(*WRONG, env={"COLUMNS": "50"}).stdout
     default = gradcalc(*WRONG, env={"COLUMNS": "80"}).stdout
@@ -86,6 +88,7 @@ def test_tables_fold_to_columns_and_wide_unfolds_them() -> None:
     assert "differs at x=2.111: yours 4.841664149, correct 8.459170499" in row  # one line
 
 
+@pytest.mark.slow
 def test_wide_does_not_stretch_what_is_already_narrow() -> None:
     wide = gradcalc("--wide", "grad", "x*y", "--at", "x=1,y=2").stdout
     assert widest(wide) < 60
@@ -106,6 +109,7 @@ def test_a_misspelled_option_is_named_with_a_suggestion() -> None:
     assert root.stderr.startswith("gradcalc: no such option --colr; did you mean --color?")
 
 
+@pytest.mark.slow
 def test_expressions_and_values_may_still_start_with_minus() -> None:
     done = gradcalc("grad", "-x^2", "--at", "x=1", "--format", "plain")
     assert (done.returncode, done.stdout) == (0, "-2\n")
@@ -181,6 +185,7 @@ def complete(words: str, cword: int) -> list[str]:
     return done.stdout.split()
 
 
+@pytest.mark.slow
 def test_bash_completion_script_and_completions() -> None:
     script = gradcalc("--show-completion", "bash")
     assert script.returncode == 0

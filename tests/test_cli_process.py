@@ -10,6 +10,8 @@ import sys
 import pytest
 from hostile_inputs import HOSTILE_CLI
 
+pytestmark = pytest.mark.slow  # real gradcalc processes, resource limits
+
 
 def gradcalc(*args: str, cwd=None, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(

@@ -109,6 +109,7 @@ def test_bad_questions_are_input_errors(expression, options, message) -> None:
         differentiate(expression, **options)
 
 
+@pytest.mark.slow
 def test_a_huge_expression_gets_an_answer_with_a_budget_note() -> None:
     """10,000 terms: differentiated, not simplified (a note says why), never a hang."""
     text = " + ".join(f"{k}x^{k % 7}" for k in range(1, 10_001))
@@ -157,6 +158,7 @@ def _numerically_equal(a, b) -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=budget(8, 200), deadline=None)
 @given(registry_trees(leaves=4))
 def test_random_registry_derivatives_are_short_equivalent_and_verified(tree) -> None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every command shown in README and docs/
+
 _spec = importlib.util.spec_from_file_location(
     "doc_examples", Path(__file__).parent.parent / "docs" / "examples.py"
 )

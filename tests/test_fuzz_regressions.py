@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fuzz"))
 from fuzz_cli import run_case  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a gradcalc process per finding
+
 CASES = json.loads((Path(__file__).with_name("fuzz_regressions.json")).read_text())
 
 

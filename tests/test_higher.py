@@ -27,6 +27,7 @@ def cli_json(*args: str):
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(EXPRESSIONS, POINT, POINT)
 def test_hessian_of_random_expressions_equals_sympys(expression, x0, y0) -> None:

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from gradcalc.cli.app import app
 
+pytestmark = pytest.mark.slow  # every payload in every slot of every command
+
 PAYLOADS = INJECTION + UNQUOTED_SYNTAX + UNQUOTED_CALLS + LOOK_ALIKES
 DATA = "x,y\n0,1\n1,3\n2,5\n"
 

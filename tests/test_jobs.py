@@ -120,6 +120,7 @@ def test_read_job(line, expected) -> None:
     assert (expression, point.exact, wrt, of) == expected
 
 
+@pytest.mark.slow
 def test_answers_are_flushed_one_by_one() -> None:
     """A script can hold gradcalc open as a co-process: each answer arrives before the
     next job is written."""

@@ -92,6 +92,7 @@ def shown(outputs: list[dict]) -> str:
     return "\n".join(line.rstrip() for line in "".join(parts).splitlines()).strip("\n")
 
 
+@pytest.mark.slow
 def test_the_tutorial_notebook_runs_and_prints_what_the_page_shows(monkeypatch) -> None:
     pytest.importorskip("nbclient", reason=f"nbclient is not installed: {NEEDS}")
     pytest.importorskip("ipykernel", reason=f"ipykernel is not installed: {NEEDS}")

@@ -60,6 +60,7 @@ def test_every_method_finds_the_quadratics_exact_minimum(method: str, lr: float 
     assert 0 < m.steps < 10_000
 
 
+@pytest.mark.slow
 def test_adam_reaches_rosenbrocks_minimum(rosenbrock_adam: Minimum) -> None:
     m = rosenbrock_adam
     assert m.converged, m.reason
@@ -83,6 +84,7 @@ def test_momentum_reaches_rosenbrocks_minimum() -> None:
     assert distance(m, 1, 1) <= 1e-6
 
 
+@pytest.mark.slow
 def test_gd_on_rosenbrock_descends_monotonically_but_slowly() -> None:
     m = minimize(ROSENBROCK, ROSENBROCK_START)  # lr 1e-3, 10000 steps: not enough to converge
     values = [s.value for s in m.path]

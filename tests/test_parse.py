@@ -381,6 +381,7 @@ def _extend(operand: st.SearchStrategy[Node]) -> st.SearchStrategy[Node]:
 TREES = st.recursive(_LEAVES, _extend, max_leaves=25)
 
 
+@pytest.mark.slow
 @given(TREES)
 @settings(max_examples=300, deadline=None)
 def test_unparse_round_trips_random_trees(tree: Node) -> None:
@@ -400,6 +401,7 @@ _PIECES += ["+", "-", "*", "/", "**", "^", "(", ")", ",", "=", ";", "\n", " ", "
 _SOUP = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 
+@pytest.mark.slow
 @given(st.one_of(_SOUP, st.text(max_size=30)))
 @settings(max_examples=500, deadline=None)
 def test_any_text_parses_or_is_refused_with_a_caret_inside_it(text: str) -> None:

@@ -17,6 +17,7 @@ import math
 import os
 import signal
 
+import pytest
 import sympy as sp
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,8 @@ from gradcalc.cli.app import app
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program, unparse
+
+pytestmark = pytest.mark.slow  # hypothesis: hundreds of random expressions against sympy
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 

@@ -78,6 +78,7 @@ def test_threads_share_the_slices_without_changing_a_bit(text: str) -> None:
     assert run_sweep(sweep, points.arrays, chunk=512, threads=3) is None
 
 
+@pytest.mark.slow
 @settings(
     max_examples=budget(60, 3000),
     deadline=None,

@@ -110,6 +110,7 @@ def test_mixed_second_derivatives_match_sympy() -> None:
     np.testing.assert_allclose(hessian, expected, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_a_chain_of_100000_ops_differentiates_without_recursion() -> None:
     x = Variable(0.5)
     with Tape() as tape:
