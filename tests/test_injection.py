@@ -43,8 +43,9 @@ SLOTS = {
     "--of": ["grad", "y = x^2; z = y", "--at", "x=1", "--of", "P"],
     "--params": ["fit", "a*x", "{data}", "--params", "P"],
     "--y": ["fit", "a*x", "{data}", "--params", "a", "--y", "P"],
-    "points header": ["grad", "x", "--points", "{header}"],
-    "points cell": ["grad", "x", "--points", "{cell}"],
+    # (a column the expression does not read is never parsed: these are read)
+    "points header": ["grad", "x", "--points", "{header}", "--columns=P"],
+    "points cell": ["grad", "x*y", "--points", "{cell}"],
     "data header": ["fit", "a*x", "{header}", "--params", "a"],
     "data cell": ["fit", "a*x", "{cell}", "--params", "a"],
 }
