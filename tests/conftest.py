@@ -11,8 +11,15 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+# CI's profile draws the same examples on every run (derandomize): a rare example near a
+# pole, where finite differences lose their digits, cannot turn main red at random; the long
+# profile explores anew each time.
 settings.register_profile(
-    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+    "default",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+    derandomize=True,
 )
 settings.register_profile(
     "long",
