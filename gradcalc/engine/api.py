@@ -620,14 +620,46 @@ def _exact_direction(direction: Sequence[float], normalize: bool) -> list:
 
 
 def _points(at) -> Points:
+    """``at`` as :class:`Points`: a mapping of names to numbers or arrays, a list of such
+    mappings (one point each, all naming the same variables), or ``--at`` style texts.
+
+    >>> _points([{"x": 1, "y": 2}, {"x": 3, "y": 4}]).arrays["x"]
+    array([1., 3.])
+    >>> _points([{"x": 1}, 2])
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: at: give one mapping of values, a list of mappings, or ...
+    """
     if isinstance(at, Points):
         return at
     if at is None:
         return Points((), {}, [{}])
     if isinstance(at, Mapping):
-        arrays = {str(k): np.asarray(v, dtype=float) for k, v in at.items()}
+        arrays = {str(k): _values(k, v) for k, v in at.items()}
         exact = None
         if all(a.ndim == 0 for a in arrays.values()):
             exact = [{k: repr(float(a)) for k, a in arrays.items()}]
         return Points(tuple(arrays), arrays, exact)
-    return parse_at(list(at))
+    if isinstance(at, str):
+        at = [at]
+    items = list(at)
+    if items and all(isinstance(item, Mapping) for item in items):
+        names = list(items[0])
+        if any(list(item) != names for item in items):
+            raise InputError("at: every point in the list must name the same variables")
+        return _points({n: [_values(n, item[n]) for item in items] for n in names})
+    if not all(isinstance(item, str) for item in items):
+        raise InputError(
+            "at: give one mapping of values, a list of mappings, or --at style texts "
+            "such as ['x=1,y=2']"
+        )
+    return parse_at(items)
+
+
+def _values(name: object, value: object) -> np.ndarray:
+    """One variable's value(s) as a float array, or an error naming the variable."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"at: the value of {name} is not a number or an array of numbers"
+        ) from None

@@ -1,0 +1,53 @@
+"""The Python API's ``at``: every documented form gives the same points, and anything else is a
+one-line InputError naming what is wrong (never a TypeError from deep inside numpy)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import gradcalc
+from gradcalc.core.errors import InputError
+
+X, Y = sp.symbols("x y")
+EXPR = "x**3*y - sin(x*y)"
+TRUTH = X**3 * Y - sp.sin(X * Y)
+POINTS = [(1.5, -2.0), (0.25, 3.0), (-4.0, 0.5)]
+
+
+def _sympy_gradient(x: float, y: float) -> list[float]:
+    subs = {X: sp.Rational(str(x)), Y: sp.Rational(str(y))}
+    return [float(sp.diff(TRUTH, s).evalf(30, subs=subs)) for s in (X, Y)]
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        [{"x": x, "y": y} for x, y in POINTS],
+        {"x": np.array([p[0] for p in POINTS]), "y": np.array([p[1] for p in POINTS])},
+        [f"x={x},y={y}" for x, y in POINTS],
+    ],
+    ids=["list of mappings", "mapping of arrays", "--at texts"],
+)
+def test_every_form_of_at_gives_sympys_gradient(at) -> None:
+    result = gradcalc.grad(EXPR, at=at, check=False)
+    expected = np.array([_sympy_gradient(x, y) for x, y in POINTS])
+    got = np.column_stack([result.gradient["x"], result.gradient["y"]])
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("at", "message"),
+    [
+        ([{"x": 1, "y": 2}, {"x": 1}], "every point in the list must name the same variables"),
+        ({"x": "one", "y": 2}, "the value of x is not a number"),
+        ([{"x": [1, [2]], "y": 2}], "the value of x is not a number"),
+        ([1, 2], "give one mapping of values, a list of mappings, or --at style texts"),
+    ],
+)
+def test_a_malformed_at_is_a_one_line_input_error(at, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        gradcalc.grad(EXPR, at=at, check=False)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
