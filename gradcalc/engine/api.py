@@ -170,8 +170,9 @@ def grad(
 
     Args:
         expression: the text, e.g. ``"3*w1**2 + 2*w1*w2"`` or a program ``"y = x^2; z = y^2"``.
-        at: ``{"x": 1.0}`` or ``{"x": numpy_array, ...}`` for many points, ``--at`` style
-            specs (``["x=pi/4"]``) or a :class:`~gradcalc.engine.points.Points`.
+        at: ``{"x": 1.0}``; for many points ``{"x": numpy_array, ...}`` or a list of
+            mappings (``[{"x": 1}, {"x": 2}]``); ``--at`` style specs (``["x=pi/4"]``); or a
+            :class:`~gradcalc.engine.points.Points`.
         wrt: the sources (default: every free variable); statement names allowed.
         of: statement names to differentiate (default: the last statement). With more
             than one target, a list of results is returned.
