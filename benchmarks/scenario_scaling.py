@@ -277,6 +277,7 @@ def cli_section(n: int, reference: Outcome, quick: bool) -> Section:
         for label, extra in (("with tape", []), ("--no-tape", ["--no-tape"])):
             command = [
                 *jobs.gradcalc_command(),
+                "--file",
                 "grad",
                 f"@{expression}",
                 "--points",

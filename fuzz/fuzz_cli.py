@@ -225,7 +225,10 @@ def at_file_case(rng: random.Random) -> Case:
     text = expression(rng)
     if rng.random() < 0.3:
         text = "\ufeff" + text if rng.random() < 0.5 else text.replace("\n", "\r\n") + "\udcfe"
-    return {"args": ["grad", "@{expr}", "--at", POINT, "--no-tape"], "files": {"expr": text}}
+    return {
+        "args": ["--file", "grad", "@{expr}", "--at", POINT, "--no-tape"],
+        "files": {"expr": text},
+    }
 
 
 def stdin_case(rng: random.Random) -> Case:

@@ -285,7 +285,7 @@ def test_missing_points_file_and_missing_values() -> None:
 def test_expression_from_a_file_and_from_stdin(tmp_path) -> None:
     path = tmp_path / "f.txt"
     path.write_text("y = x^2\nz = y^2\n")
-    assert run("grad", f"@{path}", "--at", "x=3", "--format", "plain").stdout == "108\n"
+    assert run("--file", "grad", f"@{path}", "--at", "x=3", "--format", "plain").stdout == "108\n"
     assert run("grad", "-", "--at", "x=3", "--format", "plain", stdin="x^3").stdout == "27\n"
 
 
@@ -360,5 +360,5 @@ def test_files_that_are_not_utf8_say_so(tmp_path) -> None:
     path.write_bytes("x,y\n1,2\n# \xe9\n".encode("latin-1"))
     result = run("grad", "x*y", "--points", str(path))
     assert result.exit_code == ExitCode.USAGE and "is not UTF-8 text" in result.stderr
-    assert "is not UTF-8 text" in run("grad", f"@{path}", "--at", "x=1,y=2").stderr
+    assert "is not UTF-8 text" in run("--file", "grad", f"@{path}", "--at", "x=1,y=2").stderr
     assert "is not UTF-8 text" in run("fit", "a*x", str(path), "--params", "a").stderr

@@ -28,7 +28,7 @@ SLOTS = {
     "minimize expression": ["minimize", "P", "--from", "x=1"],
     "plot expression": ["plot", "P", "--at", "x=1"],
     "fit model": ["fit", "P", "{data}", "--params", "a"],
-    "@file expression": ["grad", "@{payload}", "--at", "x=1"],
+    "@file expression": ["--file", "grad", "@{payload}", "--at", "x=1"],
     "stdin expression": ["grad", "-", "--at", "x=1"],
     "--at value": ["grad", "x", "--at", "x=P"],
     "--at spec": ["grad", "x", "--at", "P"],

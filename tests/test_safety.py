@@ -270,3 +270,90 @@ def test_a_high_order_is_bounded_by_a_record_budget() -> None:
     done = gradcalc("--max-cpu", "60", "grad", "tan(x)^x", "--at", "x=1", "--order", "12")
     assert done.returncode == 2
     assert "tape records" in done.stderr and "lower --order" in done.stderr
+
+
+# --- data never names files -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grad", "@{secret}", "--at", "x=1"],
+        ["hessian", "@{secret}", "--at", "x=1"],
+        ["jacobian", "@{secret}", "--at", "x=1"],
+        ["check", "@{secret}", "--at", "x=1", "--expect", "1"],
+        ["explain", "@{secret}", "--at", "x=1"],
+        ["graph", "@{secret}", "--at", "x=1"],
+        ["plot", "@{secret}", "--at", "x=1"],
+        ["minimize", "@{secret}", "--from", "x=1"],
+    ],
+)
+def test_an_expression_argument_never_reads_a_file(tmp_path, args) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-LINE\n")
+    done = gradcalc(*[a.replace("{secret}", str(secret)) for a in args])
+    assert done.returncode == 2
+    assert "TOP-SECRET" not in done.stdout + done.stderr
+    assert "--file" in done.stderr
+
+
+def test_file_reads_the_command_lines_own_argument_only(tmp_path) -> None:
+    expression = tmp_path / "f.txt"
+    expression.write_text("x^3\n")
+    done = gradcalc("--file", "grad", f"@{expression}", "--at", "x=2", "--format", "plain")
+    assert (done.returncode, done.stdout) == (0, "12\n")
+    # not a job's expression, nor a repl line, even with --file
+    jobs_done = gradcalc("--file", "grad", "--jobs", "-", stdin=f"@{expression}\tx=2\n")
+    assert '"exit_code": 2' in jobs_done.stdout and "x^3" not in jobs_done.stdout
+    repl_done = gradcalc("--file", "repl", stdin=f"f = @{expression}\ngrad at x=2\n")
+    assert "12" not in repl_done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_file_refuses_devices_and_fifos_before_reading(tmp_path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        done = gradcalc("--max-memory", "1024", "--file", "grad", f"@{path}", "--at", "x=1")
+        assert done.returncode == 2 and "not a regular file" in done.stderr
+
+
+# --- exit codes as documented ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cap", [["--max-cpu", "inf"], ["--max-cpu", "nan"], ["--max-memory", "nan"]]
+)
+def test_cap_values_must_be_finite(cap) -> None:
+    done = gradcalc(*cap, "grad", "x^2", "--at", "x=1")
+    assert done.returncode == 2 and "must be a finite number" in done.stderr
+
+
+def test_a_huge_option_value_is_never_echoed_whole() -> None:
+    done = gradcalc("grad", "x", "--at", "x=1", "--digits", "9" * 100_000)
+    assert done.returncode == 2 and len(done.stderr) < 1_000
+
+
+def test_the_memory_message_names_the_cap_in_force() -> None:
+    from gradcalc.cli import limits
+
+    limits._applied["memory"] = 512.0
+    try:
+        assert "(512 MB)" in limits.memory_message()
+    finally:
+        limits._applied.clear()
+
+
+def test_a_library_warning_is_one_line_on_stderr() -> None:
+    script = (
+        "import sys, warnings; import gradcalc.cli.app as a; real = a.app\n"
+        "def noisy(*args, **kwargs):\n"
+        "    warnings.warn('first\\nsecond', RuntimeWarning); return real(*args, **kwargs)\n"
+        "a.app = noisy; sys.argv = ['gradcalc', 'grad', 'x', '--at', 'x=1', '-f', 'plain']\n"
+        "a.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert (done.returncode, done.stdout) == (0, "1\n")
+    assert done.stderr == "gradcalc: note: first second\n"

@@ -17,6 +17,7 @@ import functools
 import inspect
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -102,6 +103,14 @@ def root(
             help="Cap the memory (address space) at this many MiB (0: no limit).",
         ),
     ] = 8192,
+    files: Annotated[
+        bool,
+        typer.Option(
+            "--file",
+            help="Let the command's EXPRESSION argument be @FILE: read it from FILE. Without "
+            "it, text is never a file name.",
+        ),
+    ] = False,
     timeout: Annotated[
         float,
         typer.Option(
@@ -118,7 +127,7 @@ def root(
     context = ctx.ensure_object(AppContext)  # main() passes one for a real process
     context.traceback, context.color, context.wide = traceback, color, wide
     context.limits = (max_cpu, max_memory)  # applied as the command starts
-    context.timeout = timeout
+    context.timeout, context.files = timeout, files
 
 
 def typer_command(command: Callable[..., int]) -> Callable[..., None]:
@@ -207,11 +216,19 @@ for _command in (ops.ops, repl.repl):
     app.command(cls=Command, epilog=_epilog(_command.__name__))(typer_command(_command))
 
 
+def _one_line_note(message: Any, category: Any, *where: Any, **more: Any) -> None:
+    """A library's warning (numpy, matplotlib, sympy) as one short line on stderr, not the
+    default's file, line and source text."""
+    text = " ".join(str(message).split())
+    print(f"gradcalc: note: {text[:299] + '…' if len(text) > 300 else text}", file=sys.stderr)
+
+
 def main() -> None:
     """Entry point: run the app, print errors as one line, exit with a documented code."""
     # one BLAS thread: gradcalc's matrices are small, and starting OpenBLAS's thread pool
     # (before numpy is imported, so this still applies) costs more than it ever saves
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    warnings.showwarning = _one_line_note  # a process's own: a host's warnings stay its own
     sys.exit(run(None, AppContext(process=True)))  # the root options may cap its CPU, memory
 
 

@@ -37,7 +37,9 @@ class AppContext:
     ``limits`` (CPU seconds, MiB) are applied by the first command that runs, and only in a
     real ``gradcalc`` process (``process``): a host such as a test or a notebook is never
     capped. ``timeout`` is the wall-clock budget of one request (a command, a job of
-    ``--jobs``, a line of the repl; 0: none): see :mod:`gradcalc.core.budget`.
+    ``--jobs``, a line of the repl; 0: none): see :mod:`gradcalc.core.budget`. ``files``
+    (``gradcalc --file``) lets the command line's own EXPRESSION argument name a file as
+    ``@FILE``; nothing else ever does (no job, no repl line, no option's value).
     """
 
     color: bool | None = None
@@ -46,6 +48,7 @@ class AppContext:
     limits: tuple[float, float] | None = None
     process: bool = False
     timeout: float = 0.0
+    files: bool = False
 
     def console(self, stderr: bool = False) -> Any:
         """A rich console on stdout (or stderr) that follows ``--color`` and ``--wide``."""
@@ -69,6 +72,11 @@ class AppContext:
                 limits.apply(*self.limits)
                 self.limits = None  # once per process, for a whole --jobs stream or session
             timeout = 0.0 if streaming else self.timeout
+            if self.files and str(arguments.get("expression") or "").startswith("@"):
+                from gradcalc.io.files import read_file
+
+                path = arguments["expression"][1:]
+                arguments = {**arguments, "expression": read_file(path, "expression file")}
             with budget.request(timeout, arguments.get("check_timeout")):
                 return int(command(self, **arguments))
         except GradcalcError as error:

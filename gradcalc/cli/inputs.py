@@ -1,4 +1,4 @@
-"""What a command reads first: the expression (text, ``@FILE`` or ``-``), the points
+"""What a command reads first: the expression (text or ``-``), the points
 (``--at`` or ``--points``), the names of ``--wrt`` and ``--of``; and the compiled session.
 
 >>> session = Session(None, "x^2*y", ["x=1,y=2"], None, None)
@@ -196,7 +196,9 @@ def number(text: str, option: str) -> float:
 
 
 def expression_text(argument: str, points: str | None) -> str:
-    """The expression itself, or the contents of ``@FILE`` / stdin for ``-``.
+    """The expression itself, or stdin for ``-``. Text starting with ``@`` is refused: only
+    ``gradcalc --file`` reads ``@FILE``, in the command line's own argument
+    (:meth:`gradcalc.cli.context.AppContext.call`), so text passed as data never names a file.
 
     >>> expression_text("x^2", None)
     'x^2'
@@ -208,11 +210,12 @@ def expression_text(argument: str, points: str | None) -> str:
 
         with open_stdin("the expression") as stream:
             return read_whole(stream, "expression on stdin")
-    if not argument.startswith("@"):
-        return argument
-    from gradcalc.io.files import read_file
-
-    return read_file(argument[1:], "expression file")
+    if argument.startswith("@"):  # gradcalc --file has read it already: this is data
+        raise InputError(
+            "EXPRESSION is text, never a file name: to read it from FILE, run "
+            "gradcalc --file COMMAND @FILE"
+        )
+    return argument
 
 
 def point_chunks(

@@ -28,8 +28,8 @@ Expression = Annotated[
     str,
     typer.Argument(
         metavar="EXPRESSION",
-        help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a file, '
-        "- from stdin.",
+        help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; - reads it from stdin '
+        "(and @FILE from FILE, with gradcalc --file).",
     ),
 ]
 At = Annotated[

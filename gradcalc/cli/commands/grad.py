@@ -41,8 +41,8 @@ def grad(
         typer.Argument(
             metavar="EXPRESSION",
             show_default=False,
-            help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; @FILE reads it from a '
-            "file, - from stdin. Leave it out with --jobs.",
+            help='The expression or program, e.g. "3*w1^2 + 2*w1*w2"; - reads it from stdin '
+            "(and @FILE from FILE, with gradcalc --file). Leave it out with --jobs.",
         ),
     ] = None,
     at: At = None,

@@ -7,6 +7,9 @@ from gradcalc.cli.context import AppContext
 
 def repl(context: AppContext) -> int:
     """An interactive session: define f once, then ask for gradients, Hessians and checks."""
+    import dataclasses
+
     from gradcalc.cli import repl as session
 
-    return session.run(session.Session(context=context))
+    # a line of the session never names a file, whatever --file says
+    return session.run(session.Session(context=dataclasses.replace(context, files=False)))
