@@ -9,7 +9,10 @@ Each input is one command line (``grad``, ``hessian``, ``jacobian``, ``check``, 
 ``graph``, ``minimize``, ``fit``, ``plot``) with a generated text in one slot: the
 expression, ``@FILE``, a value of ``--at``/``--from``/``--init``/``--direction``/``--range``,
 ``--expect``, ``--answer``, ``--wrt``/``--of``/``--params``, or the contents of a ``--points``
-or ``fit`` data file (bytes included: BOMs, CRLF, NUL, non-UTF-8, ragged rows, NaN...).
+or ``fit`` data file (bytes included: BOMs, CRLF, NUL, non-UTF-8, ragged rows, NaN...), or a
+``grad --jobs`` stream on stdin or in a file (plain and JSON lines, broken JSON, repeated
+keys, spliced point values, file names, over-long lines), whose answers must be one JSON
+object per job, in order, none an internal error.
 It must end in a documented exit code (0, 1, 2, 3) without an internal error (exit 70), a
 traceback or taking more than --slow seconds of CPU. Failures are printed as JSON cases (and
 appended to --save), the format of tests/fuzz_regressions.json, which
@@ -231,6 +234,43 @@ def at_file_case(rng: random.Random) -> Case:
     }
 
 
+def job_line(rng: random.Random) -> str:
+    """One line of a ``--jobs`` stream: plain or JSON, valid or broken, sometimes hostile
+    (a value that tries to splice in a pair, a key given twice, a file name, a long line)."""
+    text = expression(rng)
+    kind = rng.randrange(8)
+    if kind == 0:
+        return f"{text}\t{_variables(text)}"
+    if kind == 1:
+        return f"{text}\t{mutate(rng, _variables(text))}"
+    at = {v: rng.choice([0.5, -1.25, 3, constant(rng)]) for v in "xyz" if v in text}
+    job: dict = {"expr": text, "at": at}
+    if rng.random() < 0.2:
+        job["wrt"] = [rng.choice(["x", "y", "z", "q", ""])]
+    line = json.dumps(job)
+    if kind == 2:
+        return line.replace('"at"', '"at": {"x": 1}, "at"', 1)  # a key given twice
+    if kind == 3:
+        return json.dumps({"expr": text, "at": {"x": "1,e=5", "y": "2"}})
+    if kind == 4:
+        return json.dumps({"expr": "@" + rng.choice(["/etc/passwd", "/dev/zero", "."]) + ""})
+    if kind == 5:
+        return mutate(rng, line, ALPHABET + '{}[]":')
+    if kind == 6 and rng.random() < 0.05:
+        return "x+" * 500_001 + "x\tx=1"  # longer than a job line may be
+    return line
+
+
+def jobs_case(rng: random.Random) -> Case:
+    lines = [job_line(rng) for _ in range(rng.randint(1, 8))]
+    lines += rng.choice([[], [""], ["# a comment"]])
+    text = rng.choice(["\n", "\r\n"]).join(lines) + rng.choice(["", "\n"])
+    options = rng.choice([[], ["--no-check"], ["--check-timeout", "1"]])
+    if rng.random() < 0.5:
+        return {"args": ["grad", "--jobs", "-", *options], "stdin": text}
+    return {"args": ["grad", "--jobs", "{jobs}", *options], "files": {"jobs": text}}
+
+
 def stdin_case(rng: random.Random) -> Case:
     if rng.random() < 0.5:
         return {"args": ["grad", "-", "--at", POINT, "--no-tape"], "stdin": expression(rng)}
@@ -251,6 +291,7 @@ CASES: list[tuple[Callable[[random.Random], Case], int]] = [
     (points_case, 4),
     (at_file_case, 1),
     (stdin_case, 1),
+    (jobs_case, 4),
 ]
 
 
@@ -291,7 +332,30 @@ def run_case(case: Case, directory: Path, slow: float = 10.0) -> tuple[str | Non
         return "printed a traceback", code, result.output
     if elapsed > slow:
         return f"took {elapsed:.1f} s of CPU", code, result.output
+    if "--jobs" in args:
+        problem = _jobs_problem(result.stdout)
+        if problem is not None:
+            return problem, code, result.output
     return None, code, result.output
+
+
+def _jobs_problem(stdout: str) -> str | None:
+    """What is wrong with a ``--jobs`` stream's answers: each line one JSON object with its
+    job number, in order, and no internal error."""
+    numbers = []
+    for line in stdout.splitlines():
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            return f"a jobs answer is not JSON: {line[:200]!r}"
+        if not isinstance(answer, dict) or "job" not in answer:
+            return f"a jobs answer has no job number: {line[:200]!r}"
+        if answer.get("exit_code") == 70:
+            return f"job {answer['job']}: {answer.get('error')}"
+        numbers.append(answer["job"])
+    if numbers != sorted(set(numbers)):
+        return f"jobs answered out of order: {numbers}"
+    return None
 
 
 def main() -> int:
