@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -357,3 +358,20 @@ def test_a_library_warning_is_one_line_on_stderr() -> None:
     )
     assert (done.returncode, done.stdout) == (0, "1\n")
     assert done.stderr == "gradcalc: note: first second\n"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXCPU"), reason="POSIX")
+def test_a_cpu_signal_during_interpreter_exit_is_not_exit_152() -> None:
+    """A SIGXCPU while the interpreter exits once killed a finished process (status 152, or
+    exit 2 with the CPU-cap message): the answer is complete, so the exit goes on."""
+    script = (
+        "import atexit, os, signal\n"
+        "atexit.register(lambda: os.kill(os.getpid(), signal.SIGXCPU))  # runs last (LIFO)\n"
+        "from gradcalc.cli import limits\n"
+        "limits.apply(600, 0)\n"
+        "print('answer')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert (done.returncode, done.stdout) == (0, "answer\n")
