@@ -198,3 +198,21 @@ def test_random_registry_derivatives_are_short_equivalent_and_verified(tree) -> 
 )
 def test_user_text_reads_back_to_the_same_expression(expr) -> None:
     assert _numerically_equal(_back(user_text(expr)), expr), user_text(expr)
+
+
+def test_an_answer_sympy_cannot_evaluate_is_unverified_not_a_crash(monkeypatch) -> None:
+    from gradcalc.symbolic.simplify import Simplified
+
+    f = sp.Function("g")
+    monkeypatch.setattr(
+        diff, "simplest", lambda expr, seconds: Simplified(sp.Derivative(f(x**2), x), "bad")
+    )
+    result = differentiate("x^2")
+    assert result.verification.status == "unverified"
+    assert "could not be evaluated" in result.verification.detail
+
+
+def test_the_derivative_of_a_step_of_anything_is_zero_off_its_jumps() -> None:
+    result = differentiate("sgn(acos(tanh(abs(4x^2 - x))/2))")
+    assert result.entries[0].text == "0"
+    assert result.verification.status == "verified"

@@ -372,6 +372,10 @@ def verify(
                         )
     except CheckTimeout:
         return Verification("unverified", 0, f"no time left to verify (budget {budget:g} s)")
+    except (ValueError, TypeError, NameError, KeyError, AttributeError, RecursionError) as error:
+        return Verification(
+            "unverified", 0, f"sympy's answer could not be evaluated ({type(error).__name__})"
+        )
     count = int(np.sum(defined))
     if count < ENOUGH:
         return Verification(

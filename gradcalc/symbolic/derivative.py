@@ -13,6 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 
+def _steps(sp: Any) -> tuple:
+    """The piecewise-constant functions: their derivative is 0 off their jumps."""
+    return (sp.floor, sp.ceiling, sp.sign, sp.Heaviside)
+
+
 def derivative(expr: Any, variable: Any, order: int = 1) -> Any:
     """``d^order expr / d variable^order``, with the derivative of a step function set to 0.
 
@@ -24,6 +29,8 @@ def derivative(expr: Any, variable: Any, order: int = 1) -> Any:
     >>> x = sp.Symbol("x", real=True)
     >>> derivative(sp.sin(x), x, 2), derivative(sp.ceiling(x**2), x)
     (-sin(x), 0)
+    >>> derivative(sp.sign(sp.acos(sp.tanh(sp.Abs(x)) / 2)), x)
+    0
     """
     import sympy as sp
 
@@ -31,7 +38,7 @@ def derivative(expr: Any, variable: Any, order: int = 1) -> Any:
     for _ in range(order):
         result = sp.diff(result, variable)
         result = result.replace(
-            lambda e: isinstance(e, sp.Derivative) and e.expr.func in (sp.floor, sp.ceiling),
+            lambda e: isinstance(e, sp.Derivative) and e.expr.func in _steps(sp),
             lambda e: sp.S.Zero,
         )
         result = result.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
