@@ -116,7 +116,7 @@ def critical_points(
         expression: the function.
         region: ``"x=-5..5,y=-5..5"`` or bounds per variable. Exact solutions outside it are
             left out; the numeric search starts inside it.
-        budget: seconds for sympy's exact solution.
+        budget: seconds for sympy's exact solution, and as many for the numeric search.
 
     Raises:
         InputError: a bad expression or region, several targets, no variables.
@@ -145,7 +145,10 @@ def critical_points(
             notes.append(f"{len(exact) - len(points)} exact critical point(s) outside the region")
         method = "exact"
     else:
-        points = [(p, None) for p in _numeric_search(graph, variables, bounds)]
+        search_deadline = time.monotonic() + budget
+        points = [
+            (p, None) for p in _numeric_search(graph, variables, bounds, search_deadline, notes)
+        ]
         method = "numeric"
         notes.append(
             f"numeric search: Levenberg-Marquardt on |∇f|² from {STARTS} starting points in the "
@@ -209,8 +212,9 @@ def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str]):
 # --- numeric: Gauss-Newton on |∇f|² from many starts ------------------------------------------
 
 
-def _numeric_search(graph: Graph, variables, bounds) -> list[dict[str, float]]:
-    """Converged, deduplicated points of the region where the tape's gradient vanishes.
+def _numeric_search(graph: Graph, variables, bounds, deadline: float, notes: list[str]):
+    """Converged, deduplicated points of the region where the tape's gradient vanishes
+    (the iterations stop at ``deadline``, with a note).
 
     Levenberg-Marquardt on |∇f|², every start at once: a step ``(H² + λI) d = H g`` is kept
     when it lowers |∇f|² (then λ shrinks tenfold, towards Newton's step), else λ grows.
@@ -229,7 +233,13 @@ def _numeric_search(graph: Graph, variables, bounds) -> list[dict[str, float]]:
     typical = max(float(np.max(np.abs(g))), np.finfo(float).tiny)  # |∇f| in the region
     size = np.sum(g * g, axis=0)
     damping = 1e-3 * _trace(h)
-    for _ in range(ITERATIONS):
+    for iteration in range(ITERATIONS):
+        if time.monotonic() > deadline:
+            notes.append(
+                f"the numeric search ran out of time after {iteration} of {ITERATIONS} "
+                "iterations (raise --check-timeout): points may be missing"
+            )
+            break
         trial = x - np.clip(_step(h, g, damping), -width, width)
         g_new, h_new, _ = _gradient_and_hessian(graph, variables, trial)
         size_new = np.sum(g_new * g_new, axis=0)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -293,10 +294,12 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
     inline = to_sympy(graph, statements)
     derivations = [_derivation(graph, statements, inline, s) for s in source_names(graph, wrt)]
     simplified = {}
-    for d in derivations:
+    deadline = time.monotonic() + SYMBOLIC_TIMEOUT  # one budget for all the simplifications
+    for k, d in enumerate(derivations):
         if d.result is not None:
             full = d.expanded if d.expanded is not None else in_variables(graph, d.result)
-            simplified[d.source] = simplest(full, SYMBOLIC_TIMEOUT)
+            share = (deadline - time.monotonic()) / (len(derivations) - k)
+            simplified[d.source] = simplest(full, share)
     target = graph.targets[0]
     return Explanation(
         expression=expression,

@@ -218,7 +218,12 @@ def _term_text(result: TaylorResult, c: Coefficient) -> str | None:
     """One term, exact where known (``x^3/3``, ``(x - 4)/4``); None for a zero term."""
     import sympy as sp
 
-    value = c.exact if c.exact is not None else sp.Float(c.tape, 15)
+    if c.exact is not None:
+        value = c.exact
+    elif c.tape == int(c.tape):
+        value = sp.Integer(int(c.tape))  # the tape's 2.0 as 2 (the status says: not exact)
+    else:
+        value = sp.Float(repr(c.tape))
     if value == 0:
         return None
     shifted = {}  # x - a is written as one factor: a placeholder symbol per variable
