@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -29,6 +29,7 @@ from gradcalc.symbolic.simplify import length
 def main(count: int, budget: float) -> None:
     ratios: list[float] = []
     statuses: Counter = Counter()
+    reasons: Counter = Counter()
 
     @settings(
         max_examples=count,
@@ -40,10 +41,11 @@ def main(count: int, budget: float) -> None:
     @given(registry_trees(leaves=4))
     def measure(tree) -> None:
         text, expr = tree
-        if not expr.free_symbols:
-            return
+        assume(expr.free_symbols)
         result = differentiate(text, budget=budget)
         statuses[result.verification.status] += 1
+        if result.verification.status != "verified":
+            reasons[result.verification.detail.split(" (")[0][:60]] += 1
         ratios.extend(length(e.expr) / max(length(e.raw), 1) for e in result.entries)
 
     measure()
@@ -54,6 +56,8 @@ def main(count: int, budget: float) -> None:
     )
     print(f"shorter in {sum(r < 1 for r in ratios)} of {len(ratios)}")
     print("verification:", dict(statuses))
+    for reason, n in reasons.most_common():
+        print(f"  {n} x {reason}")
 
 
 if __name__ == "__main__":

@@ -123,3 +123,14 @@ def test_gradcalc_help_lists_the_new_commands() -> None:
     listing = run("--help").stdout
     for command in ("diff", "critical", "taylor"):
         assert f"\n  {command} " in listing
+
+
+def test_grad_at_one_point_prints_the_tangent_line_or_plane() -> None:
+    line = run("grad", "x^3", "--at", "x=2", "--no-tape").stdout
+    assert "tangent line: y = 8 + 12(x - 2)" in line
+    plane = run("grad", "x^2 + y^2", "--at", "x=1,y=2", "--no-tape").stdout
+    assert "tangent plane: z = 5 + 2(x - 1) + 4(y - 2)" in plane
+    kink = run("grad", "abs(x)", "--at", "x=0", "--subgradient", "--no-tape").stdout
+    assert "tangent" not in kink  # no tangent at a corner
+    three = run("grad", "x*y*z", "--at", "x=1,y=1,z=1", "--no-tape").stdout
+    assert "tangent" not in three

@@ -28,7 +28,7 @@ from gradcalc.engine.api import Options, compile_expression, derivatives_at, hes
 from gradcalc.engine.higher import check_variables
 from gradcalc.engine.points import parse_at
 from gradcalc.symbolic.crosscheck import CheckTimeout, exact_value, time_limit, to_sympy
-from gradcalc.symbolic.notation import user_latex, user_text
+from gradcalc.symbolic.notation import join_terms, shifted_term, user_latex
 
 #: Coefficients from nested tapes must match sympy's to this relative tolerance.
 RTOL = 1e-7
@@ -68,7 +68,7 @@ class TaylorResult:
     @property
     def text(self) -> str:
         """The polynomial in the user's notation, by ascending degree."""
-        return _join([_term_text(self, c) for c in self.coefficients])
+        return join_terms([_term_text(self, c) for c in self.coefficients])
 
     @property
     def latex(self) -> str:
@@ -214,8 +214,8 @@ def _monomial(variables, texts, powers) -> Any:
     )
 
 
-def _term_text(result: TaylorResult, c: Coefficient) -> str | None:
-    """One term, exact where known (``x^3/3``, ``(x - 4)/4``); None for a zero term."""
+def _term_text(result: TaylorResult, c: Coefficient) -> str:
+    """One term, exact where known (``x^3/3``, ``(x - 4)/4``); empty for a zero term."""
     import sympy as sp
 
     if c.exact is not None:
@@ -223,24 +223,6 @@ def _term_text(result: TaylorResult, c: Coefficient) -> str | None:
     elif c.tape == int(c.tape):
         value = sp.Integer(int(c.tape))  # the tape's 2.0 as 2 (the status says: not exact)
     else:
-        value = sp.Float(repr(c.tape))
-    if value == 0:
-        return None
-    shifted = {}  # x - a is written as one factor: a placeholder symbol per variable
-    monomial = sp.S.One
-    for k, (v, power) in enumerate(zip(result.variables, c.powers)):
-        a = exact_value(result.center_text[v])
-        shifted[f"shift{k}"] = v if a == 0 else f"({user_text(sp.Symbol(v, real=True) - a)})"
-        monomial *= sp.Symbol(f"shift{k}", real=True) ** power
-    return user_text(value * monomial, shifted)
-
-
-def _join(terms: list[str | None]) -> str:
-    """Terms joined by `` + `` / `` - `` (a term's own leading minus becomes the sign)."""
-    shown = [t for t in terms if t is not None]
-    if not shown:
-        return "0"
-    text = shown[0]
-    for term in shown[1:]:
-        text += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
-    return text
+        value = sp.Float(repr(c.tape), "")  # as many digits as the tape's repr
+    centers = {v: exact_value(result.center_text[v]) for v in result.variables}
+    return shifted_term(value, dict(zip(result.variables, c.powers)), centers)

@@ -352,3 +352,44 @@ def points_table(result: GradResult, digits: int | None, diagnose: bool = False)
             cells.append(", ".join(kinds) or "healthy")
         table.add_row(*cells)
     return table
+
+
+def tangent(result: GradResult) -> str | None:
+    """The tangent line (one variable) or plane (two) at a single point, from the tape's
+    value and gradient (sympy's exact slopes where the check has them); None otherwise (a
+    point with warnings, such as a kink under ``--subgradient``, has none).
+
+    >>> from gradcalc.engine.api import grad
+    >>> print(tangent(grad("x^3", at=["x=2"])))
+    tangent line: y = 8 + 12(x - 2)
+    >>> print(tangent(grad("x^2 + y^2", at=["x=1,y=2"])))
+    tangent plane: z = 5 + 2(x - 1) + 4(y - 2)
+    """
+    from gradcalc.symbolic.crosscheck import exact_value
+    from gradcalc.symbolic.notation import join_terms, shifted_term
+
+    points, sources = result.points, result.sources
+    one = points.count == 1 and points.exact is not None and not result.undefined.any()
+    one = one and not result.warnings  # at a kink (--subgradient) there is no tangent
+    if not (one and len(sources) in (1, 2) and sorted(sources) == sorted(points.names)):
+        return None
+    centers = {v: exact_value(points.exact[0][v]) for v in sources}
+    partials = result.check.partials if result.check is not None else {}
+    terms = [shifted_term(_shown(result.value, None), {}, {})]
+    for v in sources:
+        exact = partials[v].exact_values[0] if v in partials and partials[v].exact_values else None
+        terms.append(shifted_term(_shown(result.gradient[v], exact), {v: 1}, centers))
+    kind, name = ("tangent line", "y") if len(sources) == 1 else ("tangent plane", "z")
+    if result.target != "f" or name in sources:  # a program's statement, or f(y, z)
+        name = result.target
+    return f"{kind}: {name} = {join_terms(terms)}"
+
+
+def _shown(value: Any, exact: Any) -> Any:
+    """A coefficient for the tangent: sympy's short exact value, else the tape's number."""
+    import sympy as sp
+
+    if exact is not None and len(str(exact)) <= 32:
+        return exact
+    x = 0.0 if value is None else float(value)
+    return sp.Integer(int(x)) if x == int(x) else sp.Float(repr(x), "")

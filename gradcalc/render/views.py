@@ -60,6 +60,8 @@ class GradView:
         for result in computed:
             if not result.undefined.any():  # else the reason is on stderr; nan would hide it
                 parts += render.gradient_tables(result, digits, tape)
+                line = render.tangent(result)
+                parts += [] if line is None else [line]
                 parts += self.findings(result)
                 parts += self.latex_part(result)
         return parts

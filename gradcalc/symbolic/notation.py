@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: A standalone number (not part of a name, not an exponent or a divisor) times what follows.
@@ -95,3 +95,40 @@ def user_latex(expr: Any) -> str:
     import sympy as sp
 
     return sp.latex(expr, ln_notation=True)
+
+
+def shifted_term(coefficient: Any, powers: Mapping[str, int], centers: Mapping[str, Any]) -> str:
+    """``coefficient · Π (v - centre)^power`` with each ``v - centre`` kept as one factor
+    (empty text for a zero coefficient).
+
+    >>> import sympy as sp
+    >>> shifted_term(sp.Rational(-1, 64), {"x": 2}, {"x": 4}), shifted_term(3, {"x": 1}, {"x": 0})
+    ('-(x - 4)^2/64', '3x')
+    """
+    import sympy as sp
+
+    if coefficient == 0:
+        return ""
+    names = {}  # a placeholder symbol per variable, written as (x - a)
+    monomial = sp.S.One
+    for k, (v, power) in enumerate(powers.items()):
+        shift = sp.Symbol(v, real=True) - centers[v]
+        names[f"shift{k}"] = v if centers[v] == 0 else f"({user_text(shift)})"
+        monomial *= sp.Symbol(f"shift{k}", real=True) ** power
+    return user_text(sp.sympify(coefficient) * monomial, names)
+
+
+def join_terms(terms: Sequence[str]) -> str:
+    """Terms joined by `` + `` or `` - `` (a term's own minus becomes the sign); empty
+    terms are left out.
+
+    >>> join_terms(["1", "", "-x", "x^2/2"])
+    '1 - x + x^2/2'
+    """
+    shown = [t for t in terms if t]
+    if not shown:
+        return "0"
+    text = shown[0]
+    for term in shown[1:]:
+        text += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
+    return text
