@@ -51,6 +51,9 @@ ENOUGH = 12
 #: difference is confirmed with 30-digit arithmetic before it is reported.
 RTOL = 1e-7
 SEED = 20261201
+#: The share of the budget that differentiating and simplifying may use; the rest is kept
+#: for the verification on the tape.
+REWRITING = 0.7
 
 
 @dataclass(frozen=True)
@@ -162,16 +165,18 @@ def differentiate(
         raise InputError(f"{expression!r} has no variables to differentiate with respect to")
     sources = source_names(graph, wrt)
     kind = _kind(graph, sources, order, kind)
-    deadline = time.monotonic() + budget
+    start = time.monotonic()
+    deadline = start + budget
+    rewriting = start + REWRITING * budget  # the rest is kept for the verification
     notes: list[str] = []
     raw = _raw(graph, sources, order, kind, budget, notes)
     if raw is None:
         return _unfinished(graph, expression, kind, sources, order, notes)
     labels = _labels(graph, sources, order, kind)
-    entries = _simplified(raw, labels, deadline, notes)
+    entries = _simplified(raw, labels, rewriting, notes)
     determinant = None
     if kind == "jacobian" and len(graph.targets) == len(sources):
-        determinant = _determinant(entries, len(sources), deadline, notes)
+        determinant = _determinant(entries, len(sources), rewriting, notes)
     rows = len(graph.targets) if kind == "jacobian" else len(sources) if kind == "hessian" else 1
     result = DiffResult(
         expression=expression,
