@@ -375,3 +375,12 @@ def test_a_cpu_signal_during_interpreter_exit_is_not_exit_152() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT
     )
     assert (done.returncode, done.stdout) == (0, "answer\n")
+
+
+def test_a_file_whose_columns_are_all_unused_is_an_error_not_a_crash(tmp_path) -> None:
+    """Found by the fuzzer: a header naming no variable of the expression (exit 70 before)."""
+    path = tmp_path / "points.csv"
+    path.write_text('sin,x+3\n-2.49,1.98\n2.25,0.44"1".02,-2.42\n1.48,0.0588\n')
+    done = gradcalc("hessian", "x*y + sin(x)", "--points", str(path), "--skip-bad-rows")
+    assert done.returncode == 2, done.stderr
+    assert "internal error" not in done.stderr and "no column" in done.stderr

@@ -424,6 +424,8 @@ def _fast_table(text: str, rows: int, columns: int) -> np.ndarray | None:
     >>> _fast_table("1,2,3\\n4", 2, 2) is None  # ragged rows, although 2 commas for 2 rows
     True
     """
+    if columns == 0:  # no column is used: nothing to parse (the caller names what is missing)
+        return np.empty((rows, 0))
     if text.translate(_NUMERIC) or text.count(",") != rows * (columns - 1):
         return None
     commas = columns - 1  # every row's own count: 1,2,3 then 4 would re-flow into 2 rows of 2
