@@ -221,7 +221,7 @@ def fit(tmp_path, content: str | bytes, *extra: str):
         ("x,y\n0,1\n-inf,3\n", ["data file row 3, column x", "not a finite number"]),
         ("", ["the data file is empty"]),
         ("x,y\n", ["the data file has a header but no rows"]),
-        ("x,z\n0,1\n", ["no column 'y' to fit"]),
+        ("x,z\n0,1\n", ["the data file has no column y (its columns: x, z)"]),
     ],
 )
 def test_bad_fit_data(tmp_path, content, fragments) -> None:

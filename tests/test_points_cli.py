@@ -159,3 +159,17 @@ def test_out_csv_and_refusals(tmp_path) -> None:
     assert result.exit_code == 2 and "a .csv or a .parquet file" in result.stderr
     result = run("grad", "x*y", "--points", path, "--out", str(out), "--format", "json")
     assert result.exit_code == 2 and "drop --format json" in result.stderr
+
+
+def test_fit_reads_the_columns_the_model_and_y_use(tmp_path) -> None:
+    path = write(tmp_path, "d.csv", "label,x,y,note\na,0,1,u\nb,1,3,v\nc,2,5,w\n")  # y = 2x + 1
+    result = run("fit", "a*x + b", path, "--params", "a,b", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    fitted = json.loads(result.stdout)
+    assert fitted["n"] == 3
+    assert fitted["params"]["a"] == pytest.approx(2.0, abs=1e-12)
+    assert fitted["params"]["b"] == pytest.approx(1.0, abs=1e-12)
+    npz = str(tmp_path / "d.npz")
+    np.savez(npz, x=np.array([0.0, 1, 2]), y=np.array([1.0, 3, 5]), id=np.array(["a", "b", "c"]))
+    result = run("fit", "a*x + b", npz, "--params", "a,b", "--format", "json")
+    assert json.loads(result.stdout)["params"]["a"] == pytest.approx(2.0, abs=1e-12)

@@ -186,9 +186,9 @@ def read_data(
             refuses (naming the row and column).
     """
     if not isinstance(source, (str, os.PathLike)):
-        return _concatenate(read_points(source, what="data file", skipped=skipped))
+        return concatenate(read_points(source, what="data file", skipped=skipped))
     with open_text(os.fspath(source), "data file") as stream:
-        return _concatenate(read_points(stream, what="data file", skipped=skipped))
+        return concatenate(read_points(stream, what="data file", skipped=skipped))
 
 
 def to_json(result: FitResult) -> dict[str, object]:
@@ -433,7 +433,13 @@ def _r_squared(rss: float, y: np.ndarray, warnings: list[str]) -> float:
     return 1 - rss / tss
 
 
-def _concatenate(chunks: Iterable[Points]) -> dict[str, np.ndarray]:
+def concatenate(chunks: Iterable[Points]) -> dict[str, np.ndarray]:
+    """The chunks of a data file as one array per column.
+
+    >>> import io
+    >>> concatenate(read_points(io.StringIO("x\\n1\\n2\\n"), chunk_rows=1))
+    {'x': array([1., 2.])}
+    """
     chunks = list(chunks)
     return {name: np.concatenate([c.arrays[name] for c in chunks]) for name in chunks[0].names}
 

@@ -36,6 +36,7 @@ class Source:
     path: str
     stream: TextIO | None = None
     size: int = 0  # a CSV file's size in bytes (0: unknown), for a progress bar
+    what: str = "points file"  # its name in messages ("data file" for fit)
 
     def names(self) -> tuple[str, ...] | None:
         """The column names (``None``: a plain ``.npy`` array, named by ``--columns``)."""
@@ -66,13 +67,18 @@ class Source:
             return parquet.read_table_file(self.path, columns, id_column, skipped)
         self.stream.seek(0)
         return read_points(
-            lines(self.stream), skipped=skipped, columns=columns, id_column=id_column
+            lines(self.stream),
+            what=self.what,
+            skipped=skipped,
+            columns=columns,
+            id_column=id_column,
         )
 
 
 @contextmanager
-def open_points(path: str) -> Iterator[Source]:
-    """The points file ``path`` (``-``: standard input, CSV), open while in the block.
+def open_points(path: str, what: str = "points file") -> Iterator[Source]:
+    """The points file ``path`` (``-``: standard input, CSV), open while in the block;
+    ``what`` names it in messages.
 
     Raises:
         InputError: a file that cannot be read, or standard input that is not UTF-8.
@@ -80,15 +86,15 @@ def open_points(path: str) -> Iterator[Source]:
     lowered = path.lower()
     if lowered.endswith(arrays.SUFFIXES + parquet.SUFFIXES):
         if not os.path.isfile(path):
-            raise InputError(f"cannot read points file {path}: no such file")
-        yield Source(path)
+            raise InputError(f"cannot read {what} {path}: no such file")
+        yield Source(path, what=what)
         return
     with ExitStack() as stack:
         if path == "-":
-            with open_stdin("the points file") as stdin:
+            with open_stdin(f"the {what}") as stdin:
                 stream = stack.enter_context(spooled_copy(stdin))
             size = 0
         else:
-            stream = stack.enter_context(open_text(path, "points file"))
+            stream = stack.enter_context(open_text(path, what))
             size = os.fstat(stream.fileno()).st_size
-        yield Source(path, stream, size)
+        yield Source(path, stream, size, what)

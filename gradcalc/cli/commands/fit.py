@@ -17,7 +17,14 @@ from gradcalc.core.errors import ExitCode, InputError
 def fit(
     context: AppContext,
     model: Annotated[str, typer.Argument(metavar="MODEL", help='The model, e.g. "a*x + b".')],
-    data: Annotated[str, typer.Argument(metavar="DATA", help="CSV file of the data; - for stdin.")],
+    data: Annotated[
+        str,
+        typer.Argument(
+            metavar="DATA",
+            help="The data: CSV (- for stdin), .npy, .npz, .parquet or .arrow; the columns "
+            "the model and --y read (others are ignored).",
+        ),
+    ],
     params: Annotated[
         str, typer.Option("--params", metavar="NAMES", help="The parameters to fit (a,b).")
     ],
@@ -42,14 +49,16 @@ def fit(
 
     if output not in (Format.table, Format.json):
         raise InputError("fit prints --format table or json")
-    from gradcalc.io.files import Skipped, open_stdin
+    from gradcalc.cli.inputs import used_columns
+    from gradcalc.io.files import Skipped
+    from gradcalc.io.sources import open_points
 
     skipped = Skipped() if skip_bad_rows else None
-    if data == "-":
-        with open_stdin("the data file") as stream:
-            columns = fitting.read_data(stream, skipped)
-    else:
-        columns = fitting.read_data(data, skipped)
+    with open_points(data, "data file") as source:  # the columns the model and --y read
+        chosen = used_columns(model, source.names(), None, [y])
+        if chosen is not None and y not in chosen:
+            chosen.append(y)  # (the reader names the file's columns when it is missing)
+        columns = fitting.concatenate(source.read(chosen, None, skipped))
     if skipped is not None and skipped.count:
         print(f"warning: {skipped.summary('data file')}", file=sys.stderr)
     result = fitting.fit(model, columns, params, y, init)
