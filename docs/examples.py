@@ -3,7 +3,8 @@
 Every ```console block holds `$ gradcalc ...` lines, each followed by the output it
 prints (stdout, then stderr). The tests (tests/test_docs_examples.py) check that each
 shown output is what the command really prints today. After a deliberate change of
-output, regenerate the blocks from the repository root with:
+output, regenerate the blocks (and docs/tutorial.ipynb, made from the tutorial) from the
+repository root with:
 
     python docs/examples.py
 """
@@ -68,3 +69,8 @@ if __name__ == "__main__":
         if after != before:
             path.write_text(after, encoding="utf-8")
             print(f"regenerated {path.relative_to(ROOT)}", file=sys.stderr)
+    # the tutorial as a notebook shows the same outputs: generate it again from the page
+    sys.path.insert(0, str(ROOT / "docs"))
+    from tutorial_notebook import main
+
+    main()

@@ -5,9 +5,8 @@ Prose becomes Markdown cells; each `$ gradcalc ...` line of a console block beco
 becomes code cells, split after every statement whose output the page shows. The outputs
 the page shows are stored as the cells' outputs, so the notebook reads well unexecuted, and
 tests/test_notebook.py executes it and compares. TensorFlow and shell blocks stay as
-Markdown. After changing tutorial.md, regenerate it from the repository root with:
-
-    python docs/tutorial_notebook.py
+Markdown. After changing tutorial.md, regenerate it from the repository root with
+``python docs/tutorial_notebook.py`` (``python docs/examples.py`` does it too).
 """
 
 from __future__ import annotations
@@ -156,8 +155,14 @@ def _text(cell: dict) -> str:
     return "".join(cell["source"])
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """Write docs/tutorial.ipynb when it differs from what tutorial.md gives (docs/examples.py
+    calls this too, after regenerating the pages' outputs)."""
     text = generate(SOURCE.read_text(encoding="utf-8"))
     if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
         TARGET.write_text(text, encoding="utf-8")
         print(f"regenerated {TARGET.relative_to(ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

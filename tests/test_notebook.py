@@ -27,7 +27,8 @@ def test_the_notebook_is_generated_from_the_tutorial() -> None:
     committed = (ROOT / "docs" / "tutorial.ipynb").read_text(encoding="utf-8")
     generated = tutorial_notebook.generate((ROOT / "docs" / "tutorial.md").read_text("utf-8"))
     assert committed == generated, (
-        "docs/tutorial.ipynb is out of date: run `python docs/tutorial_notebook.py` and commit it"
+        "docs/tutorial.ipynb is out of date: run `python docs/tutorial_notebook.py` (or "
+        "`python docs/examples.py`) and commit it"
     )
 
 
