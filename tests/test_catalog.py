@@ -35,7 +35,7 @@ def test_every_parser_spelling_is_listed_once() -> None:
 @pytest.mark.parametrize("item", FUNCTIONS, ids=[item.name for item in FUNCTIONS])
 def test_every_spelling_parses_to_the_entrys_op(item: catalog.Entry) -> None:
     op = op_of(item)
-    args = ", ".join(catalog.argument_names(op))
+    args = ", ".join(op.args)
     for spelling in (item.name, *item.spellings):
         tree = parse_program(f"{spelling}({args})").statements[0].expr
         assert isinstance(tree, Call) and tree.op == op.name
@@ -49,7 +49,7 @@ def _rhs(text: str, names: tuple[str, ...]):
 @pytest.mark.parametrize("item", FUNCTIONS, ids=[item.name for item in FUNCTIONS])
 def test_each_rule_is_sympys_derivative_of_the_counterpart(item: catalog.Entry) -> None:
     op = op_of(item)
-    names = catalog.argument_names(op)
+    names = op.args
     assert len(item.rules) == op.arity
     for k, (rule, shown) in enumerate(zip(item.rules, item.derivatives)):
         assert rule.endswith(f"= {shown}")
@@ -67,7 +67,7 @@ def test_each_rule_is_sympys_derivative_of_the_counterpart(item: catalog.Entry) 
 def test_each_rule_agrees_with_the_tape_at_sample_points(item: catalog.Entry) -> None:
     """Independent of sympy's differentiation: the tape's gradient at random points."""
     op = op_of(item)
-    names = catalog.argument_names(op)
+    names = op.args
     rng = np.random.default_rng(7)
     samples = op.sample or (ANYWHERE,) * op.arity
     call = f"{item.name}({', '.join(names)})"

@@ -224,3 +224,60 @@ def test_cbrt_is_the_real_cube_root_on_both_sides() -> None:
 def test_negative_base_with_integer_exponent_only_blocks_the_exponent_derivative() -> None:
     issues = REGISTRY["pow"].issues(np.float64(-2.0), np.float64(3.0))
     assert [(i.kind, i.arg) for i in issues] == [("not differentiable", 1)]
+
+
+# --- the per-op facts beside the math: each checked against what it describes ----------------
+
+
+@pytest.mark.parametrize("op", list(REGISTRY.values()), ids=lambda op: op.name)
+def test_argument_names_are_the_ones_the_rules_use(op: Op) -> None:
+    assert len(op.args) == op.arity
+    for rule in op.grads:
+        assert rule.__code__.co_varnames[2 : 2 + op.arity] == op.args
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE, ids=lambda op: op.name)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_claimed_nan_propagation_holds(op: Op, bad: float) -> None:
+    """Where an op claims a NaN or infinity surely reaches its result, it does (for any
+    finite values of the other inputs, here a grid of them)."""
+    others = np.array([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0])
+    for position in range(op.arity):
+        if not op.propagates(position, [None] * op.arity):
+            continue
+        grids = np.meshgrid(*([others] * op.arity), indexing="ij")
+        inputs = [grid.ravel() for grid in grids]
+        inputs[position] = np.full_like(inputs[position], bad)
+        with np.errstate(all="ignore"):
+            assert not np.isfinite(op.forward(*inputs)).any(), (op.name, position, bad)
+
+
+def test_pow_propagates_only_through_a_positive_constant_exponent() -> None:
+    pow_ = REGISTRY["pow"]
+    assert pow_.propagates(0, [None, np.array(2.0)])
+    assert not pow_.propagates(0, [None, np.array(-1.0)])  # inf**-1 = 0
+    assert not pow_.propagates(0, [None, None])
+    assert not pow_.propagates(1, [np.array(2.0), None])  # 2**-inf = 0
+
+
+@pytest.mark.parametrize("op", [op for op in REGISTRY.values() if op.infix], ids=str)
+def test_every_infix_token_parses_to_its_op_with_its_precedence(op: Op) -> None:
+    from gradcalc.lang.parser import parse_program
+
+    for token in op.infix:
+        tree = parse_program(f"a {token} b {token} c").statements[0].expr
+        assert tree.op == op.name
+        grouped_right = tree.right.__class__.__name__ == "Binary"
+        assert grouped_right == op.right_associative, token
+    looser = [o for o in REGISTRY.values() if o.infix and o.precedence < op.precedence]
+    for other in looser:
+        tree = parse_program(f"a {other.infix[0]} b {op.infix[0]} c").statements[0].expr
+        assert tree.op == other.name and tree.right.op == op.name
+
+
+def test_rule_names_follow_which_arguments_depend_on_the_source() -> None:
+    assert REGISTRY["mul"].rule_name([True, True]) == "product rule"
+    assert REGISTRY["div"].rule_name([True, False]) == "constant multiple rule"
+    assert REGISTRY["pow"].rule_name([False, True], nested=False) == "exponential rule"
+    assert REGISTRY["pow"].rule_name([True, False]) == "power rule with the chain rule"
+    assert REGISTRY["exp"].rule_name([True], nested=False) == "derivative of exp"

@@ -17,7 +17,6 @@ The operators and constants come from the parser's tables.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -26,28 +25,6 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, did_you_mean
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY, Op
-
-#: Inputs each domain rule is probed at (one argument; pairs of them for two). They cover
-#: negatives, 0, ±1 (the edges of asin, atanh), integers (floor), and multiples of pi/2.
-PROBES = (
-    -10.0,
-    -math.pi,
-    -3.0,
-    -2.0,
-    -math.pi / 2,
-    -1.5,
-    -1.0,
-    -0.5,
-    0.0,
-    0.5,
-    1.0,
-    1.5,
-    math.pi / 2,
-    2.0,
-    3.0,
-    math.pi,
-    10.0,
-)
 
 
 @dataclass(frozen=True)
@@ -99,16 +76,11 @@ def function_ops() -> list[Op]:
     return list(dict.fromkeys(FUNCTION_NAMES.values()))
 
 
-def argument_names(op: Op) -> tuple[str, ...]:
-    """The names the op's gradient rules give its inputs: ``('y', 'x')`` for atan2."""
-    return op.grads[0].__code__.co_varnames[2 : 2 + op.arity]
-
-
 def _symbols(op: Op) -> list[Any]:
     import sympy as sp
 
     # nonzero: DiracDelta terms (the jump of sign or step at 0) vanish; the domain says where
-    return [sp.Symbol(name, real=True, nonzero=True) for name in argument_names(op)]
+    return [sp.Symbol(name, real=True, nonzero=True) for name in op.args]
 
 
 def derivative(op: Op, index: int) -> Any:
@@ -127,23 +99,23 @@ def derivative(op: Op, index: int) -> Any:
 
 
 def _call(name: str, op: Op) -> str:
-    args = ", ".join(argument_names(op))
+    args = ", ".join(op.args)
     if op.variadic:
         return f"{name}({args}, ...)"
-    if op.name == "log":
-        return f"{name}(x), {name}(x, b)"
+    if op.takes_base:
+        return f"{name}({args}), {name}({args}, b)"
     return f"{name}({args})"
 
 
 def probe_domain(op: Op) -> tuple[tuple[str, str], ...]:
     """Every (kind, reason) the op's domain rule reports somewhere on the probe grid."""
-    grids = np.meshgrid(*([np.array(PROBES)] * op.arity), indexing="ij")
+    grids = np.meshgrid(*([np.array(op.probes)] * op.arity), indexing="ij")
     found = op.issues(*(grid.ravel() for grid in grids))
     return tuple(dict.fromkeys((issue.kind, issue.reason) for issue in found))
 
 
 def _operator_call(op: Op) -> str:
-    x, *rest = argument_names(op)
+    x, *rest = op.args
     return f"-{x}" if not rest else f"{x} {op.symbol} {rest[0]}"
 
 
@@ -151,18 +123,9 @@ def _operator_call(op: Op) -> str:
 def _entry(op: Op, kind: str) -> Entry:
     import sympy as sp
 
-    names = argument_names(op)
+    names = op.args
     if kind == "operator":
-        from gradcalc.lang.parser import _OPERATORS
-
-        spellings = [text for text, name in _OPERATORS.items() if name == op.name]
-        if op.name == "neg":
-            spellings = ["-"]
-        first, others = (
-            (op.symbol, [s for s in spellings if s != op.symbol])
-            if op.symbol in spellings
-            else (spellings[0], spellings[1:])
-        )
+        first, others = op.symbol, [token for token in op.infix if token != op.symbol]
         call = _operator_call(op)
     else:
         first = op.name if op.name in op.names else op.names[0]

@@ -46,6 +46,7 @@ import numpy as np
 
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
+from gradcalc.core.ops.arith import LOGARITHMIC
 from gradcalc.engine.api import GradResult, compile_expression, grad
 from gradcalc.engine.diagnostics import local_slopes
 from gradcalc.engine.evaluate import TapeRow, source_names
@@ -73,9 +74,6 @@ MAX_SHOWN_NODES = 150
 #: Seconds the symbolic derivation of one source may take.
 SYMBOLIC_TIMEOUT = 5.0
 BUILD_SECONDS = 10.0  # for sympy to build the expression's constants and statements
-
-#: The rule for u^v when both depend on the source (x^x).
-LOGARITHMIC = "logarithmic differentiation"
 
 _SINGLE_STAR = re.compile(r"(?<!\*)\*(?!\*)")
 
@@ -564,25 +562,7 @@ def _rule_step(
     # the chain rule is at work where an argument's own derivative is not simply 1
     nested = any(derivatives[node.inputs[k]] != 1 for k in dependent)
     chain = () if op.symbol else tuple((placeholders[k], outer, partials[k]) for k in dependent)
-    return RuleStep(subject, None, result, _rule_name(node.op, flags, nested), chain)
-
-
-def _rule_name(op: str, dependent: Sequence[bool], nested: bool = True) -> str:
-    """The differentiation rule for ``op``, given which arguments depend on the source and
-    whether any of them is itself a function of it (``nested``: the chain rule applies)."""
-    fixed = {"add": "sum rule", "sub": "difference rule", "neg": "negation rule"}
-    if op in fixed:
-        return fixed[op]
-    if op == "mul":
-        return "product rule" if all(dependent) else "constant multiple rule"
-    if op == "div":
-        return "quotient rule" if dependent[1] else "constant multiple rule"
-    if op == "pow":
-        if all(dependent):
-            return LOGARITHMIC
-        rule = "power rule" if dependent[0] else "exponential rule"
-        return f"{rule} with the chain rule" if nested else rule
-    return "chain rule" if nested else f"derivative of {op}"
+    return RuleStep(subject, None, result, op.rule_name(flags, nested), chain)
 
 
 # --- rendering: shared prose --------------------------------------------------------------

@@ -226,12 +226,6 @@ def _simplify(steps: list[Step], constants: dict[int, np.ndarray]) -> tuple[list
     return kept, alias
 
 
-#: Values at which every domain rule of the registry fires if it can fire at all: signs,
-#: zeros, the edges of [-1, 1], multiples of pi/2, integers and half-integers, extremes.
-_HALF = (1e-300, 0.5, 1.0, np.pi / 2, 2.0, np.pi, 1e300, np.inf)
-_DOMAIN_PROBES = np.array([0.0, np.nan, *_HALF, *(-v for v in _HALF)])
-
-
 def _may_fire(step: Step, constants: dict[int, np.ndarray]) -> bool:
     """Whether the step's domain rule can report anything, given its constant inputs.
 
@@ -243,7 +237,7 @@ def _may_fire(step: Step, constants: dict[int, np.ndarray]) -> bool:
     if not any(step.constant_inputs) or step.op.arity < 2:
         return True
     values = [
-        constants[i] if const else _DOMAIN_PROBES
+        constants[i] if const else np.array(step.op.probes)
         for i, const in zip(step.inputs, step.constant_inputs)
     ]
     return any(
@@ -257,32 +251,9 @@ def _slope(rec: Record) -> Tensor:
     return rec.op.grads[0](Tensor(np.ones(())), rec.output, *rec.inputs, **rec.params)
 
 
-#: Ops whose result is NaN or infinite whenever the input in that position is (a NaN or
-#: infinity cannot vanish through them): ``inf - inf`` is NaN, ``0 * inf`` is NaN, but
-#: ``1/inf`` is 0 and ``exp(-inf)`` is 0, so ``div``'s second input and ``exp`` are not here.
-_PROPAGATES = {
-    "add": (0, 1),
-    "sub": (0, 1),
-    "mul": (0, 1),
-    "neg": (0,),
-    "abs": (0,),
-    "sin": (0,),
-    "cos": (0,),
-    "tan": (0,),
-    "sqrt": (0,),
-    "log": (0,),
-    "sinh": (0,),
-    "cosh": (0,),
-    "div": (0,),
-}
-
-
 def _propagates(step: Step, position: int, constants: dict[int, np.ndarray]) -> bool:
     """Whether a non-finite input at ``position`` surely makes ``step``'s result non-finite."""
-    if step.op.name == "pow":  # x**c with a constant c > 0: inf**c = inf, nan**c = nan
-        exponent = constants.get(step.inputs[1])
-        return position == 0 and exponent is not None and bool(np.all(exponent > 0))
-    return position in _PROPAGATES.get(step.op.name, ())
+    return step.op.propagates(position, [constants.get(i) for i in step.inputs])
 
 
 def _plan_finite_checks(sweep: Sweep) -> None:

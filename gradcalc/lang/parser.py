@@ -68,7 +68,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gradcalc.core.errors import InputError
-from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY, UNDEFINED, Op
+from gradcalc.core.ops import FUNCTION_NAMES, OPERATORS, REGISTRY, UNDEFINED, Op
 
 __all__ = [
     "CONSTANTS",
@@ -322,9 +322,16 @@ def parse_constant(text: str) -> Node:
 
 # --- unparsing ---------------------------------------------------------------------------
 
-_PRECEDENCE = {"add": 1, "sub": 1, "mul": 2, "div": 2, "neg": 3, "pow": 4}
-_ATOM = 5
-_SYMBOLS = {"add": " + ", "sub": " - ", "mul": "*", "div": "/", "pow": "**"}
+# the operator table comes from the registry's infix ops; "neg" is unary minus, "mul" also
+# implicit multiplication
+_PRECEDENCE = {op.name: op.precedence for op in REGISTRY.values() if op.precedence}
+_ATOM = max(_PRECEDENCE.values()) + 1
+_LOOSEST = min(_PRECEDENCE.values())
+_SYMBOLS = {  # the loosest operators are written with spaces around them: x*y + z
+    op.name: f" {op.symbol} " if op.precedence == _LOOSEST else op.symbol
+    for op in OPERATORS.values()
+    if op.symbol
+}
 _READING = {"add": " + ", "sub": " - ", "mul": "·", "div": "/", "pow": "^"}
 
 
@@ -375,7 +382,7 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
         return ["-", *_grouped(node.operand, grouped)]
     own = _PRECEDENCE[node.op]
     left, right = _precedence(node.left), _precedence(node.right)
-    if node.op == "pow":  # right-associative, and its right operand may carry a sign
+    if REGISTRY[node.op].right_associative:  # a power; its right operand may carry a sign
         left_needs, right_needs = left <= own, right < _PRECEDENCE["neg"]
     else:
         left_needs, right_needs = left < own, right <= own
@@ -500,7 +507,7 @@ _KINDS = {  # a lexeme's kind, by its first character
     **dict.fromkeys(";\r\n", "end"),
     **{symbol: symbol for symbol in "(),="},
 }
-_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "^": "pow"}
+_OPERATORS = {token: op.name for token, op in OPERATORS.items()}
 _REFUSED = {
     "//": "'//' (floor division) is not supported: write floor(x/y)",
     "==": "'==' compares, and there are no comparisons: use '=' to assign a name",
@@ -955,7 +962,7 @@ class _ExpressionParser:
         stack = self.stack
         while stack and not isinstance(stack[-1], _Open):
             top = stack[-1][1]
-            if top < precedence or (top == precedence and op == "pow"):
+            if top < precedence or (top == precedence and REGISTRY[op].right_associative):
                 break
             self._reduce()
         stack.append((op, precedence, column))
@@ -1014,9 +1021,9 @@ class _ExpressionParser:
     ) -> tuple[Node, float | None]:
         name, column = opened.function, opened.function_column
         op = FUNCTION_NAMES[name]
-        if op.name == "log" and len(args) == 2:  # log(x, b): the logarithm to base b
-            log_x = self._apply("log", args[:1], values[:1], column)
-            log_b = self._apply("log", args[1:], values[1:], column)
+        if op.takes_base and len(args) == 2:  # log(x, b) is log(x) / log(b)
+            log_x = self._apply(op.name, args[:1], values[:1], column)
+            log_b = self._apply(op.name, args[1:], values[1:], column)
             node = Binary("div", log_x[0], log_b[0], column)
             return node, self.parser.fold(node, "div", (log_x[1], log_b[1]))
         if op.variadic and len(args) >= 2:  # folded left: max(max(a, b), c)
@@ -1092,6 +1099,6 @@ class _ExpressionParser:
 def _arity(op: Op) -> str:
     if op.variadic:
         return "2 or more arguments"
-    if op.name == "log":
-        return "1 argument, or 2 for a base as in log(x, b)"
+    if op.takes_base:
+        return f"1 argument, or 2 for a base as in {op.name}(x, b)"
     return "1 argument" if op.arity == 1 else f"{op.arity} arguments"

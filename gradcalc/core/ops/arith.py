@@ -1,0 +1,84 @@
+"""Arithmetic: the infix operators ``+ - * / **`` and unary minus.
+
+Their symbols, precedences and tokens are the parser's operator table.
+
+>>> from gradcalc.core.ops import REGISTRY
+>>> REGISTRY["pow"].rule_name([True, False], nested=False)
+'power rule'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from gradcalc.core.ops.domains import is_integer, kink, undefined
+from gradcalc.core.ops.record import ANYWHERE, NONZERO, POSITIVE, DomainIssue, F, Op, named, through
+
+
+def _pow_domain(x: np.ndarray, y: np.ndarray) -> Iterable[DomainIssue]:
+    yield undefined((x < 0) & ~is_integer(y), "a negative base needs an integer exponent")
+    yield undefined((x == 0) & (y < 0), "0 to a negative power is undefined")
+    yield kink(
+        (x == 0) & (y > 0) & (y < 1),
+        "a power between 0 and 1 has an infinite slope at base 0",
+        arg=0,
+    )
+    yield kink((x <= 0), "the derivative with respect to the exponent needs a positive base", arg=1)
+
+
+def _pow_propagates(position: int, constants: Sequence[np.ndarray | None]) -> bool:
+    """x**c with a constant c > 0: inf**c = inf, nan**c = nan (but 2**-inf = 0, 1**nan = 1)."""
+    exponent = constants[1]
+    return position == 0 and exponent is not None and bool(np.all(exponent > 0))
+
+
+def _product_rule(dependent: Sequence[bool], nested: bool) -> str:
+    return "product rule" if all(dependent) else "constant multiple rule"
+
+
+def _quotient_rule(dependent: Sequence[bool], nested: bool) -> str:
+    return "quotient rule" if dependent[1] else "constant multiple rule"
+
+
+#: The rule for a power whose base and exponent both depend on the source.
+LOGARITHMIC = "logarithmic differentiation"
+
+
+def _power_rule(dependent: Sequence[bool], nested: bool) -> str:
+    if all(dependent):
+        return LOGARITHMIC
+    rule = "power rule" if dependent[0] else "exponential rule"
+    return f"{rule} with the chain rule" if nested else rule
+
+
+# ``1/inf`` is 0, so a NaN or infinity in a divisor can vanish: div propagates its first only
+OPS = [
+    Op("add", 2, np.add, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+       lambda sp, x, y: sp.Add(x, y), symbol="+", precedence=1, infix=("+",),
+       dunders=("__add__", "__radd__"), sample=(ANYWHERE, ANYWHERE),
+       propagates=through(0, 1), rule=named("sum rule")),
+    Op("sub", 2, np.subtract, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
+       lambda sp, x, y: x - y, symbol="-", precedence=1, infix=("-",),
+       dunders=("__sub__", "__rsub__"), sample=(ANYWHERE, ANYWHERE),
+       propagates=through(0, 1), rule=named("difference rule")),
+    Op("mul", 2, np.multiply, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+       lambda sp, x, y: sp.Mul(x, y), symbol="*", precedence=2, infix=("*",),
+       dunders=("__mul__", "__rmul__"), sample=(ANYWHERE, ANYWHERE),
+       propagates=through(0, 1), rule=_product_rule),
+    Op("div", 2, np.divide, (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y),
+       lambda sp, x, y: x / y, symbol="/", precedence=2, infix=("/",),
+       dunders=("__truediv__", "__rtruediv__"),
+       domain=lambda x, y: [undefined(y == 0, "division by zero")],
+       sample=(ANYWHERE, NONZERO), propagates=through(0), rule=_quotient_rule),
+    Op("neg", 1, np.negative, (lambda g, ans, x: -g,),
+       lambda sp, x: -x, symbol="-", precedence=3, dunders=("__neg__",),
+       propagates=through(0), rule=named("negation rule")),
+    Op("pow", 2, np.power,
+       (lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * ans * F.log(x)),
+       lambda sp, x, y: sp.Pow(x, y), symbol="**", precedence=4, infix=("**", "^"),
+       right_associative=True, dunders=("__pow__", "__rpow__"),
+       domain=_pow_domain, sample=(POSITIVE, ANYWHERE), propagates=_pow_propagates,
+       rule=_power_rule),
+]  # fmt: skip

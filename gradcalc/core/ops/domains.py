@@ -1,0 +1,103 @@
+"""Building blocks for the ops' domain rules: where an op is undefined or has no derivative.
+
+>>> [issue.reason for issue in log_like("log")(np.array([-1.0, 0.0]))]
+['log is undefined for negative numbers', 'log(0) is -infinity']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.ops.record import NOT_DIFFERENTIABLE, UNDEFINED, Domain, DomainIssue
+
+_TINY = 4 * np.finfo(np.float64).eps
+
+
+def undefined(mask: Any, reason: str, arg: int | None = None) -> DomainIssue:
+    """The op is undefined where ``mask`` holds.
+
+    >>> undefined(np.array([True]), "no").kind
+    'undefined'
+    """
+    return DomainIssue(UNDEFINED, np.asarray(mask), reason, arg)
+
+
+def kink(mask: Any, reason: str, arg: int | None = None) -> DomainIssue:
+    """The op (or its input ``arg``'s derivative) is not differentiable where ``mask`` holds.
+
+    >>> kink(np.array([True]), "corner").kind
+    'not differentiable'
+    """
+    return DomainIssue(NOT_DIFFERENTIABLE, np.asarray(mask), reason, arg)
+
+
+def multiple_of_pi(x: np.ndarray, offset: float = 0.0) -> np.ndarray:
+    """True where x is (to double precision) k*pi + offset: the poles of tan, cot, sec, csc.
+
+    >>> multiple_of_pi(np.array([np.pi, 1.0])).tolist()
+    [True, False]
+    """
+    pole = np.round((x - offset) / np.pi) * np.pi + offset
+    result: np.ndarray = np.abs(x - pole) <= _TINY * np.abs(pole)
+    return result
+
+
+def is_integer(x: np.ndarray) -> np.ndarray:
+    """True at finite whole numbers.
+
+    >>> is_integer(np.array([2.0, 2.5, np.inf])).tolist()
+    [True, False, False]
+    """
+    result: np.ndarray = np.isfinite(x) & (x == np.round(x))
+    return result
+
+
+def log_like(name: str) -> Domain:
+    """A logarithm's domain: undefined below 0, -infinity at 0."""
+    return lambda x: [
+        undefined(x < 0, f"{name} is undefined for negative numbers"),
+        undefined(x == 0, f"{name}(0) is -infinity"),
+    ]
+
+
+def poles(offset: float, name: str, where: str) -> Domain:
+    """Undefined at ``k*pi + offset`` (tan, sec, csc, cot)."""
+    return lambda x: [undefined(multiple_of_pi(x, offset), f"{name} is undefined where {where}")]
+
+
+def unit_interval(name: str, closed_ok: bool) -> Domain:
+    """Undefined outside [-1, 1]; at ±1 an infinite slope (``closed_ok``) or undefined."""
+
+    def domain(x: np.ndarray) -> Iterable[DomainIssue]:
+        yield undefined(np.abs(x) > 1, f"{name} is undefined outside [-1, 1]")
+        edge = np.abs(x) == 1
+        if closed_ok:
+            yield kink(edge, f"{name} has an infinite slope at ±1")
+        else:
+            yield undefined(edge, f"{name} is infinite at ±1")
+
+    return domain
+
+
+def root_like(name: str, negative_ok: bool) -> Domain:
+    """An infinite slope at 0, and (unless ``negative_ok``) undefined below it."""
+
+    def domain(x: np.ndarray) -> Iterable[DomainIssue]:
+        if not negative_ok:
+            yield undefined(x < 0, f"{name} is undefined for negative numbers")
+        yield kink(x == 0, f"{name} has an infinite slope at 0")
+
+    return domain
+
+
+def jump(name: str, at: str, where: Callable[[np.ndarray], np.ndarray]) -> Domain:
+    """A jump (no derivative) where ``where`` holds."""
+    return lambda x: [kink(where(x), f"{name} jumps at {at}")]
+
+
+def corner(name: str, at: str, where: Callable[..., np.ndarray]) -> Domain:
+    """A corner (no derivative) where ``where`` holds."""
+    return lambda *xs: [kink(where(*xs), f"{name} has a corner at {at}")]

@@ -1,0 +1,205 @@
+"""The op record: everything gradcalc knows about one primitive, in one place.
+
+An :class:`Op` holds its numpy forward function, one gradient rule per input, its sympy
+counterpart, and every other per-op fact as a field with a default: its infix symbol and
+precedence (the parser's operator tables come from them), the rule ``explain`` names, which
+inputs carry a NaN through it (the replay), its argument names, where its domain rule is probed,
+and whether it also takes a base (``log(x, b)``). The families (``arith``, ``trig``, ...) declare
+the entries; :mod:`gradcalc.core.ops` collects them.
+
+>>> op = Op("twice", 1, lambda x: 2 * x, (lambda g, ans, x: 2 * g,), lambda sp, x: 2 * x)
+>>> op.args, op.rule_name([True], nested=False), op.propagates(0, (None,))
+(('x',), 'derivative of twice', False)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.tensor import Tensor, apply
+
+UNDEFINED = "undefined"
+NOT_DIFFERENTIABLE = "not differentiable"
+
+#: The primitives as callables, for gradient rules and users: ``F.sin(x)``. Filled by
+#: :mod:`gradcalc.core.ops` once every family is loaded (rules look names up when they run).
+F = SimpleNamespace()
+
+
+@dataclass(frozen=True)
+class DomainIssue:
+    """Where an op's inputs are outside its domain or at a point it cannot be differentiated.
+
+    ``mask`` marks the affected points; ``arg`` names the one input whose
+    derivative is affected (``None``: all of them).
+
+    >>> DomainIssue(UNDEFINED, np.array(True), "log needs x > 0").kind
+    'undefined'
+    """
+
+    kind: str
+    mask: np.ndarray
+    reason: str
+    arg: int | None = None
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An open interval tests may draw an op's argument from.
+
+    >>> Interval(0, 1).draw(np.random.default_rng(0)) < 1
+    True
+    """
+
+    lo: float
+    hi: float
+
+    def draw(self, rng: np.random.Generator) -> float:
+        """One random number strictly inside the interval."""
+        return float(rng.uniform(self.lo, self.hi))
+
+
+Domain = Callable[..., Iterable[DomainIssue]]
+#: Decides whether a non-finite input at a position surely makes the result non-finite, given
+#: the inputs' constant values (``None`` where an input is not constant).
+Propagation = Callable[[int, Sequence["np.ndarray | None"]], bool]
+#: Names the differentiation rule from which inputs depend on the source and whether one of
+#: them is itself a function of it (``nested``: the chain rule applies).
+RuleName = Callable[[Sequence[bool], bool], str]
+
+ANYWHERE = (Interval(-2.0, 2.0),)
+POSITIVE = (Interval(0.2, 3.0),)
+NONZERO = (Interval(-3.0, -0.3), Interval(0.3, 3.0))
+UNIT = (Interval(-0.9, 0.9),)
+AWAY_FROM_INTEGERS = tuple(Interval(k + 0.1, k + 0.9) for k in range(-3, 3))
+
+_HALF = (1e-300, 0.5, 1.0, 1.5, math.pi / 2, 2.0, 3.0, math.pi, 10.0, 1e300, math.inf)
+#: Values at which every domain rule of the registry fires if it can fire at all: signs,
+#: zeros, the edges of [-1, 1], multiples of pi/2, integers and half-integers, extremes, NaN.
+PROBES = (0.0, math.nan, *_HALF, *(-v for v in _HALF))
+
+
+def never(position: int, constants: Sequence[np.ndarray | None]) -> bool:
+    """The default propagation: a NaN or infinity may vanish through the op (``exp(-inf)``).
+
+    >>> never(0, (None,))
+    False
+    """
+    return False
+
+
+def through(*positions: int) -> Propagation:
+    """Propagation for ops whose result is NaN or infinite whenever the input at one of
+    ``positions`` is, whatever the others are.
+
+    >>> through(0)(0, (None, None)), through(0)(1, (None, None))
+    (True, False)
+    """
+    return lambda position, constants: position in positions
+
+
+def named(rule: str) -> RuleName:
+    """A rule with one name, whichever inputs depend on the source.
+
+    >>> named("sum rule")([True, False], True)
+    'sum rule'
+    """
+    return lambda dependent, nested: rule
+
+
+@dataclass(frozen=True)
+class Op:
+    """One primitive. Calling it applies it to tensors (or numbers).
+
+    Attributes:
+        name: registry key and the name shown on the tape.
+        arity: number of tensor inputs.
+        forward: numpy function of the input arrays (and ``params``).
+        grads: one vector-Jacobian rule per input, ``(g, ans, *xs, **params) -> Tensor``.
+        sympy: builds the sympy counterpart ``(sp, *args) -> sympy.Expr``; this is the
+            true mathematics the tape is cross-checked against.
+        symbol: infix symbol for operators (``"+"``); ``None`` for functions.
+        precedence: how tightly the operator binds (higher: tighter); 0 for functions.
+        infix: the binary-operator tokens the parser reads as this op (``"**"``, ``"^"``).
+        right_associative: ``a op b op c`` is ``a op (b op c)`` (powers).
+        dunders: Tensor methods that route to this op (``"__add__"``).
+        domain: ``(*arrays) -> DomainIssue...``; where the op is undefined or not differentiable.
+        probes: the values each input is probed at to learn whether ``domain`` can fire.
+        sample: per input, the intervals random test points are drawn from.
+        names: spellings the expression parser accepts (empty: internal op).
+        args: the inputs' names in rules and listings (default ``x``, ``y``).
+        variadic: the parser accepts two or more arguments, folded left (``Max(a, b, c)``).
+        takes_base: the parser also accepts a base, ``op(x, b)`` meaning ``op(x) / op(b)``.
+        params: keyword parameters of ``forward`` that are not tensors.
+        saturates: an activation whose slope goes to 0 for large inputs (diagnostics flag it).
+        propagates: whether a NaN or infinity at an input surely reaches the result.
+        rule: the name ``explain`` gives the differentiation rule (default: the chain rule).
+
+    >>> from gradcalc.core.ops import REGISTRY
+    >>> bool(REGISTRY["sin"](0.5).value == np.sin(0.5))
+    True
+    """
+
+    name: str
+    arity: int
+    forward: Callable[..., np.ndarray]
+    grads: tuple[Callable[..., Tensor], ...]
+    sympy: Callable[..., Any]
+    symbol: str | None = None
+    precedence: int = 0
+    infix: tuple[str, ...] = ()
+    right_associative: bool = False
+    dunders: tuple[str, ...] = ()
+    domain: Domain | None = None
+    probes: tuple[float, ...] = PROBES
+    sample: tuple[Sequence[Interval], ...] = ()
+    names: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    variadic: bool = False
+    takes_base: bool = False
+    params: tuple[str, ...] = field(default=())
+    saturates: bool = False
+    propagates: Propagation = never
+    rule: RuleName | None = None
+
+    def __post_init__(self) -> None:
+        if not self.args:
+            object.__setattr__(self, "args", ("x", "y", "z")[: self.arity])
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name}/{self.arity}>"
+
+    def __call__(self, *args: Any, **params: Any) -> Tensor:
+        if len(args) != self.arity:
+            raise TypeError(f"{self.name}() takes {self.arity} argument(s), got {len(args)}")
+        return apply(self, *args, **params)
+
+    def issues(self, *values: np.ndarray) -> list[DomainIssue]:
+        """The domain issues of this op at the given input arrays (only non-empty ones).
+
+        >>> from gradcalc.core.ops import REGISTRY
+        >>> [i.reason for i in REGISTRY["log"].issues(np.array([-1.0, 2.0]))]
+        ['log is undefined for negative numbers']
+        """
+        if self.domain is None:
+            return []
+        with np.errstate(all="ignore"):
+            return [issue for issue in self.domain(*values) if np.any(issue.mask)]
+
+    def rule_name(self, dependent: Sequence[bool], nested: bool = True) -> str:
+        """The differentiation rule, given which inputs depend on the source and whether any
+        of them is itself a function of it.
+
+        >>> from gradcalc.core.ops import REGISTRY
+        >>> REGISTRY["mul"].rule_name([True, False]), REGISTRY["sin"].rule_name([True])
+        ('constant multiple rule', 'chain rule')
+        """
+        if self.rule is not None:
+            return self.rule(dependent, nested)
+        return "chain rule" if nested else f"derivative of {self.name}"
