@@ -159,3 +159,8 @@ def test_help_does_not_import_numpy_or_sympy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip().splitlines()[-1] == "False False", done.stderr
+
+
+def test_the_package_is_typed() -> None:
+    """PEP 561: type checkers read gradcalc's annotations (shipped as package data)."""
+    assert (PACKAGE / "py.typed").exists()

@@ -92,8 +92,12 @@ def first_token(labels: dict[str, list[str]], node_id: str) -> str:
 
 
 def expected_edges(result) -> Counter:
-    """The tape's input relations: (input as the tape names it, record index)."""
-    return Counter((name, row.index) for row in result.tape for name in row.inputs)
+    """The tape's input relations: (``#k`` for a record, else the input's name; record index)."""
+    return Counter(
+        (f"#{i.record}" if i.kind == "record" else i.name, row.index)
+        for row in result.tape
+        for i in row.inputs
+    )
 
 
 def drawn_edges(labels, edges) -> Counter:
@@ -103,11 +107,8 @@ def drawn_edges(labels, edges) -> Counter:
 
 
 def constant_inputs(result) -> int:
-    """Inputs that are neither a record (``#k``), a statement name nor a variable."""
-    names = set(result.points.names) | {row.label for row in result.tape if row.label}
-    return sum(
-        not name.startswith("#") and name not in names for row in result.tape for name in row.inputs
-    )
+    """Inputs that are neither a record nor a variable."""
+    return sum(i.is_constant for row in result.tape for i in row.inputs)
 
 
 def record_label(labels, index: int) -> list[str]:

@@ -281,3 +281,16 @@ def test_rule_names_follow_which_arguments_depend_on_the_source() -> None:
     assert REGISTRY["pow"].rule_name([False, True], nested=False) == "exponential rule"
     assert REGISTRY["pow"].rule_name([True, False]) == "power rule with the chain rule"
     assert REGISTRY["exp"].rule_name([True], nested=False) == "derivative of exp"
+
+
+def test_the_type_checkers_view_of_tensor_operators_is_the_registrys() -> None:
+    """Tensor declares the operators the registry installs, for type checkers (py.typed)."""
+    import ast
+    import inspect
+
+    from gradcalc.core import tensor
+
+    tree = ast.parse(inspect.getsource(tensor.Tensor))
+    (block,) = [n for n in ast.walk(tree) if isinstance(n, ast.If)]
+    declared = {n.name for n in block.body if isinstance(n, ast.FunctionDef)}
+    assert declared == {d for op in REGISTRY.values() for d in op.dunders}

@@ -125,7 +125,8 @@ def _entry(op: Op, kind: str) -> Entry:
 
     names = op.args
     if kind == "operator":
-        first, others = op.symbol, [token for token in op.infix if token != op.symbol]
+        first = op.symbol or op.name
+        others = [token for token in op.infix if token != first]
         call = _operator_call(op)
     else:
         first = op.name if op.name in op.names else op.names[0]

@@ -172,10 +172,8 @@ def _tape_values(graph, points, target, wanted) -> tuple[list[float], list[str |
     names = [variables for _, variables in wanted]
     if target.order == 1:
         result = gradient_at(graph, points, target.wrt, options)[0]
-        values = [
-            float(result.gradient[v[0]] if result.gradient[v[0]] is not None else 0.0)
-            for v in names
-        ]
+        gradient = result.gradient
+        values = [float(0.0 if (g := gradient[v[0]]) is None else g) for v in names]
         keys = [v[0] for v in names]
     elif len(set(names[0])) == 1 and len(names) == 1:
         result = derivatives_at(graph, points, names[0][0], target.order, options)
@@ -369,6 +367,7 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values, rtol) -> Verdi
     for k in np.flatnonzero(defined & ~close):
         where = {name: float(points.arrays[name][k]) for name in points.names}
         at = ", ".join(f"{n}={_number(v)}" for n, v in where.items()) or "every point"
+        witness: tuple[str, str] | None
         if np.isnan(yours[k]):  # undefined over the reals: no rounding can cause that
             witness = ("undefined", _number(tape_values[k]))
         else:
@@ -457,7 +456,10 @@ def latex_label(f: str, variables: Sequence[str]) -> str:
 def _latex(exact, value: float | None) -> str:
     import sympy as sp
 
-    return sp.latex(exact) if exact is not None else _number(value)
+    if exact is not None:
+        return str(sp.latex(exact))
+    assert value is not None  # the tape's value is given when there is no exact one
+    return _number(value)
 
 
 def _symbol(name: str):

@@ -47,10 +47,10 @@ import numpy as np
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
 from gradcalc.core.ops.arith import LOGARITHMIC
-from gradcalc.engine.api import GradResult, compile_expression, grad
+from gradcalc.engine.api import GradResult, Options, as_points, compile_expression, gradient_at
 from gradcalc.engine.diagnostics import local_slopes
 from gradcalc.engine.evaluate import TapeRow, source_names
-from gradcalc.engine.points import Points, parse_at
+from gradcalc.engine.points import Points
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import format_number
 from gradcalc.symbolic.crosscheck import (
@@ -241,15 +241,19 @@ def explain(
     """
     if at is None:
         return _without_point(expression, wrt)
-    result = grad(expression, at=_one_point(at), wrt=wrt, check=False, strict=True)
-    if isinstance(result, list):
+    points = _one_point(at)
+    graph = compile_expression(expression, points.names)
+    results = gradient_at(graph, points, wrt, Options(check=False, strict=True))
+    if len(results) > 1:
         raise InputError(
-            f"explain takes one target; this has {len(result)} "
-            f"({', '.join(r.target for r in result)})"
+            f"explain takes one target; this has {len(results)} "
+            f"({', '.join(r.target for r in results)})"
         )
-    graph = compile_expression(expression, result.points.names)
+    (result,) = results
     names = _node_names(graph)
-    tape_names = names | {row.node: f"#{row.index}" for row in result.tape if row.node not in names}
+    tape_names = names | {
+        _node(row): f"#{row.index}" for row in result.tape if _node(row) not in names
+    }
     statements = {i: _symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
     try:  # sympy's part, within the request's budget (the derivations have their own)
         with time_limit(BUILD_SECONDS):
@@ -257,7 +261,7 @@ def explain(
             inline = to_sympy(graph, statements)
     except (CheckTimeout, ValueError, RecursionError) as stop:
         raise InputError(f"could not explain this expression: sympy failed ({stop})") from None
-    operands = {row.node: _operands(graph, row, tape_names, constants) for row in result.tape}
+    operands = {_node(row): _operands(graph, row, tape_names, constants) for row in result.tape}
     target = graph.targets[0]
     return Explanation(
         expression=result.expression,
@@ -266,7 +270,7 @@ def explain(
         point=result.points.label(0),
         forward=[
             ForwardStep(
-                row.index, tape_names[row.node], row.op, operands[row.node], float(row.value)
+                row.index, tape_names[_node(row)], row.op, operands[_node(row)], float(row.value)
             )
             for row in result.tape
         ],
@@ -312,14 +316,10 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
     )
 
 
-def _one_point(at: Mapping[str, float] | list[str]) -> Mapping[str, float] | Points:
-    """``at`` if it is one point (specs are parsed); several points are an error."""
-    if isinstance(at, Mapping):
-        several = any(np.ndim(value) != 0 for value in at.values())
-        points = at
-    else:
-        points = parse_at(list(at))
-        several = points.count != 1
+def _one_point(at: Mapping[str, float] | list[str]) -> Points:
+    """The point of ``at`` (specs are parsed); several points are an error."""
+    points = as_points(at)
+    several = points.count != 1 or any(np.ndim(a) != 0 for a in points.arrays.values())
     if several:
         raise InputError("explain takes one point: give one value per variable (one --at)")
     return points
@@ -381,7 +381,7 @@ def _operands(
             float(value),
             _symbol(names[index]) if index in names else constants[index],
         )
-        for index, value in zip(graph.nodes[row.node].inputs, row.input_values)
+        for index, value in zip(graph.nodes[_node(row)].inputs, row.input_values)
     )
 
 
@@ -401,22 +401,28 @@ def _reverse_pass(
     consumers = _consumers(graph, result)
     sources = [_source_node(graph, s) for s in result.sources]
     variables = [i for i in sources if graph.nodes[i].kind == "var"]
-    for index in [row.node for row in reversed(result.tape)] + variables:
+    for index in [_node(row) for row in reversed(result.tape)] + variables:
         if index == target or index not in consumers:
             continue
         name = names[index]
         terms = []
         for row in consumers[index]:
-            node = graph.nodes[row.node]
-            inputs = operands[row.node]
+            node = graph.nodes[_node(row)]
+            inputs = operands[_node(row)]
             local = derivative(
                 REGISTRY[node.op].sympy(sp, *(o.symbol for o in inputs)), _symbol(name)
             )
             slope = sum(float(s) for s, i in zip(local_slopes(row), node.inputs) if i == index)
-            terms.append(Term(names[row.node], local, inputs, slope, adjoints[row.node]))
+            terms.append(Term(names[_node(row)], local, inputs, slope, adjoints[_node(row)]))
         adjoints[index] = sum(term.contribution for term in terms)
         steps.append(ReverseStep(name, adjoints[index], tuple(terms)))
     return steps
+
+
+def _node(row: TapeRow) -> int:
+    """The graph node a record computes (each record of a first-order tape is one)."""
+    assert row.node is not None
+    return row.node
 
 
 def _source_node(graph: Graph, source: str) -> int:
@@ -432,13 +438,13 @@ def _consumers(graph: Graph, result: GradResult) -> dict[int, list[TapeRow]]:
     reached = {_source_node(graph, s) for s in result.sources}
     on_path = set()
     for row in result.tape:
-        if any(i in reached for i in graph.nodes[row.node].inputs):
-            reached.add(row.node)
-            on_path.add(row.node)
+        if any(i in reached for i in graph.nodes[_node(row)].inputs):
+            reached.add(_node(row))
+            on_path.add(_node(row))
     consumers: dict[int, list[TapeRow]] = {}
     for row in result.tape:
-        if row.node in on_path and row.adjoint is not None:
-            for index in dict.fromkeys(graph.nodes[row.node].inputs):
+        if _node(row) in on_path and row.adjoint is not None:
+            for index in dict.fromkeys(graph.nodes[_node(row)].inputs):
                 if index in reached:
                     consumers.setdefault(index, []).append(row)
     return consumers

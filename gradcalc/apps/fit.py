@@ -319,7 +319,10 @@ class _Residuals:
         point = {**self.inputs, **{p: np.full(n, v) for p, v in zip(self.params, values)}}
         run = evaluate(self.graph, point, self.params)
         residual = run.values[0] - self.y
-        jacobian = np.column_stack([run.gradients[0][p] for p in self.params])
+        gradient = run.gradients[0]
+        jacobian = np.column_stack(
+            [np.broadcast_to(0.0 if (g := gradient[p]) is None else g, (n,)) for p in self.params]
+        )
         with np.errstate(all="ignore"):
             rss = float(residual @ residual) if not run.problems[0] else math.inf
         return _Trial(values, residual, jacobian, rss if np.isfinite(rss) else math.inf, point, run)

@@ -496,7 +496,7 @@ def _contour_plot(graph: Graph, points: Points, span: Span | None, out: str | No
             "a terminal cannot show contour lines"
         )
     contour = _contour(graph, points, span)
-    frame = _Frame(contour.title(), *names)
+    frame = _Frame(contour.title(), names[0], names[1])
     _write(out, [(lambda ax: _contour_file(ax, contour), frame)], CONTOUR_FIGURE_SIZE)
 
 
@@ -522,10 +522,15 @@ def _contour_file(ax: Axes, contour: _Contour) -> None:
         ax.plot([], [], ":", color="crimson", label=f"level f = {_num(contour.value)}")  # legend
     label = f"{contour.point}, f = {_num(contour.value)}"
     ax.plot(*contour.point_xy, "o", color="crimson", ms=7, label=label)
-    norm = float(np.hypot(*contour.gradient))
+    norm = float(np.hypot(contour.gradient[0], contour.gradient[1]))
     if norm > 0:
         dx, dy = np.array(contour.gradient) * contour.arrow / norm
-        style = {"angles": "xy", "scale_units": "xy", "scale": 1, "color": "crimson"}
+        style: dict[str, Any] = {
+            "angles": "xy",
+            "scale_units": "xy",
+            "scale": 1,
+            "color": "crimson",
+        }
         ax.quiver(*contour.point_xy, dx, dy, **style, label="gradient direction")
     ax.set_aspect("equal")
 

@@ -133,6 +133,10 @@ class Tape:
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every record and watched tensor (the tape may be reused)."""
         #: The recorded operations, in execution order.
         self.records: list[Record] = []
         #: The tensors watched so far (explicitly, or variables that were read), in order.
@@ -179,7 +183,9 @@ class Tape:
                 self._on_tape.add(item.id)
                 self.watched.append(item)
 
-    def record(self, op: Op, inputs: tuple[Tensor, ...], output: Tensor, params: dict) -> None:
+    def record(
+        self, op: Op, inputs: tuple[Tensor, ...], output: Tensor, params: dict[str, Any]
+    ) -> None:
         """Append an operation if it reads a watched tensor (called by ``tensor.apply``)."""
         if not self._recording:
             return
@@ -213,10 +219,6 @@ class Tape:
             yield
         finally:
             self._recording = was
-
-    def reset(self) -> None:
-        """Forget every record and watched tensor (the tape may be reused)."""
-        self.__init__(self.persistent, self.watch_accessed_variables)
 
     # --- differentiation -------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -93,6 +93,21 @@ class Tensor:
         )
 
     __hash__ = object.__hash__
+
+    if TYPE_CHECKING:  # installed by gradcalc.core.ops from the registry's ``dunders``
+
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
 
 
 class Variable(Tensor):
@@ -202,7 +217,7 @@ class _Quiet:
             self.state.__enter__()
         _Quiet.depth += 1
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         _Quiet.depth -= 1
         if not _Quiet.depth:
             self.state.__exit__(*exc)

@@ -9,19 +9,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
+from gradcalc.core.tape import Problem
 from gradcalc.engine import display, higher
 from gradcalc.engine.classify import Classification, classify
 from gradcalc.engine.diagnostics import Finding, Thresholds, diagnose
 from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, source_names
 from gradcalc.engine.points import Points, parse_at
-from gradcalc.engine.replay import run_sweep, sweep_for
+from gradcalc.engine.replay import SweepResult, run_sweep, sweep_for
 from gradcalc.engine.singular import Singularity, singularities
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_program
@@ -94,23 +97,23 @@ class GradResult:
         return display.show("text/latex", self)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class HessianResult(GradResult):
     """A :class:`GradResult` with the Hessian and the second-derivative test per point.
 
     ``matrix`` is shaped ``(n, n) + points shape``; ``tests[k]`` classifies point ``k``.
     """
 
-    matrix: np.ndarray | None = None
-    tests: list[Classification] = field(default_factory=list)
+    matrix: np.ndarray
+    tests: list[Classification]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DerivativeResult(GradResult):
     """A :class:`GradResult` for one source with its derivatives of order 1..``order``."""
 
-    order: int = 1
-    orders: list[np.ndarray] = field(default_factory=list)
+    order: int
+    orders: list[np.ndarray]
 
     @property
     def derivative(self) -> np.ndarray:
@@ -118,13 +121,13 @@ class DerivativeResult(GradResult):
         return self.orders[-1]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DirectionalResult(GradResult):
     """A :class:`GradResult` with the derivative along ``direction`` (unit length unless
     asked otherwise)."""
 
-    direction: dict[str, float] = field(default_factory=dict)
-    directional: np.ndarray | None = None
+    direction: dict[str, float]
+    directional: np.ndarray
 
 
 @dataclass
@@ -164,7 +167,7 @@ def grad(
     at: Mapping[str, object] | Sequence[str] | Points | None = None,
     wrt: Sequence[str] | None = None,
     of: Sequence[str] | None = None,
-    **options: object,
+    **options: Any,
 ) -> GradResult | list[GradResult]:
     """The gradient of ``expression`` at the point(s) ``at``, cross-checked with sympy.
 
@@ -195,7 +198,7 @@ def grad(
     >>> grad("y = x**2; z = y**2", at={"x": 3}, wrt=["x", "y"]).gradient
     {'x': array(108.), 'y': array(18.)}
     """
-    points = _points(at)
+    points = as_points(at)
     graph = compile_expression(expression, points.names, of)
     results = gradient_at(graph, points, wrt, Options(**options))
     return results[0] if len(results) == 1 else results
@@ -206,7 +209,7 @@ def hessian(
     at: Mapping[str, object] | Sequence[str] | Points | None = None,
     wrt: Sequence[str] | None = None,
     of: Sequence[str] | None = None,
-    **options: object,
+    **options: Any,
 ) -> HessianResult:
     """The Hessian of ``expression`` (one target) from nested tapes, checked entry by entry
     against sympy, with the second-derivative test at each point.
@@ -215,7 +218,7 @@ def hessian(
     >>> result.matrix.tolist(), result.tests[0].verdict
     ([[2.0, 0.0], [0.0, -2.0]], 'saddle point')
     """
-    points = _points(at)
+    points = as_points(at)
     graph = compile_expression(expression, points.names, of)
     return hessian_at(graph, points, wrt, Options(**options))
 
@@ -225,7 +228,7 @@ def jacobian(
     at: Mapping[str, object] | Sequence[str] | Points | None = None,
     wrt: Sequence[str] | None = None,
     of: Sequence[str] | None = None,
-    **options: object,
+    **options: Any,
 ) -> JacobianResult:
     """The Jacobian of several targets (``"r*cos(t), r*sin(t)"``, or a program's ``of``).
 
@@ -233,7 +236,7 @@ def jacobian(
     >>> result.matrix.tolist(), float(result.determinant)
     ([[1.0, -0.0], [0.0, 2.0]], 2.0)
     """
-    points = _points(at)
+    points = as_points(at)
     graph = compile_expression(expression, points.names, of)
     return jacobian_at(graph, points, wrt, Options(**options))
 
@@ -286,7 +289,7 @@ def gradient_at(
                 ),
                 points,
                 options,
-                lambda where, k=k, gradient=gradient: cross_check(graph, k, gradient, where),
+                functools.partial(cross_check, graph, k, gradient),
             )
         )
     return results
@@ -299,18 +302,24 @@ def hessian_at(
     target = _single_target(graph, "the Hessian")
     sources = source_names(graph, wrt)
     run = higher.hessian(graph, points.arrays, sources, target)
+    matrix = run.matrix
+    assert matrix is not None  # higher.hessian always sets it
     labels = [(a, b) for a in sources for b in sources]
     tape_values = {
-        f"{a},{b}": run.matrix[i, j]
-        for (i, a) in enumerate(sources)
-        for (j, b) in enumerate(sources)
+        f"{a},{b}": matrix[i, j] for (i, a) in enumerate(sources) for (j, b) in enumerate(sources)
     }
 
     def build() -> dict[str, object]:
         first = symbolic_gradient(graph, target, list(sources))
         return {f"{a},{b}": derivative(first[a], _symbol(b)) for a, b in labels}
 
-    result = _finish(
+    scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
+    tests = []
+    for k in range(points.count):
+        h = matrix.reshape(len(sources), len(sources), -1)[:, :, k]
+        g = np.array([run.gradient[s].reshape(-1)[k] for s in sources])
+        tests.append(classify(h, g, scale))
+    return _finish(
         HessianResult,
         _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
         points,
@@ -318,14 +327,9 @@ def hessian_at(
         lambda where: check_against(
             graph, ("hessian", target, tuple(sources)), build, tape_values, where
         ),
+        matrix=matrix,
+        tests=tests,
     )
-    result.matrix = run.matrix
-    scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
-    for k in range(points.count):
-        h = run.matrix.reshape(len(sources), len(sources), -1)[:, :, k]
-        g = np.array([run.gradient[s].reshape(-1)[k] for s in sources])
-        result.tests.append(classify(h, g, scale))
-    return result
 
 
 def derivatives_at(
@@ -334,13 +338,15 @@ def derivatives_at(
     """Derivatives of order 1..``order`` with respect to one variable, through nested tapes."""
     target = _single_target(graph, f"a derivative of order {order}")
     run = higher.derivatives(graph, points.arrays, source, order, target)
-    tape_values = {f"d{k}": run.orders[k - 1] for k in range(1, order + 1)}
+    orders = run.orders
+    assert orders is not None  # higher.derivatives always sets them
+    tape_values = {f"d{k}": orders[k - 1] for k in range(1, order + 1)}
 
     def build() -> dict[str, object]:
         expr = to_sympy(graph)[graph.targets[target]]
         return {f"d{k}": derivative(expr, _symbol(source), k) for k in range(1, order + 1)}
 
-    result = _finish(
+    return _finish(
         DerivativeResult,
         _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
         points,
@@ -348,9 +354,9 @@ def derivatives_at(
         lambda where: check_against(
             graph, ("orders", target, source, order), build, tape_values, where
         ),
+        order=order,
+        orders=orders,
     )
-    result.order, result.orders = order, run.orders
-    return result
 
 
 def directional_at(
@@ -387,13 +393,14 @@ def directional_at(
         return {**first, "direction": sum(u * first[s] for s, u in zip(sources, exact_unit))}
 
     key = ("direction", target, tuple(sources), tuple(direction), normalize)
-    result = _finish(
+    value = run.values[target]
+    return _finish(
         DirectionalResult,
         _Computed(
             graph,
             target,
             run.sources,
-            run.values[target],
+            value,
             gradient,
             run.rows[target],
             run.problems[target],
@@ -401,9 +408,9 @@ def directional_at(
         points,
         options,
         lambda where: check_against(graph, key, build, tape_values, where),
+        direction=unit,
+        directional=np.broadcast_to(along, value.shape),
     )
-    result.direction, result.directional = unit, np.broadcast_to(along, result.value.shape)
-    return result
 
 
 def jacobian_at(
@@ -426,20 +433,23 @@ def jacobian_at(
 def _determinant(matrix: np.ndarray) -> np.ndarray:
     """Determinants of an (n, n, points) stack; explicit products for n <= 3 (exact for
     integers, where LU factorisation would round), LU beyond."""
+    determinant: np.ndarray
     with np.errstate(all="ignore"):
         if matrix.shape[0] == 1:
-            return matrix[0, 0]
-        if matrix.shape[0] == 2:
-            return matrix[0, 0] * matrix[1, 1] - matrix[0, 1] * matrix[1, 0]
-        if matrix.shape[0] == 3:
+            determinant = matrix[0, 0]
+        elif matrix.shape[0] == 2:
+            determinant = matrix[0, 0] * matrix[1, 1] - matrix[0, 1] * matrix[1, 0]
+        elif matrix.shape[0] == 3:
             a = matrix
-            return (
+            determinant = (
                 a[0, 0] * (a[1, 1] * a[2, 2] - a[1, 2] * a[2, 1])
                 - a[0, 1] * (a[1, 0] * a[2, 2] - a[1, 2] * a[2, 0])
                 + a[0, 2] * (a[1, 0] * a[2, 1] - a[1, 1] * a[2, 0])
             )
-        n = matrix.shape[0]
-        return np.linalg.det(np.moveaxis(matrix.reshape(n, n, -1), -1, 0))
+        else:
+            n = matrix.shape[0]
+            determinant = np.linalg.det(np.moveaxis(matrix.reshape(n, n, -1), -1, 0))
+    return determinant
 
 
 # --- shared machinery ----------------------------------------------------------------
@@ -453,15 +463,26 @@ class _Computed:
     target: int
     sources: tuple[str, ...]
     value: np.ndarray
-    gradient: dict[str, np.ndarray | None]
+    gradient: Mapping[str, np.ndarray | None]
     rows: list[TapeRow]
-    problems: list
+    problems: list[Problem]
     #: the diagnostic findings when already known (from the replay), else diagnosed here
     findings: list[Finding] | None = None
 
 
-def _finish(kind, run: _Computed, points: Points, options: Options, check) -> GradResult:
-    """Judge the undefined points, warn about unused variables, run the symbolic check."""
+Result = TypeVar("Result", bound=GradResult)
+
+
+def _finish(
+    kind: type[Result],
+    run: _Computed,
+    points: Points,
+    options: Options,
+    check: Callable[[CheckInput], CheckReport],
+    **extra: Any,
+) -> Result:
+    """Judge the undefined points, warn about unused variables, run the symbolic check; build
+    the ``kind`` of result with its own fields in ``extra``."""
     graph, k = run.graph, run.target
     name = graph.target_names[k]
     shape = run.value.shape
@@ -503,22 +524,23 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
         elif report.status == "disagree":
             warnings.append(_disagreement(report))
     result = kind(
-        graph.text,
-        name,
-        run.sources,
-        points,
-        run.value,
-        run.gradient,
-        run.rows,
-        found,
-        undefined,
-        value_undefined,
-        first_reason,
-        report,
-        warnings,
+        expression=graph.text,
+        target=name,
+        sources=run.sources,
+        points=points,
+        value=run.value,
+        gradient=dict(run.gradient),
+        tape=run.rows,
+        singularities=found,
+        undefined=undefined,
+        value_undefined=value_undefined,
+        first_reason=first_reason,
+        check=report,
+        warnings=warnings,
+        **extra,
     )
-    found_before = run.findings is not None
-    result.diagnostics = run.findings if found_before else diagnose(result, options.thresholds)
+    known = run.findings
+    result.diagnostics = diagnose(result, options.thresholds) if known is None else known
     return result
 
 
@@ -526,7 +548,9 @@ def _finish(kind, run: _Computed, points: Points, options: Options, check) -> Gr
 SWEEP_MIN_POINTS = 256
 
 
-def _swept(graph: Graph, points: Points, wrt, options: Options) -> Evaluation | None:
+def _swept(
+    graph: Graph, points: Points, wrt: Sequence[str] | None, options: Options
+) -> Evaluation | None:
     """The evaluation by replaying the recorded tape, or ``None`` when a full tape is needed:
     the caller wants the tape, there are few points, or some point needs explaining."""
     if options.tape or points.count < SWEEP_MIN_POINTS:
@@ -540,13 +564,15 @@ def _swept(graph: Graph, points: Points, wrt, options: Options) -> Evaluation | 
     out = run_sweep(sweep_for(graph, sources), arrays, options.thresholds)
     if out is None:
         return None
-    empty = [[] for _ in graph.targets]
+    empty: list[list[Any]] = [[] for _ in graph.targets]
     findings = _findings(graph, points, sources, options, out)  # tracked for one target only
     per_target = [findings] + [[] for _ in graph.targets[1:]]
     return Evaluation(graph, sources, out.values, out.gradients, empty, empty, per_target)
 
 
-def _findings(graph: Graph, points: Points, sources, options: Options, out) -> list[Finding]:
+def _findings(
+    graph: Graph, points: Points, sources: Sequence[str], options: Options, out: SweepResult
+) -> list[Finding]:
     """The diagnoses of a replayed batch: the replay marked the points of each finding; a
     full tape at the first of them says which op is to blame, in :func:`diagnose`'s words."""
     findings = []
@@ -603,13 +629,13 @@ def _single_target(graph: Graph, what: str) -> int:
     return 0
 
 
-def _symbol(name: str):
+def _symbol(name: str) -> Any:
     import sympy as sp
 
     return sp.Symbol(name, real=True)
 
 
-def _exact_direction(direction: Sequence[float], normalize: bool) -> list:
+def _exact_direction(direction: Sequence[float], normalize: bool) -> list[Any]:
     """The direction as exact sympy numbers (normalised exactly: 1/sqrt(5), 2/sqrt(5))."""
     import sympy as sp
 
@@ -620,13 +646,18 @@ def _exact_direction(direction: Sequence[float], normalize: bool) -> list:
     return [v / length for v in exact]
 
 
-def _points(at) -> Points:
+def as_points(
+    at: Mapping[str, object] | Sequence[object] | str | Points | None,
+) -> Points:
     """``at`` as :class:`Points`: a mapping of names to numbers or arrays, a list of such
-    mappings (one point each, all naming the same variables), or ``--at`` style texts.
+    mappings (one point each, all naming the same variables), ``--at`` style texts, or
+    :class:`~gradcalc.engine.points.Points` (returned as is); ``None``: no variables.
 
-    >>> _points([{"x": 1, "y": 2}, {"x": 3, "y": 4}]).arrays["x"]
+    >>> as_points([{"x": 1, "y": 2}, {"x": 3, "y": 4}]).arrays["x"]
     array([1., 3.])
-    >>> _points([{"x": 1}, 2])
+    >>> as_points({"x": 2}).names, as_points(["x=pi/4"]).count
+    (('x',), 1)
+    >>> as_points([{"x": 1}, 2])
     Traceback (most recent call last):
     gradcalc.core.errors.InputError: at: give one mapping of values, a list of mappings, or ...
     """
@@ -647,7 +678,7 @@ def _points(at) -> Points:
         names = list(items[0])
         if any(list(item) != names for item in items):
             raise InputError("at: every point in the list must name the same variables")
-        return _points({n: [_values(n, item[n]) for item in items] for n in names})
+        return as_points({n: [_values(n, item[n]) for item in items] for n in names})
     if not all(isinstance(item, str) for item in items):
         raise InputError(
             "at: give one mapping of values, a list of mappings, or --at style texts "

@@ -18,12 +18,16 @@ Not healthy at x=1.0:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
 from gradcalc.core.tensor import Tensor
 from gradcalc.engine.evaluate import TapeRow
+
+if TYPE_CHECKING:
+    from gradcalc.engine.api import GradResult
 
 #: The kinds of finding, in the order they are reported.
 KINDS = ("non-finite", "vanishing", "exploding", "saturated", "kink")
@@ -63,12 +67,13 @@ def local_slopes(row: TapeRow) -> list[np.ndarray]:
     inputs = [Tensor(v) for v in row.input_values]
     one = Tensor(np.ones_like(row.value))
     with np.errstate(all="ignore"):
-        return [
+        slopes: list[np.ndarray] = [
             np.broadcast_to(rule(one, ans, *inputs).value, row.value.shape) for rule in op.grads
         ]
+    return slopes
 
 
-class _LazySlopes(dict):
+class _LazySlopes(dict[int, list[np.ndarray]]):
     """Each record's :func:`local_slopes`, computed when first asked for (most diagnoses
     need only the activations')."""
 
@@ -81,7 +86,7 @@ class _LazySlopes(dict):
         return self[index]
 
 
-def diagnose(result, thresholds: Thresholds = Thresholds()) -> list[Finding]:
+def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[Finding]:
     """Every finding for a :class:`~gradcalc.engine.api.GradResult`, in a fixed order: non-finite,
     vanishing, exploding, saturated, kink."""
     shape = result.value.shape
@@ -135,7 +140,7 @@ def diagnose(result, thresholds: Thresholds = Thresholds()) -> list[Finding]:
                     Finding("saturated", message, row.index, np.broadcast_to(mask, shape))
                 )
         for issue in op.issues(*row.input_values):
-            if issue.arg is not None and _is_number(row.inputs[issue.arg]):
+            if issue.arg is not None and row.inputs[issue.arg].is_constant:
                 continue  # about the derivative with respect to a constant, e.g. x**2's 2
             if issue.kind == NOT_DIFFERENTIABLE:
                 mask = np.broadcast_to(issue.mask, shape)
@@ -144,7 +149,7 @@ def diagnose(result, thresholds: Thresholds = Thresholds()) -> list[Finding]:
     return sorted(findings, key=lambda f: KINDS.index(f.kind))
 
 
-def report(findings: list[Finding], result, k: int = 0) -> str:
+def report(findings: list[Finding], result: GradResult, k: int = 0) -> str:
     """The plain-words answer for point ``k``: healthy, or what is wrong and where."""
     where = result.points.label(k) if result.points.names else "the point"
     here = [f for f in findings if _at(f.mask, k)]
@@ -158,15 +163,17 @@ def report(findings: list[Finding], result, k: int = 0) -> str:
     return "\n".join(lines)
 
 
-def _responsible(rows: list[TapeRow], slopes: dict, k: int, shrink: bool) -> str:
+def _responsible(
+    rows: list[TapeRow], slopes: dict[int, list[np.ndarray]], k: int, shrink: bool
+) -> str:
     """Which op scales the adjoint most (down for vanishing, up for exploding) at point k."""
     factors = []
     for row in rows:
         if row.adjoint is None:
             continue
-        for slope, name in zip(slopes[row.index], row.inputs):
-            if _is_number(name):
-                continue  # a constant input: no gradient flows there
+        for slope, operand in zip(slopes[row.index], row.inputs):
+            if operand.is_constant:
+                continue  # no gradient flows there
             factors.append((abs(float(_at(slope, k))), row))
     if not factors:
         return ""
@@ -190,26 +197,19 @@ def _responsible(rows: list[TapeRow], slopes: dict, k: int, shrink: bool) -> str
 
 def _on_path(rows: list[TapeRow], source: str) -> list[TapeRow]:
     """The records that depend on ``source`` (a variable or statement name)."""
-    reached = {source}
+    reached = {row.index for row in rows if row.label == source}
     path = []
     for row in rows:
-        if any(name in reached for name in row.inputs):
+        if any(
+            i.record in reached if i.kind == "record" else i.kind == "variable" and i.name == source
+            for i in row.inputs
+        ):
             path.append(row)
-            reached.add(f"#{row.index}")
-            if row.label is not None:
-                reached.add(row.label)
+            reached.add(row.index)
     return path
 
 
-def _is_number(name: str) -> bool:
-    try:
-        float(name)
-    except ValueError:
-        return False
-    return True
-
-
-def _mask(shape: tuple, points: np.ndarray) -> np.ndarray:
+def _mask(shape: tuple[int, ...], points: np.ndarray) -> np.ndarray:
     mask = np.zeros(int(np.prod(shape)) or 1, dtype=bool)
     mask[points] = True
     return mask.reshape(shape)

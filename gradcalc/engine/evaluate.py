@@ -12,32 +12,58 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError, did_you_mean
-from gradcalc.core.ops import REGISTRY, UNDEFINED
+from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
 from gradcalc.core.tape import Problem, Record, Tape
 from gradcalc.core.tensor import Tensor, constant, quiet
 from gradcalc.lang.graph import Graph
 
+if TYPE_CHECKING:
+    from gradcalc.engine.diagnostics import Finding
+
 CONSTANTS = {"pi": np.pi, "E": np.e}
+
+
+@dataclass(frozen=True)
+class RowInput:
+    """One input of a tape row, by what it is: the output of an earlier ``record``, a
+    free ``variable`` (graph ``node``), or a ``constant``. ``name`` is how the tape shows it
+    (``#3`` or the statement's name, the variable's name, the number), derived from that.
+
+    >>> RowInput("record", "#3", record=3).is_constant
+    False
+    """
+
+    kind: str
+    name: str
+    node: int | None = None
+    record: int | None = None
+
+    @property
+    def is_constant(self) -> bool:
+        """No gradient flows to it."""
+        return self.kind == "constant"
 
 
 @dataclass(frozen=True)
 class TapeRow:
     """One tape record as the user should read it.
 
-    ``formula`` is the operation written with the names of its inputs
-    (``y ** 2``, ``#3 + #5``, ``sin(x)``); ``label`` is the statement name the
-    result was assigned to, if any.
+    ``node`` is the graph node the record computes (``None`` for a record of a backward
+    pass); ``formula`` is the operation written with the names of its inputs (``y ** 2``,
+    ``#3 + #5``, ``sin(x)``); ``label`` is the statement name the result was assigned to,
+    if any.
     """
 
     index: int
     node: int | None
     op: str
     formula: str
-    inputs: tuple[str, ...]
+    inputs: tuple[RowInput, ...]
     label: str | None
     value: np.ndarray
     adjoint: np.ndarray | None
@@ -60,7 +86,7 @@ class Evaluation:
     rows: list[list[TapeRow]]
     problems: list[list[Problem]]
     #: each target's diagnostic findings, when the replay (:mod:`gradcalc.engine.replay`) found them
-    findings: list[list] | None = None
+    findings: list[list[Finding]] | None = None
 
 
 def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
@@ -87,7 +113,9 @@ def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(wrt))
 
 
-def make_leaves(graph: Graph, point: Mapping[str, object]) -> tuple[dict[str, Tensor], tuple]:
+def make_leaves(
+    graph: Graph, point: Mapping[str, object]
+) -> tuple[dict[str, Tensor], tuple[int, ...]]:
     """One constant tensor per free variable (all broadcast to one shape), and that shape.
 
     Raises:
@@ -159,7 +187,9 @@ def _run_nodes(
         constant_node.append(fixed)
 
 
-def _check_constant(graph: Graph, index: int, op: str, inputs: list, output: Tensor) -> None:
+def _check_constant(
+    graph: Graph, index: int, op: str, inputs: list[Tensor], output: Tensor
+) -> None:
     """Refuse a constant subexpression that is undefined (kinks do not matter: no gradient
     flows through a constant); a NaN or infinity from finite inputs counts as undefined."""
     values = [t.value for t in inputs]
@@ -235,40 +265,60 @@ def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:
     tape) are referred to as ``#index`` and have ``node`` ``None``.
     """
     node_of = {tensor.id: node.index for node, tensor in zip(graph.nodes, tensors)}
-    names = {rec.output.id: f"#{rec.index}" for rec in tape.records}
+    made = {rec.output.id: rec.index for rec in tape.records}
+    watched = {t.id for t in tape.watched}  # variables, and statements given as sources
+    inputs: dict[int, RowInput] = {}  # by tensor id
+    for rec in tape.records:
+        inputs[rec.output.id] = RowInput("record", f"#{rec.index}", None, rec.index)
     for node, tensor in zip(graph.nodes, tensors):
-        if node.label is not None:
-            names[tensor.id] = node.label
-        elif node.kind != "op":
-            names[tensor.id] = node.text
-        elif tensor.id not in names:  # off the tape: constant (2*pi) or independent of --wrt
-            names[tensor.id] = (
-                _number(tensor) if tensor.value.ndim == 0 else graph.source_text(node.index)
-            )
-    return [_row(rec, names, node_of) for rec in tape.records]
+        record = made.get(tensor.id)
+        if node.kind == "var" or (record is None and tensor.id in watched):
+            name = node.label or node.text
+            inputs[tensor.id] = RowInput("variable", name, node.index, record)
+        elif record is not None:
+            inputs[tensor.id] = RowInput("record", node.label or f"#{record}", node.index, record)
+        else:  # a number, pi, or a constant subexpression such as 2*pi: off the tape
+            if node.kind == "const":
+                text = node.text
+            else:  # 2*pi, or independent of the sources; many points: its formula
+                scalar = tensor.value.ndim == 0
+                text = _number(tensor) if scalar else graph.source_text(node.index)
+            inputs[tensor.id] = RowInput("constant", node.label or text, node.index)
+    return [_row(rec, inputs, node_of) for rec in tape.records]
 
 
-def _row(rec: Record, names: dict[int, str], node_of: dict[int, int]) -> TapeRow:
-    inputs = tuple(names.get(t.id) or _number(t) for t in rec.inputs)
-    op = rec.op
-    if op.symbol and op.arity == 2:
-        formula = f"{inputs[0]} {op.symbol} {inputs[1]}"
-    elif op.symbol:
-        formula = f"{op.symbol}{inputs[0]}"
-    else:
-        formula = f"{op.name}({', '.join(inputs)})"
-    label = names.get(rec.output.id)
+def _row(rec: Record, known: dict[int, RowInput], node_of: dict[int, int]) -> TapeRow:
+    inputs = tuple(known.get(t.id) or RowInput("constant", _number(t)) for t in rec.inputs)
+    node = node_of.get(rec.output.id)
     return TapeRow(
         rec.index,
-        node_of.get(rec.output.id),
-        op.name,
-        formula,
+        node,
+        rec.op.name,
+        _formula(rec.op, [i.name for i in inputs]),
         inputs,
-        label if label and not label.startswith("#") else None,
+        None if node is None else _label(known[rec.output.id]),
         rec.value,
         rec.adjoint,
         tuple(t.value for t in rec.inputs),
     )
+
+
+def _label(made: RowInput) -> str | None:
+    """The statement name a record's result was given (its name when not ``#k``)."""
+    return None if made.record is not None and made.name == f"#{made.record}" else made.name
+
+
+def _formula(op: Op, names: Sequence[str]) -> str:
+    """An op written with its inputs' names, as the tape shows it: ``#3 + y``, ``sin(x)``.
+
+    >>> _formula(REGISTRY["pow"], ["x", "2"]), _formula(REGISTRY["neg"], ["#1"])
+    ('x ** 2', '-#1')
+    """
+    if op.symbol and op.arity == 2:
+        return f"{names[0]} {op.symbol} {names[1]}"
+    if op.symbol:
+        return f"{op.symbol}{names[0]}"
+    return f"{op.name}({', '.join(names)})"
 
 
 def _number(tensor: Tensor) -> str:

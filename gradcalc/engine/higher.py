@@ -149,7 +149,7 @@ def _within_budget(recorded: int, before: int, order: int, done: int) -> None:
 
 def _distinct(problems: list[Problem]) -> list[Problem]:
     """One problem per (record, kind, reason), their points merged, in tape order."""
-    merged: dict[tuple, Problem] = {}
+    merged: dict[tuple[int, str, str], Problem] = {}
     for p in problems:
         key = (p.record.index, p.kind, p.reason)
         if key in merged:

@@ -193,7 +193,9 @@ def record_sweep(graph: Graph, sources: Sequence[str]) -> Sweep:
     return sweep
 
 
-def _simplify(steps: list[Step], constants: dict[int, np.ndarray]) -> tuple[list[Step], dict]:
+def _simplify(
+    steps: list[Step], constants: dict[int, np.ndarray]
+) -> tuple[list[Step], dict[int, int]]:
     """Drop steps whose result is already known, without changing a single bit of any value:
     repeated steps (the backward pass recomputes ``cos(x)`` for every use), ``a * 1``,
     ``a ** 1`` and ``-(-a)``. Returns the kept steps and the slot each dropped one aliases.
@@ -203,7 +205,7 @@ def _simplify(steps: list[Step], constants: dict[int, np.ndarray]) -> tuple[list
         return k in constants and constants[k].ndim == 0 and constants[k] == 1.0
 
     alias: dict[int, int] = {}
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     negated: dict[int, int] = {}
     kept = []
     for step in steps:
@@ -329,7 +331,9 @@ def run_sweep(
         [{s: None if g is None else np.empty(n) for s, g in t.items()} for t in sweep.gradients],
     )
     if sweep.saturating_records is not None:  # one target: findings are tracked point by point
-        kinds = [("vanishing", s) for s, g in sweep.gradients[0].items() if g is not None]
+        kinds: list[tuple[str, Any]] = [
+            ("vanishing", s) for s, g in sweep.gradients[0].items() if g is not None
+        ]
         kinds += [("exploding", key) for _, key in kinds]
         kinds += [("saturated", index) for index in sweep.saturating_records]
         result.findings = {key: np.zeros(n, dtype=bool) for key in kinds}
@@ -403,10 +407,11 @@ def _store(
             return False
         result.values[k][part] = slots[slot]
     for k, target in enumerate(sweep.gradients):
-        for source, slot in target.items():
-            if slot is None:
+        for source, held in target.items():
+            column = result.gradients[k][source]
+            if held is None or column is None:
                 continue
-            size = np.abs(slots[slot])
+            size = np.abs(slots[held])
             largest = size.max(initial=0.0)
             exploding = largest > thresholds.exploding
             vanishing = size.min(initial=np.inf) < thresholds.vanishing  # or exactly 0
@@ -418,7 +423,7 @@ def _store(
                 result.findings["vanishing", source][part] = (size > 0) & (
                     size < thresholds.vanishing
                 )
-            result.gradients[k][source][part] = slots[slot]
+            column[part] = slots[held]
     return True
 
 
@@ -427,4 +432,5 @@ def sweep_for(graph: Graph, sources: Sequence[str]) -> Sweep:
     key = ("sweep", tuple(sources))
     if key not in graph.cache:
         graph.cache[key] = record_sweep(graph, sources)
-    return graph.cache[key]  # type: ignore[return-value]
+    sweep: Sweep = graph.cache[key]
+    return sweep

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradcalc.core.errors import InputError
 from gradcalc.lang.parser import Binary, Call, Const, Name, Neg, Num, Program, postorder, unparse
+from gradcalc.lang.parser import Node as Syntax
 from gradcalc.lang.reading import ambiguities, read_as
 
 CONSTANT_VALUES = {"pi": "pi", "E": "E"}
@@ -30,13 +32,13 @@ class Node:
     """One node of the op graph.
 
     ``kind`` is ``"var"`` (a free variable), ``"const"`` (a number, ``pi`` or ``E``)
-    or ``"op"`` (a registry primitive applied to earlier nodes). ``label`` is the
+    or ``"op"`` (the registry primitive ``op`` applied to earlier nodes). ``label`` is the
     variable's name or the statement target the node was assigned to, if any.
     """
 
     index: int
     kind: str
-    op: str | None = None
+    op: str = ""
     inputs: tuple[int, ...] = ()
     text: str = ""
     label: str | None = None
@@ -62,9 +64,9 @@ class Graph:
     target_names: tuple[str, ...] = ()
     bindings: dict[str, int] = field(default_factory=dict)
     text: str = ""
-    origins: dict[int, object] = field(default_factory=dict)
+    origins: dict[int, Syntax] = field(default_factory=dict)
     #: Derived results reused across chunks of points (symbolic derivatives, compiled functions).
-    cache: dict[tuple, object] = field(default_factory=dict, repr=False)
+    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
 
     def source_text(self, index: int, limit: int = 60) -> str:
         """The subexpression node ``index`` computes, as text (shortened to ``limit``).
@@ -218,10 +220,11 @@ def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict
         elif isinstance(item, Const):
             index = builder.constant(CONSTANT_VALUES[item.name])
         elif isinstance(item, Name):
-            index = scope.get(item.name)
-            if index is None:
+            bound = scope.get(item.name)
+            if bound is None:
                 free[item.name] = None
-                index = builder.variable(item.name)
+                bound = builder.variable(item.name)
+            index = bound
         elif isinstance(item, Neg):
             index = builder.op("neg", [made[id(item.operand)]])
         elif isinstance(item, Binary):

@@ -951,7 +951,7 @@ class _ExpressionParser:
             self.output.append(Const(const, column))
             self.values.append(_CONSTANT_VALUES[const])
             return False
-        if not calls:
+        if following is None or not calls:
             raise self._uncalled(name, column, index)
         self.stack.append(_Open(following[2], name, column))
         return True
@@ -968,7 +968,9 @@ class _ExpressionParser:
         stack.append((op, precedence, column))
 
     def _reduce(self) -> None:
-        op, _, column = self.stack.pop()
+        pending = self.stack.pop()
+        assert not isinstance(pending, _Open)  # callers stop at an open parenthesis
+        op, _, column = pending
         operand, value = self.output.pop(), self.values.pop()
         if op == "neg":
             self.output.append(Neg(operand, column))
@@ -982,7 +984,8 @@ class _ExpressionParser:
         """Apply pending operators down to the innermost open parenthesis (returned, kept)."""
         while self.stack and not isinstance(self.stack[-1], _Open):
             self._reduce()
-        return self.stack[-1] if self.stack else None
+        top = self.stack[-1] if self.stack else None
+        return top if isinstance(top, _Open) else None
 
     def _close(self, column: int) -> None:
         opened = self._reduce_to_open()
@@ -1020,6 +1023,7 @@ class _ExpressionParser:
         self, opened: _Open, args: tuple[Node, ...], values: tuple[float | None, ...]
     ) -> tuple[Node, float | None]:
         name, column = opened.function, opened.function_column
+        assert name is not None  # only a call's parenthesis gets here
         op = FUNCTION_NAMES[name]
         if op.takes_base and len(args) == 2:  # log(x, b) is log(x) / log(b)
             log_x = self._apply(op.name, args[:1], values[:1], column)
@@ -1072,7 +1076,8 @@ class _ExpressionParser:
             else:
                 message = f"{text!r} needs an expression before it"
         elif previous[0] == "(" and kind == ")":
-            function = self.stack[-1].function
+            top = self.stack[-1]
+            function = top.function if isinstance(top, _Open) else None
             message = (
                 f"{function}() needs an argument: write {function}(x)"
                 if function

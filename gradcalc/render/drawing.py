@@ -292,11 +292,9 @@ def write_text(path: str | Path, text: str) -> None:
 def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawing:
     """The nodes and edges at point ``k``, for any output format.
 
-    The tape names each input as the user would read it; the names are resolved in tape
-    order, so a statement name refers to the latest record assigned to it
-    (``y = x**2; y = y + 1``): ``#k`` is record k, a statement name its latest record, a
-    name of ``result.points`` a variable, anything else (``2``, ``pi``, a folded ``6.28319``)
-    a constant.
+    Each row input says what it is: an earlier record (an edge from that record's node), a
+    variable of ``result.points`` (an edge from the variable), or anything else (``2``,
+    ``pi``, a folded ``6.28319``: a constant node of its own).
 
     >>> from gradcalc import grad
     >>> drawing = op_graph(grad("x*x + 1", at={"x": 3}, check=False))
@@ -331,30 +329,30 @@ def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawi
         nodes.append(Node(node_id, tuple(lines), "variable", target=name == target_variable))
 
     edges: list[tuple[str, str]] = []
-    records: dict[str, str] = {}  # "#k" and statement names -> node id, in tape order
+    drawn = {row.index for row in rows}
     for row in rows:
         node_id = f"r{row.index}"
-        for position, name in enumerate(row.inputs):
-            source = records.get(name) or variables.get(name)
-            if source is None:
+        for position, operand in enumerate(row.inputs):
+            if operand.record in drawn:
+                source = f"r{operand.record}"
+            elif operand.kind == "variable" and operand.name in variables:
+                source = variables[operand.name]
+            else:
                 source = f"c{row.index}_{position}"
-                nodes.append(Node(source, (name,), "constant"))
+                nodes.append(Node(source, (operand.name,), "constant"))
             edges.append((source, node_id))
         formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
         adjoint = "—" if row.adjoint is None else number(row.adjoint)
-        lines = (f"#{row.index} {row.op}", formula, f"value = {number(row.value)}")
+        heading = (f"#{row.index} {row.op}", formula, f"value = {number(row.value)}")
         nodes.append(
             Node(
                 node_id,
-                (*lines, f"adjoint = {adjoint}"),
+                (*heading, f"adjoint = {adjoint}"),
                 "record",
                 target=row is target_row,
                 off_path=row.adjoint is None,
             )
         )
-        records[f"#{row.index}"] = node_id
-        if row.label is not None:
-            records[row.label] = node_id
 
     point = ", ".join(
         f"{n} = {format_number(v, digits)}" for n, v in point_values(result, k).items()

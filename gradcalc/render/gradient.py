@@ -93,7 +93,7 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
                 "id": row.index,
                 "op": row.op,
                 "formula": row.formula,
-                "inputs": list(row.inputs),
+                "inputs": [operand.name for operand in row.inputs],
                 "value": json_number(at_point(row.value, k)),
                 "adjoint": json_number(at_point(row.adjoint, k)),
             }

@@ -161,7 +161,8 @@ class DerivativeView(GradView):
             cells = [name, format_number(value, digits)]
             partial = partials.get(f"d{n}")
             if partials:
-                exact = partial.exact[0] if partial and partial.exact else None
+                assert partial is not None  # the check covers every order
+                exact = partial.exact[0] if partial.exact else None
                 cells += [str(partial.derivative), exact or format_number(partial.values, digits)]
             if result.check is not None:
                 cells.append(render.check_mark(result.check, partial))

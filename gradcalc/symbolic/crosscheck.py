@@ -278,13 +278,16 @@ def _exact_partials(derivatives, where: CheckInput) -> dict[str, Partial]:
     import sympy as sp
 
     exact_point, skip, exact_text = where.exact_point, where.skip, where.exact_text
+    assert exact_point is not None  # the caller checked
     substitutions = [
         {sp.Symbol(name, real=True): exact_value(text) for name, text in values.items()}
         for values in exact_point
     ]
     partials = {}
     for source, expr in derivatives.items():
-        values, shown, exacts = [], [], []
+        values: list[float] = []
+        shown: list[str | None] = []
+        exacts: list[str | None] = []
         for k, subs in enumerate(substitutions):
             if skip.reshape(-1)[k] if skip.ndim else bool(skip):
                 values.append(np.nan)
@@ -329,12 +332,13 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
     symbols = [sp.Symbol(v, real=True) for v in graph.variables]
     modules = [{"erf": REGISTRY["erf"].forward}, "numpy"]
     arrays = [np.asarray(point[v], dtype=float) for v in graph.variables]
-    if ("lambdified", *key) not in graph.cache:
-        graph.cache[("lambdified", *key)] = {
+    cache_key = ("lambdified", *key)
+    if cache_key not in graph.cache:
+        graph.cache[cache_key] = {
             source: sp.lambdify(symbols, expr, modules=modules)
             for source, expr in derivatives.items()
         }
-    functions = graph.cache[("lambdified", *key)]
+    functions = graph.cache[cache_key]
     partials = {}
     for source, expr in derivatives.items():
         function = functions[source]

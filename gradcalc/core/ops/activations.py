@@ -20,11 +20,13 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 
 def _erf_forward(x: np.ndarray) -> np.ndarray:
     """numpy has no erf; math.erf is exact to double precision, applied elementwise."""
-    return np.asarray(_erf(x), dtype=np.float64)
+    result: np.ndarray = np.asarray(_erf(x), dtype=np.float64)
+    return result
 
 
 def _sigmoid_forward(x: np.ndarray) -> np.ndarray:
-    return np.exp(-np.logaddexp(0.0, -x))
+    result: np.ndarray = np.exp(-np.logaddexp(0.0, -x))
+    return result
 
 
 OPS = [
