@@ -413,18 +413,18 @@ def _tape_values(graph, result: DiffResult, points: Points) -> tuple[list[np.nda
     shape = (SAMPLES,)
     sources = list(result.sources)
     if result.kind == "jacobian":
-        run = jacobian_at(graph, points, sources, options)
-        columns = [run.matrix[i, j] for i in range(len(run.rows)) for j in range(len(sources))]
-        if run.determinant is not None:
-            columns.append(run.determinant)
-        undefined = np.any([row.undefined for row in run.rows], axis=0)
+        jac = jacobian_at(graph, points, sources, options)
+        columns = [jac.matrix[i, j] for i in range(len(jac.rows)) for j in range(len(sources))]
+        if jac.determinant is not None:
+            columns.append(jac.determinant)
+        undefined = np.any([row.undefined for row in jac.rows], axis=0)
     elif result.kind == "hessian":
-        run = hessian_at(graph, points, sources, options)
-        columns = [run.matrix[i, j] for i in range(len(sources)) for j in range(len(sources))]
-        undefined = run.undefined
+        hess = hessian_at(graph, points, sources, options)
+        columns = [hess.matrix[i, j] for i in range(len(sources)) for j in range(len(sources))]
+        undefined = hess.undefined
     elif result.kind == "derivative" and result.order > 1:
-        run = derivatives_at(graph, points, sources[0], result.order, options)
-        columns, undefined = [run.derivative], run.undefined
+        orders = derivatives_at(graph, points, sources[0], result.order, options)
+        columns, undefined = [orders.derivative], orders.undefined
     else:
         run = gradient_at(graph, points, sources, options)[0]
         columns, undefined = [run.gradient[s] for s in sources], run.undefined
