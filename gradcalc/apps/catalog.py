@@ -25,6 +25,7 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, did_you_mean
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY, Op
+from gradcalc.lang.literals import CONSTANT_VALUES, CONSTANTS
 
 
 @dataclass(frozen=True)
@@ -158,14 +159,12 @@ def functions() -> list[Entry]:
 
 def constants() -> list[Entry]:
     """The constants the parser knows (``pi``, ``e``), with their values."""
-    from gradcalc.lang.parser import _CONSTANT_VALUES, CONSTANTS
-
     by_value: dict[str, list[str]] = {}
     for spelling, const in CONSTANTS.items():
         by_value.setdefault(const, []).append(spelling)
     return [
         Entry(spellings[0], tuple(spellings[1:]), spellings[0], const, (), (), (), "constant",
-              _CONSTANT_VALUES[const])
+              CONSTANT_VALUES[const])
         for const, spellings in by_value.items()
     ]  # fmt: skip
 

@@ -21,11 +21,10 @@ from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
 from gradcalc.core.tape import Problem, Record, Tape
 from gradcalc.core.tensor import Tensor, constant, quiet
 from gradcalc.lang.graph import Graph
+from gradcalc.lang.literals import CONSTANT_VALUES
 
 if TYPE_CHECKING:
     from gradcalc.engine.diagnostics import Finding
-
-CONSTANTS = {"pi": np.pi, "E": np.e}
 
 
 @dataclass(frozen=True)
@@ -176,7 +175,7 @@ def _run_nodes(
         if node.kind == "var":
             tensor, fixed = leaves[node.text], False
         elif node.kind == "const":
-            tensor, fixed = constant(CONSTANTS.get(node.text) or float(node.text)), True
+            tensor, fixed = constant(CONSTANT_VALUES.get(node.text) or float(node.text)), True
         else:
             inputs = [tensors[i] for i in node.inputs]
             tensor = REGISTRY[node.op](*inputs)

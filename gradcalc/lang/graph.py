@@ -24,8 +24,6 @@ from gradcalc.lang.parser import Binary, Call, Const, Name, Neg, Num, Program, p
 from gradcalc.lang.parser import Node as Syntax
 from gradcalc.lang.reading import ambiguities, read_as
 
-CONSTANT_VALUES = {"pi": "pi", "E": "E"}
-
 
 @dataclass
 class Node:
@@ -218,7 +216,7 @@ def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict
         if isinstance(item, Num):
             index = builder.constant(item.text)
         elif isinstance(item, Const):
-            index = builder.constant(CONSTANT_VALUES[item.name])
+            index = builder.constant(item.name)  # "pi" or "E", see lang.literals
         elif isinstance(item, Name):
             bound = scope.get(item.name)
             if bound is None:

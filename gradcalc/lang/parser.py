@@ -69,6 +69,7 @@ import numpy as np
 
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import FUNCTION_NAMES, OPERATORS, REGISTRY, UNDEFINED, Op
+from gradcalc.lang.literals import CONSTANT_VALUES, CONSTANTS
 
 __all__ = [
     "CONSTANTS",
@@ -107,9 +108,6 @@ MAX_EXPONENT = 1000
 #: Largest magnitude of a number or constant subexpression.
 MAX_CONSTANT = 1e300
 
-#: Spellings of the constants, mapped to their :class:`Const` names.
-CONSTANTS = {"pi": "pi", "e": "E", "E": "E"}
-_CONSTANT_VALUES = {"pi": math.pi, "E": math.e}
 _MAX_CONSTANT_TEXT = "1e300"
 _PYTHON_OPERATOR_WORDS = frozenset({"and", "or", "not", "if", "else", "is", "in"})
 
@@ -949,7 +947,7 @@ class _ExpressionParser:
         if name in CONSTANTS:
             const = CONSTANTS[name]
             self.output.append(Const(const, column))
-            self.values.append(_CONSTANT_VALUES[const])
+            self.values.append(CONSTANT_VALUES[const])
             return False
         if following is None or not calls:
             raise self._uncalled(name, column, index)

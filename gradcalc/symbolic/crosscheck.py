@@ -28,7 +28,7 @@ from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
 from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph, lower
-from gradcalc.lang.literals import DECIMAL
+from gradcalc.lang.literals import CONSTANT_VALUES, DECIMAL
 from gradcalc.lang.parser import Program, Statement, parse_constant
 from gradcalc.symbolic.derivative import derivative
 
@@ -115,10 +115,8 @@ def constant_to_sympy(text: str) -> Any:
     """
     import sympy as sp
 
-    if text == "pi":
-        return sp.pi
-    if text == "E":
-        return sp.E
+    if text in CONSTANT_VALUES:  # its canonical name is sympy's
+        return getattr(sp, text)
     mantissa, _, exponent = text.lower().partition("e")
     whole, _, fraction = mantissa.partition(".")
     digits = (whole + fraction).lstrip("0")
