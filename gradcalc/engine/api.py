@@ -271,28 +271,30 @@ def gradient_at(
     array([1., 1., 1.])
     """
     run = _swept(graph, points, wrt, options) or evaluate(graph, points.arrays, wrt)
-    results = []
-    for k in range(len(graph.targets)):
-        gradient = run.gradients[k]
-        results.append(
-            _finish(
-                GradResult,
-                _Computed(
-                    graph,
-                    k,
-                    run.sources,
-                    run.values[k],
-                    gradient,
-                    run.rows[k],
-                    run.problems[k],
-                    None if run.findings is None else run.findings[k],
-                ),
-                points,
-                options,
-                functools.partial(cross_check, graph, k, gradient),
-            )
+    return _gradient_results(run, points, options)
+
+
+def _gradient_results(run: Evaluation, points: Points, options: Options) -> list[GradResult]:
+    """One judged and checked :class:`GradResult` per target of an evaluation."""
+    return [
+        _finish(
+            GradResult,
+            _Computed(
+                run.graph,
+                k,
+                run.sources,
+                run.values[k],
+                run.gradients[k],
+                run.rows[k],
+                run.problems[k],
+                None if run.findings is None else run.findings[k],
+            ),
+            points,
+            options,
+            functools.partial(cross_check, run.graph, k, run.gradients[k]),
         )
-    return results
+        for k in range(len(run.graph.targets))
+    ]
 
 
 def hessian_at(
@@ -585,7 +587,8 @@ def _findings(
                 {n: np.atleast_1d(a)[k : k + 1] for n, a in points.arrays.items()},
                 None if points.exact is None else points.exact[k : k + 1],
             )
-            at_k = gradient_at(graph, single, sources, replace(options, check=False, tape=True))
+            full_tape = evaluate(graph, single.arrays, sources)
+            at_k = _gradient_results(full_tape, single, replace(options, check=False))
             diagnosed[k] = at_k[0].diagnostics
         return diagnosed[k]
 
