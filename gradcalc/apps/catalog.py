@@ -26,6 +26,7 @@ import numpy as np
 from gradcalc.core.errors import InputError, did_you_mean
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY, Op
 from gradcalc.lang.literals import CONSTANT_VALUES, CONSTANTS
+from gradcalc.symbolic.derivative import derivative as symbolic_derivative
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,7 @@ def derivative(op: Op, index: int) -> Any:
     import sympy as sp
 
     symbols = _symbols(op)
-    result = sp.diff(op.sympy(sp, *symbols), symbols[index])
-    result = result.replace(
-        lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, (sp.floor, sp.ceiling)),
-        lambda e: sp.S.Zero,
-    )
-    return sp.powsimp(result)
+    return sp.powsimp(symbolic_derivative(op.sympy(sp, *symbols), symbols[index]))
 
 
 def _call(name: str, op: Op) -> str:

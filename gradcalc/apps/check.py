@@ -32,7 +32,7 @@ from gradcalc.symbolic.crosscheck import (
     time_limit,
     to_sympy,
 )
-from gradcalc.symbolic.derivative import derivative
+from gradcalc.symbolic.derivative import derivative, symbol
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -284,7 +284,7 @@ def _correct_expressions(graph, target, wanted) -> list:
     for _, variables in wanted:
         current = expr
         for name in variables:
-            current = derivative(current, _symbol(name))
+            current = derivative(current, symbol(name))
         result.append(current)
     return result
 
@@ -410,7 +410,7 @@ def _differs_exactly(answer, truth, where: dict[str, float]) -> tuple[str, str] 
     """Both sides at the point with 30 digits: their texts if they really differ, else None."""
     import sympy as sp
 
-    subs = {_symbol(n): sp.Rational(v) for n, v in where.items()}
+    subs = {symbol(n): sp.Rational(v) for n, v in where.items()}
     try:
         with time_limit(PROOF_SECONDS):
             mine = complex(answer.evalf(30, subs=subs))
@@ -460,9 +460,3 @@ def _latex(exact, value: float | None) -> str:
         return str(sp.latex(exact))
     assert value is not None  # the tape's value is given when there is no exact one
     return _number(value)
-
-
-def _symbol(name: str):
-    import sympy as sp
-
-    return sp.Symbol(name, real=True)

@@ -39,7 +39,7 @@ from gradcalc.engine.points import Points
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck import CheckTimeout, in_variables, symbolic_gradient, time_limit
 from gradcalc.symbolic.crosscheck import to_sympy as graph_to_sympy
-from gradcalc.symbolic.derivative import derivative
+from gradcalc.symbolic.derivative import derivative, symbol
 from gradcalc.symbolic.notation import user_latex, user_text
 from gradcalc.symbolic.simplify import Simplified, simplest
 
@@ -275,12 +275,12 @@ def _raw(graph, sources, order, kind, budget, notes) -> list[Any] | None:
                 return rows
             if kind == "derivative":
                 expr = graph_to_sympy(graph)[graph.targets[0]]
-                return [derivative(expr, _symbol(sources[0]), order)]
+                return [derivative(expr, symbol(sources[0]), order)]
             first = symbolic_gradient(graph, 0, list(sources))
             first = {s: in_variables(graph, e) for s, e in first.items()}
             if kind == "gradient":
                 return [first[s] for s in sources]
-            return [derivative(first[a], _symbol(b)) for a in sources for b in sources]
+            return [derivative(first[a], symbol(b)) for a in sources for b in sources]
     except CheckTimeout:
         notes.append(
             f"budget exceeded: sympy could not differentiate within {budget:g} s "
@@ -439,7 +439,7 @@ def _numeric(expr: Any, graph: Graph, points: Points) -> np.ndarray:
     """``expr`` at every point in double precision (NaN where it is not a real number)."""
     import sympy as sp
 
-    symbols = [_symbol(v) for v in graph.variables]
+    symbols = [symbol(v) for v in graph.variables]
     function = sp.lambdify(symbols, expr, modules=[{"erf": REGISTRY["erf"].forward}, "numpy"])
     with np.errstate(all="ignore"):
         values = function(*(points.arrays[v] for v in graph.variables))
@@ -453,15 +453,9 @@ def _exact(expr: Any, where: dict[str, float]) -> float | None:
     """``expr`` at the point with 30 digits, or None where it is not a finite real."""
     import sympy as sp
 
-    subs = {_symbol(n): sp.Rational(v) for n, v in where.items()}
+    subs = {symbol(n): sp.Rational(v) for n, v in where.items()}
     try:
         value = complex(expr.evalf(30, subs=subs))
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return value.real if value.imag == 0 and np.isfinite(value.real) else None
-
-
-def _symbol(name: str) -> Any:
-    import sympy as sp
-
-    return sp.Symbol(name, real=True)

@@ -60,7 +60,7 @@ from gradcalc.symbolic.crosscheck import (
     time_limit,
     to_sympy,
 )
-from gradcalc.symbolic.derivative import derivative
+from gradcalc.symbolic.derivative import derivative, symbol
 from gradcalc.symbolic.notation import user_latex, user_text
 from gradcalc.symbolic.simplify import Simplified, simplest
 
@@ -254,7 +254,7 @@ def explain(
     tape_names = names | {
         _node(row): f"#{row.index}" for row in result.tape if _node(row) not in names
     }
-    statements = {i: _symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
+    statements = {i: symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
     try:  # sympy's part, within the request's budget (the derivations have their own)
         with time_limit(BUILD_SECONDS):
             constants = _constants(graph)
@@ -292,7 +292,7 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
             f"({', '.join(graph.target_names)})"
         )
     names = _node_names(graph)
-    statements = {i: _symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
+    statements = {i: symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
     inline = to_sympy(graph, statements)
     derivations = [_derivation(graph, statements, inline, s) for s in source_names(graph, wrt)]
     simplified = {}
@@ -343,12 +343,6 @@ def _node_names(graph: Graph) -> dict[int, str]:
     return names
 
 
-def _symbol(name: str) -> Any:
-    import sympy as sp
-
-    return sp.Symbol(name, real=True)
-
-
 def _operand_name(graph: Graph, index: int, names: Mapping[int, str]) -> str:
     """A node's name; a constant's text, in parentheses unless it is one number or name."""
     if index in names:
@@ -379,7 +373,7 @@ def _operands(
         Operand(
             _operand_name(graph, index, names),
             float(value),
-            _symbol(names[index]) if index in names else constants[index],
+            symbol(names[index]) if index in names else constants[index],
         )
         for index, value in zip(graph.nodes[_node(row)].inputs, row.input_values)
     )
@@ -410,7 +404,7 @@ def _reverse_pass(
             node = graph.nodes[_node(row)]
             inputs = operands[_node(row)]
             local = derivative(
-                REGISTRY[node.op].sympy(sp, *(o.symbol for o in inputs)), _symbol(name)
+                REGISTRY[node.op].sympy(sp, *(o.symbol for o in inputs)), symbol(name)
             )
             slope = sum(float(s) for s, i in zip(local_slopes(row), node.inputs) if i == index)
             terms.append(Term(names[_node(row)], local, inputs, slope, adjoints[_node(row)]))
@@ -556,7 +550,7 @@ def _rule_step(
     subject = op.sympy(sp, *arguments)
     if not depends[index]:
         return RuleStep(subject, None, sp.S.Zero, "constant rule")
-    placeholders = [_symbol(u) for u in "uv"[: op.arity]]
+    placeholders = [symbol(u) for u in "uv"[: op.arity]]
     outer = op.sympy(sp, *placeholders)
     dependent = [k for k, i in enumerate(node.inputs) if depends[i]]
     partials = {k: derivative(outer, placeholders[k]) for k in dependent}
@@ -572,10 +566,6 @@ def _rule_step(
 
 
 # --- rendering: shared prose --------------------------------------------------------------
-
-
-def _number(value: float) -> str:
-    return format_number(value)
 
 
 def _factor(text: str) -> str:
@@ -605,7 +595,7 @@ def _number_printer() -> type:
 
         def _print_Symbol(self, expr: Any) -> str:
             if expr in self.values:
-                return _factor(_number(self.values[expr]))
+                return _factor(format_number(self.values[expr]))
             return super()._print_Symbol(expr)
 
     return NumberPrinter
@@ -628,8 +618,8 @@ def _values(operands: Sequence[Operand]) -> dict[Any, float]:
 
 def _forward_line(step: ForwardStep) -> str:
     formula = _infix(step.op, [o.name for o in step.operands])
-    numbers = _infix(step.op, [_number(o.value) for o in step.operands])
-    return _chain([step.name, formula, numbers, _number(step.value)])
+    numbers = _infix(step.op, [format_number(o.value) for o in step.operands])
+    return _chain([step.name, formula, numbers, format_number(step.value)])
 
 
 def _reverse_line(step: ReverseStep) -> str:
@@ -638,15 +628,16 @@ def _reverse_line(step: ReverseStep) -> str:
     if step.terms:
         parts += [
             " + ".join(f"∂{t.consumer}/∂{step.name} · adjoint({t.consumer})" for t in step.terms),
+            " + ".join(f"{_prose(t.local)} · {_adjoint_factor(t)}" for t in step.terms),
             " + ".join(
-                f"{_prose(t.local)} · {_factor(_number(t.consumer_adjoint))}" for t in step.terms
-            ),
-            " + ".join(
-                f"{_prose(t.local, _values(t.operands))} · {_factor(_number(t.consumer_adjoint))}"
-                for t in step.terms
+                f"{_prose(t.local, _values(t.operands))} · {_adjoint_factor(t)}" for t in step.terms
             ),
         ]
-    return _chain([*parts, _number(step.adjoint)])
+    return _chain([*parts, format_number(step.adjoint)])
+
+
+def _adjoint_factor(term: Term) -> str:
+    return _factor(format_number(term.consumer_adjoint))
 
 
 def _chain(parts: Sequence[str]) -> str:
@@ -658,7 +649,7 @@ def _gradient_line(e: Explanation, source: str) -> str:
     value = e.gradient[source]
     if value is None:
         return f"∂{e.target}/∂{source} = 0 ({e.target} does not depend on {source})"
-    return f"∂{e.target}/∂{source} = {_number(value)}"
+    return f"∂{e.target}/∂{source} = {format_number(value)}"
 
 
 def _is_total(step: RuleStep) -> bool:
@@ -866,20 +857,20 @@ def _latex(expr: Any, values: Mapping[Any, float] | None = None) -> str:
     if _too_large(expr):
         return rf"\ldots\text{{ (too large to show: over {MAX_SHOWN_NODES} nodes)}}"
     names = {s: s.name.replace("#", r"\#") for s in expr.free_symbols if "#" in s.name}
-    for symbol, value in (values or {}).items():
-        names[symbol] = _latex_factor(_latex_number(value))
+    for named, value in (values or {}).items():
+        names[named] = _latex_factor(_latex_number(value))
     return sp.latex(expr, mul_symbol="dot", symbol_names=names)
 
 
 def _latex_number(value: float) -> str:
     """``1e-09`` as ``1 \\times 10^{-9}``."""
-    text = _number(value)
+    text = format_number(value)
     mantissa, e, exponent = text.partition("e")
     return rf"{mantissa} \times 10^{{{int(exponent)}}}" if e else text
 
 
 def _latex_name(name: str) -> str:
-    return _latex(_symbol(name))
+    return _latex(symbol(name))
 
 
 def _latex_text(text: str) -> str:

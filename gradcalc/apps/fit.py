@@ -30,6 +30,7 @@ from gradcalc.io.files import Skipped, open_text, read_points
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import NAME, split_top_level
 from gradcalc.lang.parser import parse_program
+from gradcalc.render.gradient import json_number
 
 DEFAULT_INIT = 1.0  # the starting value of every parameter not given in ``init``
 DAMPING_START = 1e-3  # λ of the first step; divided by 10 after a success, times 10 after a failure
@@ -199,10 +200,10 @@ def to_json(result: FitResult) -> dict[str, object]:
     {'a': None, 'b': None}
     """
     return {
-        "params": {k: _number(v) for k, v in result.params.items()},
-        "stderr": {k: _number(v) for k, v in result.stderr.items()},
-        "rss": _number(result.rss),
-        "r2": _number(result.r2),
+        "params": {k: json_number(v) for k, v in result.params.items()},
+        "stderr": {k: json_number(v) for k, v in result.stderr.items()},
+        "rss": json_number(result.rss),
+        "r2": json_number(result.r2),
         "n": result.n,
         "steps": result.steps,
         "reason": result.reason,
@@ -445,7 +446,3 @@ def concatenate(chunks: Iterable[Points]) -> dict[str, np.ndarray]:
     """
     chunks = list(chunks)
     return {name: np.concatenate([c.arrays[name] for c in chunks]) for name in chunks[0].names}
-
-
-def _number(value: float) -> float | None:
-    return value if math.isfinite(value) else None

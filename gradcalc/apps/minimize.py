@@ -33,6 +33,7 @@ from gradcalc.engine.api import compile_expression
 from gradcalc.engine.evaluate import run_graph
 from gradcalc.engine.points import parse_at
 from gradcalc.lang.graph import Graph
+from gradcalc.render.gradient import json_number
 
 METHODS = ("gd", "momentum", "adam", "bfgs")
 #: The learning rate of each first-order method unless told (bfgs needs none).
@@ -178,8 +179,8 @@ def to_json(m: Minimum) -> dict:
     """
     return {
         "point": _json_point(m.point),
-        "value": _json_number(m.value),
-        "gradient_norm": _json_number(m.gradient_norm),
+        "value": json_number(m.value),
+        "gradient_norm": json_number(m.gradient_norm),
         "steps": m.steps,
         "reason": m.reason,
         "converged": m.converged,
@@ -188,8 +189,8 @@ def to_json(m: Minimum) -> dict:
             {
                 "step": s.step,
                 "point": _json_point(s.point),
-                "value": _json_number(s.value),
-                "gradient_norm": _json_number(s.gradient_norm),
+                "value": json_number(s.value),
+                "gradient_norm": json_number(s.gradient_norm),
             }
             for s in m.path
         ],
@@ -548,9 +549,5 @@ def _text(x: float) -> str:
     return repr(x).removesuffix(".0")
 
 
-def _json_number(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
-
-
 def _json_point(point: Mapping[str, float]) -> dict[str, float | None]:
-    return {name: _json_number(v) for name, v in point.items()}
+    return {name: json_number(v) for name, v in point.items()}

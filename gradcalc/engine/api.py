@@ -36,7 +36,7 @@ from gradcalc.symbolic.crosscheck import (
     symbolic_gradient,
     to_sympy,
 )
-from gradcalc.symbolic.derivative import derivative
+from gradcalc.symbolic.derivative import derivative, symbol
 
 
 @dataclass
@@ -313,7 +313,7 @@ def hessian_at(
 
     def build() -> dict[str, object]:
         first = symbolic_gradient(graph, target, list(sources))
-        return {f"{a},{b}": derivative(first[a], _symbol(b)) for a, b in labels}
+        return {f"{a},{b}": derivative(first[a], symbol(b)) for a, b in labels}
 
     scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
     tests = []
@@ -346,7 +346,7 @@ def derivatives_at(
 
     def build() -> dict[str, object]:
         expr = to_sympy(graph)[graph.targets[target]]
-        return {f"d{k}": derivative(expr, _symbol(source), k) for k in range(1, order + 1)}
+        return {f"d{k}": derivative(expr, symbol(source), k) for k in range(1, order + 1)}
 
     return _finish(
         DerivativeResult,
@@ -630,12 +630,6 @@ def _single_target(graph: Graph, what: str) -> int:
             f"({', '.join(graph.target_names)}): choose one with --of"
         )
     return 0
-
-
-def _symbol(name: str) -> Any:
-    import sympy as sp
-
-    return sp.Symbol(name, real=True)
 
 
 def _exact_direction(direction: Sequence[float], normalize: bool) -> list[Any]:

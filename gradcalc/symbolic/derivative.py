@@ -13,6 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 
+def symbol(name: str) -> Any:
+    """The sympy symbol of a gradcalc variable (every variable is real).
+
+    >>> symbol("x").is_real
+    True
+    """
+    import sympy as sp
+
+    return sp.Symbol(name, real=True)
+
+
 def _steps(sp: Any) -> tuple:
     """The piecewise-constant functions: their derivative is 0 off their jumps."""
     return (sp.floor, sp.ceiling, sp.sign, sp.Heaviside)
