@@ -287,7 +287,10 @@ def _gradient_and_hessian(graph: Graph, variables, x: np.ndarray):
     points = Points(tuple(variables), {v: x[i] for i, v in enumerate(variables)}, None)
     run = hessian_at(graph, points, list(variables), Options(check=False, strict=False))
     k = x.shape[1]
-    gradient = np.array([np.broadcast_to(run.gradient[v], (k,)) for v in variables], dtype=float)
+    gradient = np.array(
+        [np.broadcast_to(0.0 if (g := run.gradient[v]) is None else g, (k,)) for v in variables],
+        dtype=float,
+    )
     hessian = np.broadcast_to(run.matrix, (len(variables), len(variables), k)).astype(float)
     gradient[:, np.broadcast_to(run.undefined, (k,))] = np.nan
     value = np.broadcast_to(run.value, (k,)).astype(float)
@@ -308,7 +311,8 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
     exact_hessians = _exact_hessians(graph, variables, points, deadline)
     found = []
     for k, (point, exact) in enumerate(points):
-        hessian = exact_hessians[k] if exact_hessians[k] is not None else h[:, :, k]
+        exact_hessian = exact_hessians[k]
+        hessian = exact_hessian if exact_hessian is not None else h[:, :, k]
         scale = max(1.0, float(np.max(np.abs(x[:, k]))))
         if not (np.all(np.isfinite(g[:, k])) and np.isfinite(values[k])):
             continue  # f or its gradient is undefined here

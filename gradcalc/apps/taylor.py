@@ -149,15 +149,16 @@ def _tape_coefficients(graph, points, variables, order) -> dict[tuple[int, ...],
         run = derivatives_at(graph, points, variables[0], order, options)
         values = [float(run.value), *(float(d) for d in run.orders)]
         return {(k,): values[k] / math.factorial(k) for k in range(order + 1)}
-    run = hessian_at(graph, points, list(variables), options)
+    hess = hessian_at(graph, points, list(variables), options)
     n = len(variables)
-    out: dict[tuple[int, ...], float] = {(0,) * n: float(run.value)}
+    out: dict[tuple[int, ...], float] = {(0,) * n: float(hess.value)}
     for i, v in enumerate(variables):
-        out[_unit(n, i)] = float(run.gradient[v])
+        g = hess.gradient[v]
+        out[_unit(n, i)] = 0.0 if g is None else float(g)
     if order == 2:
         for i in range(n):
             for j in range(i, n):
-                h = float(run.matrix[i, j])
+                h = float(hess.matrix[i, j])
                 out[tuple(np.add(_unit(n, i), _unit(n, j)))] = h / 2 if i == j else h
     return out
 

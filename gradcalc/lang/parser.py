@@ -63,7 +63,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -268,9 +268,9 @@ def parse_equation(text: str) -> Program:
     _check_characters(text)
     parser = _Parser(text, frozenset())
     statements = _Lexer(text).run()
-    if len(statements) != 1 or statements[0].equals is None:
+    tokens, equals = statements[0] if len(statements) == 1 else ([], None)
+    if equals is None:
         raise InputError("not an equation: write left = right, e.g. x^2 + y^2 = 25", text, 0)
-    tokens, equals = statements[0]
     sides = []
     for part, column in ((tokens[:equals], 0), (tokens[equals + 1 :], tokens[equals][2])):
         if not part:
@@ -395,7 +395,7 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
     ]
 
 
-def _is(node: Node, op: str) -> bool:
+def _is(node: Node, op: str) -> TypeGuard[Binary]:
     return isinstance(node, Binary) and node.op == op
 
 

@@ -15,6 +15,8 @@ e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from gradcalc.lang.parser import (
     Binary,
     Call,
@@ -95,11 +97,13 @@ def _ambiguity(node: Binary, text: str) -> str | None:
             return _warning(node, meant, _typed(quotient.right, node.right, text), text)
     if node.op == "div":
         power = _last_factor(node.left)
+        exponent = _value(power.right) if _is(power, "pow") else None
+        divisor = _value(node.right)
         if (
-            _is(power, "pow")
-            and _value(power.right) is not None
-            and _value(node.right) is not None
-            and _value(power.right) / _value(node.right) % 1 != 0  # x^4/2 is no root
+            isinstance(power, Binary)
+            and exponent is not None
+            and divisor is not None
+            and exponent / divisor % 1 != 0  # x^4/2 is no root
             and not text[: node.column].rstrip(" \t").endswith(")")  # (x^3)/2 is deliberate
         ):
             regrouped = Binary("pow", power.left, Binary("div", power.right, node.right, 0), 0)
@@ -124,7 +128,7 @@ def _warning(read: Binary, meant: Node, regrouped: str | None, text: str) -> str
 # --- the tree and its columns ---------------------------------------------------------------
 
 
-def _is(node: object, op: str) -> bool:
+def _is(node: object, op: str) -> TypeGuard[Binary]:
     return isinstance(node, Binary) and node.op == op
 
 
@@ -162,7 +166,9 @@ def _with_last_factor(node: Node, factor: Node) -> Node:
 
 def _regrouped(meant: Node) -> Node:
     """The new parenthesised group of a regrouped tree: its last factor's exponent."""
-    return _last_factor(meant).right
+    power = _last_factor(meant)
+    assert isinstance(power, Binary)  # a power, as the regrouping made it
+    return power.right
 
 
 def _implicit(node: Binary, text: str) -> bool:
