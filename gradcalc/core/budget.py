@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 from gradcalc.core.errors import GradcalcError
 
@@ -162,7 +163,7 @@ def symbolic_limit(seconds: float, key: Hashable = None) -> AbstractContextManag
 # --- the alarm: one SIGALRM for every open deadline, the earliest armed -------------------
 
 _deadlines: list[tuple[float, Callable[[], BaseException]]] = []
-_previous_handler: list[object] = []
+_previous_handler: list[Any] = []  # what signal.signal returned (a handler, or a constant)
 
 
 def _usable() -> bool:

@@ -100,7 +100,7 @@ def derivatives(
     x = leaves[source]
     tapes = [Tape() for _ in range(order)]
     active: list[Tape] = []
-    orders = []
+    orders: list[np.ndarray] = []
     try:
         for tape in tapes:
             active.append(tape.__enter__())
