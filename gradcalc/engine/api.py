@@ -671,17 +671,19 @@ def as_points(
     if isinstance(at, str):
         at = [at]
     items = list(at)
-    if items and all(isinstance(item, Mapping) for item in items):
-        names = list(items[0])
-        if any(list(item) != names for item in items):
+    mappings = [item for item in items if isinstance(item, Mapping)]
+    if items and len(mappings) == len(items):
+        names = list(mappings[0])
+        if any(list(item) != names for item in mappings):
             raise InputError("at: every point in the list must name the same variables")
-        return as_points({n: [_values(n, item[n]) for item in items] for n in names})
-    if not all(isinstance(item, str) for item in items):
+        return as_points({n: [_values(n, item[n]) for item in mappings] for n in names})
+    texts = [item for item in items if isinstance(item, str)]
+    if len(texts) != len(items):
         raise InputError(
             "at: give one mapping of values, a list of mappings, or --at style texts "
             "such as ['x=1,y=2']"
         )
-    return parse_at(items)
+    return parse_at(texts)
 
 
 def _values(name: object, value: object) -> np.ndarray:

@@ -369,11 +369,13 @@ def tangent(result: GradResult) -> str | None:
     from gradcalc.symbolic.notation import join_terms, shifted_term
 
     points, sources = result.points, result.sources
-    one = points.count == 1 and points.exact is not None and not result.undefined.any()
+    exact = points.exact
+    one = points.count == 1 and exact is not None and not result.undefined.any()
     one = one and not result.warnings  # at a kink (--subgradient) there is no tangent
     if not (one and len(sources) in (1, 2) and sorted(sources) == sorted(points.names)):
         return None
-    centers = {v: exact_value(points.exact[0][v]) for v in sources}
+    assert exact is not None  # one point given exactly (checked above)
+    centers = {v: exact_value(exact[0][v]) for v in sources}
     partials = result.check.partials if result.check is not None else {}
     terms = [shifted_term(_shown(result.value, None), {}, {})]
     for v in sources:

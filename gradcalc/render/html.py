@@ -99,9 +99,10 @@ def _drawn(part: Any) -> str:
     """Any other renderable, drawn as the terminal would (80 columns, no colour)."""
     from rich.console import Console
 
-    console = Console(file=io.StringIO(), width=80, color_system=None, force_jupyter=False)
+    drawn = io.StringIO()
+    console = Console(file=drawn, width=80, color_system=None, force_jupyter=False)
     console.print(part)
-    return html.escape(console.file.getvalue().rstrip("\n"))
+    return html.escape(drawn.getvalue().rstrip("\n"))
 
 
 def result_html(result: GradResult | JacobianResult) -> str:
