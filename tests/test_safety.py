@@ -226,11 +226,12 @@ def test_the_request_deadline_stops_the_work_and_sympy_stops_before_it() -> None
 
     with pytest.raises(budget.OutOfTime, match=r"--timeout 0\.2 s"), budget.request(0.2):
         time.sleep(60)
-    with (
-        budget.request(0.5) as request,
-        pytest.raises(budget.CheckTimeout, match="request's time budget"),
-        request.symbolic(30.0),
-    ):
+    with pytest.raises(budget.OutOfTime), budget.request(1.0) as request:
+        with (
+            pytest.raises(budget.CheckTimeout, match="request's time budget"),
+            request.symbolic(30.0),  # stops first: its deadline is the earlier one
+        ):
+            time.sleep(60)
         time.sleep(60)
     assert budget.current().timeout == 0  # nothing left armed
 
@@ -384,3 +385,18 @@ def test_a_file_whose_columns_are_all_unused_is_an_error_not_a_crash(tmp_path) -
     done = gradcalc("hessian", "x*y + sin(x)", "--points", str(path), "--skip-bad-rows")
     assert done.returncode == 2, done.stderr
     assert "internal error" not in done.stderr and "no column" in done.stderr
+
+
+def test_a_request_past_its_timeout_says_so_and_a_stream_goes_on() -> None:
+    """A 1 ms budget runs out in every request: each says so -- the error line, or the
+    numbers with the warning that the check was skipped -- and the stream answers every job,
+    in order."""
+    done = gradcalc("--timeout", "0.001", "grad", "x^2", "--at", "x=1")
+    assert "--timeout 0.001 s" in done.stderr and "internal error" not in done.stderr
+    assert done.returncode == 2 or (done.returncode == 0 and "skipped" in done.stderr)
+    done = gradcalc("--timeout", "0.001", "grad", "--jobs", "-", stdin="x^2\tx=1\nx^3\tx=2\n")
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["job"] for a in answers] == [1, 2]
+    for answer in answers:
+        said = answer.get("error") or " ".join(answer["warnings"])
+        assert "--timeout 0.001 s" in said, answer

@@ -184,11 +184,11 @@ def _deadline(when: float, error: Callable[[], BaseException]) -> Iterator[None]
         _arm()
         yield
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)  # first: no alarm while the list changes
         _deadlines.remove(entry)
         if _deadlines:
             _arm()
         else:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, _previous_handler.pop())
 
 
@@ -200,7 +200,8 @@ def _arm() -> None:
 def _on_alarm(signum: int, frame: object) -> None:
     now = time.monotonic()
     expired = [entry for entry in _deadlines if entry[0] <= now + 1e-3]
-    if not expired:  # woke early: wait on
-        _arm()
+    if not expired:  # woke early (or late, for a deadline already gone): wait on
+        if _deadlines:
+            _arm()
         return
     raise min(expired, key=lambda entry: entry[0])[1]()
