@@ -105,3 +105,11 @@ def test_regions_are_parsed_and_checked() -> None:
 def test_several_targets_are_refused() -> None:
     with pytest.raises(InputError, match="one function"):
         critical_points("x, y")
+
+
+def test_a_function_with_corners_says_such_points_are_not_listed() -> None:
+    """|x| + y^2 has its minimum at a corner, where ∇f does not exist: not a root of ∇f."""
+    result = critical_points("abs(x) + y^2")
+    assert result.points == []
+    assert any("not differentiable everywhere (abs)" in note for note in result.notes)
+    assert not any("not differentiable" in n for n in critical_points("x^2 + y^2").notes)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.errors import InputError
+from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
 from gradcalc.engine.api import Options, compile_expression, hessian_at
 from gradcalc.engine.classify import Classification, classify
 from gradcalc.engine.higher import check_variables
@@ -155,11 +156,30 @@ def critical_points(
             "region; points it did not reach may be missing"
         )
     found = _classified(graph, variables, points, deadline)
+    corners = _not_differentiable(graph)
+    if corners:
+        notes.append(
+            f"f is not differentiable everywhere ({', '.join(corners)}): a point where ∇f does "
+            "not exist can be a critical point too, and is not listed (only ∇f = 0 is solved)"
+        )
     if method == "exact" and len(found) < len(points):
         notes.append(
             f"{len(points) - len(found)} solution(s) of ∇f = 0 left out: f or ∇f is undefined there"
         )
     return CriticalResult(expression, variables, bounds, method, found, notes)
+
+
+def _not_differentiable(graph: Graph) -> list[str]:
+    """The ops of ``f`` with corners or jumps (their domain rule says so at 0)."""
+    found: list[str] = []
+    for node in graph.nodes:
+        op = REGISTRY.get(node.op) if node.kind == "op" else None
+        if op is None or node.op in found or not (op.arity == 1 or op.variadic):
+            continue
+        issues = op.issues(*[np.zeros(1)] * op.arity)
+        if any(issue.kind == NOT_DIFFERENTIABLE for issue in issues):
+            found.append(node.op)
+    return found
 
 
 def _inside(point: Mapping[str, float], bounds: Mapping[str, tuple[float, float]]) -> bool:
