@@ -113,3 +113,11 @@ def test_a_function_with_corners_says_such_points_are_not_listed() -> None:
     assert result.points == []
     assert any("not differentiable everywhere (abs)" in note for note in result.notes)
     assert not any("not differentiable" in n for n in critical_points("x^2 + y^2").notes)
+
+
+def test_numeric_points_at_multiples_of_pi_are_proved_exact() -> None:
+    result = critical_points("sin(x) + cos(y)", "x=-2..2,y=-2..2")
+    assert result.method == "numeric"
+    assert [p.coordinates for p in result.points] == ["x = -pi/2, y = 0", "x = pi/2, y = 0"]
+    for p in result.points:  # the recognised values make sympy's gradient exactly 0
+        assert sp.cos(p.exact["x"]) == 0 and sp.sin(p.exact["y"]) == 0

@@ -147,9 +147,8 @@ def critical_points(
         method = "exact"
     else:
         search_deadline = time.process_time() + budget  # CPU time: the same search under load
-        points = [
-            (p, None) for p in _numeric_search(graph, variables, bounds, search_deadline, notes)
-        ]
+        found_points = _numeric_search(graph, variables, bounds, search_deadline, notes)
+        points = _recognized(graph, variables, found_points, budget)
         method = "numeric"
         notes.append(
             f"numeric search: Levenberg-Marquardt on |∇f|² from {STARTS} starting points in the "
@@ -229,7 +228,33 @@ def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str]):
     return None
 
 
-# --- numeric: Gauss-Newton on |∇f|² from many starts ------------------------------------------
+# --- numeric: Levenberg-Marquardt on |∇f|² from many starts -------------------------------------
+
+
+def _recognized(graph: Graph, variables, points: list[dict[str, float]], budget: float):
+    """[(point, exact point or None)]: a numeric point whose coordinates are simple multiples
+    of pi or rationals (``-pi/2``, ``1/3``) is exact when sympy proves ∇f = 0 there."""
+    import sympy as sp
+
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    out = []
+    try:
+        with time_limit(budget):
+            gradient = symbolic_gradient(graph, 0, list(variables))
+            for point in points:
+                guess = {
+                    v: sp.nsimplify(point[v], [sp.pi, sp.sqrt(2), sp.sqrt(3)], tolerance=1e-12)
+                    for v in variables
+                }
+                close = all(
+                    guess[v].is_real and abs(float(guess[v]) - point[v]) <= 1e-9 for v in variables
+                )
+                at = {s: guess[v] for s, v in zip(symbols, variables)}
+                proved = close and all(sp.simplify(gradient[v].subs(at)) == 0 for v in variables)
+                out.append((point, guess if proved else None))
+    except (CheckTimeout, TypeError, ValueError, RecursionError, AttributeError):
+        out += [(point, None) for point in points[len(out) :]]
+    return out
 
 
 def _numeric_search(graph: Graph, variables, bounds, deadline: float, notes: list[str]):
