@@ -324,6 +324,8 @@ def run_case(case: Case, directory: Path, slow: float = 10.0) -> tuple[str | Non
     )
     elapsed = time.process_time() - start
     code = result.exit_code
+    if code == 130:  # our own SIGTERM (kill PID) or Ctrl-C, caught by the runner: stop here
+        raise KeyboardInterrupt
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         return f"raised {type(result.exception).__name__}: {result.exception}", code, result.output
     if code not in ALLOWED_EXIT:
