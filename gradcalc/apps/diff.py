@@ -24,7 +24,6 @@ import numpy as np
 
 from gradcalc.apps.check import latex_label
 from gradcalc.core.errors import InputError
-from gradcalc.core.ops import REGISTRY
 from gradcalc.engine.api import (
     Options,
     compile_expression,
@@ -41,6 +40,7 @@ from gradcalc.symbolic.crosscheck import CheckTimeout, in_variables, symbolic_gr
 from gradcalc.symbolic.crosscheck import to_sympy as graph_to_sympy
 from gradcalc.symbolic.derivative import derivative, symbol
 from gradcalc.symbolic.notation import user_latex, user_text
+from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
 from gradcalc.symbolic.simplify import Simplified, simplest
 
 #: Random points drawn for the verification (those outside the domain are left out).
@@ -440,7 +440,7 @@ def _numeric(expr: Any, graph: Graph, points: Points) -> np.ndarray:
     import sympy as sp
 
     symbols = [symbol(v) for v in graph.variables]
-    function = sp.lambdify(symbols, expr, modules=[{"erf": REGISTRY["erf"].forward}, "numpy"])
+    function = sp.lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
     with np.errstate(all="ignore"):
         values = function(*(points.arrays[v] for v in graph.variables))
         values = np.broadcast_to(np.asarray(values), (SAMPLES,))

@@ -31,6 +31,7 @@ from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import CONSTANT_VALUES, DECIMAL
 from gradcalc.lang.parser import Program, Statement, parse_constant
 from gradcalc.symbolic.derivative import derivative
+from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
 
 RTOL = 1e-7
 ATOL = 1e-12
@@ -328,12 +329,11 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
     import sympy as sp
 
     symbols = [sp.Symbol(v, real=True) for v in graph.variables]
-    modules = [{"erf": REGISTRY["erf"].forward}, "numpy"]
     arrays = [np.asarray(point[v], dtype=float) for v in graph.variables]
     cache_key = ("lambdified", *key)
     if cache_key not in graph.cache:
         graph.cache[cache_key] = {
-            source: sp.lambdify(symbols, expr, modules=modules)
+            source: sp.lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
             for source, expr in derivatives.items()
         }
     functions = graph.cache[cache_key]
