@@ -125,7 +125,7 @@ def test_cli_table_json_and_exit_codes() -> None:
     wrong = cli("check", "x^3", "--at", "x=2", "--expect", "6")
     assert wrong.exit_code == ExitCode.CHECK_FAILED and "✗ wrong" in wrong.stdout
     out = json.loads(
-        cli("check", "x^2*y", "--answer", "y=x^2", "--answer", "x=2*x*y", "-f", "json").stdout
+        cli("check", "x^2*y", "--answer", "y=x^2", "--answer", "x=2*x*y", "--format", "json").stdout
     )
     assert out["all_correct"] is True and [v["component"] for v in out["verdicts"]] == [
         "∂f/∂x",

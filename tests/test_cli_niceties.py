@@ -123,7 +123,9 @@ def test_an_expression_with_an_f_after_a_minus_is_not_the_f_option(text: str) ->
     """click reads -(x + erf(x)) as short options: -( -x ... and -f with '(x))' as value."""
     import sympy
 
-    result = runner.invoke(app, ["grad", text, "--at", "x=0.5,f=2", "-f", "plain", "--wrt", "x"])
+    result = runner.invoke(
+        app, ["grad", text, "--at", "x=0.5,f=2", "--format", "plain", "--wrt", "x"]
+    )
     assert result.exit_code == 0, result.output
     symbols = {"x": sympy.Symbol("x"), "f": sympy.Symbol("f")}
     truth = sympy.diff(sympy.sympify(text.replace("^", "**"), locals=symbols), symbols["x"])

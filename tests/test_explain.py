@@ -303,7 +303,7 @@ def test_markdown_has_the_section_headings() -> None:
         "## Gradient",
         "## Symbolic derivative, rule by rule",
     ]
-    assert md.startswith("# Explaining f = `3*w1**2+2*w1*w2` at w1=5, w2=3")
+    assert md.startswith("# Explaining f = `3·w1^2 + 2·w1·w2` at w1=5, w2=3")  # as read
 
 
 # --- errors ----------------------------------------------------------------------------------
@@ -335,9 +335,9 @@ def test_explain_command_formats_and_errors() -> None:
     panel = runner.invoke(app, ["explain", "y = x^2; z = y^2", "--at", "x=3"])
     assert panel.exit_code == 0
     assert "adjoint(y) = ∂z/∂y · adjoint(z) = 2·y · 1 = 2·9 · 1 = 18" in panel.stdout
-    markdown = runner.invoke(app, ["explain", "x*sin(x)", "--at", "x=1", "-f", "markdown"])
+    markdown = runner.invoke(app, ["explain", "x*sin(x)", "--at", "x=1", "--format", "markdown"])
     assert "## Reverse pass" in markdown.stdout and "product rule" in markdown.stdout
-    latex = runner.invoke(app, ["explain", "x*sin(x)", "--at", "x=1", "-f", "latex"])
+    latex = runner.invoke(app, ["explain", "x*sin(x)", "--at", "x=1", "--format", "latex"])
     assert latex.stdout.count("\\begin{align*}") == latex.stdout.count("\\end{align*}") > 0
     assert runner.invoke(app, ["explain", "x", "--at", "x=1", "--at", "x=2"]).exit_code == 2
     assert runner.invoke(app, ["explain", "log(x)", "--at", "x=-1"]).exit_code == 3

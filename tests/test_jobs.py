@@ -116,7 +116,7 @@ def test_jobs_and_an_expression_do_not_go_together() -> None:
     ],
 )
 def test_read_job(line, expected) -> None:
-    expression, point, wrt, of = read_job(line)
+    expression, point, wrt, of, _ = read_job(line)
     assert (expression, point.exact, wrt, of) == expected
 
 

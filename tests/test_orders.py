@@ -114,3 +114,23 @@ def test_the_issues_crashes_are_answered() -> None:
     )
     assert result.exit_code == 0, result.output
     assert [line.split()[-2] for line in result.stdout.splitlines() if "│" in line] == ["2", "2"]
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_jobs_answer_every_order_at_several_points(order) -> None:
+    import io
+
+    from gradcalc.cli.jobs import run_jobs
+
+    lines = [
+        json.dumps({"expr": text, "at": point, "wrt": ["x"], "order": order})
+        for text, _ in CASES
+        for point in POINTS
+    ]
+    out = io.StringIO()
+    assert run_jobs(lines, out) == 0
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    for (_, expr), chunk in zip(CASES, [answers[i : i + 3] for i in range(0, 12, 3)]):
+        for k in range(1, order + 1):
+            got = [a["derivatives"][k - 1] if order > 1 else a["gradient"]["x"] for a in chunk]
+            np.testing.assert_allclose(got, truth(expr, *[X] * k), rtol=1e-9, atol=1e-9)

@@ -183,6 +183,8 @@ class Explanation:
         derivations: one symbolic derivation per source.
         simplified: without a point (``point`` is ``None``, no passes, no gradient), each
             source's derivative simplified (:mod:`gradcalc.symbolic.simplify`).
+        read_as: the expression as gradcalc read it (see :mod:`gradcalc.lang.reading`).
+        warnings: where that reading is likely not what was meant, both readings.
     """
 
     expression: str
@@ -194,6 +196,8 @@ class Explanation:
     gradient: dict[str, float | None]
     derivations: list[Derivation]
     simplified: dict[str, Simplified] = field(default_factory=dict)
+    read_as: str = ""
+    warnings: list[str] = field(default_factory=list)
 
     def _repr_html_(self) -> str:
         """In a notebook: the panels ``gradcalc explain`` prints, as HTML."""
@@ -264,6 +268,8 @@ def explain(
     operands = {_node(row): _operands(graph, row, tape_names, constants) for row in result.tape}
     target = graph.targets[0]
     return Explanation(
+        read_as=result.read_as,
+        warnings=graph.ambiguities,
         expression=result.expression,
         target=result.target,
         root=_operand_name(graph, target, tape_names),
@@ -313,6 +319,8 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
         gradient={},
         derivations=derivations,
         simplified=simplified,
+        read_as=graph.read_as,
+        warnings=graph.ambiguities,
     )
 
 
@@ -730,7 +738,8 @@ def _title(e: Explanation, quote: str = "") -> str:
     """``z in y = x**2; z = y**2`` for a program, ``f = x*sin(x)`` for an expression."""
     joint = "in" if e.target == e.root else "="
     where = "" if e.point is None else f" at {e.point}"
-    return f"{e.target} {joint} {quote}{_one_line(e.expression)}{quote}{where}"
+    reading = e.read_as or _one_line(e.expression)
+    return f"{e.target} {joint} {quote}{reading}{quote}{where}"
 
 
 def _seed_note(e: Explanation) -> str:
@@ -755,6 +764,7 @@ def to_markdown(e: Explanation) -> str:
     <BLANKLINE>
     """
     lines = [f"# Explaining {_title(e, '`')}", ""]
+    lines += [f"> warning: {warning}\n" for warning in e.warnings]
     if e.point is not None:
         lines += ["## Forward pass", ""]
         lines += [f"{s.index}. `{_forward_line(s)}`" for s in e.forward] or ["(no operations)"]
@@ -791,7 +801,7 @@ def to_rich(e: Explanation) -> Any:
     >>> console = Console(record=True, width=72, file=io.StringIO())
     >>> console.print(to_rich(explain("x*sin(x)", at={"x": 0})))
     >>> print(console.export_text())
-    f = x*sin(x) at x=0.0
+    read as: f = x·sin(x) at x=0.0
     ╭─ Forward pass ───────────────────────────────────────────────────────╮
     │ #1  #1 = sin(x) = sin(0) = 0                                         │
     │ #2  #2 = x * #1 = 0 * 0 = 0                                          │
@@ -833,10 +843,14 @@ def to_rich(e: Explanation) -> Any:
         simplified = _simplified_line(e, d)
         symbolic += [] if simplified is None else [f"  {simplified}"]
     rule_by_rule = panel("Symbolic derivative, rule by rule", symbolic)
+    heading = [
+        Text(f"read as: {_title(e)}"),
+        *(Text(f"warning: {warning}", style="yellow") for warning in e.warnings),
+    ]
     if e.point is None:
-        return Group(Text(_title(e)), rule_by_rule)
+        return Group(*heading, rule_by_rule)
     return Group(
-        Text(_title(e)),
+        *heading,
         panel(
             "Forward pass",
             [f"#{s.index}  {_forward_line(s)}" for s in e.forward] or ["(no operations)"],
@@ -959,8 +973,8 @@ def to_latex(e: Explanation) -> str:
     >>> print(to_latex(explain("y = x**2; z = y**2", at={"x": 3})).splitlines()[3])
     y &= x^{2} = 3^{2} = 9 \\
     """
-    where = "" if e.point is None else f" at {e.point}"
-    lines = [f"% {_one_line(e.expression)}{where}"]
+    lines = [f"% read as: {_title(e)}"]
+    lines += [f"% warning: {warning}" for warning in e.warnings]
     if e.point is None:
         for d in e.derivations:
             lines += _latex_derivation(e, d)

@@ -6,10 +6,12 @@ one per line, each either a JSON object::
 
     {"expr": "3*w1^2 + 2*w1*w2", "at": {"w1": 5, "w2": "3"}, "wrt": ["w1"], "of": ["f"]}
 
-(``wrt`` and ``of`` optional; values are numbers or exact text such as ``"pi/4"``, each read
-on its own as one constant; a key given twice is an error) or the plain form
-``EXPR w1=5,w2=3`` (the point is the last word; a TAB before it works too). Blank lines and
-lines starting with ``#`` are skipped; a line longer than
+(``wrt``, ``of`` and ``order`` optional; ``"order": N`` asks for the derivatives of orders
+1..N with respect to one variable, ``wrt`` or the only one, answered as
+``grad --order N --format json`` answers; values are numbers or exact text such as
+``"pi/4"``, each read on its own as one constant; a key given twice is an error) or the
+plain form ``EXPR w1=5,w2=3`` (the point is the last word; a TAB before it works too). Blank
+lines and lines starting with ``#`` are skipped; a line longer than
 :data:`~gradcalc.io.files.MAX_LINE` characters is answered with an error, read in bounded
 pieces.
 
@@ -41,21 +43,24 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
-from gradcalc.engine.api import Options, compile_expression, gradient_at
+from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at
 from gradcalc.engine.points import Points, parse_at, points_from_rows
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import to_json
+from gradcalc.render.views import DerivativeView
 
 #: How the exit status of a whole stream is chosen: the first of these that any job hit.
 EXIT_PRIORITY = (ExitCode.INTERNAL, ExitCode.CHECK_FAILED, ExitCode.USAGE, ExitCode.UNDEFINED)
 #: The compiled graphs kept for later jobs: at most this many nodes in all (and 256 graphs).
 CACHE_NODES = 200_000
 CACHE_GRAPHS = 256
+#: The highest ``order`` a job may ask for (as ``grad --order``).
+MAX_ORDER = 12
 
 
 def run_jobs(lines: Iterable[str], out: TextIO, timeout: float = 0.0, **options: Any) -> int:
@@ -108,10 +113,15 @@ def _isolated(
 
 def _answer(number: int, text: str, options: Options, cache: _Cache) -> tuple[dict[str, Any], int]:
     """One job's JSON answer and its exit code (errors are raised)."""
-    expression, points, wrt, of = read_job(text)
+    expression, points, wrt, of, order = read_job(text)
     graph = cache.compiled(expression, points.names, None if of is None else tuple(of))
-    results = gradient_at(graph, points, wrt, options)
-    objects = [to_json(result, 0, tape=False) for result in results]
+    if order > 1:
+        source = _one_source(graph, wrt, order)
+        results: list = [derivatives_at(graph, points, source, order, options)]
+        objects = DerivativeView().json(results, 0, tape=False)
+    else:
+        results = gradient_at(graph, points, wrt, options)
+        objects = [to_json(result, 0, tape=False) for result in results]
     code = ExitCode.OK
     if any(r.check is not None and r.check.status == "disagree" for r in results):
         code = ExitCode.CHECK_FAILED
@@ -151,14 +161,37 @@ class _Cache:
         self.nodes = 0
 
 
-def read_job(text: str) -> tuple[str, Points, list[str] | None, list[str] | None]:
-    r"""A job line as (expression, its point, wrt, of).
+def _one_source(graph: Graph, wrt: list[str] | None, order: int) -> str:
+    """The one variable a job's derivatives of ``order`` > 1 are taken with respect to."""
+    sources = wrt if wrt is not None else list(graph.variables)
+    if len(sources) != 1:
+        raise InputError(
+            f'"order": {order} takes one variable: give it as "wrt": ["x"] '
+            f"(the expression has {', '.join(graph.variables) or 'none'})"
+        )
+    return sources[0]
 
-    >>> expression, point, wrt, of = read_job('{"expr": "x*y", "at": {"x": 1, "y": "pi/2"}}')
-    >>> expression, point.exact, wrt, of
-    ('x*y', [{'x': '1', 'y': 'pi/2'}], None, None)
-    >>> read_job("x*y\tx=1,y=2")[1].exact
+
+class Job(NamedTuple):
+    """A job: its expression, its point, and the optional wrt, of and order."""
+
+    expression: str
+    points: Points
+    wrt: list[str] | None
+    of: list[str] | None
+    order: int = 1
+
+
+def read_job(text: str) -> Job:
+    r"""A job line as (expression, its point, wrt, of, order).
+
+    >>> expression, point, wrt, of, order = read_job('{"expr": "x*y", "at": {"x": 1, "y": "pi/2"}}')
+    >>> expression, point.exact, wrt, of, order
+    ('x*y', [{'x': '1', 'y': 'pi/2'}], None, None, 1)
+    >>> read_job("x*y\tx=1,y=2").points.exact
     [{'x': '1', 'y': '2'}]
+    >>> read_job('{"expr": "x^3", "at": {"x": 2}, "order": 3}').order
+    3
 
     Raises:
         InputError: for a line that is neither form, fields of the wrong type or given
@@ -166,16 +199,19 @@ def read_job(text: str) -> tuple[str, Points, list[str] | None, list[str] | None
     """
     if not text.lstrip().startswith("{"):
         expression, at = plain_job(text)
-        return expression, parse_at([at] if at.strip() else []), None, None
+        return Job(expression, parse_at([at] if at.strip() else []), None, None)
     try:
         job = json.loads(text, object_pairs_hook=_no_repeats)
     except (ValueError, RecursionError) as error:
         raise InputError(f"the job is not valid JSON: {error}") from None
     if not isinstance(job, dict):
         raise InputError("a JSON job must be an object with an expr field")
-    unknown = sorted(set(job) - {"expr", "at", "wrt", "of"})
+    unknown = sorted(set(job) - {"expr", "at", "wrt", "of", "order"})
     if unknown:
-        raise InputError(f"unknown job field {unknown[0]!r}: a job has expr, at, wrt, of")
+        raise InputError(f"unknown job field {unknown[0]!r}: a job has expr, at, wrt, of, order")
+    order = job.get("order", 1)
+    if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= MAX_ORDER:
+        raise InputError(f'"order" must be a whole number from 1 to {MAX_ORDER}')
     expression = job.get("expr")
     if not isinstance(expression, str):
         raise InputError('a job needs "expr": the expression as a string')
@@ -184,7 +220,7 @@ def read_job(text: str) -> tuple[str, Points, list[str] | None, list[str] | None
         raise InputError('"at" must be an object such as {"x": 1, "y": "pi/4"}')
     row = {name: _value_text(name, value) for name, value in at.items()}
     points = points_from_rows([row] if row else [], what='"at"')
-    return expression, points, _names(job, "wrt"), _names(job, "of")
+    return Job(expression, points, _names(job, "wrt"), _names(job, "of"), order)
 
 
 def plain_job(text: str) -> tuple[str, str]:

@@ -94,9 +94,7 @@ Order = Annotated[
         "--order", min=1, max=12, help="The N-th derivative (one source; 2 with several: Hessian)."
     ),
 ]
-Output = Annotated[
-    Format, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
-]
+Output = Annotated[Format, typer.Option("--format", case_sensitive=False, help="Output format.")]
 NoCheck = Annotated[bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")]
 Exact = Annotated[bool, typer.Option("--exact", help="Show exact symbolic values, however long.")]
 Digits = Annotated[

@@ -23,6 +23,7 @@ from gradcalc.engine import display, higher
 from gradcalc.engine.classify import Classification, classify
 from gradcalc.engine.diagnostics import Finding, Thresholds, diagnose
 from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, source_names
+from gradcalc.engine.exact import exact_determinants, exact_texts, settled, settled_value
 from gradcalc.engine.points import Points, parse_at
 from gradcalc.engine.replay import SweepResult, run_sweep, sweep_for
 from gradcalc.engine.singular import Singularity, singularities
@@ -62,6 +63,14 @@ class GradResult:
         warnings: plain-text notes for the user.
         diagnostics: NaN/infinity, vanishing or exploding components, saturated
             activations and kinks (see :mod:`gradcalc.engine.diagnostics`).
+        read_as: the expression as gradcalc read it (``e^2x`` is ``e^2·x``); where that is
+            likely not what was meant, ``warnings`` start with both readings.
+        shown: the gradient to show: the tape's, except where the symbolic check found the
+            exact value at a point (and agreed): there its nearest float (``cos(pi/2)`` is
+            0, not 6.1e-17; see :mod:`gradcalc.engine.exact`).
+        exact: per source, the exact value's text per point (flat) where it is known and
+            short (any length with ``exact``), else ``None``; empty without exact values.
+        shown_value: ``value`` likewise exact where the points were given exactly.
     """
 
     expression: str
@@ -78,6 +87,10 @@ class GradResult:
     check: CheckReport | None
     warnings: list[str] = field(default_factory=list)
     diagnostics: list[Finding] = field(default_factory=list)
+    read_as: str = ""
+    shown: dict[str, np.ndarray | None] = field(default_factory=dict)
+    exact: dict[str, list[str | None]] = field(default_factory=dict)
+    shown_value: np.ndarray | None = None
 
     def reason(self, k: int) -> str | None:
         """Why the gradient is undefined at point ``k`` (``None`` where it is defined)."""
@@ -102,10 +115,14 @@ class HessianResult(GradResult):
     """A :class:`GradResult` with the Hessian and the second-derivative test per point.
 
     ``matrix`` is shaped ``(n, n) + points shape``; ``tests[k]`` classifies point ``k``.
+    ``shown_matrix`` is ``matrix`` exact where the check knows the exact value (see
+    :attr:`GradResult.shown`), ``exact_matrix`` the exact texts per entry and point.
     """
 
     matrix: np.ndarray
     tests: list[Classification]
+    shown_matrix: np.ndarray | None = None
+    exact_matrix: list[list[list[str | None]]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -114,6 +131,7 @@ class DerivativeResult(GradResult):
 
     order: int
     orders: list[np.ndarray]
+    shown_orders: list[np.ndarray] = field(default_factory=list)  # exact where known
 
     @property
     def derivative(self) -> np.ndarray:
@@ -133,11 +151,20 @@ class DirectionalResult(GradResult):
 @dataclass
 class JacobianResult:
     """The Jacobian of several targets: ``matrix[i, j]`` = d target_i / d source_j (over the
-    points), ``determinant`` when square; ``rows`` are the targets' gradient results."""
+    points), ``determinant`` when square; ``rows`` are the targets' gradient results.
+
+    ``shown_matrix`` and ``determinant`` are exact where the check knows the exact values
+    (see :attr:`GradResult.shown`); ``exact_determinant`` holds the determinant's exact
+    text per point where every entry is known exactly, and ``symbolic_determinant`` sympy's
+    simplified determinant (``r`` for the polar map), when it was found within the budget.
+    """
 
     rows: list[GradResult]
     matrix: np.ndarray
     determinant: np.ndarray | None
+    shown_matrix: np.ndarray | None = None
+    exact_determinant: list[str | None] = field(default_factory=list)
+    symbolic_determinant: str | None = None
 
     @property
     def targets(self) -> list[str]:
@@ -307,21 +334,16 @@ def hessian_at(
     matrix = run.matrix
     assert matrix is not None  # higher.hessian always sets it
     labels = [(a, b) for a in sources for b in sources]
-    tape_values = {
-        f"{a},{b}": matrix[i, j] for (i, a) in enumerate(sources) for (j, b) in enumerate(sources)
+    tape_values = {  # the gradient too: its exact values are shown (an exact 0 is no noise)
+        **{a: run.gradient[a] for a in sources},
+        **{f"{a},{b}": matrix[i, j] for i, a in enumerate(sources) for j, b in enumerate(sources)},
     }
 
     def build() -> dict[str, object]:
         first = symbolic_gradient(graph, target, list(sources))
-        return {f"{a},{b}": derivative(first[a], symbol(b)) for a, b in labels}
+        return {**first, **{f"{a},{b}": derivative(first[a], symbol(b)) for a, b in labels}}
 
-    scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
-    tests = []
-    for k in range(points.count):
-        h = matrix.reshape(len(sources), len(sources), -1)[:, :, k]
-        g = np.array([run.gradient[s].reshape(-1)[k] for s in sources])
-        tests.append(classify(h, g, scale))
-    return _finish(
+    result = _finish(
         HessianResult,
         _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
         points,
@@ -330,8 +352,30 @@ def hessian_at(
             graph, ("hessian", target, tuple(sources)), build, tape_values, where
         ),
         matrix=matrix,
-        tests=tests,
+        tests=[],
     )
+    result.shown_matrix = np.array(
+        [
+            [settled(matrix[i, j], result.check, f"{a},{b}") for j, b in enumerate(sources)]
+            for i, a in enumerate(sources)
+        ]
+    ).reshape(matrix.shape)
+    result.exact_matrix = [
+        [exact_texts(result.check, f"{a},{b}") for b in sources] for a in sources
+    ]
+    scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
+    for k in range(points.count):  # the test on the exact values where they are known
+        h = result.shown_matrix.reshape(len(sources), len(sources), -1)[:, :, k]
+        g = np.array([_shown_at(result, s, k) for s in sources])
+        result.tests.append(classify(h, g, scale))
+    return result
+
+
+def _shown_at(result: GradResult, source: str, k: int) -> float:
+    """The shown (exact where known) gradient component ``source`` at point ``k``."""
+    shown = result.shown.get(source)
+    values = result.gradient[source] if shown is None else shown
+    return 0.0 if values is None else float(np.asarray(values).reshape(-1)[k])
 
 
 def derivatives_at(
@@ -348,9 +392,18 @@ def derivatives_at(
         expr = to_sympy(graph)[graph.targets[target]]
         return {f"d{k}": derivative(expr, symbol(source), k) for k in range(1, order + 1)}
 
-    return _finish(
+    result = _finish(
         DerivativeResult,
-        _Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
+        _Computed(
+            graph,
+            target,
+            run.sources,
+            run.value,
+            run.gradient,
+            run.rows,
+            run.problems,
+            labels={source: "d1"},
+        ),
         points,
         options,
         lambda where: check_against(
@@ -359,6 +412,10 @@ def derivatives_at(
         order=order,
         orders=orders,
     )
+    result.shown_orders = [
+        settled(orders[k - 1], result.check, f"d{k}") for k in range(1, order + 1)
+    ]
+    return result
 
 
 def directional_at(
@@ -427,9 +484,23 @@ def jacobian_at(
             for row in rows
         ]
     )
+    shown = np.array(
+        [
+            [np.broadcast_to(0.0 if g is None else g, shape) for g in row.shown.values()]
+            for row in rows
+        ]
+    )
     m, n = matrix.shape[:2]
-    determinant = _determinant(matrix).reshape(shape) if m == n else None
-    return JacobianResult(rows, matrix, determinant)
+    if m != n:
+        return JacobianResult(rows, matrix, None, shown)
+    flat = np.array(_determinant(shown), dtype=float).reshape(-1)
+    exact, symbolic = exact_determinants(rows, options.check_timeout, options.exact)
+    for k, value in enumerate(exact):
+        if value is not None:
+            flat[k] = value[0]
+    determinant = flat.reshape(shape)
+    texts = [value[1] or None if value is not None else None for value in exact]
+    return JacobianResult(rows, matrix, determinant, shown, texts, symbolic)
 
 
 def _determinant(matrix: np.ndarray) -> np.ndarray:
@@ -470,6 +541,8 @@ class _Computed:
     problems: list[Problem]
     #: the diagnostic findings when already known (from the replay), else diagnosed here
     findings: list[Finding] | None = None
+    #: the check's label for a source's derivative, where it is not the source's name
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 Result = TypeVar("Result", bound=GradResult)
@@ -489,7 +562,7 @@ def _finish(
     name = graph.target_names[k]
     shape = run.value.shape
     found = singularities(graph, run.problems, run.rows, points, k, run.sources)
-    warnings: list[str] = []
+    warnings: list[str] = graph.ambiguities
     undefined = np.zeros(shape, dtype=bool)
     value_undefined = np.zeros(shape, dtype=bool)
     conventional = np.zeros(shape, dtype=bool)  # kinks given their conventional value
@@ -515,12 +588,13 @@ def _finish(
     for source in run.sources:
         if run.gradient[source] is None and source in graph.variable_nodes:
             warnings.append(f"{source} is not used by {name}: it is independent (gradient 0)")
-    report = None
+    report, shown_value = None, run.value
     if options.check:
         skip = undefined | conventional  # a convention is not a derivative sympy could confirm
-        report = check(
-            CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
-        )
+        where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
+        report = check(where)
+        if report.status != "skipped":
+            shown_value = settled_value(graph, k, run.value, where)
         if report.note:
             warnings.append(report.note)
         elif report.status == "disagree":
@@ -539,8 +613,15 @@ def _finish(
         first_reason=first_reason,
         check=report,
         warnings=warnings,
+        read_as=graph.read_as,
         **extra,
     )
+    labels = {s: run.labels.get(s, s) for s in run.gradient}
+    result.shown = {
+        s: None if g is None else settled(g, report, labels[s]) for s, g in run.gradient.items()
+    }
+    result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
+    result.shown_value = shown_value
     known = run.findings
     result.diagnostics = diagnose(result, options.thresholds) if known is None else known
     return result

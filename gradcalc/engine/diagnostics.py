@@ -105,7 +105,8 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
     for name, gradient in result.gradient.items():
         if gradient is None:
             continue
-        size = np.abs(np.broadcast_to(gradient, shape))
+        exact = result.shown.get(name, gradient)  # an exact 0 is not vanishing
+        size = np.abs(np.broadcast_to(gradient if exact is None else exact, shape))
         for kind, mask, limit, compare in (
             (
                 "vanishing",

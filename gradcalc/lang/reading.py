@@ -15,6 +15,7 @@ e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeGuard
 
 from gradcalc.lang.parser import (
@@ -26,11 +27,12 @@ from gradcalc.lang.parser import (
     Node,
     Num,
     Program,
+    parse_program,
     postorder,
     unparse,
 )
 
-__all__ = ["ambiguities", "read_as"]
+__all__ = ["ambiguities", "read_as", "reading"]
 
 
 def read_as(program: Program) -> str:
@@ -50,6 +52,17 @@ def read_as(program: Program) -> str:
         text += expr
         after_output = statement.target is None
     return text
+
+
+def reading(text: str, variables: Iterable[str] = ()) -> tuple[str, list[str]]:
+    """How ``text`` is read, and its ambiguity warnings (for texts that are not compiled,
+    such as ``check``'s answers).
+
+    >>> reading("2e^2x")
+    ('2·e^2·x', ['e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)'])
+    """
+    program = parse_program(text, variables)
+    return read_as(program), ambiguities(program)
 
 
 def ambiguities(program: Program) -> list[str]:
@@ -79,7 +92,8 @@ def ambiguities(program: Program) -> list[str]:
 
 
 def _ambiguity(node: Binary, text: str) -> str | None:
-    """The warning for one product or quotient, if its reading is a likely misreading."""
+    """The warning for one product or quotient, if its reading is a likely misreading. It
+    quotes only the few tokens concerned (``e^2x`` of ``3e^2x``), so it stays short."""
     if node.op == "mul" and _implicit(node, text):
         power = _last_factor(node.left)
         if (
@@ -87,14 +101,16 @@ def _ambiguity(node: Binary, text: str) -> str | None:
             and _number_or_name(power.right)
             and text[_start(power.right)] not in "²³"  # x²y is plain
             and _adjacent(node, text)  # e^2x; with a space (e^2 x) the product is plain
+            and not _closed_between(power.right, node, text)  # (e^2)x is deliberate
         ):
-            regrouped = Binary("pow", power.left, Binary("mul", power.right, node.right, 0), 0)
-            meant = _with_last_factor(node.left, regrouped)
-            return _warning(node, meant, _typed(power.right, node.right, text), text)
-        if _is(node.left, "div"):  # 1/2x, x/2y
-            quotient = node.left
-            meant = Binary("div", quotient.left, Binary("mul", quotient.right, node.right, 0), 0)
-            return _warning(node, meant, _typed(quotient.right, node.right, text), text)
+            read = Binary("mul", power, node.right, 0)
+            meant = Binary("pow", power.left, Binary("mul", power.right, node.right, 0), 0)
+            return _warning(read, meant, _typed(power.right, node.right, text), text)
+        if _is(node.left, "div") and not _closed_between(node.left.right, node, text):
+            numerator, denominator = _last_factor(node.left.left), node.left.right  # 1/2x
+            read = Binary("mul", Binary("div", numerator, denominator, 0), node.right, 0)
+            meant = Binary("div", numerator, Binary("mul", denominator, node.right, 0), 0)
+            return _warning(read, meant, _typed(denominator, node.right, text), text)
     if node.op == "div":
         power = _last_factor(node.left)
         exponent = _value(power.right) if _is(power, "pow") else None
@@ -106,23 +122,27 @@ def _ambiguity(node: Binary, text: str) -> str | None:
             and exponent / divisor % 1 != 0  # x^4/2 is no root
             and not text[: node.column].rstrip(" \t").endswith(")")  # (x^3)/2 is deliberate
         ):
-            regrouped = Binary("pow", power.left, Binary("div", power.right, node.right, 0), 0)
-            return _warning(node, _with_last_factor(node.left, regrouped), None, text)
+            read = Binary("div", power, node.right, 0)
+            meant = Binary("pow", power.left, Binary("div", power.right, node.right, 0), 0)
+            return _warning(read, meant, None, text)
     return None
 
 
-def _warning(read: Binary, meant: Node, regrouped: str | None, text: str) -> str:
-    """ "T is read as R; if you mean M, write W" -- W keeps the user's own spelling inside
-    the new parentheses where there is one."""
+def _warning(read: Binary, meant: Binary, regrouped: str | None, text: str) -> str:
+    """ "T is read as R; if you mean M, write W": W keeps the user's own spelling inside the
+    new parentheses (``e^(2x)``) where there is one."""
     meant_text = unparse(meant, reading=True)
     write = meant_text
     if regrouped is not None:
-        inner = unparse(meant.right if _is(meant, "div") else _regrouped(meant), reading=True)
+        inner = unparse(meant.right, reading=True)
         write = f"{meant_text[: len(meant_text) - len(inner) - 2]}({regrouped})"
-    typed = _typed(read, read, text)
-    return (
-        f"{typed} is read as {unparse(read, reading=True)}; if you mean {meant_text}, write {write}"
-    )
+    typed = _typed(read.left, read.right, text)
+    parts = (typed, unparse(read, reading=True), meant_text, write)
+    return "{} is read as {}; if you mean {}, write {}".format(*map(_shortened, parts))
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --- the tree and its columns ---------------------------------------------------------------
@@ -153,27 +173,15 @@ def _last_factor(node: Node) -> Node:
     return node
 
 
-def _with_last_factor(node: Node, factor: Node) -> Node:
-    """``node`` with its last factor (see :func:`_last_factor`) replaced by ``factor``."""
-    spine: list[Binary] = []
-    while _is(node, "mul") or _is(node, "div"):
-        spine.append(node)
-        node = node.right
-    for link in reversed(spine):
-        factor = Binary(link.op, link.left, factor, link.column)
-    return factor
-
-
-def _regrouped(meant: Node) -> Node:
-    """The new parenthesised group of a regrouped tree: its last factor's exponent."""
-    power = _last_factor(meant)
-    assert isinstance(power, Binary)  # a power, as the regrouping made it
-    return power.right
-
-
 def _implicit(node: Binary, text: str) -> bool:
     """Whether a product was written without ``*``: its column is then its right operand's."""
     return text[node.column] not in "*×·"
+
+
+def _closed_between(operand: Node, product: Binary, text: str) -> bool:
+    """Whether a ``)`` stands between ``operand`` and the right factor of an implicit
+    ``product``: the grouping was written out, as in ``(x/2)y``."""
+    return ")" in text[_end(operand, text) : product.column]
 
 
 def _adjacent(node: Binary, text: str) -> bool:

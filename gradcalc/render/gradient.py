@@ -74,12 +74,14 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
         symbolic = {n: str(p.derivative) for n, p in result.check.partials.items()}
     obj: dict[str, Any] = {
         "expression": result.expression,
+        "read_as": result.read_as,
         "target": result.target,
         "point": point_values(result, k),
         "value": None
         if at_point(result.value_undefined, k)
         else json_number(at_point(result.value, k)),
         "gradient": gradient,
+        "exact": exact_json(result, k, undefined is None),
         "independent": [n for n, g in result.gradient.items() if g is None],
         "symbolic": symbolic,
         "check": check,
@@ -100,6 +102,19 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
             for row in result.tape
         ]
     return obj
+
+
+def exact_json(result: GradResult, k: int, defined: bool = True) -> dict[str, str]:
+    """Each gradient component's exact value as text at point ``k``, where it is known.
+
+    >>> from gradcalc import grad
+    >>> exact_json(grad("sin(x)*y", at=["x=pi/3,y=2"]), 0)
+    {'x': '1', 'y': 'sqrt(3)/2'}
+    """
+    if not defined:
+        return {}
+    found = {name: texts[k] for name, texts in result.exact.items() if k < len(texts)}
+    return {name: text for name, text in found.items() if text is not None}
 
 
 def latex_derivatives(result: GradResult) -> dict[str, str]:
@@ -184,8 +199,9 @@ def _target_columns(
     columns = []
     if value:
         undefined = result.value_undefined.reshape(-1)
-        columns.append(texts(result.value.reshape(-1), n, digits, undefined, filler))
-    for g in result.gradient.values():
+        values = result.value if result.shown_value is None else result.shown_value
+        columns.append(texts(values.reshape(-1), n, digits, undefined, filler))
+    for g in (result.shown or result.gradient).values():  # exact where the check knows it
         columns.append(texts(None if g is None else g.reshape(-1), n, digits, bad, filler))
     return columns
 
@@ -239,25 +255,32 @@ def check_mark(check: Any, partial: Any) -> str:
 
 
 def headline(result: GradResult, digits: int | None) -> Any:
-    """``f(x, y) = <text>`` and ``at x = 1, y = 2:  f = <value>``."""
-    from rich.text import Text
+    """``read as: f(x, y) = <canonical text>`` and ``at x = 1, y = 2:  f = <value>``."""
 
-    text = Text()
-    variables = ", ".join(result.points.names)
-    if (
-        result.target.startswith("f")
-        and ";" not in result.expression
-        and "=" not in result.expression
-    ):
-        text.append(f"{result.target}({variables}) = ", style="bold")
-        text.append(result.expression)
-    else:
-        text.append(f"{result.target}", style="bold")
-        text.append(f"   from   {result.expression}", style="dim")
+    text = read_as_line(result)
     point = ", ".join(f"{n} = {v}" for n, v in (result.points.exact or [{}])[0].items())
     text.append(f"\nat {point}:  " if point else "\n")
     text.append(f"{result.target} = ")
-    text.append(format_number(result.value, digits), style="bold cyan")
+    value = result.value if result.shown_value is None else result.shown_value
+    text.append(format_number(value, digits), style="bold cyan")
+    return text
+
+
+def read_as_line(result: GradResult) -> Any:
+    """``read as: f(x, y) = e^2·x`` -- how the text was read, before any number is shown
+    (a program is shown whole: ``read as: y = x^2; z = y^2``).
+
+    >>> from gradcalc import grad
+    >>> read_as_line(grad("e^2x", at={"x": 1}, check=False)).plain
+    'read as: f(x) = e^2·x'
+    """
+    from rich.text import Text
+
+    text = Text("read as: ", style="dim")
+    reading = result.read_as or result.expression
+    if result.target == "f" and "=" not in reading:
+        text.append(f"{result.target}({', '.join(result.points.names)}) = ", style="bold")
+    text.append(reading)
     return text
 
 

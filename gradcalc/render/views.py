@@ -30,8 +30,8 @@ class GradView:
     ``diagnose`` the plain-words report is printed even when the gradients are healthy.
     """
 
-    def __init__(self, diagnose: bool = False, latex: bool = False):
-        self.diagnose, self.latex = diagnose, latex
+    def __init__(self, diagnose: bool = False, latex: bool = False, exact: bool = False):
+        self.diagnose, self.latex, self.exact = diagnose, latex, exact
 
     def results(self, computed: Any) -> list[GradResult]:
         """The gradient results inside what was computed (for warnings and exit codes)."""
@@ -85,7 +85,17 @@ class GradView:
 
     def many(self, computed: Any, digits: int | None) -> list[Any]:
         """Renderables for several points."""
-        return [render.points_table(result, digits, self.diagnose) for result in computed]
+        return [
+            _read_as(result, render.points_table(result, digits, self.diagnose))
+            for result in computed
+        ]
+
+
+def _read_as(result: GradResult, table: Any) -> Any:
+    """The "read as" line above a table of many points."""
+    from rich.console import Group
+
+    return Group(render.read_as_line(result), table)
 
 
 def rows_table(title: str, header: list[str], rows: Iterator[list[str]]) -> Any:
@@ -105,11 +115,8 @@ class DerivativeView(GradView):
     tapes' records are the backward passes, not the expression."""
 
     def many(self, computed: Any, digits: int | None) -> list[Any]:
-        return [
-            rows_table(
-                computed[0].target, self.csv_header(computed), self.csv_rows(computed, digits)
-            )
-        ]
+        header, rows = self.csv_header(computed), self.csv_rows(computed, digits)
+        return [_read_as(computed[0], rows_table(computed[0].target, header, rows))]
 
     def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
         objects = super().json(computed, k, tape=False)
@@ -117,6 +124,9 @@ class DerivativeView(GradView):
             bad = result.reason(k) is not None
             orders = [None if bad else json_number(at_point(d, k)) for d in result.orders]
             obj.update(order=result.order, derivative=orders[-1], derivatives=orders)
+            labels = [f"d{n}" for n in range(1, result.order + 1)]
+            exact = _exact_at(result.check, labels, k)
+            obj["exact_derivatives"] = None if bad else [exact.get(label) for label in labels]
         return objects
 
     def csv_header(self, computed: Any) -> list[str]:
@@ -128,18 +138,16 @@ class DerivativeView(GradView):
     def csv_rows(self, computed: Any, digits: int | None) -> Iterator[list[str]]:
         (result,) = computed
         bad = result.first_reason >= 0
-        extra = [
-            render.texts(d.reshape(-1), result.points.count, digits, bad) for d in result.orders[1:]
-        ]
+        orders = result.shown_orders or result.orders  # exact where the check knows it
+        extra = [render.texts(d.reshape(-1), result.points.count, digits, bad) for d in orders[1:]]
         for row, *more in zip(render.csv_rows(computed, digits), *extra):
             yield [*row, *more]
 
     def plain(self, computed: Any, digits: int | None) -> Iterator[str]:
         (result,) = computed
         bad = result.first_reason >= 0
-        return iter(
-            render.texts(result.derivative.reshape(-1), result.points.count, digits, bad, "nan")
-        )
+        last = (result.shown_orders or result.orders)[-1]
+        return iter(render.texts(last.reshape(-1), result.points.count, digits, bad, "nan"))
 
     def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
 
@@ -178,11 +186,8 @@ class DirectionalView(GradView):
     """``gradcalc grad --direction v``."""
 
     def many(self, computed: Any, digits: int | None) -> list[Any]:
-        return [
-            rows_table(
-                computed[0].target, self.csv_header(computed), self.csv_rows(computed, digits)
-            )
-        ]
+        header, rows = self.csv_header(computed), self.csv_rows(computed, digits)
+        return [_read_as(computed[0], rows_table(computed[0].target, header, rows))]
 
     def json(self, computed: Any, k: int, tape: bool) -> list[dict[str, Any]]:
         objects = super().json(computed, k, tape)
@@ -246,6 +251,9 @@ class HessianView(GradView):
         obj.update(
             variables=list(names),
             hessian=None if bad else [[json_number(v) for v in row] for row in matrix.tolist()],
+            exact_hessian=None
+            if bad
+            else [[_text_at(t, k) for t in row] for row in result.exact_matrix],
             symbolic=[
                 [str(partials[f"{a},{b}"].derivative) if partials else None for b in names]
                 for a in names
@@ -277,7 +285,7 @@ class HessianView(GradView):
                 result.value.reshape(-1), count, digits, result.value_undefined.reshape(-1)
             )
         )
-        flat = result.matrix.reshape(n * n, -1)
+        flat = _shown(result.shown_matrix, result.matrix).reshape(n * n, -1)
         columns += [render.texts(flat[i], count, digits, bad) for i in range(n * n)]
         columns.append(["" if bad[k] else t.verdict for k, t in enumerate(result.tests)])
         return (list(row) for row in zip(*columns))
@@ -294,7 +302,7 @@ class HessianView(GradView):
         if result.undefined.any():
             return []
         names = result.sources
-        matrix = result.matrix.reshape(len(names), len(names))
+        matrix = _shown(result.shown_matrix, result.matrix).reshape(len(names), len(names))
         partials = result.check.partials if result.check is not None else {}
         table = render.new_table(f"Hessian of {result.target}")
         table.add_column("", style="bold")
@@ -304,6 +312,8 @@ class HessianView(GradView):
             cells = [f"∂/∂{a}"]
             for j, b in enumerate(names):
                 text = format_number(matrix[i, j], digits)
+                exact = _text_at(result.exact_matrix[i][j], 0) if result.exact_matrix else None
+                text = exact if self.exact and exact else text
                 partial = partials.get(f"{a},{b}")
                 if partial is not None and np.any(partial.mismatch):
                     text += " ✗"
@@ -334,7 +344,8 @@ class HessianView(GradView):
 
     def many(self, computed: HessianResult, digits: int | None) -> list[Any]:
         title = f"Hessian of {computed.target}"
-        return [rows_table(title, self.csv_header(computed), self.csv_rows(computed, digits))]
+        table = rows_table(title, self.csv_header(computed), self.csv_rows(computed, digits))
+        return [_read_as(computed, table)]
 
 
 def _unwrapped(text: str) -> Any:
@@ -365,6 +376,8 @@ class JacobianView(GradView):
         first = rows[0]
         bad = any(row.reason(k) is not None for row in rows)
         matrix = computed.matrix.reshape(len(rows), len(first.sources), -1)[:, :, k]
+        exact = [[_text_at(row.exact.get(s, []), k) for s in row.gradient] for row in rows]
+        exact_determinant = _text_at(computed.exact_determinant, k)
         determinant = None
         if computed.determinant is not None and not bad:
             determinant = json_number(at_point(computed.determinant, k))
@@ -373,12 +386,20 @@ class JacobianView(GradView):
         return [
             {
                 "expression": first.expression,
+                "read_as": first.read_as,
                 "point": render.point_values(first, k),
                 "targets": computed.targets,
                 "variables": list(first.sources),
                 "values": [None if bad else json_number(at_point(row.value, k)) for row in rows],
                 "jacobian": None if bad else [[json_number(v) for v in r] for r in matrix.tolist()],
                 "determinant": determinant,
+                "exact_jacobian": None if bad else exact,
+                "exact_determinant": None if bad else exact_determinant,
+                **(
+                    {"symbolic_determinant": computed.symbolic_determinant}
+                    if computed.symbolic_determinant is not None
+                    else {}
+                ),
                 "symbolic": [render.to_json(row, k, tape=False)["symbolic"] for row in rows],
                 "check": {
                     "status": _worst(c["status"] for c in checks),
@@ -388,7 +409,7 @@ class JacobianView(GradView):
                     "max_difference": max((c["max_difference"] or 0.0) for c in checks),
                 },
                 "undefined": next((row.reason(k) for row in rows if row.reason(k)), None),
-                "warnings": [w for row in rows for w in row.warnings],
+                "warnings": list(dict.fromkeys(w for row in rows for w in row.warnings)),
                 "diagnostics": {
                     "healthy": all(d["healthy"] for d in diagnostics),
                     "findings": [f for d in diagnostics for f in d["findings"]],
@@ -421,10 +442,12 @@ class JacobianView(GradView):
             return []
         first = rows[0]
         point = ", ".join(f"{n} = {v}" for n, v in (first.points.exact or [{}])[0].items())
-        head = Text()
+        head = render.read_as_line(first)
+        head.append("\n")
         for row in rows:
             head.append(f"{row.target} = ", style="bold")
-            head.append(f"{format_number(row.value, digits)}\n")
+            value = row.value if row.shown_value is None else row.shown_value
+            head.append(f"{format_number(value, digits)}\n")
         head.append(f"at {point}", style="dim")
         table = render.new_table("Jacobian (rows: targets; columns: variables)")
         table.add_column("", style="bold")
@@ -434,17 +457,44 @@ class JacobianView(GradView):
             table.add_column("check", justify="center")
         for row in rows:
             cells = [f"∂{row.target}"]
-            cells += [format_number(0.0 if g is None else g, digits) for g in row.gradient.values()]
+            for name, g in (row.shown or row.gradient).items():
+                exact = _text_at(row.exact.get(name, []), 0)
+                shown = format_number(0.0 if g is None else g, digits)
+                cells.append(exact if self.exact and exact else shown)
             if row.check is not None:
                 cells.append(render.check_mark(row.check, None))
             table.add_row(*cells)
         parts: list[Any] = [head, table]
         if computed.determinant is not None:
-            parts.append(Text(f"determinant: {format_number(computed.determinant, digits)}"))
+            exact = _text_at(computed.exact_determinant, 0)
+            shown = exact if self.exact and exact else format_number(computed.determinant, digits)
+            line = f"determinant: {shown}"
+            if computed.symbolic_determinant is not None:
+                line += f"   (symbolically: {computed.symbolic_determinant})"
+            parts.append(Text(line))
         return parts
 
     def many(self, computed: JacobianResult, digits: int | None) -> list[Any]:
-        return [rows_table("Jacobian", self.csv_header(computed), self.csv_rows(computed, digits))]
+        table = rows_table("Jacobian", self.csv_header(computed), self.csv_rows(computed, digits))
+        return [_read_as(computed.rows[0], table)]
+
+
+def _text_at(texts: list[str | None], k: int) -> str | None:
+    """Point ``k``'s exact text from a per-point list (``None`` where unknown)."""
+    return texts[k] if k < len(texts) else None
+
+
+def _exact_at(check: Any, labels: list[str], k: int) -> dict[str, str]:
+    """The exact texts of ``labels`` at point ``k``, where the check knows them."""
+    from gradcalc.engine.exact import exact_texts
+
+    found = {label: _text_at(exact_texts(check, label), k) for label in labels}
+    return {label: text for label, text in found.items() if text is not None}
+
+
+def _shown(shown: np.ndarray | None, tape: np.ndarray) -> np.ndarray:
+    """The numbers to show: exact where known (``shown``), else the tape's."""
+    return tape if shown is None else shown
 
 
 def _worst(statuses: Iterator[str]) -> str:
@@ -458,29 +508,51 @@ _VERDICT_MARKS = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "ye
 
 
 class VerdictView:
-    """``gradcalc check``: one verdict per component of the answer."""
+    """``gradcalc check``: one verdict per component of the answer.
 
-    def __init__(self, expression: str, at: list[str] | None, latex: bool):
+    ``read_as`` is the expression as gradcalc read it, ``answers_read_as`` each answer's
+    reading (in the verdicts' order), ``warnings`` the ambiguity warnings of both.
+    """
+
+    def __init__(
+        self,
+        expression: str,
+        at: list[str] | None,
+        latex: bool,
+        read_as: str = "",
+        answers_read_as: list[str] | None = None,
+        warnings: list[str] | None = None,
+    ):
         self.expression, self.at, self.latex = expression, at, latex
+        self.read_as = read_as
+        self.answers_read_as = answers_read_as
+        self.warnings = warnings or []
 
     def json(self, verdicts: list) -> dict[str, Any]:
         return {
             "expression": self.expression,
+            "read_as": self.read_as or None,
             "point": self.at[0] if self.at and len(self.at) == 1 else None,
             "verdicts": [
                 {
                     "component": v.component,
                     "yours": v.yours,
+                    **({"yours_read_as": r} if r is not None else {}),
                     "correct": v.correct,
                     "verdict": v.verdict,
                     "ok": v.ok,
                     "detail": v.detail,
                     **({"latex": v.latex} if self.latex else {}),
                 }
-                for v in verdicts
+                for v, r in zip(verdicts, self._readings(verdicts))
             ],
             "all_correct": all(v.ok for v in verdicts),
+            "warnings": self.warnings,
         }
+
+    def _readings(self, verdicts: list) -> list[str | None]:
+        readings: list[str | None] = [None] * len(verdicts)
+        return list(self.answers_read_as or readings)
 
     def table(self, verdicts: list) -> list[Any]:
         from rich.text import Text
@@ -488,14 +560,25 @@ class VerdictView:
         where = f" at {self.at[0].replace(',', ', ')}" if self.at and len(self.at) == 1 else ""
         named = self.expression if _DEFINITION.fullmatch(self.expression) else None
         function = named or f"f = {self.expression}"  # g = x*y names itself
-        heading = Text(f"Checking your derivative of {function}{where}", style="bold")
+        heading = Text()
+        if self.read_as:  # then the heading names the function only: g, or f
+            heading.append("read as: ", style="dim")
+            heading.append(f"{self.read_as if named else f'f = {self.read_as}'}\n")
+            function = named.split("=")[0].strip() if named else "f"
+        for warning in self.warnings:
+            heading.append(f"warning: {warning}\n", style="yellow")
+        heading.append(f"Checking your derivative of {function}{where}", style="bold")
         table = render.new_table()
         for header in ("", "your answer", "correct", "verdict", "why"):
             table.add_column(header, style="bold" if not header else None)
-        for v in verdicts:
+        for v, reading in zip(verdicts, self._readings(verdicts)):
             mark, colour = _VERDICT_MARKS[v.ok]
             table.add_row(
-                v.component, v.yours, v.correct, Text(f"{mark} {v.verdict}", style=colour), v.detail
+                v.component,
+                v.yours if reading is None else reading,
+                v.correct,
+                Text(f"{mark} {v.verdict}", style=colour),
+                v.detail,
             )
         parts: list[Any] = [heading, table]
         if self.latex:

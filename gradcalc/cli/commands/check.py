@@ -60,7 +60,7 @@ def check(
         )
     else:
         verdicts = answers.check_answers(text, _answer_form(answer), names(wrt), order, at or [])
-    view = views.VerdictView(text, at, latex)
+    view = views.VerdictView(text, at, latex, *_readings(text, verdicts, answer is not None))
     if output is Format.json:
         print(json.dumps(view.json(verdicts)))
     else:
@@ -69,6 +69,21 @@ def check(
             console.print(part)
     ok = [v.ok for v in verdicts]
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
+
+
+def _readings(text: str, verdicts: list, answers: bool) -> tuple[str, list[str] | None, list]:
+    """How the expression and each answer were read, and the ambiguity warnings of both."""
+    from gradcalc.lang.parser import parse_program
+    from gradcalc.lang.reading import ambiguities, read_as
+
+    program = parse_program(text)
+    warnings = ambiguities(program)
+    readings = None
+    if answers:
+        parsed = [parse_program(v.yours, program.free_variables) for v in verdicts]
+        readings = [read_as(answer) for answer in parsed]
+        warnings += [w for answer in parsed for w in ambiguities(answer)]
+    return read_as(program), readings, list(dict.fromkeys(warnings))
 
 
 def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:

@@ -30,7 +30,6 @@ def explain(
         ExplainFormat,
         typer.Option(
             "--format",
-            "-f",
             case_sensitive=False,
             help="A rich panel, or Markdown / LaTeX for homework.",
         ),

@@ -34,7 +34,7 @@ def fit(
         typer.Option("--init", metavar="NAME=VALUE,...", help="Starting values (default 1)."),
     ] = None,
     output: Annotated[
-        Format, typer.Option("--format", "-f", case_sensitive=False, help="table or json.")
+        Format, typer.Option("--format", case_sensitive=False, help="table or json.")
     ] = Format.table,
     plot: Annotated[
         bool, typer.Option("--plot", help="Draw the data and the fitted curve.")

@@ -147,7 +147,7 @@ def grad(
         chosen = source_names(session.graph, sources)
         if len(chosen) > 1 and order == 2:
             return session.run(
-                views.HessianView(latex=latex),
+                views.HessianView(latex=latex, exact=exact),
                 lambda chunk: api.hessian_at(session.graph, chunk, chosen, options),
                 writer,
             )

@@ -33,7 +33,6 @@ def graph(
         GraphFormat,
         typer.Option(
             "--format",
-            "-f",
             case_sensitive=False,
             help="Graphviz DOT, Mermaid or SVG (a picture) text.",
         ),

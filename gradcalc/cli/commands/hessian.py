@@ -63,7 +63,7 @@ def hessian(
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many, id_column, out)
     return session.run(
-        views.HessianView(latex=latex),
+        views.HessianView(latex=latex, exact=exact),
         lambda chunk: api.hessian_at(session.graph, chunk, names(wrt), options),
         writer,
     )

@@ -66,7 +66,7 @@ def jacobian(
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many, id_column, out)
     return session.run(
-        views.JacobianView(),
+        views.JacobianView(exact=exact),
         lambda chunk: api.jacobian_at(session.graph, chunk, names(wrt), options),
         writer,
     )

@@ -49,7 +49,7 @@ def minimize(
     ] = None,
     output: Annotated[
         Format,
-        typer.Option("--format", "-f", case_sensitive=False, help="table, json or csv (the path)."),
+        typer.Option("--format", case_sensitive=False, help="table, json or csv (the path)."),
     ] = Format.table,
     plot: Annotated[
         bool,

@@ -21,7 +21,7 @@ def ops(
     output: Annotated[
         Format,
         typer.Option(
-            "--format", "-f", case_sensitive=False, help="table, json or plain (tab-separated)."
+            "--format", case_sensitive=False, help="table, json or plain (tab-separated)."
         ),
     ] = Format.table,
 ) -> int:

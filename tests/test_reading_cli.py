@@ -1,0 +1,201 @@
+"""Through the command line: "read as" in every output, the ambiguity warnings, and
+expressions that start with '-' (read as the expression by every command)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+from typer.testing import CliRunner
+
+from gradcalc.cli.app import app
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args), terminal_width=100)
+
+
+# --- read as -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("grad", "x/2y", "--at", "x=1,y=2"),
+        ("grad", "x/2y", "--at", "x=1,y=2", "--at", "x=2,y=3"),
+        ("grad", "x/2y", "--at", "x=1,y=2", "--order", "2", "--wrt", "x"),
+        ("hessian", "x/2y", "--at", "x=1,y=2"),
+        ("hessian", "x/2y", "--at", "x=1,y=2", "--at", "x=2,y=3"),
+        ("jacobian", "x/2y, y", "--at", "x=1,y=2"),
+        ("jacobian", "x/2y, y", "--at", "x=1,y=2", "--at", "x=2,y=3"),
+        ("explain", "x/2y", "--at", "x=1,y=2"),
+        ("check", "x/2y", "--answer", "y/2, x/2"),
+        ("check", "x/2y", "--at", "x=1,y=2", "--expect", "1, 0.5"),
+    ],
+)
+def test_every_table_starts_with_how_the_expression_was_read(args) -> None:
+    result = cli(*args)
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("read as: ") and "(x/2)·y" in first, result.stdout
+    warning = "x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)"
+    assert warning in result.output.replace("\n", " ").replace("  ", " ") or warning in (
+        result.stdout + result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("grad", "x/2y", "--at", "x=1,y=2"),
+        ("hessian", "x/2y", "--at", "x=1,y=2"),
+        ("jacobian", "x/2y, y", "--at", "x=1,y=2"),
+        ("check", "x/2y", "--answer", "y/2, x/2"),
+    ],
+)
+def test_json_has_read_as_and_the_warning(args) -> None:
+    result = cli(*args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["read_as"].startswith("(x/2)·y")
+    assert any(w.startswith("x/2y is read as (x/2)·y") for w in out["warnings"])
+
+
+def test_the_issues_misreading_is_shown_not_silent() -> None:
+    # e^2x is e²·x: its derivative is e², so "2e^(2x)" is not it -- but the student sees why
+    result = cli("check", "e^2x", "--answer", "2e^(2x)")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("read as: f = e^2·x\n")
+    assert "if you mean e^(2·x), write e^(2x)" in result.stdout
+    assert "2·e^(2·x)" in result.stdout  # the answer, as read
+    right = cli("check", "e^(2x)", "--answer", "2e^(2x)")
+    assert right.exit_code == 0, right.output
+    assert "warning" not in right.output
+
+
+@pytest.mark.parametrize(
+    ("typed", "other", "x", "strict_derivative", "other_derivative"),
+    [  # d/dx at x = 4 of each reading, by hand
+        ("x^1/2", "x^(1/2)", 4, 0.5, 0.25),
+        ("1/2x", "1/(2x)", 4, 0.5, -1 / 32),
+        ("e^2x", "e^(2x)", 0, math.e**2, 2.0),
+        ("x^3/2", "x^(3/2)", 4, 24.0, 3.0),
+    ],
+)
+def test_each_warning_names_a_spelling_that_gives_the_other_reading(
+    typed, other, x, strict_derivative, other_derivative
+) -> None:
+    result = cli("grad", typed, "--at", f"x={x}", "--format", "plain")
+    assert result.exit_code == 0
+    assert float(result.stdout) == pytest.approx(strict_derivative)
+    assert f"write {other}" in result.stderr
+    again = cli("grad", other, "--at", f"x={x}", "--format", "plain")
+    assert float(again.stdout) == pytest.approx(other_derivative)
+    assert again.stderr == ""
+
+
+def test_pasted_unicode_math_is_read_as_ascii() -> None:
+    result = cli("grad", "3x² − 2πx", "--at", "x=1", "--format", "json", "--no-tape")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["read_as"] == "3·x^2 - 2·pi·x"
+    assert out["gradient"]["x"] == pytest.approx(6 - 2 * math.pi)
+    refused = cli("grad", "x÷2", "--at", "x=1")
+    assert refused.exit_code == 2 and "U+00F7" in refused.output
+
+
+# --- expressions starting with '-' ---------------------------------------------------------------
+
+F, X, Y = sp.symbols("f x y")
+MINUS = [
+    ("-f*x + y", -F * X + Y),
+    ("-x", -X),
+    ("-floor(x) + x^2", -2 + X**2),  # floor(x) is 2 near x = 2.5
+    ("-e^x", -sp.exp(X)),
+    ("-x^2*y", -(X**2) * Y),
+]
+POINT = {F: sp.Rational(3, 2), X: sp.Rational(5, 2), Y: 2}
+AT = "f=1.5,x=2.5,y=2"
+
+
+@pytest.mark.parametrize(("text", "expr"), MINUS)
+def test_grad_reads_a_leading_minus_as_the_expression(text, expr) -> None:
+    result = cli("grad", text, "--at", AT, "--wrt", "x", "--format", "plain")
+    assert result.exit_code == 0, result.output
+    assert float(result.stdout) == pytest.approx(float(sp.diff(expr, X).subs(POINT)))
+
+
+@pytest.mark.parametrize(("text", "expr"), MINUS)
+def test_every_command_reads_a_leading_minus_as_the_expression(text, expr) -> None:
+    hessian = cli("hessian", text, "--at", AT, "--wrt", "x", "--format", "plain")
+    assert hessian.exit_code == 0, hessian.output
+    assert float(hessian.stdout) == pytest.approx(float(sp.diff(expr, X, X).subs(POINT)))
+    jacobian = cli("jacobian", f"{text}, x", "--at", AT, "--wrt", "x", "--format", "json")
+    assert jacobian.exit_code == 0, jacobian.output
+    value = json.loads(jacobian.stdout)["jacobian"][0][0]
+    assert value == pytest.approx(float(sp.diff(expr, X).subs(POINT)))
+    explain = cli("explain", text, "--at", AT, "--wrt", "x")
+    assert explain.exit_code == 0, explain.output
+    assert explain.stdout.startswith("read as: f = -")
+    answer = str(sp.diff(expr, X)).replace("**", "^")
+    if "floor" not in text:  # (floor's derivative is 0 only almost everywhere)
+        check = cli("check", text, "--wrt", "x", "--answer", answer)
+        assert check.exit_code == 0, check.output
+
+
+def test_a_leading_minus_works_before_and_after_options_and_after_double_dash() -> None:
+    for args in (
+        ("grad", "-f*x", "--at", "f=2,x=3", "--format", "plain"),
+        ("grad", "--at", "f=2,x=3", "--format", "plain", "-f*x"),
+        ("grad", "--at", "f=2,x=3", "--format", "plain", "--", "-f*x"),
+    ):
+        result = cli(*args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.split() == ["-3", "-2"]
+
+
+def test_format_has_no_short_option_left_to_collide() -> None:
+    result = cli("check", "-f**4*t**3 + 241*f", "--wrt", "f", "--answer", "-4f^3*t^3 + 241")
+    assert result.exit_code == 0, result.output
+
+
+# --- the issue's examples as real processes (exit codes) -----------------------------------------
+
+
+def gradcalc(*args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", "from gradcalc.cli.app import main; main()", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("check", "x**2 + y**2", "--answer", "2", "--wrt", "x", "--order", "2"), 0),
+        (
+            (
+                "grad",
+                "x**2 + y**2",
+                "--wrt",
+                "x",
+                "--order",
+                "2",
+                "--at",
+                "x=1,y=1",
+                "--at",
+                "x=2,y=2",
+            ),
+            0,
+        ),
+        (("check", "-f**4*t**3 + 241*f", "--answer", "-4f^3 t^3 + 241", "--wrt", "f"), 0),
+        (("grad", "-f*x + y", "--at", "f=1,x=2,y=3", "--format", "plain"), 0),
+        (("check", "e^2x", "--answer", "2e^(2x)"), 1),
+    ],
+)
+def test_the_issues_examples_exit_as_documented(args, code) -> None:
+    done = gradcalc(*args)
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
