@@ -274,12 +274,23 @@ def read_as_line(result: GradResult) -> Any:
     >>> read_as_line(grad("e^2x", at={"x": 1}, check=False)).plain
     'read as: f(x) = e^2·x'
     """
+    reading = result.read_as or result.expression
+    if result.target == "f" and "=" not in reading:
+        return read_as_text(reading, f"{result.target}({', '.join(result.points.names)})")
+    return read_as_text(reading)
+
+
+def read_as_text(reading: str, name: str = "") -> Any:
+    """``read as: <name> = <reading>`` as rich text (``minimize`` and ``fit`` print it too).
+
+    >>> read_as_text("(1/2)·x", "f").plain
+    'read as: f = (1/2)·x'
+    """
     from rich.text import Text
 
     text = Text("read as: ", style="dim")
-    reading = result.read_as or result.expression
-    if result.target == "f" and "=" not in reading:
-        text.append(f"{result.target}({', '.join(result.points.names)}) = ", style="bold")
+    if name:
+        text.append(f"{name} = ", style="bold")
     text.append(reading)
     return text
 

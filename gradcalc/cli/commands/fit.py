@@ -45,7 +45,9 @@ def fit(
 ) -> int:
     """Least-squares fit of MODEL's parameters to DATA, with the tape's Jacobian."""
     from gradcalc.apps import fit as fitting
+    from gradcalc.lang.reading import reading
     from gradcalc.render import views
+    from gradcalc.render.gradient import read_as_text
 
     if output not in (Format.table, Format.json):
         raise InputError("fit prints --format table or json")
@@ -62,13 +64,15 @@ def fit(
     if skipped is not None and skipped.count:
         print(f"warning: {skipped.summary('data file')}", file=sys.stderr)
     result = fitting.fit(model, columns, params, y, init)
+    read_as, warnings = reading(model, list(columns))
     if output is Format.json:
         extra = {} if skipped is None else {"skipped_rows": skipped.count}
         print(json.dumps({**fitting.to_json(result), **extra}))
     else:
+        context.console().print(read_as_text(read_as, result.y))
         for part in views.fit_tables(result, digits):
             context.console().print(part)
-    for warning in result.warnings:
+    for warning in [*warnings, *result.warnings]:
         print(f"warning: {warning}", file=sys.stderr)
     if plot:
         _plot_fit(result, columns, out)

@@ -63,11 +63,14 @@ def minimize(
 ) -> int:
     """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION."""
     from gradcalc.apps import minimize as optimize
+    from gradcalc.lang.reading import reading as read
     from gradcalc.render import views
+    from gradcalc.render.gradient import read_as_text
 
     if output is Format.plain:
         raise InputError("minimize prints --format table, json or csv")
     text = expression_text(expression, None)
+    reading, warnings = read(text)
     with progress_bar(context, steps, "minimizing") as advance:
         result = optimize.minimize(text, start, method.value, lr, steps, tol, every, advance)
     if output is Format.json:
@@ -78,8 +81,11 @@ def minimize(
         out_csv.writerow(header)
         out_csv.writerows(rows)
     else:
+        context.console().print(read_as_text(reading, "f"))
         for part in views.minimum_tables(result, digits):
             context.console().print(part)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if plot:
         from gradcalc.apps import plot as plotting
 
