@@ -91,3 +91,11 @@ def test_higher_orders_show_exact_values() -> None:
     out = cli_json("grad", "sin(x)", "--order", "3", "--at", "x=pi/2")
     assert out["exact_derivatives"] == ["0", "-1", "0"]
     assert out["diagnostics"]["healthy"] is True
+
+
+def test_the_hessians_gradient_is_exact_too() -> None:
+    # f = y sin(x) at (pi, 1): the gradient (y cos(x), sin(x)) is (-1, 0) exactly
+    out = cli_json("hessian", "sin(x)*y", "--at", "x=pi,y=1")
+    assert out["exact"] == {"x": "-1", "y": "0"}
+    assert out["diagnostics"]["healthy"] is True
+    assert "gradient: (-1, 0)" in cli("hessian", "sin(x)*y", "--at", "x=pi,y=1").stdout

@@ -330,7 +330,8 @@ class HessianView(GradView):
             "eigenvalues: " + ", ".join(format_number(e, digits or 6) for e in test.eigenvalues)
         )
         summary.append(f"  ({test.curvature})\n")
-        gradient = ", ".join(format_number(result.gradient[n], digits) for n in names)
+        shown = result.shown or result.gradient  # exact where the check knows it
+        gradient = ", ".join(format_number(shown[n], digits) for n in names)
         summary.append(f"gradient: ({gradient})")
         summary.append(
             " — a critical point\n" if test.critical else " — not zero, so not a critical point\n"
