@@ -46,7 +46,7 @@ def test_a_piped_session_prints_what_the_command_line_prints() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
-    expected = "f(x, y) = x^2*y\n"
+    expected = "read as: f(x, y) = x^2·y\n"
     expected += cli("grad", "x^2*y", "--at", "x=1,y=2")
     expected += cli("hessian", "x^2*y", "--at", "x=1,y=2")
     expected += cli("grad", "x^2*y", "--at", "x=1,y=2", "--at", "x=2,y=3", "--format", "json")
@@ -68,7 +68,12 @@ def test_numbers_are_right_and_checks_judge_against_sympy() -> None:
         "check 6*w1, 2*w1",
     )
     lines = done.stdout.splitlines()
-    assert lines[:4] == ["f(w1, w2) = 3*w1**2 + 2*w1*w2", "36 10", "point: w1=1,w2=1", "8 2"]
+    assert lines[:4] == [
+        "read as: f(w1, w2) = 3·w1^2 + 2·w1·w2",
+        "36 10",
+        "point: w1=1,w2=1",
+        "8 2",
+    ]
     assert lines[4] == "1"
     import json
 
@@ -111,7 +116,7 @@ def test_errors_are_one_line_and_the_session_goes_on() -> None:
 
 def test_quit_ends_the_session_and_eof_exits_0() -> None:
     done = session_of("f = x^2", "quit", "this line is never read")
-    assert (done.returncode, done.stdout, done.stderr) == (0, "f(x) = x^2\n", "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "read as: f(x) = x^2\n", "")
     assert session_of().returncode == 0
 
 
@@ -132,7 +137,7 @@ def test_definitions(capsys) -> None:
     session = repl.Session()
     session.execute("f = y = x^2; z = y^2")
     session.execute("g=u*v")
-    assert capsys.readouterr().out == "f(x) = y = x^2; z = y^2\ng(u, v) = u*v\n"
+    assert capsys.readouterr().out == "read as: f(x) = y = x^2; z = y^2\nread as: g(u, v) = u·v\n"
     assert session.current == "g" and session.expression("f") == "y = x^2; z = y^2"
     for line, fragment in [
         ("sin = x", "built-in name"),
@@ -234,7 +239,7 @@ def test_an_interactive_session_has_a_prompt_completion_and_history(tmp_path) ->
     try:
         until(repl.PROMPT)
         os.write(fd, b"f = x^2*y\n")
-        until("f(x, y) = x^2*y")
+        until("f(x, y) = x^2·y")
         until(repl.PROMPT)
         os.write(fd, b"gr\t at x=1, y=2\n")  # tab completes the command
         table = until(repl.PROMPT)

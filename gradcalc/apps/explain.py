@@ -6,7 +6,7 @@ the numbers filled in), the gradient, and the symbolic derivative rule by rule.
 
 >>> e = explain("y = x**2; z = y**2", at={"x": 3})
 >>> print(to_markdown(e))
-# Explaining z in `y = x**2; z = y**2` at x=3.0
+# Explaining z in `y = x^2; z = y^2` at x=3.0
 <BLANKLINE>
 ## Forward pass
 <BLANKLINE>

@@ -20,7 +20,7 @@ functions and variables.
 
 >>> session = Session()
 >>> session.execute("f = x^2*y") == 0
-f(x, y) = x^2*y
+read as: f(x, y) = x^2·y
 True
 >>> session.split_point("f at x=1, y=2; x=3, y = 4")
 ('f', ['x=1,y=2', 'x=3,y=4'])
@@ -180,7 +180,9 @@ class Session:
         graph = compile_expression(text)
         self.functions[name] = Function(name, text, tuple(graph.variables))
         self.current = name
-        print(f"{name}({', '.join(graph.variables)}) = {text}")
+        print(f"read as: {name}({', '.join(graph.variables)}) = {graph.read_as}")
+        for warning in graph.ambiguities:
+            print(f"warning: {warning}", file=sys.stderr)
         return ExitCode.OK
 
     def expression(self, text: str) -> str:
