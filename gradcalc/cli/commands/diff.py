@@ -31,7 +31,6 @@ Document = Annotated[
     DocumentFormat,
     typer.Option(
         "--format",
-        "-f",
         case_sensitive=False,
         help="Output format (markdown and latex for homework).",
     ),
