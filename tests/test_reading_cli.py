@@ -209,3 +209,11 @@ def test_minimize_and_fit_tables_start_with_how_the_text_was_read() -> None:
     fitted = cli("fit", "a*x + 1/2b", data, "--params", "a,b")
     assert fitted.stdout.startswith("read as: y = a·x + (1/2)·b\n"), fitted.output
     assert "1/2b is read as (1/2)·b; if you mean 1/(2·b), write 1/(2b)" in fitted.stderr
+
+
+def test_answers_without_a_point_start_with_how_the_text_was_read() -> None:
+    for args in (("grad", "x/2y"), ("diff", "x/2y", "--wrt", "x"), ("hessian", "x/2y")):
+        result = cli(*args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.startswith("read as: (x/2)·y\n"), result.stdout
+        assert "x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)" in result.stderr

@@ -87,10 +87,17 @@ def point_free(
     """The symbolic answer of ``diff`` (and of ``grad``, ``hessian``, ``jacobian`` without a
     point): ``kind`` is ``gradient``, ``hessian``, ``jacobian`` or None (from the question)."""
     from gradcalc.apps.diff import differentiate
+    from gradcalc.lang.reading import reading
     from gradcalc.render.derivative import DiffView
+    from gradcalc.render.gradient import read_as_text
 
     result = differentiate(text, names(wrt), order, kind, check_timeout)
+    read_as, warnings = reading(text)
+    if output == "table":
+        context.console().print(read_as_text(read_as))
     write(context, DiffView(latex), result, output)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return status(result.verification.status if result.entries else "differs")
 
 
