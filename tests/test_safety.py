@@ -351,7 +351,7 @@ def test_a_library_warning_is_one_line_on_stderr() -> None:
         "import sys, warnings; import gradcalc.cli.app as a; real = a.app\n"
         "def noisy(*args, **kwargs):\n"
         "    warnings.warn('first\\nsecond', RuntimeWarning); return real(*args, **kwargs)\n"
-        "a.app = noisy; sys.argv = ['gradcalc', 'grad', 'x', '--at', 'x=1', '-f', 'plain']\n"
+        "a.app = noisy; sys.argv = ['gradcalc', 'grad', 'x', '--at', 'x=1', '--format', 'plain']\n"
         "a.main()\n"
     )
     done = subprocess.run(
