@@ -144,3 +144,75 @@ def test_hostile_answers_never_run(tmp_path) -> None:
     assert result.exit_code == ExitCode.USAGE and not marker.exists()
     result = cli("check", "x", "--at", "x=1", "--expect", payload)
     assert result.exit_code == ExitCode.USAGE and not marker.exists()
+
+
+def gradcalc_process(*args: str):
+    """gradcalc as a real process (for the exit code)."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_issues_wrong_answer_with_large_coefficients_is_rejected_exactly() -> None:
+    # the right third derivative is -6 * 13213279 = -79279674; -79279675 was once accepted
+    expression = "-13213279*o**3 + 4*o**2 + 477338"
+    done = gradcalc_process(
+        "check", expression, "--answer", "-79279675", "--wrt", "o", "--order", "3"
+    )
+    assert done.returncode == ExitCode.CHECK_FAILED, done.stdout + done.stderr
+    assert "✗ not equivalent" in done.stdout and "yours − correct = -1" in done.stdout
+    right = gradcalc_process(
+        "check", expression, "--answer", "-79279674", "--wrt", "o", "--order", "3"
+    )
+    assert right.returncode == ExitCode.OK and "✓ equivalent" in right.stdout
+
+
+def test_acosh_is_checked_inside_its_domain() -> None:
+    # acosh(x/4) is defined for x >= 4 only; random points in [-3, 3] once missed it
+    done = gradcalc_process("check", "acosh(x/4)", "--answer", "1/sqrt(x^2-16)")
+    assert done.returncode == ExitCode.OK, done.stdout + done.stderr
+    assert "✓ equivalent" in done.stdout
+    wrong = cli("check", "acosh(x/4)", "--answer", "1/sqrt(x^2-15)", "--format", "json")
+    (verdict,) = json.loads(wrong.stdout)["verdicts"]
+    assert wrong.exit_code == ExitCode.CHECK_FAILED and verdict["verdict"] == "not equivalent"
+    x = float(verdict["detail"].split("differs at x=")[1].split(":")[0])
+    assert x >= 4  # the witness lies in the domain
+
+
+@pytest.mark.parametrize("option", ["--rtol", "--atol"])
+def test_tolerances_are_refused_with_answer_expressions(option) -> None:
+    done = gradcalc_process("check", "x^2", "--answer", "2x", option, "1e-3")
+    assert done.returncode == ExitCode.USAGE and "Traceback" not in done.stderr
+    assert f"{option} is for numbers (--expect)" in done.stderr
+    numbers = cli("check", "sqrt(x)", "--at", "x=3", "--expect", "0.2887", option, "1e-3")
+    assert numbers.exit_code == ExitCode.OK  # (an absolute 1e-3 covers the rounding too)
+
+
+def test_a_tiny_domain_is_undecided_and_says_so() -> None:
+    # sqrt(-x^2) is defined at x = 0 only
+    out = json.loads(cli("check", "sqrt(-x^2)", "--answer", "0", "--format", "json").stdout)
+    (verdict,) = out["verdicts"]
+    assert verdict["verdict"] == "could not decide" and verdict["ok"] is None
+    assert "the domain looks tiny" in verdict["detail"]
+
+
+@pytest.mark.parametrize(
+    ("expression", "answer", "ok", "evidence"),
+    [
+        ("x^3 + 2x", "3x^2 + 2", True, "proof"),
+        ("(x+1)^3/(x-1)", "(2x^3 - 6x - 4)/(x^2 - 2x + 1)", True, "exact points"),
+        ("(x+1)^3/(x-1)", "(2x^3 - 6x - 3)/(x^2 - 2x + 1)", False, "exact"),
+        ("x^2", "2 sqrt(x)^2", False, "domain"),
+        ("x^2", "2x + 1e-30", False, "exact"),
+        ("exp(x)*10^9", "exp(x)*(10^9 + 1)", False, "high precision"),
+    ],
+)
+def test_json_says_what_the_verdict_rests_on(expression, answer, ok, evidence) -> None:
+    out = json.loads(cli("check", expression, "--answer", answer, "--format", "json").stdout)
+    assert (out["verdicts"][0]["ok"], out["verdicts"][0]["evidence"]) == (ok, evidence)

@@ -1,9 +1,9 @@
 """Judge a student's answer: numbers at a point, or derivative expressions anywhere.
 
-A number is compared with the tape's derivative (exactly, when both sides are exact); an
-expression is judged equal when sympy proves the difference is zero, and otherwise tested
-at many random points of the domain on gradcalc's own tape. A difference found there is
-confirmed with exact arithmetic before the answer is called wrong.
+A number is compared with the tape's derivative (exactly, when both sides are exact). An
+expression is judged by :func:`gradcalc.symbolic.equivalence.decide` -- a proof, exact
+arithmetic at random points, or high-precision evaluation -- at test points drawn from
+where both the expression and the answer are defined (the registry's domain rules).
 
 >>> [v.verdict for v in check_expect("3*w1**2 + 2*w1*w2", ["w1=5,w2=3"], ["36", "10"])]
 ['correct', 'correct']
@@ -33,11 +33,13 @@ from gradcalc.symbolic.crosscheck import (
     to_sympy,
 )
 from gradcalc.symbolic.derivative import derivative, symbol
+from gradcalc.symbolic.equivalence import ENOUGH, decide
 
 RTOL = 1e-9
 ATOL = 1e-12
-SAMPLES = 64
-ENOUGH = 12  # points at which an unproven answer must agree to be called equivalent
+POOL = 2048  # random candidate points per check
+SAMPLES = 64  # fewer candidates than this inside the domain: draw more near them
+KEEP = 512  # test points kept from the domain
 PROOF_SECONDS = 3.0
 BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
 SEED = 20261129
@@ -58,6 +60,7 @@ class Verdict:
     detail: str
     latex: str = ""  # the correct value or derivative in LaTeX
     latex_name: str = ""  # the component's name in LaTeX
+    evidence: str = ""  # what the verdict rests on: proof, exact points, high precision, ...
 
     @property
     def ok(self) -> bool | None:
@@ -149,7 +152,7 @@ def check_expect(
     verdicts = []
     for (label, variables), text, value, exact_correct in zip(wanted, expect, values, exact):
         yours = constant_value(text)
-        verdict = _compare_number(text, yours, value, exact_correct, rtol, atol)
+        verdict, detail = _compare_number(text, yours, value, exact_correct, rtol, atol)
         shown = _number(value)
         if exact_correct is not None and len(str(exact_correct)) <= 32:
             shown = str(exact_correct)
@@ -158,7 +161,9 @@ def check_expect(
                 label,
                 text,
                 shown,
-                *verdict,
+                verdict,
+                detail,
+                evidence="exact" if detail == "exactly" else "tolerance",
                 latex=_latex(exact_correct, value),
                 latex_name=latex_label(graph.target_names[0], variables),
             )
@@ -223,7 +228,6 @@ def check_answers(
     wrt: Sequence[str] | None = None,
     order: int = 1,
     at: Sequence[str] = (),
-    rtol: float = 1e-7,
 ) -> Verdicts:
     """Judge derivative expressions: positional (in ``wrt`` order, row-major for a Hessian)
     or by variable name (``{"x": "2*x"}``, order 1 only). ``at`` adds test points.
@@ -246,7 +250,7 @@ def check_answers(
         raise InputError(f"could not decide: sympy failed ({stop})") from None
     verdicts = []
     for (label, variables), text, truth, values, mine in zip(wanted, texts, correct, tape, yours):
-        verdict = _judge(label, text, truth, mine, graph, points, values, rtol)
+        verdict = _judge(label, text, truth, mine, graph, points, values)
         verdict.latex = _latex(truth, None)
         verdict.latex_name = latex_label(graph.target_names[0], variables)
         verdicts.append(verdict)
@@ -307,12 +311,21 @@ def _answer_expression(text: str, graph: Graph):
     return answer, to_sympy(answer)[answer.targets[0]]
 
 
-def _test_points(graph: Graph, at: Sequence[str]) -> tuple[Points, int]:
-    """Random points (fixed seed): half in [-3, 3], half in (0, 3] for log/sqrt domains;
-    the ``at`` points first."""
-    rng = np.random.default_rng(SEED)
-    n = SAMPLES
-    arrays = {}
+@dataclass(frozen=True)
+class Sample:
+    """The test points, how many there are, and how many random points were tried."""
+
+    points: Points
+    count: int
+    tried: int
+
+
+def _test_points(graph: Graph, at: Sequence[str]) -> Sample:
+    """Test points from the expression's domain: the ``at`` points first, then random
+    decimals (fixed seed) of several kinds -- in [-3, 3], in (0, 3], and of magnitudes from
+    0.01 to 10^4 -- kept where the expression is defined (the registry's domain rules on
+    the tape). When few are, more are drawn close to those that are, so that a small
+    domain (``acosh(x/4)``: x >= 4) still gets enough points."""
     given = parse_at(list(at)) if at else None
     missing = [v for v in graph.variables if given is not None and v not in given.arrays]
     if missing:  # (found by fuzzing: the given point would make one column longer)
@@ -320,22 +333,63 @@ def _test_points(graph: Graph, at: Sequence[str]) -> tuple[Points, int]:
             f"--at must give every variable of the expression: add {missing[0]}=... "
             f"(it has {', '.join(graph.variables)})"
         )
-    for name in graph.variables:
-        wide = rng.uniform(-3, 3, n // 2)
-        positive = rng.uniform(0.05, 3, n - n // 2)
-        values = np.round(np.concatenate([wide, positive]), 3)
-        if given is not None and name in given.arrays:
-            values = np.concatenate([np.atleast_1d(given.arrays[name]), values])
-        arrays[name] = values
-    count = len(next(iter(arrays.values()), np.zeros(n)))
     if not graph.variables:
-        arrays = {}
-    return Points(tuple(graph.variables), arrays, None), count
+        return Sample(Points((), {}, None), 1, 1)
+    rng = np.random.default_rng(SEED)
+    names = graph.variables
+    pool = {name: _candidates(rng, POOL) for name in names}
+    inside = _in_domain(graph, pool)
+    if 0 < inside.sum() < SAMPLES:  # a small domain: look around the points inside it
+        centres = {name: values[inside] for name, values in pool.items()}
+        near = {name: _near(rng, values, POOL) for name, values in centres.items()}
+        pool = {name: np.concatenate([pool[name][inside], near[name]]) for name in names}
+        inside = _in_domain(graph, pool)
+    tried = len(pool[names[0]])
+    arrays = {name: values[inside][:KEEP] for name, values in pool.items()}
+    if given is not None:
+        arrays = {
+            name: np.concatenate([np.atleast_1d(given.arrays[name]), values])
+            for name, values in arrays.items()
+        }
+    return Sample(Points(tuple(names), arrays, None), len(arrays[names[0]]), tried)
+
+
+def _candidates(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` random decimals, by turns in [-3, 3], in (0, 3], of either sign with a
+    magnitude from 0.01 to 1000, and positive from 0.01 to 10^4 (4 significant digits)."""
+    kind = np.arange(n) % 4
+    small = np.where(kind == 0, rng.uniform(-3, 3, n), rng.uniform(0.05, 3, n))
+    sign = np.where((kind == 2) & (rng.uniform(size=n) < 0.5), -1.0, 1.0)
+    magnitude = 10.0 ** np.where(kind == 2, rng.uniform(-2, 3, n), rng.uniform(-2, 4, n))
+    return np.where(kind < 2, np.round(small, 3), _significant(sign * magnitude, 4))
+
+
+def _near(rng: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarray:
+    """``n`` decimals close to the ``centres`` (relative steps from 10^-1 to 10^-4)."""
+    picks = centres[rng.integers(0, len(centres), n)]
+    step = 10.0 ** rng.uniform(-4, -1, n) * np.maximum(np.abs(picks), 1e-3)
+    return _significant(picks + rng.normal(size=n) * step, 7)
+
+
+def _significant(values: np.ndarray, digits: int) -> np.ndarray:
+    """``values`` rounded to ``digits`` significant decimal digits."""
+    return np.array([float(f"{v:.{digits}g}") for v in values])
+
+
+def _in_domain(graph: Graph, pool: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Where the expression is defined and finite at the pool's points."""
+    run = evaluate(graph, pool, wrt=[])
+    count = len(next(iter(pool.values())))
+    inside = np.isfinite(np.broadcast_to(run.values[0], (count,)))
+    for problem in run.problems[0]:
+        if problem.kind == "undefined":
+            inside = inside & ~np.broadcast_to(problem.mask, (count,))
+    return inside
 
 
 def _tape_at(graph, sampled, target, wanted) -> list[np.ndarray]:
     """The tape's values of each wanted derivative at every test point (NaN: undefined)."""
-    points, count = sampled
+    points, count = sampled.points, sampled.count
     options = Options(check=False, strict=False)
     if target.order == 1:
         result = gradient_at(graph, points, target.wrt, options)[0]
@@ -355,74 +409,46 @@ def _tape_at(graph, sampled, target, wanted) -> list[np.ndarray]:
     return out
 
 
-def _judge(label, text, truth, mine, graph, sampled, tape_values, rtol) -> Verdict:
-    """Look for a point where the answers differ (over the reals, on the tape); if there
-    is none, let sympy prove the difference is zero, or count the agreeing points."""
-    answer_graph, answer = mine
-    shown = str(truth)
-    points, count = sampled
-    yours = _evaluate(answer_graph, points, count)
-    defined = np.isfinite(tape_values)
-    close = np.isclose(yours, tape_values, rtol=rtol, atol=rtol * 1e-3)
-    for k in np.flatnonzero(defined & ~close):
-        where = {name: float(points.arrays[name][k]) for name in points.names}
-        at = ", ".join(f"{n}={_number(v)}" for n, v in where.items()) or "every point"
-        witness: tuple[str, str] | None
-        if np.isnan(yours[k]):  # undefined over the reals: no rounding can cause that
-            witness = ("undefined", _number(tape_values[k]))
-        else:
-            witness = _differs_exactly(answer, truth, where)
-        if witness is not None:
-            detail = f"differs at {at}: yours {witness[0]}, correct {witness[1]}"
-            return Verdict(label, text, shown, "not equivalent", detail)
-    if _proved_equal(answer, truth):
-        return Verdict(label, text, shown, "equivalent", "sympy proves the difference is 0")
-    agreed = int(np.sum(defined & close))
-    if agreed >= ENOUGH:
-        detail = f"agrees at {agreed} random points (sympy could not simplify the difference to 0)"
-        return Verdict(label, text, shown, "equivalent", detail)
-    detail = f"only {_count(agreed, 'test point')} where both are defined"
-    return Verdict(label, text, shown, "could not decide", detail)
-
-
-def _proved_equal(answer, truth) -> bool:
+def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
+    """An answer undefined where the derivative is defined is wrong (the registry's domain
+    rules decide, not rounding); otherwise :func:`decide` judges it at the points where
+    both are defined."""
     import sympy as sp
 
-    try:
-        with time_limit(PROOF_SECONDS):
-            return bool(sp.simplify(answer - truth) == 0)
-    except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
-        return False
+    answer_graph, answer = mine
+    shown = str(truth)
+    points, count = sampled.points, sampled.count
+    yours, undefined = _evaluate(answer_graph, points, count)
+    defined = np.isfinite(tape_values)
+    for k in np.flatnonzero(defined & undefined)[:1]:
+        at = ", ".join(f"{n}={_number(float(points.arrays[n][k]))}" for n in points.names)
+        detail = f"differs at {at}: yours undefined, correct {_number(tape_values[k])}"
+        return Verdict(label, text, shown, "not equivalent", detail, evidence="domain")
+    common = np.flatnonzero(defined & np.isfinite(yours))
+    exact_points = [
+        {n: sp.Rational(repr(float(points.arrays[n][k]))) for n in points.names} for k in common
+    ]
+    symbols = [symbol(n) for n in graph.variables]
+    decision = decide(answer, truth, symbols, exact_points, PROOF_SECONDS)
+    detail = decision.detail
+    if decision.ok is None and len(common) < ENOUGH:
+        detail = (
+            f"the domain looks tiny: both are defined at only {len(common)} of "
+            f"{sampled.tried} random points (sizes 0.01 to 10^4, either sign)"
+        )
+    return Verdict(label, text, shown, decision.verdict, detail, evidence=decision.evidence)
 
 
-def _evaluate(graph: Graph, points: Points, count: int) -> np.ndarray:
-    """The answer's value at every test point (NaN where it is undefined)."""
+def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The answer's value at every test point (NaN where it is undefined or not finite),
+    and where it is undefined by the registry's domain rules."""
     run = evaluate(graph, {n: points.arrays[n] for n in graph.variables}, wrt=[])
     value = np.broadcast_to(run.values[0], (count,)).astype(float)
     undefined = np.zeros(count, dtype=bool)
     for problem in run.problems[0]:
-        if problem.kind in ("undefined", "non-finite value"):
+        if problem.kind == "undefined":
             undefined |= np.broadcast_to(problem.mask, (count,))
-    return np.where(undefined, np.nan, value)
-
-
-def _differs_exactly(answer, truth, where: dict[str, float]) -> tuple[str, str] | None:
-    """Both sides at the point with 30 digits: their texts if they really differ, else None."""
-    import sympy as sp
-
-    subs = {symbol(n): sp.Rational(v) for n, v in where.items()}
-    try:
-        with time_limit(PROOF_SECONDS):
-            mine = complex(answer.evalf(30, subs=subs))
-            right = complex(truth.evalf(30, subs=subs))
-    except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
-        return None
-    if not (np.isfinite(right.real) and right.imag == 0):
-        return None
-    if np.isfinite(mine.real) and mine.imag == 0 and np.isclose(mine.real, right.real, rtol=1e-12):
-        return None
-    yours = _number(mine.real) if mine.imag == 0 and np.isfinite(mine.real) else "undefined"
-    return yours, _number(right.real)
+    return np.where(undefined, np.nan, value), undefined
 
 
 def _count(n: int, noun: str) -> str:

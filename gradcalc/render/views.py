@@ -543,6 +543,7 @@ class VerdictView:
                     "verdict": v.verdict,
                     "ok": v.ok,
                     "detail": v.detail,
+                    "evidence": v.evidence or None,
                     **({"latex": v.latex} if self.latex else {}),
                 }
                 for v, r in zip(verdicts, self._readings(verdicts))

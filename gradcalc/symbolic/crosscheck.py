@@ -36,6 +36,7 @@ from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
 RTOL = 1e-7
 ATOL = 1e-12
 EXACT_POINT_LIMIT = 16  # more points than this are checked with lambdify
+CONFIRM = 16  # mismatching points recomputed to 40+ digits before a disagreement counts
 SHORT_EXACT = 32  # exact values longer than this are shown as decimals unless --exact
 
 
@@ -261,6 +262,7 @@ def check_against(
                 partials = _exact_partials(expanded, where)
             else:
                 partials = _lambdified_partials(graph, key, expanded, where.point, where.skip)
+                _confirm_mismatches(graph, partials, expanded, tape_values, where)
             for label, partial in partials.items():
                 partial.derivative = shown[label]
     except CheckTimeout as stop:
@@ -346,17 +348,49 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
     return partials
 
 
+def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where) -> None:
+    """Where the tape parts from sympy's derivative evaluated in floats, evaluate the
+    derivative again to 40+ digits (:func:`~gradcalc.symbolic.equivalence.precise_value`),
+    at up to CONFIRM points: a disagreement is never one with float rounding (sympy's
+    ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1)."""
+    import sympy as sp
+
+    from gradcalc.symbolic.equivalence import precise_value
+
+    shape = where.skip.shape
+    columns = {v: np.broadcast_to(where.point[v], shape).reshape(-1) for v in graph.variables}
+    for source, partial in partials.items():
+        tape = _tape_column(tape_values[source], shape)
+        values = np.array(partial.values, dtype=float)
+        flat = values.reshape(-1)
+        for k in np.flatnonzero(_mismatch(tape, values, where.skip))[:CONFIRM]:
+            point = {v: sp.Rational(float(column[k])) for v, column in columns.items()}
+            precise = precise_value(derivatives[source], point)
+            flat[k] = np.nan if precise is None else precise
+        partial.values = values
+
+
+def _tape_column(tape: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(shape) if tape is None else np.asarray(tape)
+
+
+def _mismatch(tape: np.ndarray, symbolic: np.ndarray, skip: np.ndarray) -> np.ndarray:
+    """Where the tape and sympy's values differ by more than RTOL (relative) and ATOL."""
+    with np.errstate(all="ignore"):
+        difference = np.abs(tape - symbolic)
+        bad = ~(difference <= RTOL * np.maximum(np.abs(symbolic), np.abs(tape)) + ATOL)
+    return bad & ~skip
+
+
 def _compare(partials, gradients, skip) -> CheckReport:
     mismatch = np.zeros(skip.shape, dtype=bool)
     largest = 0.0
     for source, partial in partials.items():
-        tape = gradients[source]
-        tape = np.zeros(skip.shape) if tape is None else np.asarray(tape)
+        tape = _tape_column(gradients[source], skip.shape)
         symbolic = partial.values
+        bad = _mismatch(tape, symbolic, skip)
         with np.errstate(all="ignore"):
             difference = np.abs(tape - symbolic)
-            bad = ~(difference <= RTOL * np.maximum(np.abs(symbolic), np.abs(tape)) + ATOL)
-        bad &= ~skip
         partial.mismatch = bad
         if np.any(~skip):
             finite = difference[~skip & np.isfinite(difference)]

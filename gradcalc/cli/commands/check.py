@@ -33,11 +33,13 @@ def check(
         int, typer.Option("--order", min=1, max=12, help="Check the N-th derivative (2: Hessian).")
     ] = 1,
     rtol: Annotated[
-        float, typer.Option("--rtol", min=0.0, help="Relative tolerance for numbers.")
-    ] = 1e-9,
+        float | None,
+        typer.Option("--rtol", min=0.0, help="Relative tolerance for --expect [default: 1e-9]."),
+    ] = None,
     atol: Annotated[
-        float, typer.Option("--atol", min=0.0, help="Absolute tolerance for numbers.")
-    ] = 1e-12,
+        float | None,
+        typer.Option("--atol", min=0.0, help="Absolute tolerance for --expect [default: 1e-12]."),
+    ] = None,
     output: Output = Format.table,
     latex: Annotated[
         bool, typer.Option("--latex", help="Also print the answers in LaTeX.")
@@ -55,8 +57,14 @@ def check(
     if expect is not None:
         from gradcalc.lang.literals import split_top_level
 
+        tolerance = (answers.RTOL if rtol is None else rtol, answers.ATOL if atol is None else atol)
         verdicts = answers.check_expect(
-            text, at or [], split_top_level(expect), names(wrt), order, rtol, atol
+            text, at or [], split_top_level(expect), names(wrt), order, *tolerance
+        )
+    elif rtol is not None or atol is not None:
+        raise InputError(
+            f"{'--rtol' if rtol is not None else '--atol'} is for numbers (--expect): "
+            "--answer is decided exactly or at high precision, with no tolerance"
         )
     else:
         verdicts = answers.check_answers(text, _answer_form(answer), names(wrt), order, at or [])
