@@ -84,7 +84,8 @@ class Verdicts(list):
         from gradcalc.render.html import to_html
         from gradcalc.render.views import VerdictView
 
-        return to_html(VerdictView(self.expression, self.at, latex=False).table(self))
+        view = VerdictView(self.expression, self.at, latex=False)
+        return to_html(view.tables(self, None, False, False))
 
 
 @dataclass(frozen=True)

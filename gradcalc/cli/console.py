@@ -10,14 +10,11 @@ a plot
 from __future__ import annotations
 
 import contextlib
-import csv
 import functools
-import json
 import os
 import sys
 from typing import Any
 
-from gradcalc.cli.options import Format
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -71,60 +68,50 @@ _WIDEST = 100_000  # columns a --wide table may take
 
 
 class Writer:
-    """Renders results as they come (chunk by chunk) through a view; tracks the exit code."""
+    """Renders results as they come (chunk by chunk) through a view in the ``--format``
+    chosen (:mod:`gradcalc.render.formats`); tracks the exit code."""
 
     def __init__(
         self,
         context: Any,
-        output: Format,
+        output: str,
         digits: int | None,
         tape: bool,
         many: bool,
         id_column: str | None = None,
         out: str | None = None,
     ):
-        self.output, self.digits, self.tape, self.many = output, digits, tape, many
+        from gradcalc.render.formats import Sink
+
+        self.output = output
+        self.sink = Sink(sys.stdout, context.console(), digits, tape, many)
         self.exit_code = ExitCode.OK
-        self.started = False
-        self.console = context.console()
         self.errors = context.console(stderr=True)
         self.warned: set[str] = set()
         self.skipped: Any = None  # rows --skip-bad-rows left out (points.Skipped)
         self.id_column = id_column  # --id: each point's text, first in CSV and JSON
-        self.out: Any = None  # --out FILE: the rows go there (gradcalc.io.results)
+        self.results: Any = None  # --out FILE: the rows go there (gradcalc.io.results)
         if out is not None:
-            if output not in (Format.table, Format.csv):
-                raise InputError(f"--out writes CSV or Parquet rows: drop --format {output.value}")
+            if output not in ("table", "csv"):
+                raise InputError(f"--out writes CSV or Parquet rows: drop --format {output}")
             from gradcalc.io.results import open_results
 
-            self.out, self.out_path = open_results(out, [id_column or ""]), out
+            self.results, self.results_path = open_results(out, [id_column or ""]), out
 
     def write(self, view: Any, computed: Any) -> None:
+        from gradcalc.render.formats import choose
+
         for result in view.results(computed):
             self._note_status(result)
         ids = view.results(computed)[0].points.ids if self.id_column else None
-        if self.out is not None:
-            self.out.write(*self._rows(view, computed, ids))
-        elif self.output is Format.json:
-            self._write_json(view, computed, ids)
-        elif self.output is Format.csv:
-            out = csv.writer(sys.stdout, lineterminator="\n")
-            header, rows = self._rows(view, computed, ids)
-            if not self.started:
-                out.writerow(header)
-            out.writerows(rows)
-        elif self.output is Format.plain:
-            sys.stdout.write("".join(f"{line}\n" for line in view.plain(computed, self.digits)))
-        else:
-            parts = (
-                view.many(computed, self.digits)
-                if self.many
-                else view.single(computed, self.digits, self.tape)
-            )
-            for part in parts:
-                self.console.print(part)
-                self.console.print()
-        self.started = True
+        shown = view if ids is None else _Identified(view, self.id_column, ids)
+        if self.results is not None:
+            digits = self.sink.digits
+            self.results.write(shown.csv_header(computed), shown.csv_rows(computed, digits))
+            return
+        if self.skipped is not None:
+            self.sink.extra["skipped_rows"] = self.skipped.count
+        choose(view, self.output).write(shown, computed, self.sink)
 
     def _note_status(self, result: Any) -> None:
         if result.check is not None and result.check.status == "disagree":
@@ -141,36 +128,58 @@ class Writer:
             self.warned.add(message)
             self.errors.print(message, markup=False, soft_wrap=True)
 
-    def _rows(self, view: Any, computed: Any, ids: list[str] | None) -> tuple[list[str], Any]:
-        """The CSV header and rows, the --id column first."""
-        header, rows = view.csv_header(computed), view.csv_rows(computed, self.digits)
-        if ids is None:
-            return header, rows
-        return [self.id_column, *header], ([i, *row] for i, row in zip(ids, rows))
-
-    def _write_json(self, view: Any, computed: Any, ids: list[str] | None) -> None:
-        count = view.results(computed)[0].points.count
-        objects = [
-            {"id": ids[k], **obj} if ids is not None else obj
-            for k in range(count)
-            for obj in view.json(computed, k, self.tape)
-        ]
-        if self.skipped is not None:
-            for obj in objects:
-                obj["skipped_rows"] = self.skipped.count
-        if not self.many and len(objects) == 1:
-            print(json.dumps(objects[0]))
-            return
-        for obj in objects:
-            print(("[" if not self.started else ",") + json.dumps(obj))
-            self.started = True
-
     def close(self) -> None:
-        if self.out is not None:
-            self.out.close()
-            print(f"wrote {self.out_path}", file=sys.stderr)
-        elif self.output is Format.json and self.started and self.many:
-            print("]")
+        from gradcalc.render.formats import FORMATS
+
+        if self.results is not None:
+            self.results.close()
+            print(f"wrote {self.results_path}", file=sys.stderr)
+        else:
+            FORMATS[self.output].close(self.sink)
+
+
+class _Identified:
+    """A view whose CSV rows and JSON objects start with each point's ``--id`` text."""
+
+    def __init__(self, view: Any, column: str, ids: list[str]):
+        self.view, self.column, self.ids = view, column, ids
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.view, name)
+
+    def csv_header(self, computed: Any) -> list[str]:
+        return [self.column, *self.view.csv_header(computed)]
+
+    def csv_rows(self, computed: Any, digits: int | None) -> Any:
+        return ([i, *row] for i, row in zip(self.ids, self.view.csv_rows(computed, digits)))
+
+    def records(self, computed: Any, tape: bool) -> list[dict[str, Any]]:
+        count = self.view.results(computed)[0].points.count
+        return [
+            {"id": self.ids[k], **obj}
+            for k in range(count)
+            for obj in self.view.json(computed, k, tape)
+        ]
+
+
+def show(
+    context: Any, view: Any, data: Any, output: str, digits: int | None = None, **extra: Any
+) -> None:
+    """Write one result (not a stream of chunks) through ``view`` in the format ``output``;
+    ``extra`` fields are added to its JSON object.
+
+    >>> from gradcalc.cli.context import AppContext
+    >>> class Pair:
+    ...     def plain(self, data, digits): return [f"{data[0]} {data[1]}"]
+    >>> show(AppContext(), Pair(), (1, 2), "plain")
+    1 2
+    """
+    from gradcalc.render.formats import Sink, choose
+
+    kind = choose(view, output)
+    sink = Sink(sys.stdout, context.console(), digits, extra=extra)
+    kind.write(view, data, sink)
+    kind.close(sink)
 
 
 @contextlib.contextmanager

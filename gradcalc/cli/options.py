@@ -3,26 +3,17 @@
 Each is an ``Annotated`` type: a command declares ``at: At = None`` and gets the same option,
 metavar and help as every other command.
 
->>> Format("csv").value
-'csv'
+>>> output_option("gradcalc.apps.views:FitView").click_type.choices
+('table', 'json', 'csv', 'plain')
 """
 
 from __future__ import annotations
 
-import enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-
-class Format(str, enum.Enum):
-    """Output formats."""
-
-    table = "table"
-    json = "json"
-    csv = "csv"
-    plain = "plain"
-
+from gradcalc.cli.parsing import FormatChoice
 
 Expression = Annotated[
     str,
@@ -94,7 +85,6 @@ Order = Annotated[
         "--order", min=1, max=12, help="The N-th derivative (one source; 2 with several: Hessian)."
     ),
 ]
-Output = Annotated[Format, typer.Option("--format", case_sensitive=False, help="Output format.")]
 NoCheck = Annotated[bool, typer.Option("--no-check", help="Skip the symbolic cross-check.")]
 Exact = Annotated[bool, typer.Option("--exact", help="Show exact symbolic values, however long.")]
 Digits = Annotated[
@@ -111,3 +101,10 @@ CheckTimeout = Annotated[
 PlotOut = Annotated[
     str | None, typer.Option("--out", metavar="FILE", help="With --plot: write FILE.png/.svg.")
 ]
+
+
+def output_option(view: str) -> Any:
+    """The ``--format`` option of a command whose results the class ``view``
+    (``"module:Class"``) shows: its choices are the formats that view supports. Declare it
+    as ``output: Annotated[str, output_option("gradcalc.apps.views:FitView")] = "table"``."""
+    return typer.Option("--format", click_type=FormatChoice(view), help="Output format.")

@@ -3,7 +3,8 @@
 A misspelled ``--option`` is an error with a suggestion, although unknown options are let
 through (so that an expression may start with ``-``); a word such as ``-(x + erf(x))`` is an
 argument, not a bundle of short options; and the usage line shows ``EXPRESSION``, not
-``{EXPRESSION}``.
+``{EXPRESSION}``. The choices of ``--format`` are the formats of the command's view
+(:class:`FormatChoice`).
 
 >>> EXPRESSIONS_MAY_START_WITH_MINUS
 {'ignore_unknown_options': True}
@@ -11,11 +12,12 @@ argument, not a bundle of short options; and the usage line shows ``EXPRESSION``
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Any
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, click
 
 # so that "-x^2 + 1" is read as the expression, not as an option
 EXPRESSIONS_MAY_START_WITH_MINUS = {"ignore_unknown_options": True}
@@ -95,3 +97,24 @@ def _usage_error(message: str, ctx: Any) -> Exception:
     """click's UsageError (found through typer, which may bundle its own click)."""
     kind = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
     return kind(message, ctx=ctx)
+
+
+class FormatChoice(click.Choice):
+    """The choices of a command's ``--format``: the formats its results' view supports
+    (:func:`gradcalc.render.formats.supported`), looked up only when they are shown or
+    checked, since the views import numpy and ``gradcalc --help`` must not.
+
+    >>> FormatChoice("gradcalc.apps.views:ExplainView").choices
+    ('table', 'markdown', 'latex')
+    """
+
+    def __init__(self, view: str):  # not click's __init__: it would read the choices now
+        self.view = view  # "module:ViewClass"
+        self.case_sensitive = False  # --format JSON works too
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        from gradcalc.render.formats import supported
+
+        module, _, name = self.view.partition(":")
+        return supported(getattr(importlib.import_module(module), name))

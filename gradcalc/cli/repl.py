@@ -203,7 +203,6 @@ class Session:
 
     def compute(self, command: str, rest: str) -> int:
         from gradcalc.cli.commands import explain, grad, hessian, jacobian
-        from gradcalc.cli.options import Format
 
         target, given = self.split_point(rest)
         text, at = self.expression(target), self._point(given)
@@ -211,7 +210,7 @@ class Session:
             return self._run(explain.explain, expression=text, at=at, wrt=self.wrt)
         shared = {
             "expression": text, "at": at, "digits": self.digits, "wrt": self.wrt,
-            "output": Format(self.format), "no_check": not self.check,
+            "output": self.format, "no_check": not self.check,
         }  # fmt: skip
         if command == "grad":
             return self._run(grad.grad, **shared, no_tape=not self.tape)
@@ -229,7 +228,7 @@ class Session:
         at = given if given is not None else self._fitting_point()
         return self._run(
             check, expression=self.definition(), at=at, answer=[answer], wrt=self.wrt,
-            output=_check_format(self.format),
+            output=self.format,
         )  # fmt: skip
 
     def expect(self, rest: str) -> int:
@@ -241,7 +240,7 @@ class Session:
         at = self._point(given)
         return self._run(
             check, expression=self.definition(), at=at, expect=_tight(numbers), wrt=self.wrt,
-            output=_check_format(self.format),
+            output=self.format,
         )  # fmt: skip
 
     def definition(self) -> str:
@@ -294,10 +293,8 @@ class Session:
 
     def ops(self, rest: str) -> int:
         from gradcalc.cli.commands.ops import ops
-        from gradcalc.cli.options import Format
 
-        output = Format(self.format if self.format != "csv" else "table")
-        return self._run(ops, names=rest.split() or None, output=output)
+        return self._run(ops, names=rest.split() or None, output=self.format)
 
     def set(self, rest: str) -> int:
         name, _, value = rest.partition(" ")
@@ -370,12 +367,6 @@ def _tight(text: str) -> str:
 def _specs(text: str) -> list[str]:
     """The points of ``x=1, y=2; x=3, y=4``, each as one ``--at`` spec."""
     return [_tight(spec) for spec in text.split(";") if spec.strip()]
-
-
-def _check_format(format: str) -> Any:
-    from gradcalc.cli.options import Format
-
-    return Format.json if format == "json" else Format.table
 
 
 # --- the loop ----------------------------------------------------------------------------------

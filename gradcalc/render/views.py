@@ -45,6 +45,17 @@ class GradView:
                 obj["latex"] = render.latex_derivatives(result)
         return objects
 
+    def records(self, computed: Any, tape: bool) -> list[dict[str, Any]]:
+        """The JSON objects of every point (for the ``json`` format)."""
+        count = self.results(computed)[0].points.count
+        return [obj for k in range(count) for obj in self.json(computed, k, tape)]
+
+    def tables(self, computed: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
+        """Renderables for the ``table`` format, a blank line after each: one point's
+        tables (:meth:`single`), or one table of ``several`` points (:meth:`many`)."""
+        parts = self.many(computed, digits) if several else self.single(computed, digits, tape)
+        return [shown for part in parts for shown in (part, "")]
+
     def csv_header(self, computed: Any) -> list[str]:
         return render.csv_header(computed)
 
@@ -69,7 +80,7 @@ class GradView:
     def latex_part(self, result: GradResult) -> list[Any]:
         """With ``latex``: the derivatives as LaTeX lines, ready to paste."""
 
-        return [_unwrapped(render.latex_block(result))] if self.latex else []
+        return [unwrapped(render.latex_block(result))] if self.latex else []
 
     def findings(self, result: GradResult) -> list[Any]:
         """The diagnostics under a single point's tables (the report, with ``diagnose``)."""
@@ -340,7 +351,7 @@ class HessianView(GradView):
         summary.append(test.verdict, style="bold")
         parts = [render.headline(result, digits), table, summary]
         if self.latex:
-            parts.append(_unwrapped(f"H = {latex_matrix(result)}"))
+            parts.append(unwrapped(f"H = {latex_matrix(result)}"))
         return parts
 
     def many(self, computed: HessianResult, digits: int | None) -> list[Any]:
@@ -349,8 +360,12 @@ class HessianView(GradView):
         return [_read_as(computed, table)]
 
 
-def _unwrapped(text: str) -> Any:
-    """Text that is never wrapped at the terminal's width (LaTeX must paste whole)."""
+def unwrapped(text: str) -> Any:
+    """Text that is never wrapped at the terminal's width (LaTeX must paste whole).
+
+    >>> unwrapped(r"\frac{1}{2}").no_wrap
+    True
+    """
     from rich.text import Text
 
     return Text(text, no_wrap=True, overflow="ignore")
@@ -556,6 +571,25 @@ class VerdictView:
         readings: list[str | None] = [None] * len(verdicts)
         return list(self.answers_read_as or readings)
 
+    def records(self, verdicts: list, tape: bool) -> list[dict[str, Any]]:
+        return [self.json(verdicts)]
+
+    def csv_header(self, verdicts: list) -> list[str]:
+        return ["component", "yours", "correct", "verdict", "ok", "detail"]
+
+    def csv_rows(self, verdicts: list, digits: int | None) -> Iterator[list[str]]:
+        """A row per component; ``ok`` is true, false or empty (could not decide)."""
+        for v in verdicts:
+            ok = "" if v.ok is None else str(v.ok).lower()
+            yield [v.component, v.yours, v.correct, v.verdict, ok, v.detail]
+
+    def plain(self, verdicts: list, digits: int | None) -> Iterator[str]:
+        """A line per component: its name and the verdict, tab-separated."""
+        return (f"{v.component}\t{v.verdict}" for v in verdicts)
+
+    def tables(self, verdicts: list, digits: int | None, tape: bool, several: bool) -> list[Any]:
+        return self.table(verdicts)
+
     def table(self, verdicts: list) -> list[Any]:
         from rich.text import Text
 
@@ -584,7 +618,7 @@ class VerdictView:
             )
         parts: list[Any] = [heading, table]
         if self.latex:
-            parts.append(_unwrapped("\n".join(f"{v.latex_name} = {v.latex}" for v in verdicts)))
+            parts.append(unwrapped("\n".join(f"{v.latex_name} = {v.latex}" for v in verdicts)))
         return parts
 
 
@@ -629,3 +663,22 @@ def minimum_tables(result: Any, digits: int | None) -> list[Any]:
     )
     summary.append(result.reason, style="green" if result.converged else "yellow")
     return [table, summary]
+
+
+class GraphView:
+    """``gradcalc graph``: the op graph of one result as Graphviz DOT, Mermaid or SVG."""
+
+    def dot(self, result: GradResult, digits: int | None) -> str:
+        from gradcalc.render.drawing import to_dot
+
+        return to_dot(result, digits=digits)
+
+    def mermaid(self, result: GradResult, digits: int | None) -> str:
+        from gradcalc.render.drawing import to_mermaid
+
+        return to_mermaid(result, digits=digits)
+
+    def svg(self, result: GradResult, digits: int | None) -> str:
+        from gradcalc.render.graph_svg import to_svg
+
+        return to_svg(result, digits=digits)

@@ -3,14 +3,14 @@ expressions anywhere (``--answer``)."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
+from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
-from gradcalc.cli.options import At, Expression, Format, Output, Wrt
+from gradcalc.cli.options import At, Expression, Wrt, output_option
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -40,19 +40,17 @@ def check(
         float | None,
         typer.Option("--atol", min=0.0, help="Absolute tolerance for --expect [default: 1e-12]."),
     ] = None,
-    output: Output = Format.table,
+    output: Annotated[str, output_option("gradcalc.render.views:VerdictView")] = "table",
     latex: Annotated[
         bool, typer.Option("--latex", help="Also print the answers in LaTeX.")
     ] = False,
 ) -> int:
     """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
     from gradcalc.apps import check as answers
-    from gradcalc.render import views
+    from gradcalc.render.views import VerdictView
 
     if (expect is None) == (not answer):
         raise InputError("give your answer with --expect (numbers) or with --answer (expressions)")
-    if output not in (Format.table, Format.json):
-        raise InputError("check prints --format table or json")
     text = expression_text(expression, None)
     if expect is not None:
         from gradcalc.lang.literals import split_top_level
@@ -68,13 +66,8 @@ def check(
         )
     else:
         verdicts = answers.check_answers(text, _answer_form(answer), names(wrt), order, at or [])
-    view = views.VerdictView(text, at, latex, *_readings(text, verdicts, answer is not None))
-    if output is Format.json:
-        print(json.dumps(view.json(verdicts)))
-    else:
-        console = context.console()
-        for part in view.table(verdicts):
-            console.print(part)
+    view = VerdictView(text, at, latex, *_readings(text, verdicts, answer is not None))
+    show(context, view, verdicts, output)
     ok = [v.ok for v in verdicts]
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
 

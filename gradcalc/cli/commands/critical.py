@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from gradcalc.cli.commands.diff import Document, DocumentFormat, write
+from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
-from gradcalc.cli.options import CheckTimeout, Expression
+from gradcalc.cli.options import CheckTimeout, Expression, output_option
 from gradcalc.core.errors import ExitCode
 
 
@@ -25,7 +25,7 @@ def critical(
             "inside it (default: every variable in -5..5).",
         ),
     ] = None,
-    output: Document = DocumentFormat.table,
+    output: Annotated[str, output_option("gradcalc.render.pointfree:CriticalView")] = "table",
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The critical points of EXPRESSION: exact where sympy can solve grad f = 0, else a
@@ -34,5 +34,5 @@ def critical(
     from gradcalc.render.pointfree import CriticalView
 
     result = critical_points(expression_text(expression, None), region, check_timeout)
-    write(context, CriticalView(), result, output.value)
+    show(context, CriticalView(), result, output)
     return ExitCode.OK

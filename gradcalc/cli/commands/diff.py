@@ -4,37 +4,16 @@ without a point come here too (:func:`point_free`)."""
 
 from __future__ import annotations
 
-import enum
-import json
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
-from gradcalc.cli.options import At, CheckTimeout, Expression, Order, Wrt
+from gradcalc.cli.options import At, CheckTimeout, Expression, Order, Wrt, output_option
 from gradcalc.core.errors import ExitCode, InputError
-
-
-class DocumentFormat(str, enum.Enum):
-    """Formats of the point-free commands."""
-
-    table = "table"
-    json = "json"
-    plain = "plain"
-    markdown = "markdown"
-    latex = "latex"
-
-
-Document = Annotated[
-    DocumentFormat,
-    typer.Option(
-        "--format",
-        case_sensitive=False,
-        help="Output format (markdown and latex for homework).",
-    ),
-]
 
 
 def diff(
@@ -51,7 +30,7 @@ def diff(
         ),
     ] = None,
     at: At = None,
-    output: Document = DocumentFormat.table,
+    output: Annotated[str, output_option("gradcalc.render.derivative:DiffView")] = "table",
     latex: Annotated[
         bool, typer.Option("--latex", help="Also print each derivative as LaTeX.")
     ] = False,
@@ -64,14 +43,14 @@ def diff(
         from gradcalc.render.pointfree import ImplicitView
 
         result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
-        write(context, ImplicitView(latex), result, output.value)
+        show(context, ImplicitView(latex), result, output)
         return status(result.verification.status)
     if at:
         raise InputError(
             "diff gives the derivative as a formula; for its value at a point use "
             "gradcalc grad EXPRESSION --at ... (or --at with --implicit, on a curve)"
         )
-    return point_free(context, text, None, wrt, order, output.value, latex, check_timeout)
+    return point_free(context, text, None, wrt, order, output, latex, check_timeout)
 
 
 def point_free(
@@ -95,7 +74,7 @@ def point_free(
     read_as, warnings = reading(text)
     if output == "table":
         context.console().print(read_as_text(read_as))
-    write(context, DiffView(latex), result, output)
+    show(context, DiffView(latex), result, output)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return status(result.verification.status if result.entries else "differs")
@@ -105,21 +84,3 @@ def status(verification: str) -> int:
     """The exit code: 1 when the tape contradicts the symbolic answer (or there is none),
     else 0 (an answer the tape could not check is printed with the reason)."""
     return ExitCode.CHECK_FAILED if verification == "differs" else ExitCode.OK
-
-
-def write(context: AppContext, view: Any, result: Any, output: str) -> None:
-    """Print ``result`` through ``view`` in the format ``output`` (the view's method of that
-    name; ``table`` as rich renderables, ``json`` as one object per line)."""
-    if output == "table":
-        console = context.console()
-        for part in view.tables(result, None, False, False):
-            console.print(part, markup=False)  # [2x, 0] is a matrix row, not rich markup
-    elif output == "json":
-        for record in view.records(result, False):
-            print(json.dumps(record))
-    elif output == "plain":
-        sys.stdout.write("".join(f"{line}\n" for line in view.plain(result, None)))
-    elif hasattr(view, output):
-        print(getattr(view, output)(result, None))
-    else:
-        raise InputError(f"no --format {output} here")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated, Any
 
 import typer
 
-from gradcalc.cli.console import show_plot
+from gradcalc.cli.console import show, show_plot
 from gradcalc.cli.context import AppContext
-from gradcalc.cli.options import Digits, Format, PlotOut, SkipBadRows
+from gradcalc.cli.options import Digits, PlotOut, SkipBadRows, output_option
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -33,9 +32,7 @@ def fit(
         list[str] | None,
         typer.Option("--init", metavar="NAME=VALUE,...", help="Starting values (default 1)."),
     ] = None,
-    output: Annotated[
-        Format, typer.Option("--format", case_sensitive=False, help="table or json.")
-    ] = Format.table,
+    output: Annotated[str, output_option("gradcalc.apps.views:FitView")] = "table",
     plot: Annotated[
         bool, typer.Option("--plot", help="Draw the data and the fitted curve.")
     ] = False,
@@ -45,15 +42,12 @@ def fit(
 ) -> int:
     """Least-squares fit of MODEL's parameters to DATA, with the tape's Jacobian."""
     from gradcalc.apps import fit as fitting
-    from gradcalc.lang.reading import reading
-    from gradcalc.render import views
-    from gradcalc.render.gradient import read_as_text
-
-    if output not in (Format.table, Format.json):
-        raise InputError("fit prints --format table or json")
+    from gradcalc.apps.views import FitView
     from gradcalc.cli.inputs import used_columns
     from gradcalc.io.files import Skipped
     from gradcalc.io.sources import open_points
+    from gradcalc.lang.reading import reading
+    from gradcalc.render.gradient import read_as_text
 
     skipped = Skipped() if skip_bad_rows else None
     with open_points(data, "data file") as source:  # the columns the model and --y read
@@ -65,13 +59,10 @@ def fit(
         print(f"warning: {skipped.summary('data file')}", file=sys.stderr)
     result = fitting.fit(model, columns, params, y, init)
     read_as, warnings = reading(model, list(columns))
-    if output is Format.json:
-        extra = {} if skipped is None else {"skipped_rows": skipped.count}
-        print(json.dumps({**fitting.to_json(result), **extra}))
-    else:
+    if output == "table":
         context.console().print(read_as_text(read_as, result.y))
-        for part in views.fit_tables(result, digits):
-            context.console().print(part)
+    extra = {} if skipped is None else {"skipped_rows": skipped.count}
+    show(context, FitView(), result, output, digits, **extra)
     for warning in [*warnings, *result.warnings]:
         print(f"warning: {warning}", file=sys.stderr)
     if plot:

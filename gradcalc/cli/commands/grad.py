@@ -18,18 +18,17 @@ from gradcalc.cli.options import (
     Columns,
     Digits,
     Exact,
-    Format,
     IdColumn,
     Latex,
     NoCheck,
     Of,
     Order,
-    Output,
     PointsFile,
     ResultsOut,
     SkipBadRows,
     Subgradient,
     Wrt,
+    output_option,
 )
 from gradcalc.core.errors import InputError
 
@@ -64,7 +63,7 @@ def grad(
         bool,
         typer.Option("--no-normalize", help="Use --direction as given, not scaled to length 1."),
     ] = False,
-    output: Output = Format.table,
+    output: Annotated[str, output_option("gradcalc.render.views:GradView")] = "table",
     no_tape: Annotated[bool, typer.Option("--no-tape", help="Do not show the tape.")] = False,
     no_check: NoCheck = False,
     exact: Exact = False,
@@ -113,9 +112,9 @@ def grad(
     if jobs is not None:
         if expression is not None or at or points or wrt or of:
             raise InputError("--jobs reads expressions and points from its lines: give no others")
-        if output in (Format.csv, Format.plain):
+        if output in ("csv", "plain"):
             raise InputError(
-                f"--jobs answers one JSON line per job: drop --format {output.value} "
+                f"--jobs answers one JSON line per job: drop --format {output} "
                 "(for CSV rows, give the points with --points)"
             )
         return _run_jobs(jobs, options, context.timeout)
@@ -128,7 +127,7 @@ def grad(
     session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
     options = dataclasses.replace(
         options,
-        tape=not session.many or (output is Format.json and not no_tape),
+        tape=not session.many or (output == "json" and not no_tape),
     )
     sources = names(wrt)
     writer = Writer(context, output, digits, not no_tape, session.many, id_column, out)
@@ -176,7 +175,7 @@ def _without_point(context, expression, wrt, of, order, output, latex, check_tim
     if of:
         raise InputError("--of needs a point (--at); without one, use diff on the statement")
     text = expression_text(expression, None)
-    return point_free(context, text, None, wrt, order, output.value, latex, check_timeout)
+    return point_free(context, text, None, wrt, order, output, latex, check_timeout)
 
 
 def _run_jobs(path: str, options: Any, timeout: float) -> int:

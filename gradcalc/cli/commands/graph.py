@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import enum
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import Session, names
-from gradcalc.cli.options import At, Digits, Expression, Of, Wrt
+from gradcalc.cli.options import At, Digits, Expression, Of, Wrt, output_option
 from gradcalc.core.errors import ExitCode, InputError
-
-
-class GraphFormat(str, enum.Enum):
-    """Text formats of ``gradcalc graph``."""
-
-    dot = "dot"
-    mermaid = "mermaid"
-    svg = "svg"
 
 
 def graph(
@@ -29,14 +21,7 @@ def graph(
     at: At = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Annotated[
-        GraphFormat,
-        typer.Option(
-            "--format",
-            case_sensitive=False,
-            help="Graphviz DOT, Mermaid or SVG (a picture) text.",
-        ),
-    ] = GraphFormat.dot,
+    output: Annotated[str, output_option("gradcalc.render.views:GraphView")] = "dot",
     out: Annotated[
         str | None,
         typer.Option(
@@ -50,6 +35,7 @@ def graph(
     """The op graph of EXPRESSION with the value and the adjoint on every node."""
     from gradcalc.engine import api
     from gradcalc.render import drawing, graph_svg
+    from gradcalc.render.views import GraphView
 
     if at is not None and len(at) > 1:
         raise InputError("graph draws one point: give one --at")
@@ -59,12 +45,7 @@ def graph(
     if rest:
         raise InputError("graph draws one target: choose it with --of")
     if out is None:
-        text = {
-            GraphFormat.dot: drawing.to_dot,
-            GraphFormat.mermaid: drawing.to_mermaid,
-            GraphFormat.svg: graph_svg.to_svg,
-        }[output]
-        print(text(result, digits=digits))
+        show(context, GraphView(), result, output, digits)
         return ExitCode.OK
     if Path(out).suffix.lower() == ".svg":
         drawing.write_text(out, graph_svg.to_svg(result, digits=digits))

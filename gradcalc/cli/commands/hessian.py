@@ -3,6 +3,8 @@ second-derivative test."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from gradcalc.cli.console import Writer
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import Session, engine_options, names
@@ -13,17 +15,16 @@ from gradcalc.cli.options import (
     Digits,
     Exact,
     Expression,
-    Format,
     IdColumn,
     Latex,
     NoCheck,
     Of,
-    Output,
     PointsFile,
     ResultsOut,
     SkipBadRows,
     Subgradient,
     Wrt,
+    output_option,
 )
 from gradcalc.core.errors import InputError
 
@@ -39,7 +40,7 @@ def hessian(
     out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Output = Format.table,
+    output: Annotated[str, output_option("gradcalc.render.views:HessianView")] = "table",
     no_check: NoCheck = False,
     exact: Exact = False,
     latex: Latex = False,
@@ -58,7 +59,7 @@ def hessian(
         from gradcalc.cli.inputs import expression_text
 
         text = expression_text(expression, None)
-        return point_free(context, text, "hessian", wrt, 1, output.value, latex, check_timeout)
+        return point_free(context, text, "hessian", wrt, 1, output, latex, check_timeout)
     session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many, id_column, out)

@@ -15,16 +15,15 @@ from gradcalc.cli.options import (
     Columns,
     Digits,
     Exact,
-    Format,
     IdColumn,
     NoCheck,
     Of,
-    Output,
     PointsFile,
     ResultsOut,
     SkipBadRows,
     Subgradient,
     Wrt,
+    output_option,
 )
 
 
@@ -45,7 +44,7 @@ def jacobian(
     out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Output = Format.table,
+    output: Annotated[str, output_option("gradcalc.render.views:JacobianView")] = "table",
     no_check: NoCheck = False,
     exact: Exact = False,
     digits: Digits = None,
@@ -61,7 +60,7 @@ def jacobian(
         from gradcalc.cli.inputs import expression_text
 
         text = expression_text(expression, None)
-        return point_free(context, text, "jacobian", wrt, 1, output.value, False, check_timeout)
+        return point_free(context, text, "jacobian", wrt, 1, output, False, check_timeout)
     session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many, id_column, out)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import enum
-import json
 import sys
 from typing import Annotated
 
 import typer
 
-from gradcalc.cli.console import progress_bar, show_plot
+from gradcalc.cli.console import progress_bar, show, show_plot
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
-from gradcalc.cli.options import Digits, Expression, Format, PlotOut
-from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.cli.options import Digits, Expression, PlotOut, output_option
+from gradcalc.core.errors import ExitCode
 
 
 class Method(str, enum.Enum):
@@ -47,10 +45,7 @@ def minimize(
     every: Annotated[
         int | None, typer.Option("--every", min=1, help="Record every K-th step in the path.")
     ] = None,
-    output: Annotated[
-        Format,
-        typer.Option("--format", case_sensitive=False, help="table, json or csv (the path)."),
-    ] = Format.table,
+    output: Annotated[str, output_option("gradcalc.apps.views:MinimumView")] = "table",
     plot: Annotated[
         bool,
         typer.Option(
@@ -63,27 +58,17 @@ def minimize(
 ) -> int:
     """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION."""
     from gradcalc.apps import minimize as optimize
+    from gradcalc.apps.views import MinimumView
     from gradcalc.lang.reading import reading as read
-    from gradcalc.render import views
     from gradcalc.render.gradient import read_as_text
 
-    if output is Format.plain:
-        raise InputError("minimize prints --format table, json or csv")
     text = expression_text(expression, None)
     reading, warnings = read(text)
     with progress_bar(context, steps, "minimizing") as advance:
         result = optimize.minimize(text, start, method.value, lr, steps, tol, every, advance)
-    if output is Format.json:
-        print(json.dumps(optimize.to_json(result)))
-    elif output is Format.csv:
-        header, rows = optimize.path_rows(result)
-        out_csv = csv.writer(sys.stdout, lineterminator="\n")
-        out_csv.writerow(header)
-        out_csv.writerows(rows)
-    else:
+    if output == "table":
         context.console().print(read_as_text(reading, "f"))
-        for part in views.minimum_tables(result, digits):
-            context.console().print(part)
+    show(context, MinimumView(), result, output, digits)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if plot:

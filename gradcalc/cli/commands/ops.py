@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
+from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
-from gradcalc.cli.options import Format
-from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.cli.options import output_option
+from gradcalc.core.errors import ExitCode
 
 
 def ops(
@@ -18,25 +18,12 @@ def ops(
         list[str] | None,
         typer.Argument(metavar="[NAME]...", help="Show only these (e.g. sin ^ pi)."),
     ] = None,
-    output: Annotated[
-        Format,
-        typer.Option(
-            "--format", case_sensitive=False, help="table, json or plain (tab-separated)."
-        ),
-    ] = Format.table,
+    output: Annotated[str, output_option("gradcalc.apps.views:CatalogView")] = "table",
 ) -> int:
     """Every function, operator and constant expressions may use: derivative rule, domain."""
     from gradcalc.apps import catalog
+    from gradcalc.apps.views import CatalogView
 
-    if output is Format.csv:
-        raise InputError("ops prints --format table, json or plain")
     entries = [catalog.entry(name) for name in names] if names else catalog.catalog()
-    if output is Format.json:
-        print(json.dumps(catalog.to_json(entries), ensure_ascii=False))
-    elif output is Format.plain:
-        print("\n".join(catalog.plain_lines(entries)))
-    else:
-        console = context.console()
-        for part in catalog.tables(entries):
-            console.print(part)
+    show(context, CatalogView(), entries, output)
     return ExitCode.OK

@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from gradcalc.cli.commands.diff import Document, DocumentFormat, write
+from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
-from gradcalc.cli.options import At, CheckTimeout, Expression
+from gradcalc.cli.options import At, CheckTimeout, Expression, output_option
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -26,7 +26,7 @@ def taylor(
             help="The degree (1: the tangent line or plane; at most 2 with several variables).",
         ),
     ] = 2,
-    output: Document = DocumentFormat.table,
+    output: Annotated[str, output_option("gradcalc.render.pointfree:TaylorView")] = "table",
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
@@ -36,5 +36,5 @@ def taylor(
     if not at:
         raise InputError("taylor expands about a point: give it with --at x=0")
     result = expand(expression_text(expression, None), at, order, check_timeout)
-    write(context, TaylorView(), result, output.value)
+    show(context, TaylorView(), result, output)
     return ExitCode.CHECK_FAILED if result.status == "disagree" else ExitCode.OK

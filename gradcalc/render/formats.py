@@ -1,0 +1,207 @@
+"""Output formats as a registry: ``--format NAME`` writes what a result's view gives.
+
+A *view* shows one kind of result (a gradient, a Hessian, a fit, the verdicts of a check,
+...) through methods that give its data; a *format* names the methods it needs and writes
+from them:
+
+========  =============================  ==================================================
+format    needs from the view            writes
+========  =============================  ==================================================
+table     ``tables``                     rich tables and text, for people
+json      ``records``                    one JSON object (several: a JSON array)
+csv       ``csv_header``, ``csv_rows``   a header row, then one row per point or item
+plain     ``plain``                      bare lines for scripts (numbers, tab-separated)
+========  =============================  ==================================================
+
+and ``markdown``, ``latex``, ``dot``, ``mermaid``, ``svg``: a whole document the view writes (the
+method of that name). A command offers, in ``--format`` and its ``--help``, exactly the
+formats its view has what they need (:func:`supported`). Adding a format is one class here,
+registered with :func:`register`.
+
+>>> class Numbers:
+...     def csv_header(self, data): return ["n"]
+...     def csv_rows(self, data, digits): return [[str(n)] for n in data]
+...     def plain(self, data, digits): return [" ".join(map(str, data))]
+>>> supported(Numbers)
+('csv', 'plain')
+>>> import sys
+>>> sink = Sink(sys.stdout)
+>>> FORMATS["csv"].write(Numbers(), [1, 2], sink); FORMATS["csv"].close(sink)
+n
+1
+2
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TextIO
+
+from gradcalc.core.errors import InputError
+
+
+@dataclass
+class Sink:
+    """Where a format writes, and what the command asked for: significant ``digits``, the
+    ``tape`` shown or not, ``many`` points (several chunks, a JSON array), ``extra`` fields
+    for every JSON object, a rich ``console`` for tables."""
+
+    out: TextIO
+    console: Any = None
+    digits: int | None = None
+    tape: bool = True
+    many: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    started: bool = False  # something was written (a CSV header, a JSON array's "[")
+    array: bool = False  # a JSON array was opened
+
+
+class OutputFormat:
+    """One output format: its name, the view methods it needs, how it writes."""
+
+    name: ClassVar[str]
+    needs: ClassVar[tuple[str, ...]]
+
+    def write(self, view: Any, data: Any, sink: Sink) -> None:
+        """Write one chunk of results (a command may give several: a file of points)."""
+        raise NotImplementedError
+
+    def close(self, sink: Sink) -> None:
+        """Finish after the last chunk."""
+
+
+#: Every format, by name, in the order ``--help`` lists them.
+FORMATS: dict[str, OutputFormat] = {}
+
+
+def register(kind: type[OutputFormat]) -> type[OutputFormat]:
+    """Add a format to :data:`FORMATS` (a class decorator)."""
+    FORMATS[kind.name] = kind()
+    return kind
+
+
+def supported(view: type) -> tuple[str, ...]:
+    """The names of the formats ``view`` (a view class) has everything for."""
+    return tuple(
+        name
+        for name, kind in FORMATS.items()
+        if all(callable(getattr(view, method, None)) for method in kind.needs)
+    )
+
+
+def choose(view: Any, name: str) -> OutputFormat:
+    """The format ``name`` for ``view``; an input error naming the choices if it has none.
+
+    >>> choose(object(), "csv")
+    Traceback (most recent call last):
+    ...
+    gradcalc.core.errors.InputError: no --format csv here (the choices: none)
+    """
+    choices = supported(type(view))
+    if name not in choices:
+        raise InputError(f"no --format {name} here (the choices: {', '.join(choices) or 'none'})")
+    return FORMATS[name]
+
+
+@register
+class Table(OutputFormat):
+    """Rich tables and text, folded to the terminal's width."""
+
+    name, needs = "table", ("tables",)
+
+    def write(self, view: Any, data: Any, sink: Sink) -> None:
+        for part in view.tables(data, sink.digits, sink.tape, sink.many):
+            sink.console.print(part, markup=False)  # [2x, 0] is a matrix row, not markup
+
+
+@register
+class Json(OutputFormat):
+    """One JSON object, or a JSON array of them written as they come (one per line)."""
+
+    name, needs = "json", ("records",)
+
+    def write(self, view: Any, data: Any, sink: Sink) -> None:
+        ascii_only = getattr(view, "ascii_json", True)
+        objects = view.records(data, sink.tape)
+        if sink.extra:
+            objects = [{**obj, **sink.extra} for obj in objects]
+        if not sink.many and not sink.started and len(objects) == 1:
+            sink.out.write(json.dumps(objects[0], ensure_ascii=ascii_only) + "\n")
+            sink.started = True
+            return
+        for obj in objects:
+            text = json.dumps(obj, ensure_ascii=ascii_only)
+            sink.out.write(("," if sink.array else "[") + text + "\n")
+            sink.array = sink.started = True
+
+    def close(self, sink: Sink) -> None:
+        if sink.array:
+            sink.out.write("]\n")
+
+
+@register
+class Csv(OutputFormat):
+    """A header row, then the rows of every chunk."""
+
+    name, needs = "csv", ("csv_header", "csv_rows")
+
+    def write(self, view: Any, data: Any, sink: Sink) -> None:
+        out = csv.writer(sink.out, lineterminator="\n")
+        if not sink.started:
+            out.writerow(view.csv_header(data))
+            sink.started = True
+        out.writerows(view.csv_rows(data, sink.digits))
+
+
+@register
+class Plain(OutputFormat):
+    """Bare lines for scripts: numbers separated by spaces, or tab-separated fields."""
+
+    name, needs = "plain", ("plain",)
+
+    def write(self, view: Any, data: Any, sink: Sink) -> None:
+        sink.out.write("".join(f"{line}\n" for line in view.plain(data, sink.digits)))
+
+
+class _Document(OutputFormat):
+    """A whole document that the view writes itself, by its method of the format's name."""
+
+    def write(self, view: Any, data: Any, sink: Sink) -> None:
+        sink.out.write(getattr(view, self.name)(data, sink.digits) + "\n")
+
+
+@register
+class Markdown(_Document):
+    """Markdown (``gradcalc explain``: for homework)."""
+
+    name, needs = "markdown", ("markdown",)
+
+
+@register
+class Latex(_Document):
+    """LaTeX (``gradcalc explain``: for homework)."""
+
+    name, needs = "latex", ("latex",)
+
+
+@register
+class Dot(_Document):
+    """Graphviz DOT text (``gradcalc graph``)."""
+
+    name, needs = "dot", ("dot",)
+
+
+@register
+class Mermaid(_Document):
+    """Mermaid text (``gradcalc graph``)."""
+
+    name, needs = "mermaid", ("mermaid",)
+
+
+@register
+class Svg(_Document):
+    """An SVG picture (``gradcalc graph``: drawn with gradcalc's own layout)."""
+
+    name, needs = "svg", ("svg",)

@@ -1,0 +1,134 @@
+"""Output formats as a registry: every format a command's --help offers works, the new
+csv and plain outputs of check, fit, minimize and ops carry the right numbers, and a format
+added to the registry reaches every command whose view has what it needs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pytest
+import typer.main
+
+from gradcalc.cli.app import app
+from gradcalc.core.errors import ExitCode
+from gradcalc.render import formats
+
+LINE = "x,y\n0,1\n1,3\n2,5\n3,7\n"  # exactly y = 2x + 1
+
+# one ordinary question per command that has --format
+QUESTIONS = {
+    "grad": ["x^2*y", "--at", "x=1,y=2"],
+    "hessian": ["x^2*y", "--at", "x=1,y=2"],
+    "jacobian": ["x*y, x+y", "--at", "x=1,y=2"],
+    "check": ["x^2*y", "--at", "x=1,y=2", "--expect", "4,1"],
+    "explain": ["x^2", "--at", "x=3"],
+    "graph": ["x*y", "--at", "x=1,y=2"],
+    "minimize": ["(x-1)^2", "--from", "x=0", "--lr", "0.25"],
+    "fit": ["a*x + b", "-", "--params", "a,b"],
+    "ops": ["sin"],
+    "diff": ["x^2*y"],
+    "critical": ["x^2 + y^2"],
+    "taylor": ["exp(x)", "--at", "x=0"],
+}
+
+
+def offered(command: str) -> tuple[str, ...]:
+    """The --format choices as the command's --help shows them."""
+    click_command = typer.main.get_command(app).commands[command]
+    (option,) = [p for p in click_command.params if "--format" in getattr(p, "opts", ())]
+    return tuple(option.type.choices)
+
+
+def test_every_command_with_a_format_is_asked_here() -> None:
+    group = typer.main.get_command(app)
+    with_format = {
+        name
+        for name, command in group.commands.items()
+        if any("--format" in getattr(p, "opts", ()) for p in command.params)
+    }
+    assert with_format == set(QUESTIONS)
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [(command, output) for command in QUESTIONS for output in offered(command)],
+)
+def test_every_offered_format_is_accepted(cli, command: str, output: str) -> None:
+    result = cli(command, *QUESTIONS[command], "--format", output, stdin=LINE)
+    assert result.exit_code == ExitCode.OK, result.output
+    assert result.stdout.strip()
+    assert "--format" not in result.stderr
+
+
+def test_scripts_get_csv_and_plain_from_every_command_that_answers_with_numbers() -> None:
+    for command in ("grad", "hessian", "jacobian", "check", "minimize", "fit", "ops"):
+        assert {"table", "json", "csv", "plain"} <= set(offered(command)), command
+
+
+def test_check_csv_and_plain_give_each_components_verdict(cli) -> None:
+    # d(x^2 y)/dx = 2xy = 4 and d/dy = x^2 = 1 at (1, 2): 4 is right, 3 is wrong
+    args = ["check", "x^2*y", "--at", "x=1,y=2", "--expect", "4,3"]
+    table = list(csv.DictReader(io.StringIO(cli(*args, "--format", "csv").stdout)))
+    assert [(r["yours"], r["correct"], r["ok"]) for r in table] == [
+        ("4", "4", "true"),
+        ("3", "1", "false"),
+    ]
+    plain = cli(*args, "--format", "plain")
+    assert plain.exit_code == ExitCode.CHECK_FAILED
+    assert [line.split("\t")[1] for line in plain.stdout.splitlines()] == ["correct", "wrong"]
+
+
+def test_fit_csv_and_plain_give_the_line_through_the_data(cli) -> None:
+    args = ["fit", "a*x + b", "-", "--params", "a,b"]
+    rows = list(csv.DictReader(io.StringIO(cli(*args, "--format", "csv", stdin=LINE).stdout)))
+    assert [r["parameter"] for r in rows] == ["a", "b"]
+    assert [float(r["value"]) for r in rows] == pytest.approx([2.0, 1.0], abs=1e-9)
+    plain = cli(*args, "--format", "plain", stdin=LINE).stdout.split()
+    assert [float(v) for v in plain] == pytest.approx([2.0, 1.0], abs=1e-9)
+
+
+def test_minimize_plain_gives_where_it_stopped(cli) -> None:
+    # (x-1)^2 + (y+2)^2 has its minimum at (1, -2)
+    args = ["(x-1)^2 + (y+2)^2", "--from", "x=0,y=0", "--lr", "0.25"]
+    result = cli("minimize", *args, "--format", "plain")
+    assert result.exit_code == ExitCode.OK
+    assert [float(v) for v in result.stdout.split()] == pytest.approx([1.0, -2.0], abs=1e-6)
+
+
+def test_ops_csv_rows_match_its_json(cli) -> None:
+    rows = list(csv.DictReader(io.StringIO(cli("ops", "sin", "^", "--format", "csv").stdout)))
+    entries = json.loads(cli("ops", "sin", "^", "--format", "json").stdout)
+    assert [r["name"] for r in rows] == [e["name"] for e in entries] == ["sin", "**"]
+    assert "cos(x)" in rows[0]["derivative"]
+    assert rows[1]["also"] == "^"
+
+
+def test_several_targets_at_one_point_are_one_json_array(cli) -> None:
+    result = cli("grad", "y = x^2; z = x^3", "--of", "y,z", "--at", "x=2", "--format", "json")
+    answers = json.loads(result.stdout)  # was an array without its closing bracket
+    assert [a["gradient"]["x"] for a in answers] == [4.0, 12.0]  # 2x and 3x^2 at 2
+
+
+def test_a_registered_format_reaches_every_view_that_has_what_it_needs(cli, monkeypatch) -> None:
+    class Tsv(formats.OutputFormat):
+        name, needs = "tsv", ("csv_header", "csv_rows")
+
+        def write(self, view, data, sink) -> None:
+            rows = [view.csv_header(data), *view.csv_rows(data, sink.digits)]
+            sink.out.write("".join("\t".join(map(str, row)) + "\n" for row in rows))
+
+    monkeypatch.setitem(formats.FORMATS, "tsv", Tsv())
+    assert "tsv" in offered("grad") and "tsv" in offered("ops")
+    assert "tsv" not in offered("explain") and "tsv" not in offered("graph")
+    result = cli("grad", "x^2*y", "--at", "x=3,y=2", "--format", "tsv")
+    header, row = (line.split("\t") for line in result.stdout.splitlines())
+    assert dict(zip(header, row))["d/dx"] == "12"  # 2xy at (3, 2)
+    assert math.isclose(float(dict(zip(header, row))["d/dy"]), 9)  # x^2
+
+
+def test_a_format_a_view_cannot_give_is_an_input_error() -> None:
+    with pytest.raises(Exception, match="no --format csv here"):
+        formats.choose(object(), "csv")
