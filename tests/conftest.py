@@ -9,7 +9,6 @@ The number of examples of each property test is :func:`test_properties.budget` (
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -34,20 +33,28 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-@pytest.fixture
-def cli() -> Callable[..., Any]:
-    """Run ``gradcalc ARGS...`` in this process (Typer's CliRunner); ``stdin`` is its input.
+class Cli:
+    """gradcalc run in this process by Typer's CliRunner: ``cli("grad", "x^2", "--at", "x=3")``
+    (``stdin=`` its input, ``env=`` variables to set), or ``cli.invoke(args, **options)``
+    with CliRunner's own options. The result has ``exit_code``, ``stdout`` and ``stderr``."""
 
-    ``cli("grad", "x^2", "--at", "x=3").stdout`` is what the command prints; the result also
-    has ``exit_code`` and ``stderr``.
-    """
-    from typer.testing import CliRunner
+    def __init__(self) -> None:
+        from typer.testing import CliRunner
 
-    from gradcalc.cli.app import app
+        self.runner = CliRunner()
 
-    runner = CliRunner()
+    def __call__(
+        self, *args: str, stdin: str | bytes | None = None, env: dict | None = None
+    ) -> Any:
+        return self.invoke(args, input=stdin, env=env)
 
-    def run(*args: str, stdin: str | bytes | None = None) -> Any:
-        return runner.invoke(app, list(args), input=stdin)
+    def invoke(self, args: Any, **options: Any) -> Any:
+        from gradcalc.cli.app import app
 
-    return run
+        return self.runner.invoke(app, list(args), **options)
+
+
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    """The one way the tests run the command line in-process (see :class:`Cli`)."""
+    return Cli()

@@ -203,3 +203,44 @@ def test_help_shows_what_each_argument_is() -> None:
     """(click 8.5 with typer < 0.25 printed only "EXPRESSION [required]")."""
     usage = runner.invoke(app, ["hessian", "--help"], terminal_width=100).stdout
     assert "The expression or program" in usage
+
+
+# --- a closed pipe, a narrow terminal, a misspelled command ----------------------------------
+
+
+def test_a_closed_pipe_ends_quietly_with_0(tmp_path) -> None:
+    """``gradcalc ... | head -1``: the reader leaves after one line; that is no error."""
+    path = tmp_path / "points.csv"
+    path.write_text("x,y\n" + "".join(f"{i},{i + 1}\n" for i in range(50_000)))  # > a pipe
+    command = ["grad", "x*y", "--points", str(path), "--format", "csv", "--no-check"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = process.stdout.readline()
+    process.stdout.close()  # as head -1 does
+    error = process.stderr.read()
+    assert process.wait(timeout=120) == 0, error
+    assert first == b"x,y,value,d/dx,d/dy\n"
+    assert error == b""
+
+
+def test_a_narrow_terminal_stacks_each_row_as_key_value_lines(cli) -> None:
+    args = ["grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3"]
+    narrow = cli(*args, env={"COLUMNS": "40"}).stdout.splitlines()
+    assert max(len(line) for line in narrow) <= 40
+    # ∂f/∂w1 = 6 w1 + 2 w2 = 36, ∂f/∂w2 = 2 w1 = 10 at (5, 3)
+    for line in ("∂f/∂: w1", "tape: 36", "symbolic (sympy): 6*w1 + 2*w2", "tape: 10"):
+        assert line in narrow
+    assert not any("┃" in line or "│" in line for line in narrow)  # no table columns
+    assert any("│" in line for line in cli(*args, env={"COLUMNS": "80"}).stdout.splitlines())
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("grda", "grad"), ("hesian", "hessian")])
+def test_a_misspelled_command_gets_one_suggestion(typed: str, meant: str) -> None:
+    done = gradcalc(typed, "x")
+    assert done.returncode == 2
+    first = done.stderr.splitlines()[0]
+    assert first == f"gradcalc: no such command '{typed}'; did you mean {meant}?"
+    assert done.stderr.lower().count("did you mean") == 1

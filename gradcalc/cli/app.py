@@ -41,11 +41,12 @@ from gradcalc.cli.commands import (
     taylor,
 )
 from gradcalc.cli.context import AppContext
-from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command
+from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
 from gradcalc.core.errors import ExitCode
 
 app = typer.Typer(
     name="gradcalc",
+    cls=Group,
     help="Exact gradients from a reverse-mode tape, cross-checked against sympy.",
     no_args_is_help=True,
     add_completion=True,

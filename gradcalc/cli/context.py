@@ -21,12 +21,14 @@ turns a gradcalc error into its one-line message and exit code.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gradcalc.core.errors import GradcalcError
+from gradcalc.core.errors import ExitCode, GradcalcError
 
 
 @dataclass
@@ -84,3 +86,13 @@ class AppContext:
                 raise
             print(f"gradcalc: {error.render()}", file=sys.stderr)
             return int(error.exit_code)
+        except BrokenPipeError:  # the reader went away (gradcalc ... | head -1): not an error
+            _discard_stdout()
+            return int(ExitCode.OK)
+
+
+def _discard_stdout() -> None:
+    """Send what is left for stdout, and Python's last flush at exit, to the null device:
+    the pipe is closed, and a second BrokenPipeError would be printed at exit."""
+    with contextlib.suppress(OSError, ValueError):  # no descriptor: a test's captured stdout
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -1,10 +1,11 @@
-"""How gradcalc reads a command line beyond click's defaults: every command's class.
+"""How gradcalc reads a command line beyond click's defaults: the app's and every command's
+class.
 
 A misspelled ``--option`` is an error with a suggestion, although unknown options are let
 through (so that an expression may start with ``-``); a word such as ``-(x + erf(x))`` is an
-argument, not a bundle of short options; and the usage line shows ``EXPRESSION``, not
-``{EXPRESSION}``. The choices of ``--format`` are the formats of the command's view
-(:class:`FormatChoice`).
+argument, not a bundle of short options; the usage line shows ``EXPRESSION``, not
+``{EXPRESSION}``; a misspelled command gets one suggestion (:class:`Group`). The choices of
+``--format`` are the formats of the command's view (:class:`FormatChoice`).
 
 >>> EXPRESSIONS_MAY_START_WITH_MINUS
 {'ignore_unknown_options': True}
@@ -17,7 +18,7 @@ import re
 from typing import Any
 
 import typer
-from typer.core import TyperCommand, click
+from typer.core import TyperCommand, TyperGroup, click
 
 # so that "-x^2 + 1" is read as the expression, not as an option
 EXPRESSIONS_MAY_START_WITH_MINUS = {"ignore_unknown_options": True}
@@ -91,6 +92,21 @@ class Command(TyperCommand):
             piece[1:-1] if piece.startswith("{") and piece.endswith("}") else piece
             for piece in super().collect_usage_pieces(ctx)
         ]
+
+
+class Group(TyperGroup):
+    """The app's class: a misspelled command is an error with one suggestion, in the words
+    of a misspelled option (click and Typer would each add theirs)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        from gradcalc.core.errors import closest
+
+        name = args[0] if args else ""
+        if ctx.resilient_parsing or not name or name.startswith("-") or self.get_command(ctx, name):
+            return super().resolve_command(ctx, args)
+        guess = closest(name, list(self.commands))
+        hint = f"; did you mean {guess}?" if guess else ""
+        raise _usage_error(f"no such command {name!r}{hint}", ctx)
 
 
 def _usage_error(message: str, ctx: Any) -> Exception:

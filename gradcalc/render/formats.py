@@ -113,7 +113,61 @@ class Table(OutputFormat):
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         for part in view.tables(data, sink.digits, sink.tape, sink.many):
-            sink.console.print(part, markup=False)  # [2x, 0] is a matrix row, not markup
+            # markup off: [2x, 0] is a matrix row, not rich markup
+            sink.console.print(fitted(part, sink.console), markup=False)
+
+
+#: Below this many columns, a table too wide for the terminal is stacked (:func:`fitted`).
+NARROW = 50
+
+
+def fitted(part: Any, console: Any) -> Any:
+    """``part``, or, for a table too wide for a narrow terminal, its rows stacked as
+    ``header: value`` lines (one-character columns would be unreadable).
+
+    >>> from rich.console import Console
+    >>> from rich.table import Table
+    >>> table = Table("variable", "derivative at the point", title="Gradient")
+    >>> table.add_row("w1", "6*w1 + 2*w2 = 36")
+    >>> Console(width=30).print(fitted(table, Console(width=30)))
+    Gradient
+    <BLANKLINE>
+    variable: w1
+    derivative at the point: 6*w1
+    + 2*w2 = 36
+    >>> fitted(table, Console(width=80)) is table
+    True
+    """
+    from rich.measure import Measurement
+    from rich.table import Table as RichTable
+
+    if not isinstance(part, RichTable) or console.width >= NARROW:
+        return part
+    unbounded = console.options.update_width(100_000)  # the table's own width, not clamped
+    if Measurement.get(console, unbounded, part).maximum <= console.width:
+        return part
+    return stacked(part)
+
+
+def stacked(table: Any) -> Any:
+    """A rich table as text: its title, then each row as ``header: value`` lines (just the
+    value under an empty header; nothing for an empty cell), a blank line between rows."""
+    from rich.text import Text
+
+    headers = [_text(column.header) for column in table.columns]
+    columns = [[_text(cell) for cell in column.cells] for column in table.columns]
+    rows = [
+        "\n".join(
+            f"{header}: {cell}" if header else cell for header, cell in zip(headers, row) if cell
+        )
+        for row in zip(*columns)
+    ]
+    return Text("\n\n".join([_text(table.title)] * bool(table.title) + rows))
+
+
+def _text(cell: Any) -> str:
+    """A cell's text without its styles."""
+    return cell.plain if hasattr(cell, "plain") else str(cell)
 
 
 @register
