@@ -393,3 +393,19 @@ def test_loss_and_fit_reject_nothing_to_plot():
         loss_plot([float("nan"), float("inf")], None, "loss")
     with pytest.raises(InputError, match="same length"):
         fit_plot(np.arange(3.0), np.arange(4.0), np.sin, None, "fit")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["((((0.5)+(30))*(abs(x)))^(x))^(30)", "--at", "x=0.5"],
+        ["x^2", "--at", "x=((1e-9)^((sin((e)+(0.5)))-(pi)))+(pi)"],
+    ],
+    ids=["values near 1e300", "a point near 1e300"],
+)
+def test_values_plotext_cannot_scale_are_an_input_error(cli, args: list[str]) -> None:
+    """Found by the fuzzer: plotext raised OverflowError / ZeroDivisionError (exit 70)."""
+    result = cli("plot", *args)
+    assert result.exit_code == 2, result.output
+    assert "too wide or too narrow a range for a terminal plot" in result.output
+    assert "internal error" not in result.output

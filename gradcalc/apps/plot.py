@@ -623,11 +623,18 @@ def _terminal(draw: Callable[[Any], None], frame: _Frame) -> str:
     plt.limitsize(False, False)
     plt.plotsize(frame.width, frame.height - 1)  # and a line for the title
     plt.theme("clear")
-    draw(plt)
-    plt.xlabel(frame.xlabel)
-    plt.ylabel(frame.ylabel)
-    body = plt.uncolorize(plt.build())
-    plt.clear_figure()
+    try:
+        draw(plt)
+        plt.xlabel(frame.xlabel)
+        plt.ylabel(frame.ylabel)
+        body = plt.uncolorize(plt.build())
+    except (OverflowError, ZeroDivisionError):  # plotext scales to integer rows and columns
+        raise InputError(
+            "the values to plot span too wide or too narrow a range for a terminal plot "
+            "(plotext cannot scale them); try a smaller --range or --out plot.svg"
+        ) from None
+    finally:
+        plt.clear_figure()
     return f"{_fit_width(frame.title, frame.width).center(frame.width)}\n{body}"
 
 
