@@ -226,6 +226,28 @@ def test_a_closed_pipe_ends_quietly_with_0(tmp_path) -> None:
     assert error == b""
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3"],
+        ["check", "x^2", "--answer", "2x"],
+        ["ops"],
+    ],
+    ids=["grad table", "check table", "ops table"],
+)
+def test_a_pipe_closed_before_a_table_is_written_ends_with_0(command: list[str]) -> None:
+    """rich's own handler exits with 1 ("a check failed") when a table meets a closed pipe."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # the reader is gone before gradcalc has printed anything
+    error = process.stderr.read()
+    assert process.wait(timeout=120) == 0, error
+    assert error == b""
+
+
 def test_a_narrow_terminal_stacks_each_row_as_key_value_lines(cli) -> None:
     args = ["grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3"]
     narrow = cli(*args, env={"COLUMNS": "40"}).stdout.splitlines()

@@ -42,7 +42,14 @@ def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
     console = kind(**options)
     if color is True and console.color_system is None:  # no terminal, or TERM=dumb
         console = kind(**options, color_system="standard")
+    console.on_broken_pipe = _reader_went_away
     return console
+
+
+def _reader_went_away() -> None:
+    """rich's own handler for a closed pipe exits with status 1 ("a check failed"); hand the
+    error back to the command layer, which treats ``gradcalc ... | head -1`` as success."""
+    raise BrokenPipeError
 
 
 @functools.cache
