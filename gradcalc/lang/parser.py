@@ -385,7 +385,7 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
     else:
         left_needs, right_needs = left < own, right <= own
     if reading and node.op in ("mul", "div"):  # (1/2)·x, (x^1)/2: the grouping made plain
-        left_needs = left_needs or _is(node.left, "div")
+        left_needs = left_needs or is_binary(node.left, "div")
         left_needs = left_needs or (node.op == "div" and _ends_in_power(node.left))
     symbols = _READING if reading else _SYMBOLS
     return [
@@ -395,15 +395,20 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
     ]
 
 
-def _is(node: Node, op: str) -> TypeGuard[Binary]:
+def is_binary(node: object, op: str) -> TypeGuard[Binary]:
+    """Whether ``node`` is the binary operation ``op``.
+
+    >>> is_binary(parse_program("x*y").statements[0].expr, "mul")
+    True
+    """
     return isinstance(node, Binary) and node.op == op
 
 
 def _ends_in_power(node: Node) -> bool:
     """Whether the last factor of a product is a power (``2·x^3``)."""
-    while _is(node, "mul"):
+    while is_binary(node, "mul"):
         node = node.right
-    return _is(node, "pow")
+    return is_binary(node, "pow")
 
 
 def _precedence(node: Node) -> int:

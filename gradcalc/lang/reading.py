@@ -16,7 +16,6 @@ e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeGuard
 
 from gradcalc.lang.parser import (
     Binary,
@@ -27,6 +26,7 @@ from gradcalc.lang.parser import (
     Node,
     Num,
     Program,
+    is_binary,
     parse_program,
     postorder,
     unparse,
@@ -97,7 +97,7 @@ def _ambiguity(node: Binary, text: str) -> str | None:
     if node.op == "mul" and _implicit(node, text):
         power = _last_factor(node.left)
         if (
-            _is(power, "pow")
+            is_binary(power, "pow")
             and _number_or_name(power.right)
             and text[_start(power.right)] not in "²³"  # x²y is plain
             and _adjacent(node, text)  # e^2x; with a space (e^2 x) the product is plain
@@ -106,14 +106,14 @@ def _ambiguity(node: Binary, text: str) -> str | None:
             read = Binary("mul", power, node.right, 0)
             meant = Binary("pow", power.left, Binary("mul", power.right, node.right, 0), 0)
             return _warning(read, meant, _typed(power.right, node.right, text), text)
-        if _is(node.left, "div") and not _closed_between(node.left.right, node, text):
+        if is_binary(node.left, "div") and not _closed_between(node.left.right, node, text):
             numerator, denominator = _last_factor(node.left.left), node.left.right  # 1/2x
             read = Binary("mul", Binary("div", numerator, denominator, 0), node.right, 0)
             meant = Binary("div", numerator, Binary("mul", denominator, node.right, 0), 0)
             return _warning(read, meant, _typed(denominator, node.right, text), text)
     if node.op == "div":
         power = _last_factor(node.left)
-        exponent = _value(power.right) if _is(power, "pow") else None
+        exponent = _value(power.right) if is_binary(power, "pow") else None
         divisor = _value(node.right)
         if (
             isinstance(power, Binary)
@@ -148,10 +148,6 @@ def _shortened(text: str, limit: int = 60) -> str:
 # --- the tree and its columns ---------------------------------------------------------------
 
 
-def _is(node: object, op: str) -> TypeGuard[Binary]:
-    return isinstance(node, Binary) and node.op == op
-
-
 def _number_or_name(node: Node) -> bool:
     """An exponent a student may continue by juxtaposition: ``2``, ``n``, ``e``, ``-2``."""
     if isinstance(node, Neg):
@@ -168,7 +164,7 @@ def _value(node: Node) -> float | None:
 
 def _last_factor(node: Node) -> Node:
     """The rightmost factor of a product or quotient chain (``pow(e, 2)`` in ``3e^2``)."""
-    while _is(node, "mul") or _is(node, "div"):
+    while is_binary(node, "mul") or is_binary(node, "div"):
         node = node.right
     return node
 
