@@ -21,8 +21,8 @@ from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.tape import Problem
 from gradcalc.engine import display, higher
 from gradcalc.engine.classify import Classification, classify
-from gradcalc.engine.diagnostics import Finding, Thresholds, diagnose
-from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, source_names
+from gradcalc.engine.diagnostics import KINDS, Finding, Thresholds, diagnose, non_finite
+from gradcalc.engine.evaluate import Evaluation, LazyRows, TapeRow, evaluate, source_names
 from gradcalc.engine.exact import exact_determinants, exact_texts, settled, settled_value
 from gradcalc.engine.points import Points, parse_at
 from gradcalc.engine.replay import SweepResult, run_sweep, sweep_for
@@ -52,7 +52,8 @@ class GradResult:
         value: the target's value (a 0-d array for one point).
         gradient: per source, the tape's derivative (``None``: the target does not
             depend on it -- it is independent).
-        tape: the recorded operations, as rows with values and adjoints.
+        tape: the recorded operations, as rows with values and adjoints (for a replayed
+            batch, recorded on a full tape when first read: see :class:`Options`).
         singularities: where and why the value or gradient is undefined (with
             ``subgradient``, kinks are not listed: they become warnings).
         undefined: per point, whether the gradient is undefined there.
@@ -79,7 +80,7 @@ class GradResult:
     points: Points
     value: np.ndarray
     gradient: dict[str, np.ndarray | None]
-    tape: list[TapeRow]
+    tape: Sequence[TapeRow]
     singularities: list[Singularity]
     undefined: np.ndarray
     value_undefined: np.ndarray
@@ -186,7 +187,7 @@ class Options:
     exact: bool = False
     strict: bool = True
     thresholds: Thresholds = field(default_factory=Thresholds)
-    tape: bool = True
+    tape: bool | None = None
 
 
 def grad(
@@ -214,9 +215,12 @@ def grad(
             :class:`~gradcalc.core.errors.UndefinedError` if any point is undefined; ``False``
             marks those points in ``undefined`` and goes on), ``thresholds`` (a
             :class:`~gradcalc.engine.diagnostics.Thresholds` for the diagnostics), ``tape``
-            (``False``: the result's ``tape`` may be left empty, which lets many points be
-            computed by replaying the recorded tape chunk by chunk -- see
-            :mod:`gradcalc.engine.replay` -- several times faster and in bounded memory).
+            (how to keep the tape's rows: by default, 256 points or more are computed by
+            replaying the recorded tape chunk by chunk -- see :mod:`gradcalc.engine.replay`,
+            several times faster and in bounded memory -- and the result's ``tape`` is
+            recorded on a full tape only when first read, with every record's values at
+            every point; ``False``: no rows at all; ``True``: compute on the full tape and
+            keep its rows).
 
     Raises:
         InputError: bad expression, names or values.
@@ -288,9 +292,9 @@ def gradient_at(
 ) -> list[GradResult]:
     """One :class:`GradResult` per target of a compiled graph (see :func:`grad`).
 
-    With ``options.tape`` off and many points, the recorded tape is replayed chunk by chunk
-    (:mod:`gradcalc.engine.replay`); points that need explaining send the whole batch to a full
-    tape.
+    With many points (unless ``options.tape`` is ``True``), the recorded tape is replayed
+    chunk by chunk (:mod:`gradcalc.engine.replay`); only the points that need explaining
+    (undefined, at a kink, NaN) are computed again on a full tape and merged back.
 
     >>> graph = compile_expression("x*y")
     >>> many = Points(("x", "y"), {"x": np.arange(3.0), "y": np.ones(3)}, None)
@@ -315,6 +319,7 @@ def _gradient_results(run: Evaluation, points: Points, options: Options) -> list
                 run.rows[k],
                 run.problems[k],
                 None if run.findings is None else run.findings[k],
+                named_by=None if run.named_by is None else run.named_by[k],
             ),
             points,
             options,
@@ -537,12 +542,14 @@ class _Computed:
     sources: tuple[str, ...]
     value: np.ndarray
     gradient: Mapping[str, np.ndarray | None]
-    rows: list[TapeRow]
+    rows: Sequence[TapeRow]
     problems: list[Problem]
     #: the diagnostic findings when already known (from the replay), else diagnosed here
     findings: list[Finding] | None = None
     #: the check's label for a source's derivative, where it is not the source's name
     labels: dict[str, str] = field(default_factory=dict)
+    #: rows naming the problems' records, where ``rows`` are not (see :class:`Evaluation`)
+    named_by: list[TapeRow] | None = None
 
 
 Result = TypeVar("Result", bound=GradResult)
@@ -561,7 +568,8 @@ def _finish(
     graph, k = run.graph, run.target
     name = graph.target_names[k]
     shape = run.value.shape
-    found = singularities(graph, run.problems, run.rows, points, k, run.sources)
+    named_by = run.rows if run.named_by is None else run.named_by
+    found = singularities(graph, run.problems, named_by, points, k, run.sources)
     warnings: list[str] = graph.ambiguities
     undefined = np.zeros(shape, dtype=bool)
     value_undefined = np.zeros(shape, dtype=bool)
@@ -623,7 +631,10 @@ def _finish(
     result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
     result.shown_value = shown_value
     known = run.findings
-    result.diagnostics = diagnose(result, options.thresholds) if known is None else known
+    if known is None:
+        result.diagnostics = diagnose(result, options.thresholds)
+    else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
+        result.diagnostics = non_finite(result) + known
     return result
 
 
@@ -634,8 +645,9 @@ SWEEP_MIN_POINTS = 256
 def _swept(
     graph: Graph, points: Points, wrt: Sequence[str] | None, options: Options
 ) -> Evaluation | None:
-    """The evaluation by replaying the recorded tape, or ``None`` when a full tape is needed:
-    the caller wants the tape, there are few points, or some point needs explaining."""
+    """The evaluation by replaying the recorded tape, with the points that need explaining
+    computed again on a full tape; ``None`` when the caller wants the full tape
+    (``options.tape``) or there are few points."""
     if options.tape or points.count < SWEEP_MIN_POINTS:
         return None
     if any(v not in points.arrays for v in graph.variables):
@@ -645,12 +657,89 @@ def _swept(
         zip(graph.variables, np.broadcast_arrays(*(points.arrays[v] for v in graph.variables)))
     )
     out = run_sweep(sweep_for(graph, sources), arrays, options.thresholds)
-    if out is None:
-        return None
-    empty: list[list[Any]] = [[] for _ in graph.targets]
+    targets = range(len(graph.targets))
+    rows: list[Sequence[TapeRow]] = [[] for _ in targets]
+    if options.tape is None:  # recorded on a full tape if anyone looks
+        record = functools.cache(lambda: evaluate(graph, arrays, sources).rows)
+        rows = [LazyRows(functools.partial(lambda k: record()[k], k)) for k in targets]
     findings = _findings(graph, points, sources, options, out)  # tracked for one target only
-    per_target = [findings] + [[] for _ in graph.targets[1:]]
-    return Evaluation(graph, sources, out.values, out.gradients, empty, empty, per_target)
+    run = Evaluation(
+        graph,
+        sources,
+        out.values,
+        out.gradients,
+        rows,
+        [[] for _ in targets],
+        [findings] + [[] for _ in graph.targets[1:]],
+    )
+    if out.flagged is not None:
+        _explain(run, points, arrays, out.flagged, options)
+    return run
+
+
+def _explain(
+    run: Evaluation,
+    points: Points,
+    arrays: Mapping[str, np.ndarray],
+    flagged: np.ndarray,
+    options: Options,
+) -> None:
+    """Compute the ``flagged`` points of a replayed batch on a full tape and merge them into
+    ``run``: their values and gradients, the problems (masks over every point) and the
+    diagnostic findings."""
+    where = np.flatnonzero(flagged)
+    subset = Points(
+        points.names,
+        {n: arrays[n][where] if n in arrays else a for n, a in points.arrays.items()},
+        None if points.exact is None else [points.exact[k] for k in where],
+    )
+    tape = evaluate(run.graph, {v: arrays[v][where] for v in run.graph.variables}, run.sources)
+    explained = _gradient_results(tape, subset, replace(options, check=False, strict=False))
+    run.named_by = [list(r) for r in tape.rows]
+    assert run.findings is not None  # set by _swept
+    for k, result in enumerate(explained):
+        run.values[k][where] = tape.values[k]
+        for source, column in run.gradients[k].items():
+            if column is not None:
+                column[where] = tape.gradients[k][source]
+        run.problems[k] = [
+            Problem(p.record, p.kind, p.reason, _spread(p.mask, where, flagged.shape))
+            for p in tape.problems[k]
+        ]
+        spread = [
+            replace(f, mask=_spread(f.mask, where, flagged.shape))
+            for f in result.diagnostics
+            if f.kind != "non-finite"  # found again from the merged problems
+        ]
+        run.findings[k] = _merge_findings(run.findings[k], spread, run.sources)
+
+
+def _spread(mask: np.ndarray, where: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A mask over the points ``where`` as a mask over every point."""
+    full = np.zeros(shape, dtype=bool)
+    full[where] = np.broadcast_to(mask, where.shape)
+    return full
+
+
+def _merge_findings(
+    replayed: list[Finding], explained: list[Finding], sources: Sequence[str]
+) -> list[Finding]:
+    """One finding per kind and subject (source or record), the points of both merged and
+    the message of whichever came first, in :func:`diagnose`'s order."""
+
+    def key(f: Finding) -> tuple[Any, ...]:
+        subject = sources.index(f.source) if f.source is not None else f.record
+        return (KINDS.index(f.kind), subject, f.message if f.kind == "kink" else "")
+
+    merged: dict[tuple[Any, ...], Finding] = {}
+    for finding in replayed + explained:
+        known = merged.get(key(finding))
+        if known is None:
+            merged[key(finding)] = finding
+            continue
+        first = min((known, finding), key=lambda f: int(np.argmax(f.mask)))
+        merged[key(finding)] = replace(first, mask=known.mask | finding.mask)
+    return [merged[k] for k in sorted(merged)]
 
 
 def _findings(
@@ -679,10 +768,9 @@ def _findings(
         there = next(
             f
             for f in diagnoses_at(int(np.argmax(mask)))
-            if f.kind == kind
-            and (f.record == key or f.message.startswith(f"∂{graph.target_names[0]}/∂{key} "))
+            if f.kind == kind and (f.record == key or f.source == key)
         )
-        findings.append(Finding(kind, there.message, there.record, mask))
+        findings.append(replace(there, mask=mask))
     return findings
 
 

@@ -17,6 +17,7 @@ Not healthy at x=1.0:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,8 @@ class Finding:
     message: str
     record: int | None
     mask: np.ndarray
+    #: the gradient component a vanishing or exploding finding is about
+    source: str | None = None
 
 
 def local_slopes(row: TapeRow) -> list[np.ndarray]:
@@ -77,7 +80,7 @@ class _LazySlopes(dict[int, list[np.ndarray]]):
     """Each record's :func:`local_slopes`, computed when first asked for (most diagnoses
     need only the activations')."""
 
-    def __init__(self, rows: list[TapeRow]):
+    def __init__(self, rows: Sequence[TapeRow]):
         super().__init__()
         self.rows = {row.index: row for row in rows}
 
@@ -92,16 +95,7 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
     shape = result.value.shape
     defined = ~result.undefined
     slopes = _LazySlopes(result.tape)
-    findings = [
-        Finding(
-            "non-finite",
-            singular.describe(result.points, result.target),
-            singular.record,
-            _mask(shape, singular.points),
-        )
-        for singular in result.singularities
-        if singular.kind != NOT_DIFFERENTIABLE
-    ]
+    findings = non_finite(result)
     for name, gradient in result.gradient.items():
         if gradient is None:
             continue
@@ -124,7 +118,7 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
                     f"∂{result.target}/∂{name} = {_short(_at(gradient, k))} is {compare} "
                     f"{_short(limit)}{culprit}"
                 )
-                findings.append(Finding(kind, message, None, mask))
+                findings.append(Finding(kind, message, None, mask, name))
     for row in result.tape:
         op = REGISTRY[row.op]
         if op.saturates:
@@ -150,6 +144,20 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
     return sorted(findings, key=lambda f: KINDS.index(f.kind))
 
 
+def non_finite(result: GradResult) -> list[Finding]:
+    """The findings of NaN or infinity: the result's singularities other than kinks."""
+    return [
+        Finding(
+            "non-finite",
+            singular.describe(result.points, result.target),
+            singular.record,
+            _mask(result.value.shape, singular.points),
+        )
+        for singular in result.singularities
+        if singular.kind != NOT_DIFFERENTIABLE
+    ]
+
+
 def report(findings: list[Finding], result: GradResult, k: int = 0) -> str:
     """The plain-words answer for point ``k``: healthy, or what is wrong and where."""
     where = result.points.label(k) if result.points.names else "the point"
@@ -165,7 +173,7 @@ def report(findings: list[Finding], result: GradResult, k: int = 0) -> str:
 
 
 def _responsible(
-    rows: list[TapeRow], slopes: dict[int, list[np.ndarray]], k: int, shrink: bool
+    rows: Sequence[TapeRow], slopes: dict[int, list[np.ndarray]], k: int, shrink: bool
 ) -> str:
     """Which op scales the adjoint most (down for vanishing, up for exploding) at point k."""
     factors = []
@@ -196,7 +204,7 @@ def _responsible(
     )
 
 
-def _on_path(rows: list[TapeRow], source: str) -> list[TapeRow]:
+def _on_path(rows: Sequence[TapeRow], source: str) -> list[TapeRow]:
     """The records that depend on ``source`` (a variable or statement name)."""
     reached = {row.index for row in rows if row.label == source}
     path = []

@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -69,6 +69,51 @@ class TapeRow:
     input_values: tuple[np.ndarray, ...] = ()
 
 
+class LazyRows(Sequence[TapeRow]):
+    """A tape's rows, recorded only when first looked at (a batch that was replayed keeps no
+    tape: recording one holds every record's values at every point).
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> rows = LazyRows(lambda: evaluate(lower(parse_program("sin(x)")), {"x": 0.0}).rows[0])
+    >>> rows.recorded, len(rows), rows.recorded, rows[0].formula
+    (False, 1, True, 'sin(x)')
+    """
+
+    def __init__(self, record: Callable[[], Sequence[TapeRow]]):
+        self._record: Callable[[], Sequence[TapeRow]] | None = record
+        self._rows: list[TapeRow] = []
+
+    @property
+    def recorded(self) -> bool:
+        """Whether the rows have been recorded yet."""
+        return self._record is None
+
+    def _get(self) -> list[TapeRow]:
+        if self._record is not None:
+            self._rows, self._record = list(self._record()), None
+        return self._rows
+
+    @overload
+    def __getitem__(self, index: int) -> TapeRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[TapeRow]: ...
+    def __getitem__(self, index: int | slice) -> TapeRow | list[TapeRow]:
+        return self._get()[index]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __iter__(self) -> Iterator[TapeRow]:
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        return self._get() == (list(other) if isinstance(other, Sequence) else other)
+
+    def __repr__(self) -> str:
+        return repr(self._get()) if self.recorded else "<tape rows, recorded when first read>"
+
+
 @dataclass
 class Evaluation:
     """The values and gradients of a graph's targets, and the tape that computed them.
@@ -82,10 +127,13 @@ class Evaluation:
     sources: tuple[str, ...]
     values: list[np.ndarray]
     gradients: list[dict[str, np.ndarray | None]]
-    rows: list[list[TapeRow]]
+    rows: list[Sequence[TapeRow]]
     problems: list[list[Problem]]
     #: each target's diagnostic findings, when the replay (:mod:`gradcalc.engine.replay`) found them
     findings: list[list[Finding]] | None = None
+    #: rows that name the problems' records, where ``rows`` are not recorded (the records of
+    #: a tape that explained only some of the points)
+    named_by: list[list[TapeRow]] | None = None
 
 
 def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:

@@ -8,11 +8,11 @@ produced -- as one straight-line program (constants folded in). :func:`run_sweep
 program on slices of the points small enough to stay in the CPU cache, freeing every value
 after its last use, with no tape bookkeeping per op.
 
-The replay is a fast path for the clean case only. It checks every forward op's domain rule,
-every value for NaN or infinity, each activation for saturation and the gradients for
-vanishing or exploding components; at the first sign of any of these it returns ``None``, and
-the caller evaluates on a full tape, which explains the problem point by point. Values are the
-same numpy calls on the same inputs, so results are bit-for-bit those of the tape.
+The replay computes; it does not explain. It checks every forward op's domain rule, every
+value for NaN or infinity, each activation for saturation and the gradients for vanishing or
+exploding components, and marks the points where any of these fires (``flagged``): the caller
+re-runs just those points on a full tape, which explains them, and merges them back. Values
+are the same numpy calls on the same inputs, so results are bit-for-bit those of the tape.
 
 >>> import numpy as np
 >>> from gradcalc.lang.graph import lower
@@ -126,6 +126,9 @@ class SweepResult:
     values: list[np.ndarray]
     gradients: list[dict[str, np.ndarray | None]] = field(default_factory=list)
     findings: dict[tuple[str, Any], np.ndarray] = field(default_factory=dict)
+    #: the points a full tape must compute and explain (their numbers here are not to be
+    #: used), or ``None`` when there are none
+    flagged: np.ndarray | None = None
 
 
 def record_sweep(graph: Graph, sources: Sequence[str]) -> Sweep:
@@ -306,11 +309,12 @@ def run_sweep(
     thresholds: Thresholds | None = None,
     chunk: int = CHUNK,
     threads: int | None = None,
-) -> SweepResult | None:
+) -> SweepResult:
     """Replay ``sweep`` over 1-d ``arrays`` (one per variable, all the same length).
 
-    Returns ``None`` as soon as any point needs the full tape to be explained: a domain
-    issue, a NaN or infinity, a saturated activation, a vanishing or exploding gradient.
+    Points that need the full tape to be explained -- a domain issue, a NaN or infinity, and,
+    with several targets, a saturated activation or a vanishing or exploding gradient -- are
+    marked in ``flagged`` (with one target, findings are marked point by point instead).
     The slices are shared among ``threads`` threads (default: :func:`default_threads`;
     numpy releases the GIL while it computes), each writing its own part of the result, so
     the numbers do not depend on the thread count.
@@ -320,8 +324,8 @@ def run_sweep(
     >>> sweep = record_sweep(lower(parse_program("log(x)")), ("x",))
     >>> run_sweep(sweep, {"x": np.array([1.0, 2.0])}).gradients[0]["x"]
     array([1. , 0.5])
-    >>> run_sweep(sweep, {"x": np.array([1.0, -2.0])}) is None
-    True
+    >>> run_sweep(sweep, {"x": np.array([1.0, -2.0, 3.0])}).flagged
+    array([False,  True, False])
     """
     thresholds = thresholds or Thresholds()
     columns = [np.asarray(arrays[v], dtype=np.float64) for v in sweep.variables]
@@ -337,11 +341,12 @@ def run_sweep(
         kinds += [("exploding", key) for _, key in kinds]
         kinds += [("saturated", index) for index in sweep.saturating_records]
         result.findings = {key: np.zeros(n, dtype=bool) for key in kinds}
+    flagged = np.zeros(n, dtype=bool)
     starts = list(range(0, n, chunk))
     workers = min(threads or default_threads(), len(starts))
     shares = [starts[k::workers] for k in range(workers)]
 
-    def replay_share(share: list[int]) -> bool:
+    def replay_share(share: list[int]) -> None:
         slots: list[Any] = [None] * sweep.size
         for k, value in sweep.constants.items():
             slots[k] = value
@@ -350,61 +355,85 @@ def run_sweep(
                 part = slice(start, min(start + chunk, n))
                 for k, column in enumerate(columns):
                     slots[k] = column[part]
-                if not (
-                    _replay(sweep.steps, slots) and _store(sweep, slots, result, part, thresholds)
-                ):
-                    return False
-        return True
+                flags = flagged[part]
+                _replay(sweep.steps, slots, flags)
+                _store(sweep, slots, result, part, thresholds, flags)
 
     if workers == 1:
-        return result if replay_share(starts) else None
-    with ThreadPoolExecutor(workers) as pool:
-        return result if all(pool.map(replay_share, shares)) else None
+        replay_share(starts)
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(replay_share, shares))
+    if flagged.any():
+        result.flagged = flagged
+        for mask in result.findings.values():  # a flagged point is the tape's to diagnose
+            mask[flagged] = False
+    return result
 
 
-def _replay(steps: list[Step], slots: list[Any]) -> bool:
-    """Run every step on the current slice; False at the first value needing the tape."""
+def _replay(steps: list[Step], slots: list[Any], flags: np.ndarray) -> None:
+    """Run every step on the current slice, marking in ``flags`` the points needing the tape."""
     for step in steps:
         values = [slots[i] for i in step.inputs]
         out = step.op.forward(*values, **step.params)
-        if step.guard and not _clean(step, values, out):
-            return False
+        if step.guard:
+            if step.check_domain:
+                _check_domain(step, values, flags)
+            if step.check_finite:
+                _check_finite(out, flags)
         slots[step.out] = out
         for i in step.release:
             slots[i] = None
-    return True
 
 
-def _clean(step: Step, values: list[Any], out: np.ndarray) -> bool:
-    """No domain issue (except about a constant input) and a finite value."""
-    if step.check_domain:
-        for issue in step.op.issues(*values):
-            if issue.arg is None or not step.constant_inputs[issue.arg]:
-                return False
-    return not step.check_finite or _finite(out)
+def _check_domain(step: Step, values: list[Any], flags: np.ndarray) -> None:
+    """Mark the points where the step's inputs are outside its op's domain (except for
+    issues about a constant input)."""
+    for issue in step.op.issues(*values):
+        if issue.arg is None or not step.constant_inputs[issue.arg]:
+            _mark(flags, issue.mask)
+
+
+def _check_finite(values: np.ndarray, flags: np.ndarray) -> None:
+    """Mark the points where ``values`` are NaN or infinite."""
+    if not _finite(values):
+        _mark(flags, ~np.isfinite(values))
+
+
+def _mark(flags: np.ndarray, mask: np.ndarray) -> None:
+    """``flags |= mask``, the mask broadcast to the slice."""
+    np.logical_or(flags, np.broadcast_to(mask, flags.shape), out=flags)
 
 
 def _finite(values: np.ndarray) -> bool:
     """One pass: a sum is finite only if every term is (a finite sum that overflows just
-    sends the batch to the tape)."""
+    costs a second, exact look)."""
     return math.isfinite(np.add.reduce(values, axis=None))
 
 
 def _store(
-    sweep: Sweep, slots: list[Any], result: SweepResult, part: slice, thresholds: Thresholds
-) -> bool:
-    """Copy the slice's outputs into the result and mark its unhealthy points; False for a
-    NaN or infinity (or any finding, when findings are not tracked)."""
+    sweep: Sweep,
+    slots: list[Any],
+    result: SweepResult,
+    part: slice,
+    thresholds: Thresholds,
+    flags: np.ndarray,
+) -> None:
+    """Copy the slice's outputs into the result and mark its unhealthy points: in the
+    findings where they are tracked, else (and for NaN or infinity) in ``flags``."""
+    tracked = bool(result.findings)
     for k, slot in enumerate(sweep.saturation):
         slope = np.abs(slots[slot])
-        if slope.min(initial=np.inf) < thresholds.saturation:  # rare: then mark the points
-            if not result.findings:
-                return False
-            index = sweep.saturating_records[k]  # type: ignore[index]
-            result.findings["saturated", index][part] = slope < thresholds.saturation
+        if not slope.min(initial=np.inf) >= thresholds.saturation:  # rare (or NaN): mark
+            saturated = slope < thresholds.saturation
+            if tracked:
+                index = sweep.saturating_records[k]  # type: ignore[index]
+                result.findings["saturated", index][part] = saturated
+            else:
+                _mark(flags, saturated)
     for k, slot in enumerate(sweep.values):
         if not _finite(slots[slot]):
-            return False
+            _mark(flags, ~np.isfinite(slots[slot]))
         result.values[k][part] = slots[slot]
     for k, target in enumerate(sweep.gradients):
         for source, held in target.items():
@@ -413,18 +442,22 @@ def _store(
                 continue
             size = np.abs(slots[held])
             largest = size.max(initial=0.0)
-            exploding = largest > thresholds.exploding
-            vanishing = size.min(initial=np.inf) < thresholds.vanishing  # or exactly 0
-            if not math.isfinite(largest) or ((exploding or vanishing) and not result.findings):
-                return False
-            if exploding:  # rare: then mark the points
-                result.findings["exploding", source][part] = size > thresholds.exploding
-            if vanishing:
-                result.findings["vanishing", source][part] = (size > 0) & (
-                    size < thresholds.vanishing
-                )
+            clean = math.isfinite(largest)  # else a NaN hides the minimum too: mark all
+            if not clean:
+                _mark(flags, ~np.isfinite(size))
+            if not clean or largest > thresholds.exploding:  # rare: then mark the points
+                exploding = size > thresholds.exploding
+                if tracked:
+                    result.findings["exploding", source][part] = exploding
+                else:
+                    _mark(flags, exploding)
+            if not clean or size.min(initial=np.inf) < thresholds.vanishing:  # or exactly 0
+                vanishing = (size > 0) & (size < thresholds.vanishing)
+                if tracked:
+                    result.findings["vanishing", source][part] = vanishing
+                else:
+                    _mark(flags, vanishing)
             column[part] = slots[held]
-    return True
 
 
 def sweep_for(graph: Graph, sources: Sequence[str]) -> Sweep:
