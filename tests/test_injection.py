@@ -7,10 +7,16 @@ from __future__ import annotations
 
 import pytest
 import sympy.parsing.sympy_parser as sympy_parser
-from hostile_inputs import HOSTILE_CLI, INJECTION, LOOK_ALIKES, UNQUOTED_CALLS, UNQUOTED_SYNTAX
 from typer.testing import CliRunner
 
 from gradcalc.cli.app import app
+from tests.hostile_inputs import (
+    HOSTILE_CLI,
+    INJECTION,
+    LOOK_ALIKES,
+    UNQUOTED_CALLS,
+    UNQUOTED_SYNTAX,
+)
 
 pytestmark = pytest.mark.slow  # every payload in every slot of every command
 

@@ -205,7 +205,7 @@ def test_the_issues_examples_exit_as_documented(args, code) -> None:
 def test_minimize_and_fit_tables_start_with_how_the_text_was_read() -> None:
     minimized = cli("minimize", "(x-1)^2 + 2y^2", "--from", "x=0,y=1")
     assert minimized.stdout.startswith("read as: f = (x - 1)^2 + 2·y^2\n"), minimized.output
-    data = str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "line.csv")
+    data = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "line.csv")
     fitted = cli("fit", "a*x + 1/2b", data, "--params", "a,b")
     assert fitted.stdout.startswith("read as: y = a·x + (1/2)·b\n"), fitted.output
     assert "1/2b is read as (1/2)·b; if you mean 1/(2·b), write 1/(2b)" in fitted.stderr

@@ -21,11 +21,11 @@ import re
 import sympy as sp
 from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import strategies as st
-from test_properties import GUARDS, budget
 from typer.testing import CliRunner
 
 from gradcalc.cli.app import app
 from gradcalc.core.ops import REGISTRY
+from tests.test_properties import GUARDS, budget
 
 NAMES = ("x", "y", "z")
 SYMBOLS = {name: sp.Symbol(name, real=True) for name in NAMES}

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hostile_inputs import HOSTILE
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
@@ -27,6 +26,7 @@ from gradcalc.lang.parser import (
     postorder,
     unparse,
 )
+from tests.hostile_inputs import HOSTILE
 
 
 def expr(text: str, variables: tuple[str, ...] = ()) -> Node:

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import assume, given, settings
-from test_properties import _derivative, budget, registry_trees
 
 from gradcalc.apps import diff
 from gradcalc.apps.diff import differentiate
@@ -20,6 +19,7 @@ from gradcalc.lang.parser import parse_program
 from gradcalc.symbolic.crosscheck import CheckTimeout, time_limit, to_sympy
 from gradcalc.symbolic.notation import user_text
 from gradcalc.symbolic.simplify import length, simplest
+from tests.test_properties import _derivative, budget, registry_trees
 
 x, y, r, t = sp.symbols("x y r t", real=True)
 

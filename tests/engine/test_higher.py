@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
-from test_properties import EXPRESSIONS, POINT, X, Y
 from typer.testing import CliRunner
 
 from gradcalc import hessian, jacobian
 from gradcalc.cli.app import app
 from gradcalc.core.errors import ExitCode
+from tests.test_properties import EXPRESSIONS, POINT, X, Y
 
 
 def cli(*args: str):

@@ -16,13 +16,13 @@ import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_properties import budget, registry_trees
 
 from gradcalc.engine.api import Options, compile_expression, grad, gradient_at
 from gradcalc.engine.points import Points
 from gradcalc.engine.replay import record_sweep, run_sweep
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
+from tests.test_properties import budget, registry_trees
 
 BENCHMARK_EXPRESSIONS = [
     "3*w1**2+2*w1*w2",

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from gradcalc.cli.app import app
 from gradcalc.core.errors import ExitCode
 
-EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
 
 
 def cli(*args: str):

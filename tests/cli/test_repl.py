@@ -257,7 +257,7 @@ def test_the_readme_session_is_what_the_repl_prints() -> None:
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```text\n(gradcalc> .*?)```", readme, re.S).group(1).splitlines()
     inputs = [line[len(repl.PROMPT) :] for line in block if line.startswith(repl.PROMPT)]
     shown = [line for line in block if not line.startswith(repl.PROMPT)]

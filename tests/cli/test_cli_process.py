@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from hostile_inputs import HOSTILE_CLI
+
+from tests.hostile_inputs import HOSTILE_CLI
 
 pytestmark = pytest.mark.slow  # real gradcalc processes, resource limits
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from gradcalc.cli.app import EXAMPLES, app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = [info.name or info.callback.__name__ for info in app.registered_commands]
 
 

@@ -24,7 +24,7 @@ import gradcalc.apps.fit as fit_module
 from gradcalc.apps.fit import fit, read_data, to_json
 from gradcalc.core.errors import InputError, UndefinedError
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 KEYS = ["params", "stderr", "rss", "r2", "n", "steps", "reason", "converged", "warnings"]
 
 
