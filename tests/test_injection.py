@@ -1,15 +1,13 @@
 """Code-injection payloads in every text slot of every command: refused (exit 2), and nothing
 ran -- no marker file appeared, and sympy's string parser (what ``sympify`` hands text to)
-was never called. In process, for breadth; tests/test_cli_process.py does the same for the
+was never called. In process, for breadth; tests/cli/test_cli_process.py does the same for the
 expression through a real process."""
 
 from __future__ import annotations
 
 import pytest
 import sympy.parsing.sympy_parser as sympy_parser
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from tests.hostile_inputs import (
     HOSTILE_CLI,
     INJECTION,
@@ -67,7 +65,9 @@ def no_string_parsing(monkeypatch):
 
 
 @pytest.mark.parametrize("slot", list(SLOTS))
-def test_every_payload_is_refused_in_every_slot(tmp_path, monkeypatch, slot, no_string_parsing):
+def test_every_payload_is_refused_in_every_slot(
+    cli, tmp_path, monkeypatch, slot, no_string_parsing
+):
     monkeypatch.chdir(tmp_path)
     marker = tmp_path / "MARKER"
     failures = []
@@ -93,7 +93,7 @@ def test_every_payload_is_refused_in_every_slot(tmp_path, monkeypatch, slot, no_
                 if arg == "P"
                 else arg.replace("=P", "=" + payload).replace("P:1", payload + ":1")
             )
-        result = CliRunner().invoke(app, args, input=payload if "-" in args else None)
+        result = cli.invoke(args, input=payload if "-" in args else None)
         if (
             result.exit_code != 2
             or "Traceback" in result.output
@@ -109,7 +109,7 @@ def test_the_payload_list_is_broad() -> None:
     assert len(HOSTILE_CLI) >= 115
 
 
-def test_every_payload_is_refused_as_a_job(tmp_path, monkeypatch, no_string_parsing) -> None:
+def test_every_payload_is_refused_as_a_job(cli, tmp_path, monkeypatch, no_string_parsing) -> None:
     """`grad --jobs -`: each payload as a job's expression, as its point value and in the
     plain form; every one is answered with an error, and the stream goes on."""
     import json
@@ -123,7 +123,7 @@ def test_every_payload_is_refused_as_a_job(tmp_path, monkeypatch, no_string_pars
         jobs.append(json.dumps({"expr": "x^2", "at": {"x": payload}}))
         if "\t" not in payload and "\n" not in payload and "\r" not in payload:
             jobs.append(f"{payload}\tx=1")
-    result = CliRunner().invoke(app, ["grad", "--jobs", "-"], input="\n".join(jobs) + "\n")
+    result = cli.invoke(["grad", "--jobs", "-"], input="\n".join(jobs) + "\n")
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(answers) == len(jobs)
     refused = [a for a in answers if a.get("exit_code") == 2 and "error" in a]

@@ -21,9 +21,7 @@ import pytest
 import sympy as sp
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program, unparse
@@ -98,11 +96,9 @@ POINT = st.floats(-2, 2, allow_nan=False).map(lambda v: round(v, 3))
     max_examples=budget(80, 1_500), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(EXPRESSIONS, POINT, POINT)
-def test_cli_gradient_equals_sympy_for_random_expressions(expression, x0, y0) -> None:
+def test_cli_gradient_equals_sympy_for_random_expressions(cli, expression, x0, y0) -> None:
     text, expr = expression
-    result = CliRunner().invoke(
-        app, ["grad", text, "--at", f"x={x0},y={y0}", "--format", "json", "--no-tape"]
-    )
+    result = cli.invoke(["grad", text, "--at", f"x={x0},y={y0}", "--format", "json", "--no-tape"])
     subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
     expected = {n: float(sp.diff(expr, s).evalf(30, subs=subs)) for n, s in (("x", X), ("y", Y))}
     assert result.exit_code == 0, (text, result.output)
@@ -268,8 +264,8 @@ def _close(tape: float, exact: float) -> bool:
     return math.isclose(tape, exact, rel_tol=1e-8, abs_tol=1e-10)
 
 
-def _run_json(args: list[str]) -> tuple[int, object]:
-    result = CliRunner().invoke(app, args)
+def _run_json(cli, args: list[str]) -> tuple[int, object]:
+    result = cli.invoke(args)
     assert result.exit_code in (0, 3), (args, result.output)
     assert "Traceback" not in result.output
     if result.exit_code == 3:
@@ -280,10 +276,10 @@ def _run_json(args: list[str]) -> tuple[int, object]:
 
 @settings(max_examples=budget(60, 5_000))
 @given(registry_trees(), POINT, POINT)
-def test_registry_tree_gradient_equals_sympy(tree, x0, y0) -> None:
+def test_registry_tree_gradient_equals_sympy(cli, tree, x0, y0) -> None:
     text, expr = tree
     args = ["grad", text, "--at", f"x={x0},y={y0}", "--wrt", "x,y"]
-    code, out = _run_json([*args, "--format", "json", "--no-tape", "--no-check"])
+    code, out = _run_json(cli, [*args, "--format", "json", "--no-tape", "--no-check"])
     if code:
         return
     subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
@@ -297,10 +293,10 @@ def test_registry_tree_gradient_equals_sympy(tree, x0, y0) -> None:
 
 @settings(max_examples=budget(20, 1_500))
 @given(registry_trees(leaves=4), POINT, POINT)
-def test_registry_tree_hessian_equals_sympy(tree, x0, y0) -> None:
+def test_registry_tree_hessian_equals_sympy(cli, tree, x0, y0) -> None:
     text, expr = tree
     args = ["hessian", text, "--at", f"x={x0},y={y0}", "--wrt", "x,y", "--format", "json"]
-    code, out = _run_json([*args, "--no-check"])
+    code, out = _run_json(cli, [*args, "--no-check"])
     if code:
         return
     subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
@@ -375,9 +371,9 @@ COMMANDS = [
 
 @settings(max_examples=budget(100, 12_000))
 @given(invalid_mutations(), st.sampled_from(COMMANDS))
-def test_invalid_mutations_are_refused_with_exit_2(text, command) -> None:
+def test_invalid_mutations_are_refused_with_exit_2(cli, text, command) -> None:
     name, *options = command
-    result = CliRunner().invoke(app, [name, text, *options])
+    result = cli.invoke([name, text, *options])
     assert result.exit_code == 2, (name, text, result.output)
     assert result.stdout == ""
     message = result.stderr

@@ -6,17 +6,13 @@ import re
 import shlex
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from gradcalc.cli.app import app
-
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 
 
-def cli_output(command: str) -> str:
+def cli_output(cli, command: str) -> str:
     args = shlex.split(command)
     assert args[0] == "gradcalc"
-    result = CliRunner().invoke(app, args[1:], terminal_width=80)
+    result = cli.invoke(args[1:], terminal_width=80)
     return "\n".join(line.rstrip() for line in result.output.splitlines()).strip("\n")
 
 
@@ -30,10 +26,10 @@ def test_quickstart_has_exactly_two_commands_and_ci_runs_the_second() -> None:
     assert suite in ci.splitlines()
 
 
-def test_headline_output_in_readme_is_real() -> None:
+def test_headline_output_in_readme_is_real(cli) -> None:
     shown = re.search(r"The first command prints:\n\n```text\n(.*?)```", README, flags=re.S)
     expected = "\n".join(line.rstrip() for line in shown.group(1).splitlines()).strip("\n")
-    assert cli_output('gradcalc grad "3*w1**2+2*w1*w2" --at w1=5,w2=3') == expected
+    assert cli_output(cli, 'gradcalc grad "3*w1**2+2*w1*w2" --at w1=5,w2=3') == expected
 
 
 def test_readme_lists_every_function_the_parser_accepts() -> None:

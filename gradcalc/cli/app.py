@@ -157,7 +157,7 @@ def typer_command(command: Callable[..., int]) -> Callable[..., None]:
     return callback
 
 
-#: One or two real commands that end each --help page (tests/test_help.py runs every one).
+#: One or two real commands that end each --help page (tests/cli/test_cli_help.py runs every one).
 EXAMPLES = {
     "gradcalc": [
         'gradcalc grad "3*w1^2 + 2*w1*w2" --at w1=5,w2=3',
@@ -188,7 +188,7 @@ EXAMPLES = {
 
 def _epilog(name: str) -> str:
     """The examples of ``name`` as the end of its help (``\b``: click keeps the lines)."""
-    examples = EXAMPLES.get(name, [])  # (one missing fails tests/test_help.py, not the CLI)
+    examples = EXAMPLES.get(name, [])  # (one missing fails tests/cli/test_cli_help.py, not the CLI)
     return "\b\nExamples:\n" + "\n".join(f"  {example}" for example in examples)
 
 

@@ -8,10 +8,8 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-from typer.testing import CliRunner
 
 from gradcalc.apps import catalog
-from gradcalc.cli.app import app
 from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY
 from gradcalc.engine import api
 from gradcalc.lang.parser import CONSTANTS, Call, parse_program
@@ -123,23 +121,20 @@ def test_entry_finds_any_spelling_and_suggests_for_typos() -> None:
         catalog.entry("sqr")
 
 
-runner = CliRunner()
-
-
-def test_ops_command_formats() -> None:
-    out = runner.invoke(app, ["ops", "--format", "json"])
+def test_ops_command_formats(cli) -> None:
+    out = cli.invoke(["ops", "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert len(data) == len(catalog.catalog())
     sin = next(d for d in data if d["name"] == "sin")
     assert sin["derivatives"] == ["d/dx sin(x) = cos(x)"] and sin["domain"] == []
-    plain = runner.invoke(app, ["ops", "sin", "ln", "--format", "plain"]).stdout.splitlines()
+    plain = cli.invoke(["ops", "sin", "ln", "--format", "plain"]).stdout.splitlines()
     assert plain == [
         "sin\t-\td/dx sin(x) = cos(x)\teverywhere",
         "log\tln\td/dx log(x) = 1/x\tlog is undefined for negative numbers; log(0) is -infinity",
     ]
-    table = runner.invoke(app, ["ops"], terminal_width=100).stdout
+    table = cli.invoke(["ops"], terminal_width=100).stdout
     for item in FUNCTIONS:
         assert item.call in table
-    bad = runner.invoke(app, ["ops", "sni"])
+    bad = cli.invoke(["ops", "sni"])
     assert bad.exit_code == 2 and "did you mean 'sin'" in bad.output

@@ -5,15 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from gradcalc.apps.check import check_answers, check_expect
-from gradcalc.cli.app import app
 from gradcalc.core.errors import ExitCode, InputError
-
-
-def cli(*args: str):
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.mark.parametrize(
@@ -119,7 +113,7 @@ def test_bad_answers_are_input_errors(call, fragment) -> None:
     assert fragment in error.value.message
 
 
-def test_cli_table_json_and_exit_codes() -> None:
+def test_cli_table_json_and_exit_codes(cli) -> None:
     ok = cli("check", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3", "--expect", "36,10")
     assert ok.exit_code == 0 and "✓ correct" in ok.stdout
     wrong = cli("check", "x^3", "--at", "x=2", "--expect", "6")
@@ -137,7 +131,7 @@ def test_cli_table_json_and_exit_codes() -> None:
     assert r"\cos{\left(x \right)}" in latex
 
 
-def test_hostile_answers_never_run(tmp_path) -> None:
+def test_hostile_answers_never_run(cli, tmp_path) -> None:
     marker = tmp_path / "MARKER"
     payload = f"__import__('os').system('touch {marker}')"
     result = cli("check", "x", "--answer", payload)
@@ -173,7 +167,7 @@ def test_the_issues_wrong_answer_with_large_coefficients_is_rejected_exactly() -
     assert right.returncode == ExitCode.OK and "✓ equivalent" in right.stdout
 
 
-def test_acosh_is_checked_inside_its_domain() -> None:
+def test_acosh_is_checked_inside_its_domain(cli) -> None:
     # acosh(x/4) is defined for x >= 4 only; random points in [-3, 3] once missed it
     done = gradcalc_process("check", "acosh(x/4)", "--answer", "1/sqrt(x^2-16)")
     assert done.returncode == ExitCode.OK, done.stdout + done.stderr
@@ -186,7 +180,7 @@ def test_acosh_is_checked_inside_its_domain() -> None:
 
 
 @pytest.mark.parametrize("option", ["--rtol", "--atol"])
-def test_tolerances_are_refused_with_answer_expressions(option) -> None:
+def test_tolerances_are_refused_with_answer_expressions(cli, option) -> None:
     done = gradcalc_process("check", "x^2", "--answer", "2x", option, "1e-3")
     assert done.returncode == ExitCode.USAGE and "Traceback" not in done.stderr
     assert f"{option} is for numbers (--expect)" in done.stderr
@@ -194,7 +188,7 @@ def test_tolerances_are_refused_with_answer_expressions(option) -> None:
     assert numbers.exit_code == ExitCode.OK  # (an absolute 1e-3 covers the rounding too)
 
 
-def test_a_tiny_domain_is_undecided_and_says_so() -> None:
+def test_a_tiny_domain_is_undecided_and_says_so(cli) -> None:
     # sqrt(-x^2) is defined at x = 0 only
     out = json.loads(cli("check", "sqrt(-x^2)", "--answer", "0", "--format", "json").stdout)
     (verdict,) = out["verdicts"]
@@ -213,6 +207,6 @@ def test_a_tiny_domain_is_undecided_and_says_so() -> None:
         ("exp(x)*10^9", "exp(x)*(10^9 + 1)", False, "high precision"),
     ],
 )
-def test_json_says_what_the_verdict_rests_on(expression, answer, ok, evidence) -> None:
+def test_json_says_what_the_verdict_rests_on(cli, expression, answer, ok, evidence) -> None:
     out = json.loads(cli("check", expression, "--answer", answer, "--format", "json").stdout)
     assert (out["verdicts"][0]["ok"], out["verdicts"][0]["evidence"]) == (ok, evidence)

@@ -9,7 +9,7 @@ identical to gradcalc's own. Example counts: ``budget(ci, long)``; the long prof
 1,000 per run, so that a long campaign is many runs with different seeds, each of which
 reports (20 runs, two at a time, make 20,000)::
 
-    HYPOTHESIS_PROFILE=long nice -n 10 pytest tests/test_check_properties.py \\
+    HYPOTHESIS_PROFILE=long nice -n 10 pytest tests/apps/test_check_properties.py \\
         --hypothesis-seed=1 --hypothesis-show-statistics
 """
 
@@ -21,9 +21,7 @@ import re
 import sympy as sp
 from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.core.ops import REGISTRY
 from tests.test_properties import GUARDS, budget
 
@@ -108,11 +106,11 @@ def perturbed(truth, kind: str, sign: int):
     return truth + sign * term.as_coeff_Mul()[1]
 
 
-def verdicts(text: str, answers: list[str], order: int, wrt: str) -> list[dict]:
+def verdicts(cli, text: str, answers: list[str], order: int, wrt: str) -> list[dict]:
     args = ["check", text, "--answer", ", ".join(answers), "--format", "json", "--wrt", wrt]
     if order > 1:
         args += ["--order", str(order)]
-    result = CliRunner().invoke(app, args)
+    result = cli.invoke(args)
     assert result.exit_code in (0, 1), (args, result.output)
     return json.loads(result.stdout)["verdicts"]
 
@@ -132,7 +130,7 @@ def verdicts(text: str, answers: list[str], order: int, wrt: str) -> list[dict]:
     st.booleans(),
 )
 def test_right_answers_are_equivalent_and_perturbed_ones_are_not(
-    generated, order, data, kind, sign, expand
+    cli, generated, order, data, kind, sign, expand
 ) -> None:
     text, expr, names = generated
     if order == 1:  # the gradient: one answer per variable; one of them perturbed
@@ -144,7 +142,7 @@ def test_right_answers_are_equivalent_and_perturbed_ones_are_not(
     if expand:
         truths = [sp.expand(t) for t in truths]
     answers = [printed(t) for t in truths]
-    right = verdicts(text, answers, order, wrt)
+    right = verdicts(cli, text, answers, order, wrt)
     assert [v["verdict"] for v in right] == ["equivalent"] * len(answers), (text, answers, right)
     event(f"right answer: {right[0]['evidence']}")
 
@@ -152,6 +150,6 @@ def test_right_answers_are_equivalent_and_perturbed_ones_are_not(
     wrong_truth = perturbed(truths[k], kind, sign)
     assume(sp.expand(wrong_truth - truths[k]) != 0)
     wrong_answers = [*answers[:k], printed(wrong_truth), *answers[k + 1 :]]
-    wrong = verdicts(text, wrong_answers, order, wrt)
+    wrong = verdicts(cli, text, wrong_answers, order, wrt)
     assert wrong[k]["verdict"] == "not equivalent", (text, wrong_answers, wrong[k])
     event(f"wrong answer: {wrong[k]['evidence']}")

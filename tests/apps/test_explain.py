@@ -326,21 +326,17 @@ def test_several_targets_are_refused() -> None:
         explain("r*cos(t), r*sin(t)", at={"r": 1, "t": 0})
 
 
-def test_explain_command_formats_and_errors() -> None:
-    from typer.testing import CliRunner
+def test_explain_command_formats_and_errors(cli) -> None:
 
-    from gradcalc.cli.app import app
-
-    runner = CliRunner()
-    panel = runner.invoke(app, ["explain", "y = x^2; z = y^2", "--at", "x=3"])
+    panel = cli.invoke(["explain", "y = x^2; z = y^2", "--at", "x=3"])
     assert panel.exit_code == 0
     assert "adjoint(y) = ∂z/∂y · adjoint(z) = 2·y · 1 = 2·9 · 1 = 18" in panel.stdout
-    markdown = runner.invoke(app, ["explain", "x*sin(x)", "--at", "x=1", "--format", "markdown"])
+    markdown = cli.invoke(["explain", "x*sin(x)", "--at", "x=1", "--format", "markdown"])
     assert "## Reverse pass" in markdown.stdout and "product rule" in markdown.stdout
-    latex = runner.invoke(app, ["explain", "x*sin(x)", "--at", "x=1", "--format", "latex"])
+    latex = cli.invoke(["explain", "x*sin(x)", "--at", "x=1", "--format", "latex"])
     assert latex.stdout.count("\\begin{align*}") == latex.stdout.count("\\end{align*}") > 0
-    assert runner.invoke(app, ["explain", "x", "--at", "x=1", "--at", "x=2"]).exit_code == 2
-    assert runner.invoke(app, ["explain", "log(x)", "--at", "x=-1"]).exit_code == 3
+    assert cli.invoke(["explain", "x", "--at", "x=1", "--at", "x=2"]).exit_code == 2
+    assert cli.invoke(["explain", "log(x)", "--at", "x=-1"]).exit_code == 3
 
 
 # --- without a point: the derivation and the simplified result ------------------------------

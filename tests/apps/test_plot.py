@@ -272,21 +272,17 @@ def test_descent_refuses_what_it_cannot_draw(tmp_path):
     assert not (tmp_path / "d.png").exists()
 
 
-def test_minimize_plot_file_of_two_variables_shows_the_path(tmp_path) -> None:
-    from typer.testing import CliRunner
+def test_minimize_plot_file_of_two_variables_shows_the_path(cli, tmp_path) -> None:
 
-    from gradcalc.cli.app import app
-
-    runner = CliRunner()
     two, one = tmp_path / "two.svg", tmp_path / "one.svg"
     args = ["--lr", "0.1", "--every", "1", "--plot", "--format", "json"]
-    bowl = runner.invoke(app, ["minimize", "(x-3)^2 + 2(y+1)^2", "--from", "x=0,y=0", *args,
+    bowl = cli.invoke(["minimize", "(x-3)^2 + 2(y+1)^2", "--from", "x=0,y=0", *args,
                                "--out", str(two)])  # fmt: skip
     assert bowl.exit_code == 0
     text = two.read_text(encoding="utf-8")
     assert "(x-3)^2 + 2(y+1)^2 by gd: path" in text and "start (x=0, y=0)" in text
     assert "(x-3)^2 + 2(y+1)^2 by gd: value" in text
-    line = runner.invoke(app, ["minimize", "(x-3)^2", "--from", "x=0", *args, "--out", str(one)])
+    line = cli.invoke(["minimize", "(x-3)^2", "--from", "x=0", *args, "--out", str(one)])
     assert line.exit_code == 0
     loss = one.read_text(encoding="utf-8")  # one variable: the value by step only
     assert "<!-- (x-3)^2 by gd -->" in loss and "by gd: path" not in loss

@@ -1,4 +1,4 @@
-"""`gradcalc grad` through Typer's CliRunner, against hand-worked answers and sympy."""
+"""`gradcalc grad` through the shared `cli` fixture, against hand-worked answers and sympy."""
 
 from __future__ import annotations
 
@@ -6,26 +6,18 @@ import json
 import math
 
 import pytest
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.core.errors import ExitCode
 
-runner = CliRunner()
 
-
-def run(*args: str, stdin: str | None = None):
-    return runner.invoke(app, list(args), input=stdin)
-
-
-def run_json(*args: str):
-    result = run(*args, "--format", "json")
+def run_json(cli, *args: str):
+    result = cli(*args, "--format", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
 
-def test_headline_example_json() -> None:
-    out = run_json("grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3")
+def test_headline_example_json(cli) -> None:
+    out = run_json(cli, "grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3")
     assert out["value"] == 105.0
     assert out["gradient"] == {"w1": 36.0, "w2": 10.0}
     assert out["symbolic"] == {"w1": "6*w1 + 2*w2", "w2": "2*w1"}
@@ -36,8 +28,8 @@ def test_headline_example_json() -> None:
     assert [row["adjoint"] for row in out["tape"]][-1] == 1.0
 
 
-def test_headline_example_table_shows_gradient_symbolic_and_tape() -> None:
-    result = run("grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3")
+def test_headline_example_table_shows_gradient_symbolic_and_tape(cli) -> None:
+    result = cli("grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3")
     assert result.exit_code == 0, result.output
     text = result.stdout
     for fragment in ("f = 105", "36", "10", "6*w1 + 2*w2", "2*w1", "✓", "Tape", "w1 ** 2"):
@@ -45,98 +37,98 @@ def test_headline_example_table_shows_gradient_symbolic_and_tape() -> None:
 
 
 @pytest.mark.parametrize(("x", "slope"), [("5", 75.0), ("7", 147.0)])
-def test_seed_cube(x: str, slope: float) -> None:
-    assert run_json("grad", "x^3", "--at", f"x={x}")["gradient"] == {"x": slope}
+def test_seed_cube(cli, x: str, slope: float) -> None:
+    assert run_json(cli, "grad", "x^3", "--at", f"x={x}")["gradient"] == {"x": slope}
 
 
-def test_seed_chain_program_and_intermediate_sources() -> None:
-    out = run_json("grad", "y = x**2; z = y**2", "--at", "x=3", "--wrt", "x,y")
+def test_seed_chain_program_and_intermediate_sources(cli) -> None:
+    out = run_json(cli, "grad", "y = x**2; z = y**2", "--at", "x=3", "--wrt", "x,y")
     assert out["gradient"] == {"x": 108.0, "y": 18.0}
     assert out["check"]["agree"] is True
-    out = run_json("grad", "y = x**2; z = y**2", "--at", "x=3", "--of", "y")
+    out = run_json(cli, "grad", "y = x**2; z = y**2", "--at", "x=3", "--of", "y")
     assert out["gradient"] == {"x": 6.0}
 
 
-def test_reassignment_refers_to_the_previous_value() -> None:
-    out = run_json("grad", "c = x + 1; c = c * c; c = c + x", "--at", "x=2")
+def test_reassignment_refers_to_the_previous_value(cli) -> None:
+    out = run_json(cli, "grad", "c = x + 1; c = c * c; c = c + x", "--at", "x=2")
     # c = (x+1)^2 + x: dc/dx = 2(x+1) + 1 = 7
     assert out["value"] == 11.0 and out["gradient"] == {"x": 7.0}
 
 
-def test_thirty_squarings_stay_a_chain() -> None:
+def test_thirty_squarings_stay_a_chain(cli) -> None:
     program = "; ".join(f"a{i + 1} = a{i}*a{i}" for i in range(30))
-    out = run_json("grad", program, "--at", "a0=1", "--no-check")
+    out = run_json(cli, "grad", program, "--at", "a0=1", "--no-check")
     assert len(out["tape"]) == 30
     assert out["gradient"] == {"a0": float(2**30)}
 
 
-def test_every_at_variable_is_a_source_even_unused() -> None:
-    result = run("grad", "x*y", "--at", "x=2,y=3,z=4", "--format", "json")
+def test_every_at_variable_is_a_source_even_unused(cli) -> None:
+    result = cli("grad", "x*y", "--at", "x=2,y=3,z=4", "--format", "json")
     out = json.loads(result.stdout)
     assert out["gradient"] == {"x": 3.0, "y": 2.0, "z": 0.0}
     assert out["independent"] == ["z"]
     assert any("z is not used" in w for w in out["warnings"])
 
 
-def test_exact_point_values_and_exact_symbolic_values() -> None:
-    out = run_json("grad", "sin(x)", "--at", "x=pi/3")
+def test_exact_point_values_and_exact_symbolic_values(cli) -> None:
+    out = run_json(cli, "grad", "sin(x)", "--at", "x=pi/3")
     assert out["gradient"]["x"] == pytest.approx(0.5, rel=1e-15)
-    result = run("grad", "sqrt(x)", "--at", "x=3/4", "--exact")
+    result = cli("grad", "sqrt(x)", "--at", "x=3/4", "--exact")
     assert "sqrt(3)/3" in result.stdout
 
 
-def test_homework_notation() -> None:
-    a = run_json("grad", "2x^2 + 3(x+1)(x-1)", "--at", "x=2")
+def test_homework_notation(cli) -> None:
+    a = run_json(cli, "grad", "2x^2 + 3(x+1)(x-1)", "--at", "x=2")
     # 2x^2 + 3(x^2 - 1): d/dx = 4x + 6x = 20
     assert a["gradient"] == {"x": 20.0}
 
 
 @pytest.mark.parametrize("name", ["gamma", "beta", "N", "S", "I", "exec", "E"])
-def test_sympy_names_are_plain_variables(name: str) -> None:
-    out = run_json("grad", f"{name}**2", "--at", f"{name}=3")
+def test_sympy_names_are_plain_variables(cli, name: str) -> None:
+    out = run_json(cli, "grad", f"{name}**2", "--at", f"{name}=3")
     assert out["gradient"] == {name: 6.0}
 
 
-def test_e_and_pi_are_constants_unless_given() -> None:
-    out = run_json("grad", "e*x + pi", "--at", "x=1")
+def test_e_and_pi_are_constants_unless_given(cli) -> None:
+    out = run_json(cli, "grad", "e*x + pi", "--at", "x=1")
     assert out["gradient"] == {"x": pytest.approx(math.e)}
-    out = run_json("grad", "e*x", "--at", "x=1,e=2")
+    out = run_json(cli, "grad", "e*x", "--at", "x=1,e=2")
     assert out["gradient"] == {"x": 2.0, "e": 1.0}
 
 
-def test_several_points_and_csv_and_plain() -> None:
+def test_several_points_and_csv_and_plain(cli) -> None:
     args = ("grad", "x*y", "--at", "x=1,y=2", "--at", "x=3,y=4")
-    out = run_json(*args)
+    out = run_json(cli, *args)
     assert [o["gradient"] for o in out] == [{"x": 2.0, "y": 1.0}, {"x": 4.0, "y": 3.0}]
-    csv_out = run(*args, "--format", "csv").stdout.splitlines()
+    csv_out = cli(*args, "--format", "csv").stdout.splitlines()
     assert csv_out == ["x,y,value,d/dx,d/dy", "1,2,2,2,1", "3,4,12,4,3"]
-    assert run(*args, "--format", "plain").stdout.splitlines() == ["2 1", "4 3"]
+    assert cli(*args, "--format", "plain").stdout.splitlines() == ["2 1", "4 3"]
 
 
-def test_points_file_and_stdin(tmp_path) -> None:
+def test_points_file_and_stdin(cli, tmp_path) -> None:
     path = tmp_path / "points.csv"
     path.write_text("x,y\n1,2\n3,4\n", encoding="utf-8")
-    from_file = run("grad", "x**2*y", "--points", str(path), "--format", "csv").stdout
-    from_stdin = run("grad", "x**2*y", "--points", "-", "--format", "csv", stdin=path.read_text())
+    from_file = cli("grad", "x**2*y", "--points", str(path), "--format", "csv").stdout
+    from_stdin = cli("grad", "x**2*y", "--points", "-", "--format", "csv", stdin=path.read_text())
     assert from_file.splitlines() == ["x,y,value,d/dx,d/dy", "1,2,2,4,1", "3,4,36,24,9"]
     assert from_stdin.stdout == from_file
 
 
-def test_points_file_in_chunks_gives_the_same_answers(tmp_path, monkeypatch) -> None:
+def test_points_file_in_chunks_gives_the_same_answers(cli, tmp_path, monkeypatch) -> None:
     import gradcalc.io.files
 
     rows = "\n".join(f"{i / 7},{-i / 3}" for i in range(1, 41))
     path = tmp_path / "p.csv"
     path.write_text("x,y\n" + rows + "\n")
-    whole = run("grad", "sin(x)*y", "--points", str(path), "--format", "json")
+    whole = cli("grad", "sin(x)*y", "--points", str(path), "--format", "json")
     monkeypatch.setattr(gradcalc.io.files, "CHUNK_ROWS", 7)
-    chunked = run("grad", "sin(x)*y", "--points", str(path), "--format", "json")
+    chunked = cli("grad", "sin(x)*y", "--points", str(path), "--format", "json")
     assert json.loads(whole.stdout) == json.loads(chunked.stdout)
     assert len(json.loads(chunked.stdout)) == 40
 
 
-def test_wrt_unknown_name_lists_valid_ones() -> None:
-    result = run("grad", "x*y", "--at", "x=1,y=2", "--wrt", "q")
+def test_wrt_unknown_name_lists_valid_ones(cli) -> None:
+    result = cli("grad", "x*y", "--at", "x=1,y=2", "--wrt", "q")
     assert result.exit_code == ExitCode.USAGE
     assert "valid names: x, y" in result.output
 
@@ -156,62 +148,62 @@ def test_wrt_unknown_name_lists_valid_ones() -> None:
         ("x**2", "x=1e200", "overflow"),
     ],
 )
-def test_undefined_points_exit_3_with_the_op_named(expr, point, fragment) -> None:
-    result = run("grad", expr, "--at", point)
+def test_undefined_points_exit_3_with_the_op_named(cli, expr, point, fragment) -> None:
+    result = cli("grad", expr, "--at", point)
     assert result.exit_code == ExitCode.UNDEFINED, result.output
     assert fragment in result.stderr
 
 
-def test_subgradient_gives_the_conventional_value() -> None:
-    result = run("grad", "abs(x)", "--at", "x=0", "--subgradient", "--format", "json")
+def test_subgradient_gives_the_conventional_value(cli) -> None:
+    result = cli("grad", "abs(x)", "--at", "x=0", "--subgradient", "--format", "json")
     assert result.exit_code == 0
     out = json.loads(result.stdout)
     assert out["gradient"] == {"x": 0.0}
     assert any("subgradient" in w for w in out["warnings"])
 
 
-def test_bad_points_are_marked_and_the_rest_printed() -> None:
-    result = run("grad", "log(x)", "--at", "x=1", "--at", "x=-1", "--at", "x=2", "--format", "json")
+def test_bad_points_are_marked_and_the_rest_printed(cli) -> None:
+    result = cli("grad", "log(x)", "--at", "x=1", "--at", "x=-1", "--at", "x=2", "--format", "json")
     assert result.exit_code == ExitCode.UNDEFINED
     out = json.loads(result.stdout)
     assert [o["gradient"]["x"] for o in out] == [1.0, None, 0.5]
     assert out[1]["undefined"] and "log" in out[1]["undefined"]
 
 
-def test_json_has_no_colour_codes_and_is_valid_with_nan() -> None:
-    result = run("grad", "log(x)", "--at", "x=-1", "--format", "json")
+def test_json_has_no_colour_codes_and_is_valid_with_nan(cli) -> None:
+    result = cli("grad", "log(x)", "--at", "x=-1", "--format", "json")
     assert "\x1b[" not in result.stdout
     assert json.loads(result.stdout)["value"] is None
 
 
-def test_no_tape_and_no_check() -> None:
-    out = run_json("grad", "x*x", "--at", "x=2", "--no-tape", "--no-check")
+def test_no_tape_and_no_check(cli) -> None:
+    out = run_json(cli, "grad", "x*x", "--at", "x=2", "--no-tape", "--no-check")
     assert "tape" not in out and out["check"]["status"] == "off"
 
 
-def test_digits() -> None:
-    result = run("grad", "x/3", "--at", "x=1", "--format", "plain", "--digits", "4")
+def test_digits(cli) -> None:
+    result = cli("grad", "x/3", "--at", "x=1", "--format", "plain", "--digits", "4")
     assert result.stdout.strip() == "0.3333"
 
 
-def test_usage_errors_exit_2() -> None:
-    assert run("grad", "x", "--format", "yaml").exit_code == ExitCode.USAGE
-    assert run("grad", "x", "--at", "x").exit_code == ExitCode.USAGE
-    assert run("grad", "x", "--at", "x=1", "--at", "y=2").exit_code == ExitCode.USAGE
-    assert run("grad", "x+", "--at", "x=1").exit_code == ExitCode.USAGE
+def test_usage_errors_exit_2(cli) -> None:
+    assert cli("grad", "x", "--format", "yaml").exit_code == ExitCode.USAGE
+    assert cli("grad", "x", "--at", "x").exit_code == ExitCode.USAGE
+    assert cli("grad", "x", "--at", "x=1", "--at", "y=2").exit_code == ExitCode.USAGE
+    assert cli("grad", "x+", "--at", "x=1").exit_code == ExitCode.USAGE
 
 
-def test_a_wrong_gradient_rule_is_caught_by_the_check(monkeypatch) -> None:
+def test_a_wrong_gradient_rule_is_caught_by_the_check(cli, monkeypatch) -> None:
     import dataclasses
 
     import gradcalc.core.ops as ops
 
     wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
     monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
-    result = run("grad", "sin(x) + y", "--at", "x=1,y=2")
+    result = cli("grad", "sin(x) + y", "--at", "x=1,y=2")
     assert result.exit_code == ExitCode.CHECK_FAILED
     assert "✗" in result.stdout and "disagree" in result.stderr
-    out = json.loads(run("grad", "sin(x)", "--at", "x=1", "--format", "json").stdout)
+    out = json.loads(cli("grad", "sin(x)", "--at", "x=1", "--format", "json").stdout)
     assert out["check"] == {
         "status": "disagree",
         "agree": False,
@@ -220,10 +212,10 @@ def test_a_wrong_gradient_rule_is_caught_by_the_check(monkeypatch) -> None:
     assert out["check"]["max_difference"] == pytest.approx(abs(math.sin(1) - math.cos(1)))
 
 
-def test_the_symbolic_check_gives_up_after_its_time_budget() -> None:
+def test_the_symbolic_check_gives_up_after_its_time_budget(cli) -> None:
     terms = " + ".join(f"x{i}*sin(x{i + 1})" for i in range(1, 400))
     point = ",".join(f"x{i}=0.{i}" for i in range(1, 401))
-    result = run(
+    result = cli(
         "grad", terms, "--at", point, "--format", "json", "--no-tape", "--check-timeout", "0.05"
     )
     assert result.exit_code == 0
@@ -233,12 +225,12 @@ def test_the_symbolic_check_gives_up_after_its_time_budget() -> None:
     assert out["gradient"]["x2"] == pytest.approx(math.sin(0.3) + 0.1 * math.cos(0.2))
 
 
-def test_many_points_are_checked_with_lambdify(tmp_path) -> None:
+def test_many_points_are_checked_with_lambdify(cli, tmp_path) -> None:
     rows = "\n".join(f"{i / 10},{(i % 7) / 3}" for i in range(1, 101))
     path = tmp_path / "p.csv"
     path.write_text("x,y\n" + rows + "\n")
     out = json.loads(
-        run(
+        cli(
             "grad", "atan2(y, x) * erf(x)", "--points", str(path), "--format", "json", "--no-tape"
         ).stdout
     )
@@ -262,68 +254,68 @@ def test_many_points_are_checked_with_lambdify(tmp_path) -> None:
         ("x,x\n1,2\n", "repeated"),
     ],
 )
-def test_bad_points_files_name_the_row_and_column(tmp_path, content, fragment) -> None:
+def test_bad_points_files_name_the_row_and_column(cli, tmp_path, content, fragment) -> None:
     path = tmp_path / "p.csv"
     path.write_text(content)
-    result = run("grad", "x*y", "--points", str(path))
+    result = cli("grad", "x*y", "--points", str(path))
     assert result.exit_code == ExitCode.USAGE
     assert fragment in result.stderr
 
 
-def test_points_file_with_bom_and_windows_line_endings(tmp_path) -> None:
+def test_points_file_with_bom_and_windows_line_endings(cli, tmp_path) -> None:
     path = tmp_path / "p.csv"
     path.write_bytes("\ufeffx,y\r\n1,2\r\n".encode())
-    assert run("grad", "x*y", "--points", str(path), "--format", "plain").stdout == "2 1\n"
+    assert cli("grad", "x*y", "--points", str(path), "--format", "plain").stdout == "2 1\n"
 
 
-def test_missing_points_file_and_missing_values() -> None:
-    assert "cannot read points file" in run("grad", "x", "--points", "nope.csv").stderr
-    result = run("grad", "x*y", "--at", "x=1")
+def test_missing_points_file_and_missing_values(cli) -> None:
+    assert "cannot read points file" in cli("grad", "x", "--points", "nope.csv").stderr
+    result = cli("grad", "x*y", "--at", "x=1")
     assert result.exit_code == ExitCode.USAGE and "no value given for y" in result.stderr
 
 
-def test_expression_from_a_file_and_from_stdin(tmp_path) -> None:
+def test_expression_from_a_file_and_from_stdin(cli, tmp_path) -> None:
     path = tmp_path / "f.txt"
     path.write_text("y = x^2\nz = y^2\n")
-    assert run("--file", "grad", f"@{path}", "--at", "x=3", "--format", "plain").stdout == "108\n"
-    assert run("grad", "-", "--at", "x=3", "--format", "plain", stdin="x^3").stdout == "27\n"
+    assert cli("--file", "grad", f"@{path}", "--at", "x=3", "--format", "plain").stdout == "108\n"
+    assert cli("grad", "-", "--at", "x=3", "--format", "plain", stdin="x^3").stdout == "27\n"
 
 
-def test_error_caret_points_at_the_offending_column() -> None:
-    result = run("grad", "2x + sinn(x)", "--at", "x=1")
+def test_error_caret_points_at_the_offending_column(cli) -> None:
+    result = cli("grad", "2x + sinn(x)", "--at", "x=1")
     lines = result.stderr.splitlines()
     assert "did you mean 'sin'" in lines[0]
     assert lines[2].index("^") - lines[1].index("2") == "2x + sinn(x)".index("sinn")
 
 
-def test_several_targets_share_one_csv_row_per_point() -> None:
+def test_several_targets_share_one_csv_row_per_point(cli) -> None:
     args = ("grad", "r*cos(t), r*sin(t)", "--at", "r=2,t=0", "--at", "r=1,t=pi/2")
-    lines = run(*args, "--format", "csv", "--digits", "6").stdout.splitlines()
+    lines = cli(*args, "--format", "csv", "--digits", "6").stdout.splitlines()
     assert lines[0] == "r,t,f1,df1/dr,df1/dt,f2,df2/dr,df2/dt"
     # x = r cos t, y = r sin t: (cos t, -r sin t) and (sin t, r cos t)
     assert lines[1] == "2,0,2,1,0,0,0,2"
     # cos(pi/2) is 0 exactly: the check's exact value, not the tape's 6.12323e-17
     assert lines[2].split(",")[3:5] == ["0", "-1"]
-    assert run(*args, "--format", "plain", "--digits", "6").stdout.splitlines()[:2] == [
+    assert cli(*args, "--format", "plain", "--digits", "6").stdout.splitlines()[:2] == [
         "1 0",
         "0 2",
     ]
 
 
-def test_a_statement_the_target_does_not_use_cannot_make_it_undefined() -> None:
-    out = run_json("grad", "y = log(x); z = x^2", "--at", "x=-1")
+def test_a_statement_the_target_does_not_use_cannot_make_it_undefined(cli) -> None:
+    out = run_json(cli, "grad", "y = log(x); z = x^2", "--at", "x=-1")
     assert out["gradient"] == {"x": -2.0} and out["undefined"] is None
-    assert run("grad", "y = log(x); z = x^2", "--at", "x=-1", "--of", "y").exit_code == 3
+    assert cli("grad", "y = log(x); z = x^2", "--at", "x=-1", "--of", "y").exit_code == 3
 
 
-def test_only_the_disagreeing_component_is_marked_wrong(monkeypatch) -> None:
+def test_only_the_disagreeing_component_is_marked_wrong(cli, monkeypatch) -> None:
     import dataclasses
 
     import gradcalc.core.ops as ops
 
     wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
     monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
-    rows = run("grad", "sin(x) + y", "--at", "x=1,y=2", "--no-tape").stdout.splitlines()
+    rows = cli("grad", "sin(x) + y", "--at", "x=1,y=2", "--no-tape").stdout.splitlines()
     x_row = next(line for line in rows if line.startswith("│ x "))
     y_row = next(line for line in rows if line.startswith("│ y "))
     assert "✗" in x_row and "✓" in y_row
@@ -338,28 +330,28 @@ def test_only_the_disagreeing_component_is_marked_wrong(monkeypatch) -> None:
         ("x^2 + sqrt(-1)", "sqrt(-1) is undefined"),
     ],
 )
-def test_an_undefined_constant_subexpression_is_reported_not_hidden(expr, fragment) -> None:
+def test_an_undefined_constant_subexpression_is_reported_not_hidden(cli, expr, fragment) -> None:
     # found by fuzz/fuzz_cli.py: constants are off the tape, so they are checked on their own
-    result = run("grad", expr, "--at", "x=0.5")
+    result = cli("grad", expr, "--at", "x=0.5")
     assert result.exit_code == ExitCode.UNDEFINED, result.output
     assert fragment in result.stderr
 
 
-def test_a_constant_kink_does_not_matter() -> None:
-    assert run_json("grad", "x*abs(0) + x*relu(0)", "--at", "x=2")["gradient"] == {"x": 0.0}
+def test_a_constant_kink_does_not_matter(cli) -> None:
+    assert run_json(cli, "grad", "x*abs(0) + x*relu(0)", "--at", "x=2")["gradient"] == {"x": 0.0}
 
 
-def test_a_singularity_float64_rounded_past_fails_the_check_with_the_reason() -> None:
+def test_a_singularity_float64_rounded_past_fails_the_check_with_the_reason(cli) -> None:
     # sin(pi) is 1.2e-16 in float64 but exactly 0: 1/sin(pi) has no derivative
-    result = run("grad", "z/(sin(pi)*(e+e))", "--at", "z=3", "--format", "plain")
+    result = cli("grad", "z/(sin(pi)*(e+e))", "--at", "z=3", "--format", "plain")
     assert result.exit_code == ExitCode.CHECK_FAILED
     assert "float64 rounded past a singularity" in result.stderr
 
 
-def test_files_that_are_not_utf8_say_so(tmp_path) -> None:
+def test_files_that_are_not_utf8_say_so(cli, tmp_path) -> None:
     path = tmp_path / "latin1.csv"
     path.write_bytes("x,y\n1,2\n# \xe9\n".encode("latin-1"))
-    result = run("grad", "x*y", "--points", str(path))
+    result = cli("grad", "x*y", "--points", str(path))
     assert result.exit_code == ExitCode.USAGE and "is not UTF-8 text" in result.stderr
-    assert "is not UTF-8 text" in run("--file", "grad", f"@{path}", "--at", "x=1,y=2").stderr
-    assert "is not UTF-8 text" in run("fit", "a*x", str(path), "--params", "a").stderr
+    assert "is not UTF-8 text" in cli("--file", "grad", f"@{path}", "--at", "x=1,y=2").stderr
+    assert "is not UTF-8 text" in cli("fit", "a*x", str(path), "--params", "a").stderr

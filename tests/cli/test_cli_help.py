@@ -7,7 +7,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from gradcalc.cli.app import EXAMPLES, app
 
@@ -20,9 +19,9 @@ def test_every_command_has_examples() -> None:
 
 
 @pytest.mark.parametrize("name", ["gradcalc", *COMMANDS])
-def test_help_ends_with_the_examples(name) -> None:
+def test_help_ends_with_the_examples(cli, name) -> None:
     args = ["--help"] if name == "gradcalc" else [name, "--help"]
-    result = CliRunner().invoke(app, args, terminal_width=100)
+    result = cli.invoke(args, terminal_width=100)
     assert result.exit_code == 0
     lines = [line.strip() for line in result.stdout.rstrip().splitlines()]
     examples = EXAMPLES[name]
@@ -30,12 +29,12 @@ def test_help_ends_with_the_examples(name) -> None:
 
 
 @pytest.mark.parametrize("example", sorted({e for examples in EXAMPLES.values() for e in examples}))
-def test_every_example_runs(example, monkeypatch) -> None:
+def test_every_example_runs(cli, example, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)  # fit reads docs/examples/line.csv
     piped = re.fullmatch(r'echo "(.*)" \| (.*)', example)
     command, stdin = (piped[2], piped[1] + "\n") if piped else (example, None)
     args = shlex.split(command)
     assert args[0] == "gradcalc"
-    result = CliRunner().invoke(app, args[1:], input=stdin)
+    result = cli.invoke(args[1:], input=stdin)
     assert result.exit_code == 0, (example, result.stdout, result.stderr)
     assert result.stdout.strip()

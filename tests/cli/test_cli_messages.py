@@ -3,13 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
-
-from gradcalc.cli.app import app
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args))
 
 
 def refused(result, message: str) -> None:
@@ -30,36 +23,36 @@ def refused(result, message: str) -> None:
         ("x=1;  y=2", "separate pairs with commas: --at x=1,y=2"),
     ],
 )
-def test_at_typos(at, message) -> None:
-    refused(run("grad", "x*y", "--at", at), message)
+def test_at_typos(cli, at, message) -> None:
+    refused(cli("grad", "x*y", "--at", at), message)
 
 
-def test_one_point_split_over_two_at_options() -> None:
-    result = run("grad", "x*y", "--at", "x=1", "--at", "y=2")
+def test_one_point_split_over_two_at_options(cli) -> None:
+    result = cli("grad", "x*y", "--at", "x=1", "--at", "y=2")
     refused(result, "each --at is one point: write --at x=1,y=2")
 
 
-def test_two_points_naming_different_variables_are_still_refused_as_such() -> None:
+def test_two_points_naming_different_variables_are_still_refused_as_such(cli) -> None:
     refused(
-        run("grad", "x*y", "--at", "x=1,y=2", "--at", "x=1,z=2"),
+        cli("grad", "x*y", "--at", "x=1,y=2", "--at", "x=1,z=2"),
         "every --at must name the same variables",
     )
 
 
-def test_case_hint() -> None:
-    refused(run("grad", "x*y", "--at", "X=1,y=2"), "names are case-sensitive: you gave X, not x")
+def test_case_hint(cli) -> None:
+    refused(cli("grad", "x*y", "--at", "X=1,y=2"), "names are case-sensitive: you gave X, not x")
 
 
 @pytest.mark.parametrize("module", ["math", "np", "numpy", "sympy"])
-def test_drop_the_module_prefix(module) -> None:
-    refused(run("grad", f"2*{module}.sin(x)", "--at", "x=1"), f"drop `{module}.`")
+def test_drop_the_module_prefix(cli, module) -> None:
+    refused(cli("grad", f"2*{module}.sin(x)", "--at", "x=1"), f"drop `{module}.`")
 
 
-def test_an_undefined_value_is_bad_input_not_an_undefined_result() -> None:
-    result = run("grad", "x^2", "--at", "x=pi/0")
+def test_an_undefined_value_is_bad_input_not_an_undefined_result(cli) -> None:
+    result = cli("grad", "x^2", "--at", "x=pi/0")
     refused(result, "division by zero")
     # while a defined value where the function is undefined stays exit 3
-    assert run("grad", "log(x)", "--at", "x=-1").exit_code == 3
+    assert cli("grad", "log(x)", "--at", "x=-1").exit_code == 3
 
 
 @pytest.mark.parametrize(
@@ -72,19 +65,19 @@ def test_an_undefined_value_is_bad_input_not_an_undefined_result() -> None:
         (["grad", "x^2", "--at", "x=1", "--formt=json"], "did you mean --format?"),
     ],
 )
-def test_option_typos(args, message) -> None:
-    result = run(*args)  # (click's usage error, as main() prints it: one line and a hint)
+def test_option_typos(cli, args, message) -> None:
+    result = cli(*args)  # (click's usage error, as main() prints it: one line and a hint)
     assert result.exit_code == 2 and result.stdout == ""
     assert "Error: no such option" in result.stderr and message in result.stderr, result.stderr
 
 
-def test_a_negative_expression_is_still_an_expression() -> None:
-    result = run("grad", "-at", "--at", "at=2", "--format", "plain")
+def test_a_negative_expression_is_still_an_expression(cli) -> None:
+    result = cli("grad", "-at", "--at", "at=2", "--format", "plain")
     assert result.exit_code == 0 and result.stdout == "-1\n"
 
 
 @pytest.mark.parametrize("fmt", ["JSON", "Json", "CSV", "Plain"])
-def test_format_in_any_case(fmt) -> None:
-    result = run("grad", "x^2", "--at", "x=3", "--format", fmt, "--no-tape")
-    lower = run("grad", "x^2", "--at", "x=3", "--format", fmt.lower(), "--no-tape")
+def test_format_in_any_case(cli, fmt) -> None:
+    result = cli("grad", "x^2", "--at", "x=3", "--format", fmt, "--no-tape")
+    lower = cli("grad", "x^2", "--at", "x=3", "--format", fmt.lower(), "--no-tape")
     assert result.exit_code == 0 and result.stdout == lower.stdout

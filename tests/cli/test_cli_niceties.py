@@ -7,11 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
-
-runner = CliRunner()
 ESC = "\x1b["
 TABLE = ["grad", "x^2*y", "--at", "x=1,y=2"]
 
@@ -28,9 +24,9 @@ def gradcalc(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     )
 
 
-def invoke(*args: str, **env: str):
+def invoke(cli, *args: str, **env: str):
     clean = {"NO_COLOR": None, "FORCE_COLOR": None, "TERM": "xterm-256color", **env}
-    return runner.invoke(app, list(args), env=clean, terminal_width=80)
+    return cli.invoke(list(args), env=clean, terminal_width=80)
 
 
 # --- colour --------------------------------------------------------------------------------
@@ -46,26 +42,28 @@ def test_a_pipe_gets_no_escape_codes_and_color_forces_them() -> None:
     assert forced.stdout.count("∂f/∂") == piped.stdout.count("∂f/∂")
 
 
-def test_no_color_turns_off_every_escape_code_even_when_a_terminal_is_forced() -> None:
-    assert ESC in invoke(*TABLE, FORCE_COLOR="1").stdout  # rich would colour: the test can fail
-    assert ESC not in invoke(*TABLE, FORCE_COLOR="1", NO_COLOR="1").stdout
-    assert ESC not in invoke("--no-color", *TABLE, FORCE_COLOR="1").stdout
-    assert ESC not in invoke(*TABLE, NO_COLOR="yes").stdout
+def test_no_color_turns_off_every_escape_code_even_when_a_terminal_is_forced(cli) -> None:
+    assert (
+        ESC in invoke(cli, *TABLE, FORCE_COLOR="1").stdout
+    )  # rich would colour: the test can fail
+    assert ESC not in invoke(cli, *TABLE, FORCE_COLOR="1", NO_COLOR="1").stdout
+    assert ESC not in invoke(cli, "--no-color", *TABLE, FORCE_COLOR="1").stdout
+    assert ESC not in invoke(cli, *TABLE, NO_COLOR="yes").stdout
 
 
-def test_an_explicit_color_flag_beats_no_color_and_a_dumb_terminal() -> None:
-    assert ESC in invoke("--color", *TABLE, NO_COLOR="1").stdout
-    assert ESC in invoke("--color", *TABLE, TERM="dumb").stdout
+def test_an_explicit_color_flag_beats_no_color_and_a_dumb_terminal(cli) -> None:
+    assert ESC in invoke(cli, "--color", *TABLE, NO_COLOR="1").stdout
+    assert ESC in invoke(cli, "--color", *TABLE, TERM="dumb").stdout
 
 
-def test_no_color_when_empty_is_not_set() -> None:
-    assert ESC in invoke(*TABLE, FORCE_COLOR="1", NO_COLOR="").stdout
+def test_no_color_when_empty_is_not_set(cli) -> None:
+    assert ESC in invoke(cli, *TABLE, FORCE_COLOR="1", NO_COLOR="").stdout
 
 
 @pytest.mark.parametrize("command", [["ops", "sin"], ["check", "x^2", "--answer", "2x"]])
-def test_every_table_command_follows_no_color(command: list[str]) -> None:
-    assert ESC in invoke("--color", *command).stdout
-    assert ESC not in invoke(*command, FORCE_COLOR="1", NO_COLOR="1").stdout
+def test_every_table_command_follows_no_color(cli, command: list[str]) -> None:
+    assert ESC in invoke(cli, "--color", *command).stdout
+    assert ESC not in invoke(cli, *command, FORCE_COLOR="1", NO_COLOR="1").stdout
 
 
 # --- width ---------------------------------------------------------------------------------
@@ -119,13 +117,11 @@ def test_expressions_and_values_may_still_start_with_minus() -> None:
 
 
 @pytest.mark.parametrize("text", ["-(x + erf(x))", "-sin(x)*f", "-(x)^2 + sinh(x)"])
-def test_an_expression_with_an_f_after_a_minus_is_not_the_f_option(text: str) -> None:
+def test_an_expression_with_an_f_after_a_minus_is_not_the_f_option(cli, text: str) -> None:
     """click reads -(x + erf(x)) as short options: -( -x ... and -f with '(x))' as value."""
     import sympy
 
-    result = runner.invoke(
-        app, ["grad", text, "--at", "x=0.5,f=2", "--format", "plain", "--wrt", "x"]
-    )
+    result = cli.invoke(["grad", text, "--at", "x=0.5,f=2", "--format", "plain", "--wrt", "x"])
     assert result.exit_code == 0, result.output
     symbols = {"x": sympy.Symbol("x"), "f": sympy.Symbol("f")}
     truth = sympy.diff(sympy.sympify(text.replace("^", "**"), locals=symbols), symbols["x"])
@@ -137,8 +133,10 @@ def test_an_expression_with_an_f_after_a_minus_is_not_the_f_option(text: str) ->
     ("text", "guess"),
     [("sni(x)", "sin"), ("sqr(x)", "sqrt"), ("exq(x)", "exp"), ("cso(x)", "cos"), ("Sinh(x)", "")],
 )
-def test_misspelled_functions_name_the_closest_registry_function(text: str, guess: str) -> None:
-    result = runner.invoke(app, ["grad", text, "--at", "x=1"])
+def test_misspelled_functions_name_the_closest_registry_function(
+    cli, text: str, guess: str
+) -> None:
+    result = cli.invoke(["grad", text, "--at", "x=1"])
     if not guess:  # a capitalised spelling is a slip too: difflib ignores case here
         assert result.exit_code == 2 and "did you mean 'sinh'" in result.output
         return
@@ -148,32 +146,29 @@ def test_misspelled_functions_name_the_closest_registry_function(text: str, gues
     assert lines[1].strip() == text and lines[2].strip() == "^"
 
 
-def test_a_declared_variable_may_multiply_a_parenthesis() -> None:
-    result = runner.invoke(
-        app, ["grad", "tau(x+1)", "--at", "x=1,tau=2", "--format", "plain", "--no-check"]
+def test_a_declared_variable_may_multiply_a_parenthesis(cli) -> None:
+    result = cli.invoke(
+        ["grad", "tau(x+1)", "--at", "x=1,tau=2", "--format", "plain", "--no-check"]
     )
     assert result.exit_code == 0 and result.stdout == "2 2\n"
-    assert (
-        runner.invoke(app, ["grad", "k(x+1)", "--at", "x=1,k=3", "--format", "plain"]).exit_code
-        == 0
-    )
+    assert cli.invoke(["grad", "k(x+1)", "--at", "x=1,k=3", "--format", "plain"]).exit_code == 0
 
 
-def test_misspelled_point_variables() -> None:
-    result = runner.invoke(app, ["grad", "x*y", "--at", "x=1,yy=2"])
+def test_misspelled_point_variables(cli) -> None:
+    result = cli.invoke(["grad", "x*y", "--at", "x=1,yy=2"])
     assert result.exit_code == 2
     assert "no value given for y; did you mean y, not yy?" in result.output
-    product = runner.invoke(app, ["grad", "xy", "--at", "x=1,y=2"])
+    product = cli.invoke(["grad", "xy", "--at", "x=1,y=2"])
     assert "for a product write x*y" in product.output  # not mistaken for a misspelling
-    wrt = runner.invoke(app, ["grad", "x*y", "--at", "x=1,y=2", "--wrt", "yy"])
+    wrt = cli.invoke(["grad", "x*y", "--at", "x=1,y=2", "--wrt", "yy"])
     assert wrt.exit_code == 2 and "did you mean 'y'?" in wrt.output
 
 
-def test_usage_line_has_no_braces() -> None:
-    usage = runner.invoke(app, ["hessian", "--help"], terminal_width=100).stdout
+def test_usage_line_has_no_braces(cli) -> None:
+    usage = cli.invoke(["hessian", "--help"], terminal_width=100).stdout
     assert "Usage: gradcalc hessian [OPTIONS] EXPRESSION\n" in usage
     assert "{" not in usage.splitlines()[0]
-    usage = runner.invoke(app, ["grad", "--help"], terminal_width=100).stdout
+    usage = cli.invoke(["grad", "--help"], terminal_width=100).stdout
     assert "Usage: gradcalc grad [OPTIONS] [EXPRESSION]\n" in usage  # optional with --jobs
 
 
@@ -199,9 +194,9 @@ def test_bash_completion_script_and_completions() -> None:
     assert complete("gradcalc --no", 1) == ["--no-color"]
 
 
-def test_help_shows_what_each_argument_is() -> None:
+def test_help_shows_what_each_argument_is(cli) -> None:
     """(click 8.5 with typer < 0.25 printed only "EXPRESSION [required]")."""
-    usage = runner.invoke(app, ["hessian", "--help"], terminal_width=100).stdout
+    usage = cli.invoke(["hessian", "--help"], terminal_width=100).stdout
     assert "The expression or program" in usage
 
 

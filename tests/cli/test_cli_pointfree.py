@@ -8,20 +8,13 @@ import json
 
 import pytest
 import sympy as sp
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.core.errors import ExitCode
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
 from gradcalc.symbolic.crosscheck import to_sympy
 
-runner = CliRunner()
 x, y = sp.symbols("x y", real=True)
-
-
-def run(*args: str):
-    return runner.invoke(app, list(args))
 
 
 def read_back(text: str):
@@ -29,15 +22,15 @@ def read_back(text: str):
     return to_sympy(graph)[graph.targets[0]]
 
 
-def test_grad_without_a_point_prints_the_simplified_derivative() -> None:
-    result = run("grad", "x^2*sin(x)")
+def test_grad_without_a_point_prints_the_simplified_derivative(cli) -> None:
+    result = cli("grad", "x^2*sin(x)")
     assert result.exit_code == 0, result.output
     assert "df/dx = x^2*cos(x) + 2x*sin(x)" in result.stdout
     assert "verified: tape = symbolic at 96 random points of the domain" in result.stdout
 
 
-def test_diff_json_texts_read_back_to_sympys_derivatives() -> None:
-    result = run("diff", "x^3*y + sin(x*y)", "--format", "json")
+def test_diff_json_texts_read_back_to_sympys_derivatives(cli) -> None:
+    result = cli("diff", "x^3*y + sin(x*y)", "--format", "json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     f = x**3 * y + sp.sin(x * y)
@@ -47,31 +40,31 @@ def test_diff_json_texts_read_back_to_sympys_derivatives() -> None:
     assert out["verification"]["status"] == "verified"
 
 
-def test_hessian_and_jacobian_without_a_point() -> None:
-    hessian = json.loads(run("hessian", "x^3 - 3x + y^2", "--format", "json").stdout)
+def test_hessian_and_jacobian_without_a_point(cli) -> None:
+    hessian = json.loads(cli("hessian", "x^3 - 3x + y^2", "--format", "json").stdout)
     assert hessian["matrix"] == [["6x", "0"], ["0", "2"]]
-    jacobian = json.loads(run("jacobian", "r*cos(t), r*sin(t)", "--format", "json").stdout)
+    jacobian = json.loads(cli("jacobian", "r*cos(t), r*sin(t)", "--format", "json").stdout)
     assert jacobian["determinant"]["text"] == "r"
-    result = run("jacobian", "r*cos(t), r*sin(t)")
+    result = cli("jacobian", "r*cos(t), r*sin(t)")
     assert "[cos(t), -r*sin(t)]" in result.stdout  # a matrix row, not rich markup
 
 
-def test_plain_markdown_and_latex() -> None:
-    assert run("diff", "x^2 y", "--format", "plain").stdout == "2x*y\nx^2\n"
-    assert "- ∂f/∂x = `2x*y`" in run("diff", "x^2 y", "--format", "markdown").stdout
-    latex = run("diff", "sin(x)", "--order", "3", "--format", "latex").stdout
+def test_plain_markdown_and_latex(cli) -> None:
+    assert cli("diff", "x^2 y", "--format", "plain").stdout == "2x*y\nx^2\n"
+    assert "- ∂f/∂x = `2x*y`" in cli("diff", "x^2 y", "--format", "markdown").stdout
+    latex = cli("diff", "sin(x)", "--order", "3", "--format", "latex").stdout
     assert r"\frac{d^{3} f}{d x^{3}} &= - \cos{\left(x \right)}" in latex
 
 
-def test_implicit_derivative_and_its_value_on_the_curve() -> None:
-    result = run("diff", "x^3 + y^3 = 6x y", "--implicit", "y", "--at", "x=3,y=3")
+def test_implicit_derivative_and_its_value_on_the_curve(cli) -> None:
+    result = cli("diff", "x^3 + y^3 = 6x y", "--implicit", "y", "--at", "x=3,y=3")
     assert result.exit_code == 0, result.output
     assert "dy/dx = (x^2 - 2y)/(2x - y^2)" in result.stdout
     assert "at the point: dy/dx = -1" in result.stdout
 
 
-def test_critical_points_plain() -> None:
-    result = run("critical", "x^4 + y^4 - 4x y", "--format", "plain")
+def test_critical_points_plain(cli) -> None:
+    result = cli("critical", "x^4 + y^4 - 4x y", "--format", "plain")
     assert result.stdout.splitlines() == [
         "-1\t-1\t-2\tlocal minimum",
         "0\t0\t0\tsaddle point",
@@ -79,15 +72,15 @@ def test_critical_points_plain() -> None:
     ]
 
 
-def test_taylor_and_the_tangent_plane() -> None:
-    result = run("taylor", "exp(x)sin(x)", "--at", "x=0", "--order", "5", "--format", "plain")
+def test_taylor_and_the_tangent_plane(cli) -> None:
+    result = cli("taylor", "exp(x)sin(x)", "--at", "x=0", "--order", "5", "--format", "plain")
     assert result.stdout == "x + x^2 + x^3/3 - x^5/30\n"
-    plane = run("taylor", "x^2 + y^2", "--at", "x=1,y=2", "--order", "1")
+    plane = cli("taylor", "x^2 + y^2", "--at", "x=1,y=2", "--order", "1")
     assert "tangent plane: z = 5 + 2(x - 1) + 4(y - 2)" in plane.stdout
 
 
-def test_explain_without_a_point_names_the_rules() -> None:
-    result = run("explain", "x^x")
+def test_explain_without_a_point_names_the_rules(cli) -> None:
+    result = cli("explain", "x^x")
     assert result.exit_code == 0, result.output
     assert "logarithmic differentiation" in result.stdout
     assert "simplified: ∂f/∂x = x^x*(ln(x) + 1)" in result.stdout
@@ -106,31 +99,31 @@ def test_explain_without_a_point_names_the_rules() -> None:
         (["diff", "3 + 4"], "has no variables"),
     ],
 )
-def test_bad_questions_are_one_line_errors_with_exit_2(args, message) -> None:
-    result = run(*args)
+def test_bad_questions_are_one_line_errors_with_exit_2(cli, args, message) -> None:
+    result = cli(*args)
     assert result.exit_code == ExitCode.USAGE, result.output
     assert message in result.stderr
     assert "Traceback" not in result.output
 
 
-def test_a_vertical_tangent_is_undefined() -> None:
-    result = run("diff", "x^2 + y^2 = 25", "--implicit", "y", "--at", "x=5,y=0")
+def test_a_vertical_tangent_is_undefined(cli) -> None:
+    result = cli("diff", "x^2 + y^2 = 25", "--implicit", "y", "--at", "x=5,y=0")
     assert result.exit_code == ExitCode.UNDEFINED
     assert "vertical tangent" in result.stderr
 
 
-def test_gradcalc_help_lists_the_new_commands() -> None:
-    listing = run("--help").stdout
+def test_gradcalc_help_lists_the_new_commands(cli) -> None:
+    listing = cli("--help").stdout
     for command in ("diff", "critical", "taylor"):
         assert f"\n  {command} " in listing
 
 
-def test_grad_at_one_point_prints_the_tangent_line_or_plane() -> None:
-    line = run("grad", "x^3", "--at", "x=2", "--no-tape").stdout
+def test_grad_at_one_point_prints_the_tangent_line_or_plane(cli) -> None:
+    line = cli("grad", "x^3", "--at", "x=2", "--no-tape").stdout
     assert "tangent line: y = 8 + 12(x - 2)" in line
-    plane = run("grad", "x^2 + y^2", "--at", "x=1,y=2", "--no-tape").stdout
+    plane = cli("grad", "x^2 + y^2", "--at", "x=1,y=2", "--no-tape").stdout
     assert "tangent plane: z = 5 + 2(x - 1) + 4(y - 2)" in plane
-    kink = run("grad", "abs(x)", "--at", "x=0", "--subgradient", "--no-tape").stdout
+    kink = cli("grad", "abs(x)", "--at", "x=0", "--subgradient", "--no-tape").stdout
     assert "tangent" not in kink  # no tangent at a corner
-    three = run("grad", "x*y*z", "--at", "x=1,y=1,z=1", "--no-tape").stdout
+    three = cli("grad", "x*y*z", "--at", "x=1,y=1,z=1", "--no-tape").stdout
     assert "tangent" not in three

@@ -11,15 +11,8 @@ import math
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
-from gradcalc.cli.app import app
 
 LABELLED = 'id,x,label,y,note\nA,1,first,2,\nB,pi/4,second,3,"a, quoted"\nC,-2,third,0.5,x\n'
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args))
 
 
 def write(tmp_path, name: str, content: str) -> str:
@@ -33,24 +26,24 @@ def csv_out(result) -> list[list[str]]:
     return list(csv.reader(io.StringIO(result.stdout)))
 
 
-def test_id_and_label_columns_are_ignored_by_default(tmp_path) -> None:
+def test_id_and_label_columns_are_ignored_by_default(cli, tmp_path) -> None:
     path = write(tmp_path, "p.csv", LABELLED)
-    rows = csv_out(run("grad", "x*y", "--points", path, "--format", "csv", "--no-check"))
+    rows = csv_out(cli("grad", "x*y", "--points", path, "--format", "csv", "--no-check"))
     assert rows[0] == ["x", "y", "value", "d/dx", "d/dy"]
     xs, ys = [1.0, math.pi / 4, -2.0], [2.0, 3.0, 0.5]
     for row, x, y in zip(rows[1:], xs, ys):
         assert [float(c) for c in row] == [x, y, x * y, y, x]
 
 
-def test_id_round_trips_through_csv_and_json(tmp_path) -> None:
+def test_id_round_trips_through_csv_and_json(cli, tmp_path) -> None:
     path = write(tmp_path, "p.csv", "key,x,y\nr1,1,2\nr 2,3,4\n")
-    rows = csv_out(run("grad", "x*y", "--points", path, "--id", "key", "--format", "csv"))
+    rows = csv_out(cli("grad", "x*y", "--points", path, "--id", "key", "--format", "csv"))
     assert rows == [
         ["key", "x", "y", "value", "d/dx", "d/dy"],
         ["r1", "1", "2", "2", "2", "1"],
         ["r 2", "3", "4", "12", "4", "3"],
     ]
-    result = run("grad", "x*y", "--points", path, "--id", "key", "--format", "json", "--no-tape")
+    result = cli("grad", "x*y", "--points", path, "--id", "key", "--format", "json", "--no-tape")
     objects = json.loads(result.stdout)
     assert [(o["id"], o["gradient"]) for o in objects] == [
         ("r1", {"x": 2.0, "y": 1.0}),
@@ -58,30 +51,30 @@ def test_id_round_trips_through_csv_and_json(tmp_path) -> None:
     ]
 
 
-def test_id_stays_with_its_row_when_bad_rows_are_skipped(tmp_path) -> None:
+def test_id_stays_with_its_row_when_bad_rows_are_skipped(cli, tmp_path) -> None:
     path = write(tmp_path, "p.csv", "id,x,y\na,1,2\nb,oops,2\nc,3,4\n")
     rows = csv_out(
-        run("grad", "x*y", "--points", path, "--id", "id", "--skip-bad-rows", "--format", "csv")
+        cli("grad", "x*y", "--points", path, "--id", "id", "--skip-bad-rows", "--format", "csv")
     )
     assert [row[0] for row in rows[1:]] == ["a", "c"]
     assert [row[4:] for row in rows[1:]] == [["2", "1"], ["4", "3"]]
 
 
-def test_columns_chooses_the_variables(tmp_path) -> None:
+def test_columns_chooses_the_variables(cli, tmp_path) -> None:
     path = write(tmp_path, "p.csv", "x,y,z,label\n1,2,3,a\n")
-    result = run(
+    result = cli(
         "grad", "x*y", "--points", path, "--columns", "x,y,z", "--format", "json", "--no-tape"
     )
     out = json.loads(result.stdout)[0]
     assert out["gradient"] == {"x": 2.0, "y": 1.0, "z": 0.0} and out["independent"] == ["z"]
     # without --columns, z (unused) is not read: it is not a variable
-    result = run("grad", "x*y", "--points", path, "--format", "json", "--no-tape")
+    result = cli("grad", "x*y", "--points", path, "--format", "json", "--no-tape")
     assert json.loads(result.stdout)[0]["gradient"] == {"x": 2.0, "y": 1.0}
 
 
-def test_wrt_reads_the_column_it_names(tmp_path) -> None:
+def test_wrt_reads_the_column_it_names(cli, tmp_path) -> None:
     path = write(tmp_path, "p.csv", "x,y,z\n1,2,3\n")
-    result = run("grad", "x*y", "--points", path, "--wrt", "x,z", "--format", "csv")
+    result = cli("grad", "x*y", "--points", path, "--wrt", "x,z", "--format", "csv")
     assert csv_out(result) == [
         ["x", "y", "z", "value", "d/dx", "d/dz"],
         ["1", "2", "3", "2", "2", "0"],
@@ -97,27 +90,27 @@ def test_wrt_reads_the_column_it_names(tmp_path) -> None:
         (["--columns", "x"], "the points file has no column y (its columns: id, x, y)"),
     ],
 )
-def test_bad_column_choices(tmp_path, args, message) -> None:
+def test_bad_column_choices(cli, tmp_path, args, message) -> None:
     path = write(tmp_path, "p.csv", "id,x,y\na,1,2\n")
-    result = run("grad", "x*y", "--points", path, *args)
+    result = cli("grad", "x*y", "--points", path, *args)
     assert result.exit_code == 2 and message in result.stderr, result.stderr
 
 
-def test_columns_and_id_need_a_points_file() -> None:
-    result = run("grad", "x*y", "--at", "x=1,y=2", "--id", "key")
+def test_columns_and_id_need_a_points_file(cli) -> None:
+    result = cli("grad", "x*y", "--at", "x=1,y=2", "--id", "key")
     assert result.exit_code == 2 and "use them with --points" in result.stderr
 
 
-def test_npz_and_npy(tmp_path) -> None:
+def test_npz_and_npy(cli, tmp_path) -> None:
     npz = str(tmp_path / "p.npz")
     np.savez(npz, x=np.array([1.0, 3.0]), y=np.array([2.0, 4.0]), name=np.array(["a", "b"]))
-    rows = csv_out(run("grad", "x*y", "--points", npz, "--id", "name", "--format", "csv"))
+    rows = csv_out(cli("grad", "x*y", "--points", npz, "--id", "name", "--format", "csv"))
     assert rows[1:] == [["a", "1", "2", "2", "2", "1"], ["b", "3", "4", "12", "4", "3"]]
     npy = str(tmp_path / "p.npy")
     np.save(npy, np.array([[1.0, 2.0], [3.0, 4.0]]))
-    rows = csv_out(run("grad", "x*y", "--points", npy, "--columns", "x,y", "--format", "csv"))
+    rows = csv_out(cli("grad", "x*y", "--points", npy, "--columns", "x,y", "--format", "csv"))
     assert rows[1:] == [["1", "2", "2", "2", "1"], ["3", "4", "12", "4", "3"]]
-    result = run("grad", "x*y", "--points", npy)
+    result = cli("grad", "x*y", "--points", npy)
     assert result.exit_code == 2 and "name its columns with --columns" in result.stderr
 
 
@@ -128,7 +121,7 @@ def pyarrow():
     )
 
 
-def test_parquet_and_arrow_in_and_parquet_out(pyarrow, tmp_path) -> None:
+def test_parquet_and_arrow_in_and_parquet_out(cli, pyarrow, tmp_path) -> None:
     import pyarrow.parquet as pq
 
     table = pyarrow.table({"id": ["a", "b"], "x": [1.0, 3.0], "y": [2, 4], "tag": ["u", "v"]})
@@ -138,10 +131,10 @@ def test_parquet_and_arrow_in_and_parquet_out(pyarrow, tmp_path) -> None:
     with pyarrow.OSFile(arrow, "wb") as sink, pyarrow.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
     for path in (parquet, arrow):
-        rows = csv_out(run("grad", "x*y", "--points", path, "--id", "id", "--format", "csv"))
+        rows = csv_out(cli("grad", "x*y", "--points", path, "--id", "id", "--format", "csv"))
         assert rows[1:] == [["a", "1", "2", "2", "2", "1"], ["b", "3", "4", "12", "4", "3"]]
     out = str(tmp_path / "out.parquet")
-    result = run("grad", "x*y", "--points", parquet, "--id", "id", "--out", out)
+    result = cli("grad", "x*y", "--points", parquet, "--id", "id", "--out", out)
     assert result.exit_code == 0 and result.stdout == "", result.stderr
     assert pq.read_table(out).to_pylist() == [
         {"id": "a", "x": 1.0, "y": 2.0, "value": 2.0, "d/dx": 2.0, "d/dy": 1.0},
@@ -149,21 +142,21 @@ def test_parquet_and_arrow_in_and_parquet_out(pyarrow, tmp_path) -> None:
     ]
 
 
-def test_out_csv_and_refusals(tmp_path) -> None:
+def test_out_csv_and_refusals(cli, tmp_path) -> None:
     path = write(tmp_path, "p.csv", "x,y\n1,2\n")
     out = tmp_path / "out.csv"
-    result = run("grad", "x*y", "--points", path, "--out", str(out))
+    result = cli("grad", "x*y", "--points", path, "--out", str(out))
     assert result.exit_code == 0 and result.stdout == ""
     assert out.read_text() == "x,y,value,d/dx,d/dy\n1,2,2,2,1\n"
-    result = run("grad", "x*y", "--points", path, "--out", str(tmp_path / "o.txt"))
+    result = cli("grad", "x*y", "--points", path, "--out", str(tmp_path / "o.txt"))
     assert result.exit_code == 2 and "a .csv or a .parquet file" in result.stderr
-    result = run("grad", "x*y", "--points", path, "--out", str(out), "--format", "json")
+    result = cli("grad", "x*y", "--points", path, "--out", str(out), "--format", "json")
     assert result.exit_code == 2 and "drop --format json" in result.stderr
 
 
-def test_fit_reads_the_columns_the_model_and_y_use(tmp_path) -> None:
+def test_fit_reads_the_columns_the_model_and_y_use(cli, tmp_path) -> None:
     path = write(tmp_path, "d.csv", "label,x,y,note\na,0,1,u\nb,1,3,v\nc,2,5,w\n")  # y = 2x + 1
-    result = run("fit", "a*x + b", path, "--params", "a,b", "--format", "json")
+    result = cli("fit", "a*x + b", path, "--params", "a,b", "--format", "json")
     assert result.exit_code == 0, result.stderr
     fitted = json.loads(result.stdout)
     assert fitted["n"] == 3
@@ -171,5 +164,5 @@ def test_fit_reads_the_columns_the_model_and_y_use(tmp_path) -> None:
     assert fitted["params"]["b"] == pytest.approx(1.0, abs=1e-12)
     npz = str(tmp_path / "d.npz")
     np.savez(npz, x=np.array([0.0, 1, 2]), y=np.array([1.0, 3, 5]), id=np.array(["a", "b", "c"]))
-    result = run("fit", "a*x + b", npz, "--params", "a,b", "--format", "json")
+    result = cli("fit", "a*x + b", npz, "--params", "a,b", "--format", "json")
     assert json.loads(result.stdout)["params"]["a"] == pytest.approx(2.0, abs=1e-12)

@@ -11,13 +11,10 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-from typer.testing import CliRunner
-
-from gradcalc.cli.app import app
 
 
-def cli(*args: str):
-    return CliRunner().invoke(app, list(args), terminal_width=100)
+def run(cli, *args: str):
+    return cli.invoke(list(args), terminal_width=100)
 
 
 # --- read as -----------------------------------------------------------------------------------
@@ -38,8 +35,8 @@ def cli(*args: str):
         ("check", "x/2y", "--at", "x=1,y=2", "--expect", "1, 0.5"),
     ],
 )
-def test_every_table_starts_with_how_the_expression_was_read(args) -> None:
-    result = cli(*args)
+def test_every_table_starts_with_how_the_expression_was_read(cli, args) -> None:
+    result = run(cli, *args)
     assert result.exit_code == 0, result.output
     first = result.stdout.splitlines()[0]
     assert first.startswith("read as: ") and "(x/2)·y" in first, result.stdout
@@ -58,22 +55,22 @@ def test_every_table_starts_with_how_the_expression_was_read(args) -> None:
         ("check", "x/2y", "--answer", "y/2, x/2"),
     ],
 )
-def test_json_has_read_as_and_the_warning(args) -> None:
-    result = cli(*args, "--format", "json")
+def test_json_has_read_as_and_the_warning(cli, args) -> None:
+    result = run(cli, *args, "--format", "json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["read_as"].startswith("(x/2)·y")
     assert any(w.startswith("x/2y is read as (x/2)·y") for w in out["warnings"])
 
 
-def test_the_issues_misreading_is_shown_not_silent() -> None:
+def test_the_issues_misreading_is_shown_not_silent(cli) -> None:
     # e^2x is e²·x: its derivative is e², so "2e^(2x)" is not it -- but the student sees why
-    result = cli("check", "e^2x", "--answer", "2e^(2x)")
+    result = run(cli, "check", "e^2x", "--answer", "2e^(2x)")
     assert result.exit_code == 1
     assert result.stdout.startswith("read as: f = e^2·x\n")
     assert "if you mean e^(2·x), write e^(2x)" in result.stdout
     assert "2·e^(2·x)" in result.stdout  # the answer, as read
-    right = cli("check", "e^(2x)", "--answer", "2e^(2x)")
+    right = run(cli, "check", "e^(2x)", "--answer", "2e^(2x)")
     assert right.exit_code == 0, right.output
     assert "warning" not in right.output
 
@@ -88,24 +85,24 @@ def test_the_issues_misreading_is_shown_not_silent() -> None:
     ],
 )
 def test_each_warning_names_a_spelling_that_gives_the_other_reading(
-    typed, other, x, strict_derivative, other_derivative
+    cli, typed, other, x, strict_derivative, other_derivative
 ) -> None:
-    result = cli("grad", typed, "--at", f"x={x}", "--format", "plain")
+    result = run(cli, "grad", typed, "--at", f"x={x}", "--format", "plain")
     assert result.exit_code == 0
     assert float(result.stdout) == pytest.approx(strict_derivative)
     assert f"write {other}" in result.stderr
-    again = cli("grad", other, "--at", f"x={x}", "--format", "plain")
+    again = run(cli, "grad", other, "--at", f"x={x}", "--format", "plain")
     assert float(again.stdout) == pytest.approx(other_derivative)
     assert again.stderr == ""
 
 
-def test_pasted_unicode_math_is_read_as_ascii() -> None:
-    result = cli("grad", "3x² − 2πx", "--at", "x=1", "--format", "json", "--no-tape")
+def test_pasted_unicode_math_is_read_as_ascii(cli) -> None:
+    result = run(cli, "grad", "3x² − 2πx", "--at", "x=1", "--format", "json", "--no-tape")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["read_as"] == "3·x^2 - 2·pi·x"
     assert out["gradient"]["x"] == pytest.approx(6 - 2 * math.pi)
-    refused = cli("grad", "x÷2", "--at", "x=1")
+    refused = run(cli, "grad", "x÷2", "--at", "x=1")
     assert refused.exit_code == 2 and "U+00F7" in refused.output
 
 
@@ -124,43 +121,43 @@ AT = "f=1.5,x=2.5,y=2"
 
 
 @pytest.mark.parametrize(("text", "expr"), MINUS)
-def test_grad_reads_a_leading_minus_as_the_expression(text, expr) -> None:
-    result = cli("grad", text, "--at", AT, "--wrt", "x", "--format", "plain")
+def test_grad_reads_a_leading_minus_as_the_expression(cli, text, expr) -> None:
+    result = run(cli, "grad", text, "--at", AT, "--wrt", "x", "--format", "plain")
     assert result.exit_code == 0, result.output
     assert float(result.stdout) == pytest.approx(float(sp.diff(expr, X).subs(POINT)))
 
 
 @pytest.mark.parametrize(("text", "expr"), MINUS)
-def test_every_command_reads_a_leading_minus_as_the_expression(text, expr) -> None:
-    hessian = cli("hessian", text, "--at", AT, "--wrt", "x", "--format", "plain")
+def test_every_command_reads_a_leading_minus_as_the_expression(cli, text, expr) -> None:
+    hessian = run(cli, "hessian", text, "--at", AT, "--wrt", "x", "--format", "plain")
     assert hessian.exit_code == 0, hessian.output
     assert float(hessian.stdout) == pytest.approx(float(sp.diff(expr, X, X).subs(POINT)))
-    jacobian = cli("jacobian", f"{text}, x", "--at", AT, "--wrt", "x", "--format", "json")
+    jacobian = run(cli, "jacobian", f"{text}, x", "--at", AT, "--wrt", "x", "--format", "json")
     assert jacobian.exit_code == 0, jacobian.output
     value = json.loads(jacobian.stdout)["jacobian"][0][0]
     assert value == pytest.approx(float(sp.diff(expr, X).subs(POINT)))
-    explain = cli("explain", text, "--at", AT, "--wrt", "x")
+    explain = run(cli, "explain", text, "--at", AT, "--wrt", "x")
     assert explain.exit_code == 0, explain.output
     assert explain.stdout.startswith("read as: f = -")
     answer = str(sp.diff(expr, X)).replace("**", "^")
     if "floor" not in text:  # (floor's derivative is 0 only almost everywhere)
-        check = cli("check", text, "--wrt", "x", "--answer", answer)
+        check = run(cli, "check", text, "--wrt", "x", "--answer", answer)
         assert check.exit_code == 0, check.output
 
 
-def test_a_leading_minus_works_before_and_after_options_and_after_double_dash() -> None:
+def test_a_leading_minus_works_before_and_after_options_and_after_double_dash(cli) -> None:
     for args in (
         ("grad", "-f*x", "--at", "f=2,x=3", "--format", "plain"),
         ("grad", "--at", "f=2,x=3", "--format", "plain", "-f*x"),
         ("grad", "--at", "f=2,x=3", "--format", "plain", "--", "-f*x"),
     ):
-        result = cli(*args)
+        result = run(cli, *args)
         assert result.exit_code == 0, result.output
         assert result.stdout.split() == ["-3", "-2"]
 
 
-def test_format_has_no_short_option_left_to_collide() -> None:
-    result = cli("check", "-f**4*t**3 + 241*f", "--wrt", "f", "--answer", "-4f^3*t^3 + 241")
+def test_format_has_no_short_option_left_to_collide(cli) -> None:
+    result = run(cli, "check", "-f**4*t**3 + 241*f", "--wrt", "f", "--answer", "-4f^3*t^3 + 241")
     assert result.exit_code == 0, result.output
 
 
@@ -202,18 +199,18 @@ def test_the_issues_examples_exit_as_documented(args, code) -> None:
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
 
 
-def test_minimize_and_fit_tables_start_with_how_the_text_was_read() -> None:
-    minimized = cli("minimize", "(x-1)^2 + 2y^2", "--from", "x=0,y=1")
+def test_minimize_and_fit_tables_start_with_how_the_text_was_read(cli) -> None:
+    minimized = run(cli, "minimize", "(x-1)^2 + 2y^2", "--from", "x=0,y=1")
     assert minimized.stdout.startswith("read as: f = (x - 1)^2 + 2·y^2\n"), minimized.output
     data = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "line.csv")
-    fitted = cli("fit", "a*x + 1/2b", data, "--params", "a,b")
+    fitted = run(cli, "fit", "a*x + 1/2b", data, "--params", "a,b")
     assert fitted.stdout.startswith("read as: y = a·x + (1/2)·b\n"), fitted.output
     assert "1/2b is read as (1/2)·b; if you mean 1/(2·b), write 1/(2b)" in fitted.stderr
 
 
-def test_answers_without_a_point_start_with_how_the_text_was_read() -> None:
+def test_answers_without_a_point_start_with_how_the_text_was_read(cli) -> None:
     for args in (("grad", "x/2y"), ("diff", "x/2y", "--wrt", "x"), ("hessian", "x/2y")):
-        result = cli(*args)
+        result = run(cli, *args)
         assert result.exit_code == 0, result.output
         assert result.stdout.startswith("read as: (x/2)·y\n"), result.stdout
         assert "x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)" in result.stderr

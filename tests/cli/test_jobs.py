@@ -10,20 +10,16 @@ import sys
 
 import pytest
 import sympy as sp
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.cli.jobs import read_job, run_jobs
 
-runner = CliRunner()
 
-
-def answers(lines: list[str], *args: str) -> tuple[int, list[dict]]:
-    done = runner.invoke(app, ["grad", "--jobs", "-", *args], input="\n".join(lines) + "\n")
+def answers(cli, lines: list[str], *args: str) -> tuple[int, list[dict]]:
+    done = cli.invoke(["grad", "--jobs", "-", *args], input="\n".join(lines) + "\n")
     return done.exit_code, [json.loads(line) for line in done.stdout.splitlines()]
 
 
-def test_each_job_is_answered_with_sympys_gradient() -> None:
+def test_each_job_is_answered_with_sympys_gradient(cli) -> None:
     x, y = sp.symbols("x y", real=True)
     jobs = [
         ("x^2*y + sin(y)", {"x": 3, "y": 2}),
@@ -31,7 +27,7 @@ def test_each_job_is_answered_with_sympys_gradient() -> None:
         ("atan2(y, x)", {"x": "1/3", "y": "pi/4"}),
     ]
     lines = [json.dumps({"expr": e, "at": at}) for e, at in jobs]
-    code, got = answers(lines)
+    code, got = answers(cli, lines)
     assert code == 0
     for k, ((text, at), answer) in enumerate(zip(jobs, got), start=1):
         expr = sp.sympify(text.replace("^", "**"), locals={"x": x, "y": y})
@@ -42,16 +38,16 @@ def test_each_job_is_answered_with_sympys_gradient() -> None:
             assert answer["gradient"][name] == pytest.approx(exact, rel=1e-12)
 
 
-def test_an_answer_is_what_grad_json_prints_for_the_same_job() -> None:
-    single = runner.invoke(
-        app, ["grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3", "--format", "json", "--no-tape"]
+def test_an_answer_is_what_grad_json_prints_for_the_same_job(cli) -> None:
+    single = cli.invoke(
+        ["grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3", "--format", "json", "--no-tape"]
     )
-    code, got = answers(["3*w1**2+2*w1*w2\tw1=5,w2=3"])
+    code, got = answers(cli, ["3*w1**2+2*w1*w2\tw1=5,w2=3"])
     assert code == 0
     assert got == [{"job": 1, **json.loads(single.stdout)}]
 
 
-def test_bad_jobs_are_answered_and_the_stream_goes_on() -> None:
+def test_bad_jobs_are_answered_and_the_stream_goes_on(cli) -> None:
     lines = [
         '{"expr": "x^2", "at": {"x": 2}}',
         "{not json",
@@ -63,7 +59,7 @@ def test_bad_jobs_are_answered_and_the_stream_goes_on() -> None:
         "",
         "x^3\tx=2",
     ]
-    code, got = answers(lines)
+    code, got = answers(cli, lines)
     assert code == 2
     assert [a["job"] for a in got] == [1, 2, 3, 4, 5, 6, 9]
     assert got[0]["gradient"] == {"x": 4.0} and got[-1]["gradient"] == {"x": 12.0}
@@ -76,33 +72,33 @@ def test_bad_jobs_are_answered_and_the_stream_goes_on() -> None:
     assert all(a["exit_code"] == 2 for a in got if "error" in a)
 
 
-def test_the_streams_status_follows_the_worst_job() -> None:
+def test_the_streams_status_follows_the_worst_job(cli) -> None:
     """1 (a check failed) before 2 (a bad job) before 3 (undefined at the point)."""
-    assert answers(["1/x\tx=0", "x\tx=1"])[0] == 3
-    assert answers(["1/x\tx=0", "x^\tx=1"])[0] == 2
-    assert answers([])[0] == 0
+    assert answers(cli, ["1/x\tx=0", "x\tx=1"])[0] == 3
+    assert answers(cli, ["1/x\tx=0", "x^\tx=1"])[0] == 2
+    assert answers(cli, [])[0] == 0
 
 
-def test_a_job_cannot_execute_code() -> None:
+def test_a_job_cannot_execute_code(cli) -> None:
     payload = "__import__('os').system('touch pwned')"
-    code, got = answers([json.dumps({"expr": payload, "at": {}}), f"x\tx={payload}"])
+    code, got = answers(cli, [json.dumps({"expr": payload, "at": {}}), f"x\tx={payload}"])
     assert code == 2 and all("error" in a for a in got)
     assert not os.path.exists("pwned")
 
 
-def test_several_targets_and_wrt() -> None:
+def test_several_targets_and_wrt(cli) -> None:
     job = {"expr": "y = x^2; z = y^2", "at": {"x": 3}, "wrt": ["x", "y"], "of": ["y", "z"]}
-    code, got = answers([json.dumps(job)])
+    code, got = answers(cli, [json.dumps(job)])
     assert code == 0
     first, second = got[0]["results"]
     assert (first["target"], second["target"]) == ("y", "z")
     assert second["gradient"] == {"x": 108.0, "y": 18.0}
 
 
-def test_jobs_and_an_expression_do_not_go_together() -> None:
-    done = runner.invoke(app, ["grad", "x", "--jobs", "-"], input="")
+def test_jobs_and_an_expression_do_not_go_together(cli) -> None:
+    done = cli.invoke(["grad", "x", "--jobs", "-"], input="")
     assert done.exit_code == 2 and "give no others" in done.output
-    done = runner.invoke(app, ["grad"])
+    done = cli.invoke(["grad"])
     assert done.exit_code == 2 and "missing EXPRESSION" in done.output
 
 

@@ -8,13 +8,9 @@ import sys
 import time
 
 import pytest
-from typer.testing import CliRunner
 
 from gradcalc.cli import repl
-from gradcalc.cli.app import app
 from gradcalc.core.errors import InputError
-
-runner = CliRunner()
 
 
 def session_of(*lines: str) -> subprocess.CompletedProcess:
@@ -30,12 +26,12 @@ def session_of(*lines: str) -> subprocess.CompletedProcess:
     )
 
 
-def cli(*args: str) -> str:
-    result = runner.invoke(app, list(args), terminal_width=80)
+def run(cli, *args: str) -> str:
+    result = cli.invoke(list(args), terminal_width=80)
     return result.stdout
 
 
-def test_a_piped_session_prints_what_the_command_line_prints() -> None:
+def test_a_piped_session_prints_what_the_command_line_prints(cli) -> None:
     done = session_of(
         "f = x^2*y",
         "grad at x=1, y=2",
@@ -47,10 +43,10 @@ def test_a_piped_session_prints_what_the_command_line_prints() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     expected = "read as: f(x, y) = x^2·y\n"
-    expected += cli("grad", "x^2*y", "--at", "x=1,y=2")
-    expected += cli("hessian", "x^2*y", "--at", "x=1,y=2")
-    expected += cli("grad", "x^2*y", "--at", "x=1,y=2", "--at", "x=2,y=3", "--format", "json")
-    expected += cli("check", "x^2*y", "--answer", "2*x*y, x^2", "--format", "json")
+    expected += run(cli, "grad", "x^2*y", "--at", "x=1,y=2")
+    expected += run(cli, "hessian", "x^2*y", "--at", "x=1,y=2")
+    expected += run(cli, "grad", "x^2*y", "--at", "x=1,y=2", "--at", "x=2,y=3", "--format", "json")
+    expected += run(cli, "check", "x^2*y", "--answer", "2*x*y, x^2", "--format", "json")
     assert done.stdout == expected
 
 

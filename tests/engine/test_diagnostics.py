@@ -6,15 +6,13 @@ import json
 import math
 
 import pytest
-from typer.testing import CliRunner
 
 from gradcalc import grad
-from gradcalc.cli.app import app
 from gradcalc.engine.diagnostics import Thresholds, diagnose, local_slopes
 
 
-def cli_json(*args: str) -> dict:
-    result = CliRunner().invoke(app, [*args, "--format", "json", "--no-check"])
+def cli_json(cli, *args: str) -> dict:
+    result = cli.invoke([*args, "--format", "json", "--no-check"])
     return json.loads(result.stdout)
 
 
@@ -22,11 +20,11 @@ def kinds(out: dict) -> list[str]:
     return [f["kind"] for f in out["diagnostics"]["findings"]]
 
 
-def test_a_deep_chain_of_sigmoids_vanishes_and_blames_the_sigmoids() -> None:
+def test_a_deep_chain_of_sigmoids_vanishes_and_blames_the_sigmoids(cli) -> None:
     expr = "x"
     for _ in range(30):
         expr = f"sigmoid({expr})"
-    out = cli_json("grad", expr, "--at", "x=0.5")
+    out = cli_json(cli, "grad", expr, "--at", "x=0.5")
     # each sigmoid has slope s(1-s) <= 1/4, so the gradient is below 4^-30 ~ 8.7e-19
     assert out["gradient"]["x"] < 0.25**30
     assert kinds(out) == ["vanishing"]
@@ -34,16 +32,16 @@ def test_a_deep_chain_of_sigmoids_vanishes_and_blames_the_sigmoids() -> None:
     assert out["diagnostics"]["healthy"] is False
 
 
-def test_exp_50x_explodes_and_blames_exp() -> None:
-    out = cli_json("grad", "exp(50*x)", "--at", "x=1")
+def test_exp_50x_explodes_and_blames_exp(cli) -> None:
+    out = cli_json(cli, "grad", "exp(50*x)", "--at", "x=1")
     assert out["gradient"]["x"] == pytest.approx(50 * math.exp(50))
     (finding,) = out["diagnostics"]["findings"]
     assert finding["kind"] == "exploding"
     assert "exp(#1) (tape #2)" in finding["message"] and "5.2e+21" in finding["message"]
 
 
-def test_a_saturated_tanh_is_named_with_its_input_and_slope() -> None:
-    out = cli_json("grad", "tanh(x) + x", "--at", "x=10")
+def test_a_saturated_tanh_is_named_with_its_input_and_slope(cli) -> None:
+    out = cli_json(cli, "grad", "tanh(x) + x", "--at", "x=10")
     (finding,) = out["diagnostics"]["findings"]
     slope = 1 - math.tanh(10) ** 2  # 8.2e-9
     assert finding["kind"] == "saturated" and finding["record"] == 1
@@ -51,49 +49,49 @@ def test_a_saturated_tanh_is_named_with_its_input_and_slope() -> None:
     assert out["gradient"]["x"] == pytest.approx(1 + slope)  # the sum is fine; tanh is not
 
 
-def test_a_dead_relu_is_saturated_and_an_exact_zero_is_not_called_vanishing() -> None:
-    out = cli_json("grad", "relu(x - 3)", "--at", "x=1")
+def test_a_dead_relu_is_saturated_and_an_exact_zero_is_not_called_vanishing(cli) -> None:
+    out = cli_json(cli, "grad", "relu(x - 3)", "--at", "x=1")
     assert out["gradient"]["x"] == 0.0
     assert kinds(out) == ["saturated"]
 
 
-def test_a_zero_gradient_at_a_minimum_is_healthy() -> None:
-    out = cli_json("grad", "x^2 + (y - 1)^2", "--at", "x=0,y=1")
+def test_a_zero_gradient_at_a_minimum_is_healthy(cli) -> None:
+    out = cli_json(cli, "grad", "x^2 + (y - 1)^2", "--at", "x=0,y=1")
     assert out["diagnostics"] == {"healthy": True, "findings": []}
 
 
-def test_the_culprit_lies_on_the_path_of_the_vanishing_component() -> None:
-    out = cli_json("grad", "x^2 + tanh(y)", "--at", "x=3,y=12")
+def test_the_culprit_lies_on_the_path_of_the_vanishing_component(cli) -> None:
+    out = cli_json(cli, "grad", "x^2 + tanh(y)", "--at", "x=3,y=12")
     (vanishing,) = [f for f in out["diagnostics"]["findings"] if f["kind"] == "vanishing"]
     assert "∂f/∂y" in vanishing["message"] and "tanh(y)" in vanishing["message"]
 
 
-def test_a_kink_is_reported_even_with_subgradient() -> None:
-    out = cli_json("grad", "abs(x) + relu(y)", "--at", "x=0,y=0", "--subgradient")
+def test_a_kink_is_reported_even_with_subgradient(cli) -> None:
+    out = cli_json(cli, "grad", "abs(x) + relu(y)", "--at", "x=0,y=0", "--subgradient")
     found = [(f["kind"], f["record"]) for f in out["diagnostics"]["findings"]]
     assert ("kink", 1) in found and ("kink", 2) in found
 
 
-def test_nan_is_reported_at_the_first_record_that_produced_it() -> None:
-    out = cli_json("grad", "sqrt(x - 2) * y", "--at", "x=1,y=1")
+def test_nan_is_reported_at_the_first_record_that_produced_it(cli) -> None:
+    out = cli_json(cli, "grad", "sqrt(x - 2) * y", "--at", "x=1,y=1")
     first = out["diagnostics"]["findings"][0]
     assert first["kind"] == "non-finite" and first["record"] == 2
     assert "sqrt(x - 2) is undefined" in first["message"]
 
 
-def test_healthy_gradients_have_no_findings_and_thresholds_are_options() -> None:
-    out = cli_json("grad", "x^2 + y", "--at", "x=3,y=1")
+def test_healthy_gradients_have_no_findings_and_thresholds_are_options(cli) -> None:
+    out = cli_json(cli, "grad", "x^2 + y", "--at", "x=3,y=1")
     assert out["diagnostics"] == {"healthy": True, "findings": []}
-    strict = cli_json("grad", "x^2 + y", "--at", "x=3,y=1", "--exploding", "5")
+    strict = cli_json(cli, "grad", "x^2 + y", "--at", "x=3,y=1", "--exploding", "5")
     assert kinds(strict) == ["exploding"]  # d/dx = 6 > 5
-    loose = cli_json("grad", "tanh(x)", "--at", "x=10", "--saturation", "1e-12")
+    loose = cli_json(cli, "grad", "tanh(x)", "--at", "x=10", "--saturation", "1e-12")
     assert kinds(loose) == ["vanishing"]  # slope 8e-9: not below 1e-12, but below 1e-8
 
 
-def test_diagnose_prints_a_plain_words_report() -> None:
-    healthy = CliRunner().invoke(app, ["grad", "x^2", "--at", "x=1", "--diagnose"]).stdout
+def test_diagnose_prints_a_plain_words_report(cli) -> None:
+    healthy = cli.invoke(["grad", "x^2", "--at", "x=1", "--diagnose"]).stdout
     assert "Healthy at x=1" in healthy
-    sick = CliRunner().invoke(app, ["grad", "sigmoid(40*x)", "--at", "x=1"]).stdout
+    sick = cli.invoke(["grad", "sigmoid(40*x)", "--at", "x=1"]).stdout
     assert "Not healthy at x=1" in sick and "saturated" in sick
 
 

@@ -10,92 +10,89 @@ import re
 
 import pytest
 import sympy as sp
-from typer.testing import CliRunner
-
-from gradcalc.cli.app import app
 
 
-def cli(*args: str):
-    result = CliRunner().invoke(app, list(args), terminal_width=100)
+def run(cli, *args: str):
+    result = cli.invoke(list(args), terminal_width=100)
     return result
 
 
-def cli_json(*args: str):
-    result = cli(*args, "--format", "json")
+def cli_json(cli, *args: str):
+    result = run(cli, *args, "--format", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
 
-def test_an_exact_zero_is_shown_as_zero_and_is_not_vanishing() -> None:
+def test_an_exact_zero_is_shown_as_zero_and_is_not_vanishing(cli) -> None:
     assert float(sp.cos(sp.pi / 2)) != 0.0 or sp.cos(sp.pi / 2) == 0  # sympy: exactly 0
-    out = cli_json("grad", "sin(x)", "--at", "x=pi/2", "--no-tape")
+    out = cli_json(cli, "grad", "sin(x)", "--at", "x=pi/2", "--no-tape")
     assert out["gradient"]["x"] == pytest.approx(6.123233995736766e-17)  # the tape's float, kept
     assert out["exact"] == {"x": "0"}
     assert out["diagnostics"] == {"healthy": True, "findings": []}
-    assert cli("grad", "sin(x)", "--at", "x=pi/2", "--format", "plain").stdout == "0\n"
-    csv = cli("grad", "sin(x)", "--at", "x=pi/2", "--at", "x=pi/3", "--format", "csv").stdout
+    assert run(cli, "grad", "sin(x)", "--at", "x=pi/2", "--format", "plain").stdout == "0\n"
+    csv = run(cli, "grad", "sin(x)", "--at", "x=pi/2", "--at", "x=pi/3", "--format", "csv").stdout
     assert csv.splitlines()[1:] == [
         "1.5707963267948966,1,0",
         "1.0471975511965976,0.8660254037844386,0.5",
     ]
-    table = cli("grad", "sin(x)", "--at", "x=pi/2").stdout
+    table = run(cli, "grad", "sin(x)", "--at", "x=pi/2").stdout
     assert "vanishing" not in table and "Not healthy" not in table
 
 
-def test_the_tape_is_kept_where_the_point_is_not_exact() -> None:
+def test_the_tape_is_kept_where_the_point_is_not_exact(cli) -> None:
     # 1.5707963267948966 is a decimal, not pi/2: cos of it is truly 6.1e-17, and stays so
-    out = cli_json("grad", "sin(x)", "--at", "x=1.5707963267948966", "--no-tape")
+    out = cli_json(cli, "grad", "sin(x)", "--at", "x=1.5707963267948966", "--no-tape")
     assert out["exact"].get("x") != "0"
     assert float(out["gradient"]["x"]) == pytest.approx(6.123233995736766e-17)
 
 
-def test_jacobian_entries_are_the_nearest_floats_of_the_exact_values() -> None:
+def test_jacobian_entries_are_the_nearest_floats_of_the_exact_values(cli) -> None:
     args = ("jacobian", "r*cos(t), r*sin(t)", "--at", "r=1,t=pi/3")
-    table = cli(*args).stdout
+    table = run(cli, *args).stdout
     assert "0.5000000000000001" not in table
     assert re.search(r"│ ∂f1 │ +0\.5 │", table), table
-    csv = cli(*args, "--format", "csv").stdout.splitlines()[1].split(",")
+    csv = run(cli, *args, "--format", "csv").stdout.splitlines()[1].split(",")
     assert [float(v) for v in csv[3:5]] == [float(sp.cos(sp.pi / 3)), -float(sp.sin(sp.pi / 3))]
     assert csv[-1] == "1"  # the determinant, r = 1
-    out = cli_json(*args)
+    out = cli_json(cli, *args)
     assert out["jacobian"][0][0] == pytest.approx(0.5)  # the tape's floats
     assert out["exact_jacobian"] == [["1/2", "-sqrt(3)/2"], ["sqrt(3)/2", "1/2"]]
     assert out["exact_determinant"] == "1" and out["determinant"] == 1.0
 
 
-def test_jacobian_exact_shows_the_exact_matrix_and_determinant() -> None:
+def test_jacobian_exact_shows_the_exact_matrix_and_determinant(cli) -> None:
     args = ("jacobian", "r*cos(t), r*sin(t)", "--wrt", "r,t", "--at", "r=2,t=pi/3", "--exact")
-    table = cli(*args).stdout
+    table = run(cli, *args).stdout
     for text in ("1/2", "-sqrt(3)", "sqrt(3)/2", "determinant: 2", "symbolically: r"):
         assert text in table, table
-    out = cli_json(*args)
+    out = cli_json(cli, *args)
     assert out["symbolic_determinant"] == "r"
     assert out["exact_determinant"] == "2"
 
 
-def test_hessian_exact_shows_exact_entries() -> None:
+def test_hessian_exact_shows_exact_entries(cli) -> None:
     # f = y sin(x): f_xx = -y sin(x), f_xy = cos(x), f_yy = 0; at (pi/3, 2)
     args = ("hessian", "sin(x)*y", "--at", "x=pi/3,y=2")
-    out = cli_json(*args)
+    out = cli_json(cli, *args)
     assert out["exact_hessian"] == [["-sqrt(3)", "1/2"], ["1/2", "0"]]
     assert out["hessian"][0][1] == pytest.approx(0.5)
-    table = cli(*args, "--exact").stdout
+    table = run(cli, *args, "--exact").stdout
     assert "-sqrt(3)" in table and "1/2" in table
-    csv = cli(*args, "--format", "csv").stdout.splitlines()[1].split(",")
+    csv = run(cli, *args, "--format", "csv").stdout.splitlines()[1].split(",")
     assert [float(v) for v in csv[3:7]] == [-float(sp.sqrt(3)), 0.5, 0.5, 0.0]
 
 
-def test_higher_orders_show_exact_values() -> None:
-    csv = cli("grad", "sin(x)", "--order", "3", "--at", "x=pi/2", "--format", "csv").stdout
+def test_higher_orders_show_exact_values(cli) -> None:
+    csv = run(cli, "grad", "sin(x)", "--order", "3", "--at", "x=pi/2", "--format", "csv").stdout
     assert csv.splitlines()[1] == "1.5707963267948966,1,0,-1,0"
-    out = cli_json("grad", "sin(x)", "--order", "3", "--at", "x=pi/2")
+    out = cli_json(cli, "grad", "sin(x)", "--order", "3", "--at", "x=pi/2")
     assert out["exact_derivatives"] == ["0", "-1", "0"]
     assert out["diagnostics"]["healthy"] is True
 
 
-def test_the_hessians_gradient_is_exact_too() -> None:
+def test_the_hessians_gradient_is_exact_too(cli) -> None:
     # f = y sin(x) at (pi, 1): the gradient (y cos(x), sin(x)) is (-1, 0) exactly
-    out = cli_json("hessian", "sin(x)*y", "--at", "x=pi,y=1")
+    out = cli_json(cli, "hessian", "sin(x)*y", "--at", "x=pi,y=1")
     assert out["exact"] == {"x": "-1", "y": "0"}
     assert out["diagnostics"]["healthy"] is True
-    assert "gradient: (-1, 0)" in cli("hessian", "sin(x)*y", "--at", "x=pi,y=1").stdout
+    assert "gradient: (-1, 0)" in run(cli, "hessian", "sin(x)*y", "--at", "x=pi,y=1").stdout

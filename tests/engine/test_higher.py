@@ -9,19 +9,13 @@ import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
-from typer.testing import CliRunner
 
 from gradcalc import hessian, jacobian
-from gradcalc.cli.app import app
 from gradcalc.core.errors import ExitCode
 from tests.test_properties import EXPRESSIONS, POINT, X, Y
 
 
-def cli(*args: str):
-    return CliRunner().invoke(app, list(args))
-
-
-def cli_json(*args: str):
+def cli_json(cli, *args: str):
     result = cli(*args, "--format", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -51,8 +45,8 @@ def test_hessian_of_random_expressions_equals_sympys(expression, x0, y0) -> None
         ("x^2 + y^2", "x=1,y=0", [[2, 0], [0, 2]], "not a critical point"),
     ],
 )
-def test_textbook_second_derivative_tests(expr, point, matrix, verdict) -> None:
-    out = cli_json("hessian", expr, "--at", point)
+def test_textbook_second_derivative_tests(cli, expr, point, matrix, verdict) -> None:
+    out = cli_json(cli, "hessian", expr, "--at", point)
     assert out["hessian"] == matrix
     assert out["classification"] == verdict
     assert out["variables"] == ["x", "y"]
@@ -61,14 +55,14 @@ def test_textbook_second_derivative_tests(expr, point, matrix, verdict) -> None:
     assert sorted(out["eigenvalues"]) == pytest.approx(sorted(np.linalg.eigvalsh(matrix)))
 
 
-def test_hessian_table_reads_like_the_test() -> None:
+def test_hessian_table_reads_like_the_test(cli) -> None:
     result = cli("hessian", "x^2 - y^2", "--at", "x=0,y=0")
     assert result.exit_code == 0
     for fragment in ("Hessian of f", "eigenvalues: -2, 2", "saddle point", "critical point", "✓"):
         assert fragment in result.stdout
 
 
-def test_hessian_at_several_points_csv_and_plain() -> None:
+def test_hessian_at_several_points_csv_and_plain(cli) -> None:
     args = ("hessian", "x^3*y", "--at", "x=1,y=2", "--at", "x=-1,y=0")
     lines = cli(*args, "--format", "csv").stdout.splitlines()
     # f_xx = 6xy, f_xy = 3x^2, f_yy = 0
@@ -80,21 +74,21 @@ def test_hessian_at_several_points_csv_and_plain() -> None:
     assert cli(*args, "--format", "plain").stdout.splitlines() == ["12 3 3 0", "0 3 3 0"]
 
 
-def test_grad_order_2_with_several_sources_is_the_hessian() -> None:
-    assert cli_json("grad", "x^2*y", "--at", "x=1,y=3", "--order", "2")["hessian"] == [
+def test_grad_order_2_with_several_sources_is_the_hessian(cli) -> None:
+    assert cli_json(cli, "grad", "x^2*y", "--at", "x=1,y=3", "--order", "2")["hessian"] == [
         [6, 2],
         [2, 0],
     ]
 
 
 @pytest.mark.parametrize(("order", "expected"), [(1, 75), (2, 30), (3, 6), (4, 0)])
-def test_nth_derivative_of_x_cubed(order: int, expected: float) -> None:
+def test_nth_derivative_of_x_cubed(cli, order: int, expected: float) -> None:
     result = cli("grad", "x^3", "--at", "x=5", "--order", str(order), "--format", "plain")
     assert result.stdout == f"{expected}\n"
 
 
-def test_nth_derivative_json_and_table() -> None:
-    out = cli_json("grad", "exp(2x)", "--at", "x=0.5", "--order", "3")
+def test_nth_derivative_json_and_table(cli) -> None:
+    out = cli_json(cli, "grad", "exp(2x)", "--at", "x=0.5", "--order", "3")
     assert out["order"] == 3
     assert out["derivatives"] == pytest.approx([2 * math.e, 4 * math.e, 8 * math.e], rel=1e-14)
     assert out["derivative"] == out["derivatives"][-1]
@@ -103,7 +97,7 @@ def test_nth_derivative_json_and_table() -> None:
     assert "d⁴f/dx⁴" in table and "sin(x)" in table
 
 
-def test_fourth_derivative_of_sine_is_sine_at_many_points() -> None:
+def test_fourth_derivative_of_sine_is_sine_at_many_points(cli) -> None:
     points = [f"x={v}" for v in (0.1, 0.7, 2.5)]
     args = ["grad", "sin(x)", "--order", "4", "--format", "plain"]
     for p in points:
@@ -112,9 +106,9 @@ def test_fourth_derivative_of_sine_is_sine_at_many_points() -> None:
     assert values == pytest.approx([math.sin(0.1), math.sin(0.7), math.sin(2.5)], rel=1e-14)
 
 
-def test_directional_derivative() -> None:
+def test_directional_derivative(cli) -> None:
     # grad(x^2 + y^2) at (1, 2) = (2, 4); along (1, 2)/sqrt(5): 10/sqrt(5)
-    out = cli_json("grad", "x^2 + y^2", "--at", "x=1,y=2", "--direction", "1,2")
+    out = cli_json(cli, "grad", "x^2 + y^2", "--at", "x=1,y=2", "--direction", "1,2")
     assert out["directional_derivative"] == pytest.approx(10 / math.sqrt(5), rel=1e-15)
     assert out["direction"] == pytest.approx({"x": 1 / math.sqrt(5), "y": 2 / math.sqrt(5)})
     assert out["check"]["agree"] is True
@@ -122,8 +116,8 @@ def test_directional_derivative() -> None:
     assert cli(*args, "--format", "plain").stdout == "10\n"
 
 
-def test_jacobian_of_polar_to_cartesian_has_determinant_r() -> None:
-    out = cli_json("jacobian", "r*cos(t), r*sin(t)", "--at", "r=2,t=0.5")
+def test_jacobian_of_polar_to_cartesian_has_determinant_r(cli) -> None:
+    out = cli_json(cli, "jacobian", "r*cos(t), r*sin(t)", "--at", "r=2,t=0.5")
     c, s = math.cos(0.5), math.sin(0.5)
     assert out["targets"] == ["f1", "f2"] and out["variables"] == ["r", "t"]
     np.testing.assert_allclose(out["jacobian"], [[c, -2 * s], [s, 2 * c]], rtol=1e-15)
@@ -131,7 +125,7 @@ def test_jacobian_of_polar_to_cartesian_has_determinant_r() -> None:
     assert out["check"]["agree"] is True
 
 
-def test_jacobian_of_a_program_with_of_and_many_points() -> None:
+def test_jacobian_of_a_program_with_of_and_many_points(cli) -> None:
     program = "u = x*y; v = x + y^2"
     result = jacobian(
         program, at={"x": np.array([1.0, 2.0]), "y": np.array([3.0, 4.0])}, of=["u", "v"]
@@ -154,7 +148,7 @@ def test_jacobian_of_a_program_with_of_and_many_points() -> None:
         (("grad", "x", "--at", "x=1", "--direction", "1", "--order", "2"), "do not go together"),
     ],
 )
-def test_usage_errors(args, fragment) -> None:
+def test_usage_errors(cli, args, fragment) -> None:
     result = cli(*args)
     assert result.exit_code == ExitCode.USAGE, result.output
     assert fragment in result.stderr
@@ -168,6 +162,6 @@ def test_usage_errors(args, fragment) -> None:
         ("jacobian", "log(x), x", "x=0"),
     ],
 )
-def test_undefined_points_exit_3(command, expr, point) -> None:
+def test_undefined_points_exit_3(cli, command, expr, point) -> None:
     result = cli(command, expr, "--at", point)
     assert result.exit_code == ExitCode.UNDEFINED, result.output

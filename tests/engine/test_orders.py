@@ -10,9 +10,7 @@ import json
 import numpy as np
 import pytest
 import sympy as sp
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.engine.api import compile_expression, derivatives_at, hessian
 from gradcalc.engine.points import parse_at
 
@@ -37,17 +35,13 @@ def truth(expr: sp.Expr, *wrt: sp.Symbol) -> list[float]:
     ]
 
 
-def cli(*args: str):
-    return CliRunner().invoke(app, list(args))
-
-
 def at_args() -> list[str]:
     return [arg for spec in AT for arg in ("--at", spec)]
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
 @pytest.mark.parametrize(("text", "expr"), CASES)
-def test_grad_order_over_several_points_matches_sympy(text, expr, order) -> None:
+def test_grad_order_over_several_points_matches_sympy(cli, text, expr, order) -> None:
     result = cli("grad", text, "--wrt", "x", "--order", str(order), *at_args(), "--format", "json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -70,7 +64,7 @@ def test_python_api_order_over_several_points_matches_sympy(text, expr, order) -
 
 
 @pytest.mark.parametrize(("text", "expr"), CASES)
-def test_hessian_over_some_variables_at_several_points(text, expr) -> None:
+def test_hessian_over_some_variables_at_several_points(cli, text, expr) -> None:
     result = hessian(text, at=AT, wrt=["x", "z"])
     for i, a in enumerate((X, Z)):
         for j, b in enumerate((X, Z)):
@@ -84,7 +78,7 @@ def test_hessian_over_some_variables_at_several_points(text, expr) -> None:
     np.testing.assert_allclose(np.array(got).T, expected, rtol=1e-9, atol=1e-9)
 
 
-def test_jacobian_with_a_target_independent_of_a_variable_at_several_points() -> None:
+def test_jacobian_with_a_target_independent_of_a_variable_at_several_points(cli) -> None:
     exprs = [X**3 * Z + Y**2, sp.sin(Y)]
     result = cli("jacobian", "x^3*z + y^2, sin(y)", "--wrt", "x,z", *at_args(), "--format", "json")
     assert result.exit_code == 0, result.output
@@ -95,7 +89,7 @@ def test_jacobian_with_a_target_independent_of_a_variable_at_several_points() ->
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
-def test_check_at_every_order_with_an_independent_term(order) -> None:
+def test_check_at_every_order_with_an_independent_term(cli, order) -> None:
     text, expr = CASES[1]
     right = sp.diff(expr, *[X] * order)
     answer = str(right).replace("**", "^")
@@ -105,7 +99,7 @@ def test_check_at_every_order_with_an_independent_term(order) -> None:
     assert wrong.exit_code == 1, wrong.output
 
 
-def test_the_issues_crashes_are_answered() -> None:
+def test_the_issues_crashes_are_answered(cli) -> None:
     result = cli("check", "x**2 + y**2", "--answer", "2", "--wrt", "x", "--order", "2")
     assert result.exit_code == 0, result.output
     assert "equivalent" in result.stdout

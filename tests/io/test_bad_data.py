@@ -12,14 +12,8 @@ import subprocess
 import sys
 
 import pytest
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.io.files import CHUNK_ROWS
-
-
-def run(*args: str, stdin: bytes | None = None):
-    return CliRunner().invoke(app, list(args), input=stdin)
 
 
 def points_file(tmp_path, content: str | bytes, name: str = "points.csv") -> str:
@@ -28,10 +22,10 @@ def points_file(tmp_path, content: str | bytes, name: str = "points.csv") -> str
     return str(path)
 
 
-def grad_rows(tmp_path, content: str | bytes, *extra: str):
+def grad_rows(cli, tmp_path, content: str | bytes, *extra: str):
     """`grad x*y --points FILE --format csv` on the file."""
     path = points_file(tmp_path, content)
-    return run("grad", "x*y", "--points", path, "--format", "csv", "--no-check", *extra)
+    return cli("grad", "x*y", "--points", path, "--format", "csv", "--no-check", *extra)
 
 
 def assert_refused(result, *fragments: str) -> None:
@@ -76,8 +70,10 @@ GOOD_ROWS = "x,y,value,d/dx,d/dy\n1,2,2,2,1\n3,4,12,4,3\n"  # d(xy)/dx = y, d/dy
         ("x\n1\n", ["the points file has no column y (its columns: x)"]),
     ],
 )
-def test_bad_points_file_is_one_line_naming_row_and_column(tmp_path, content, fragments) -> None:
-    assert_refused(grad_rows(tmp_path, content), *fragments)
+def test_bad_points_file_is_one_line_naming_row_and_column(
+    cli, tmp_path, content, fragments
+) -> None:
+    assert_refused(grad_rows(cli, tmp_path, content), *fragments)
 
 
 @pytest.mark.parametrize(
@@ -89,15 +85,15 @@ def test_bad_points_file_is_one_line_naming_row_and_column(tmp_path, content, fr
         ("__import__", ["header, column 2", "invalid variable name"]),
     ],
 )
-def test_a_chosen_column_must_be_a_name(tmp_path, name, fragments) -> None:
+def test_a_chosen_column_must_be_a_name(cli, tmp_path, name, fragments) -> None:
     path = points_file(tmp_path, f"x,{name}\n1,2\n")
-    result = run("grad", "x", "--points", path, "--columns", f"x,{name}", "--no-check")
+    result = cli("grad", "x", "--points", path, "--columns", f"x,{name}", "--no-check")
     assert_refused(result, *fragments)
 
 
 @pytest.mark.parametrize("name", ["", "2y", "a__b", "sin", "__import__", "row id"])
-def test_a_column_not_read_may_have_any_name(tmp_path, name) -> None:
-    result = run(
+def test_a_column_not_read_may_have_any_name(cli, tmp_path, name) -> None:
+    result = cli(
         "grad", "x", "--points", points_file(tmp_path, f"x,{name}\n1,2\n"),
         "--format", "csv", "--no-check",
     )  # fmt: skip
@@ -105,9 +101,9 @@ def test_a_column_not_read_may_have_any_name(tmp_path, name) -> None:
     assert result.stdout == "x,value,d/dx\n1,1,1\n"
 
 
-def test_not_utf8(tmp_path) -> None:
-    assert_refused(grad_rows(tmp_path, b"x,y\n1,2\n\xff,3\n"), "is not UTF-8 text")
-    result = run("grad", "x*y", "--points", "-", stdin=b"x,y\n1,\xe9\n")
+def test_not_utf8(cli, tmp_path) -> None:
+    assert_refused(grad_rows(cli, tmp_path, b"x,y\n1,2\n\xff,3\n"), "is not UTF-8 text")
+    result = cli("grad", "x*y", "--points", "-", stdin=b"x,y\n1,\xe9\n")
     assert_refused(result, "points file on stdin is not UTF-8 text")
 
 
@@ -122,14 +118,14 @@ def test_not_utf8(tmp_path) -> None:
         "x , y \n\n1,2\n\n3,4\n\n",  # blank lines, spaces in the header
     ],
 )
-def test_harmless_variations_give_the_same_result(tmp_path, content) -> None:
-    result = grad_rows(tmp_path, content)
+def test_harmless_variations_give_the_same_result(cli, tmp_path, content) -> None:
+    result = grad_rows(cli, tmp_path, content)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == GOOD_ROWS
 
 
-def test_bom_and_crlf_on_stdin() -> None:
-    result = run(
+def test_bom_and_crlf_on_stdin(cli) -> None:
+    result = cli(
         "grad", "x*y", "--points", "-", "--format", "csv", "--no-check",
         stdin=b"\xef\xbb\xbfx,y\r\n1,2\r\n3,4\r\n",
     )  # fmt: skip
@@ -137,12 +133,12 @@ def test_bom_and_crlf_on_stdin() -> None:
     assert result.stdout == GOOD_ROWS
 
 
-def test_unused_column_is_ignored_unless_chosen(tmp_path) -> None:
+def test_unused_column_is_ignored_unless_chosen(cli, tmp_path) -> None:
     path = points_file(tmp_path, "x,y,z\n1,2,3\n")
-    result = run("grad", "x*y", "--points", path, "--format", "json", "--no-tape")
+    result = cli("grad", "x*y", "--points", path, "--format", "json", "--no-tape")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)[0]["gradient"] == {"x": 2.0, "y": 1.0}
-    result = run(
+    result = cli(
         "grad", "x*y", "--points", path, "--columns", "x,y,z", "--format", "json", "--no-tape",
     )  # fmt: skip
     out = json.loads(result.stdout)[0]
@@ -150,21 +146,21 @@ def test_unused_column_is_ignored_unless_chosen(tmp_path) -> None:
     assert out["independent"] == ["z"]
 
 
-def test_a_bad_row_after_the_first_chunk_prints_nothing(tmp_path) -> None:
+def test_a_bad_row_after_the_first_chunk_prints_nothing(cli, tmp_path) -> None:
     """The file is checked whole before the first result: no partial output."""
     rows = "".join(f"{k},1\n" for k in range(CHUNK_ROWS + 10))
     content = "x,y\n" + rows + "5,oops\n"
-    result = grad_rows(tmp_path, content)
+    result = grad_rows(cli, tmp_path, content)
     assert_refused(result, f"row {CHUNK_ROWS + 12}, column y", "'oops'")
-    result = run("grad", "x*y", "--points", "-", "--format", "csv", stdin=content.encode())
+    result = cli("grad", "x*y", "--points", "-", "--format", "csv", stdin=content.encode())
     assert_refused(result, f"row {CHUNK_ROWS + 12}, column y")
 
 
 BAD_ROWS = "x,y\n1,2\n3,abc\nnan,1\n5\n3,4\n1,2,3\n"
 
 
-def test_skip_bad_rows_keeps_exactly_the_good_rows(tmp_path) -> None:
-    result = grad_rows(tmp_path, BAD_ROWS, "--skip-bad-rows")
+def test_skip_bad_rows_keeps_exactly_the_good_rows(cli, tmp_path) -> None:
+    result = grad_rows(cli, tmp_path, BAD_ROWS, "--skip-bad-rows")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == GOOD_ROWS
     assert result.stderr.strip() == (
@@ -174,31 +170,31 @@ def test_skip_bad_rows_keeps_exactly_the_good_rows(tmp_path) -> None:
     )
 
 
-def test_skip_bad_rows_is_in_the_json(tmp_path) -> None:
+def test_skip_bad_rows_is_in_the_json(cli, tmp_path) -> None:
     path = points_file(tmp_path, BAD_ROWS)
-    result = run("grad", "x*y", "--points", path, "--skip-bad-rows", "--format", "json")
+    result = cli("grad", "x*y", "--points", path, "--skip-bad-rows", "--format", "json")
     assert result.exit_code == 0, result.stderr
     objects = json.loads(result.stdout)
     assert [o["gradient"] for o in objects] == [{"x": 2.0, "y": 1.0}, {"x": 4.0, "y": 3.0}]
     assert [o["skipped_rows"] for o in objects] == [4, 4]
     for command in ("hessian", "jacobian"):
-        result = run(command, "x*y", "--points", path, "--skip-bad-rows", "--format", "json")
+        result = cli(command, "x*y", "--points", path, "--skip-bad-rows", "--format", "json")
         assert result.exit_code == 0, (command, result.stderr)
         assert [o["skipped_rows"] for o in json.loads(result.stdout)] == [4, 4]
         assert "skipped 4 bad rows of 6" in result.stderr
 
 
-def test_skip_bad_rows_when_every_row_is_bad(tmp_path) -> None:
-    result = grad_rows(tmp_path, "x,y\na,1\n2\n", "--skip-bad-rows")
+def test_skip_bad_rows_when_every_row_is_bad(cli, tmp_path) -> None:
+    result = grad_rows(cli, tmp_path, "x,y\na,1\n2\n", "--skip-bad-rows")
     assert_refused(result, "every row of the points file is bad", "skipped 2 bad rows of 2")
 
 
-def test_skip_bad_rows_needs_a_file() -> None:
-    assert_refused(run("grad", "x", "--at", "x=1", "--skip-bad-rows"), "use it with --points")
+def test_skip_bad_rows_needs_a_file(cli) -> None:
+    assert_refused(cli("grad", "x", "--at", "x=1", "--skip-bad-rows"), "use it with --points")
 
 
-def test_without_skip_the_same_file_is_refused(tmp_path) -> None:
-    assert_refused(grad_rows(tmp_path, BAD_ROWS), "row 3, column y", "'abc' is not a number")
+def test_without_skip_the_same_file_is_refused(cli, tmp_path) -> None:
+    assert_refused(grad_rows(cli, tmp_path, BAD_ROWS), "row 3, column y", "'abc' is not a number")
 
 
 # --- fit data ------------------------------------------------------------------------------
@@ -206,9 +202,9 @@ def test_without_skip_the_same_file_is_refused(tmp_path) -> None:
 LINE = "x,y\n0,1\n1,3\n2,5\n3,7\n"  # y = 2x + 1 exactly
 
 
-def fit(tmp_path, content: str | bytes, *extra: str):
+def fit(cli, tmp_path, content: str | bytes, *extra: str):
     path = points_file(tmp_path, content, "data.csv")
-    return run("fit", "a*x + b", path, "--params", "a,b", "--format", "json", *extra)
+    return cli("fit", "a*x + b", path, "--params", "a,b", "--format", "json", *extra)
 
 
 @pytest.mark.parametrize(
@@ -224,35 +220,35 @@ def fit(tmp_path, content: str | bytes, *extra: str):
         ("x,z\n0,1\n", ["the data file has no column y (its columns: x, z)"]),
     ],
 )
-def test_bad_fit_data(tmp_path, content, fragments) -> None:
-    assert_refused(fit(tmp_path, content), *fragments)
+def test_bad_fit_data(cli, tmp_path, content, fragments) -> None:
+    assert_refused(fit(cli, tmp_path, content), *fragments)
 
 
 @pytest.mark.parametrize(
     "content",
     [LINE, "\ufeff" + LINE.replace("\n", "\r\n"), "x,y,unused\n0,1,9\n1,3,9\n2,5,9\n3,7,9\n"],
 )
-def test_fit_reads_variations_alike(tmp_path, content) -> None:
-    result = fit(tmp_path, content)
+def test_fit_reads_variations_alike(cli, tmp_path, content) -> None:
+    result = fit(cli, tmp_path, content)
     assert result.exit_code == 0, result.stderr
     params = json.loads(result.stdout)["params"]
     assert params["a"] == pytest.approx(2, abs=1e-9)
     assert params["b"] == pytest.approx(1, abs=1e-9)
 
 
-def test_fit_skip_bad_rows(tmp_path) -> None:
+def test_fit_skip_bad_rows(cli, tmp_path) -> None:
     content = "x,y\n0,1\n1,3\noops,4\n2,5\n2,inf\n3,7\n9\n"
-    result = fit(tmp_path, content, "--skip-bad-rows")
+    result = fit(cli, tmp_path, content, "--skip-bad-rows")
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["skipped_rows"] == 3 and out["n"] == 4
     assert out["params"]["a"] == pytest.approx(2, abs=1e-9)
     assert "skipped 3 bad rows of 7 in the data file" in result.stderr
-    assert_refused(fit(tmp_path, content), "data file row 4, column x", "'oops'")
+    assert_refused(fit(cli, tmp_path, content), "data file row 4, column x", "'oops'")
 
 
-def test_fit_data_on_stdin_not_utf8() -> None:
-    result = run("fit", "a*x+b", "-", "--params", "a,b", stdin=b"x,y\n1,\xff\n")
+def test_fit_data_on_stdin_not_utf8(cli) -> None:
+    result = cli("fit", "a*x+b", "-", "--params", "a,b", stdin=b"x,y\n1,\xff\n")
     assert_refused(result, "data file on stdin is not UTF-8 text")
 
 

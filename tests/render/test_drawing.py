@@ -415,21 +415,17 @@ def test_graphviz_accepts_the_escaped_labels(tmp_path):
     assert "a&quot;b\\c {x} &#45;&gt; y" in out.read_text(encoding="utf-8")
 
 
-def test_graph_command_prints_dot_and_mermaid_and_refuses_bad_files(tmp_path) -> None:
-    from typer.testing import CliRunner
+def test_graph_command_prints_dot_and_mermaid_and_refuses_bad_files(cli, tmp_path) -> None:
 
-    from gradcalc.cli.app import app
-
-    runner = CliRunner()
-    dot = runner.invoke(app, ["graph", "y = x^2; z = y^2", "--at", "x=3"])
+    dot = cli.invoke(["graph", "y = x^2; z = y^2", "--at", "x=3"])
     assert dot.exit_code == 0 and dot.stdout.startswith("digraph gradcalc {")
     assert "adjoint = 108" in dot.stdout and "z = y ** 2" in dot.stdout
-    mermaid = runner.invoke(app, ["graph", "x*y", "--at", "x=1,y=2", "--format", "mermaid"])
+    mermaid = cli.invoke(["graph", "x*y", "--at", "x=1,y=2", "--format", "mermaid"])
     assert mermaid.stdout.startswith("flowchart LR")
     target = tmp_path / "g.dot"
-    written = runner.invoke(app, ["graph", "x*y", "--at", "x=1,y=2", "--out", str(target)])
+    written = cli.invoke(["graph", "x*y", "--at", "x=1,y=2", "--out", str(target)])
     assert written.exit_code == 0 and target.read_text().startswith("digraph")
-    bad = runner.invoke(app, ["graph", "x*y", "--at", "x=1,y=2", "--out", str(tmp_path / "g.pdf")])
+    bad = cli.invoke(["graph", "x*y", "--at", "x=1,y=2", "--out", str(tmp_path / "g.pdf")])
     assert bad.exit_code == 2 and ".svg, .png, .dot" in bad.stderr
-    two = runner.invoke(app, ["graph", "x", "--at", "x=1", "--at", "x=2"])
+    two = cli.invoke(["graph", "x", "--at", "x=1", "--at", "x=2"])
     assert two.exit_code == 2 and "one point" in two.stderr

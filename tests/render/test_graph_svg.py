@@ -202,25 +202,21 @@ def test_a_chain_is_level_and_constants_do_not_pull_it() -> None:
 # --- the command line ---------------------------------------------------------------------
 
 
-def test_graph_command_draws_svg_without_graphviz(tmp_path, monkeypatch) -> None:
-    from typer.testing import CliRunner
-
-    from gradcalc.cli.app import app
+def test_graph_command_draws_svg_without_graphviz(cli, tmp_path, monkeypatch) -> None:
 
     monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)  # no Graphviz
-    runner = CliRunner()
     args = ["graph", "y = x^2; z = y^2", "--at", "x=3"]
-    printed = runner.invoke(app, [*args, "--format", "svg"])
+    printed = cli.invoke([*args, "--format", "svg"])
     assert printed.exit_code == 0
     result = gradcalc.grad("y = x^2; z = y^2", at={"x": 3}, check=False)
     assert printed.stdout.strip() == to_svg(result).strip()
     out = tmp_path / "chain.SVG"
-    written = runner.invoke(app, [*args, "--out", str(out)])
+    written = cli.invoke([*args, "--out", str(out)])
     assert written.exit_code == 0 and f"wrote {out}" in written.stderr
     assert out.read_text(encoding="utf-8") == to_svg(result)
-    png = runner.invoke(app, [*args, "--out", str(tmp_path / "chain.png")])
+    png = cli.invoke([*args, "--out", str(tmp_path / "chain.png")])
     assert png.exit_code == 2 and "Graphviz program 'dot' is needed" in png.stderr
-    folder = runner.invoke(app, [*args, "--out", str(tmp_path / "missing" / "chain.svg")])
+    folder = cli.invoke([*args, "--out", str(tmp_path / "missing" / "chain.svg")])
     assert folder.exit_code == 2 and "cannot write" in folder.stderr
 
 

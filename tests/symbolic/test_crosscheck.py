@@ -8,21 +8,19 @@ import json
 import math
 
 import numpy as np
-from typer.testing import CliRunner
 
-from gradcalc.cli.app import app
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
 from gradcalc.symbolic.crosscheck import CheckInput, cross_check
 
 
-def test_sympys_float_overflow_is_not_a_disagreement(tmp_path) -> None:
+def test_sympys_float_overflow_is_not_a_disagreement(cli, tmp_path) -> None:
     # sympy's d/dx log(1 + e^x) is e^x/(e^x + 1): inf/inf in floats at x = 800; the tape's
     # sigmoid(x) is right (1), and so is the true derivative 1/(1 + e^-x)
     points = tmp_path / "points.csv"
     points.write_text("x\n800\n1\n-800\n", encoding="utf-8")
-    result = CliRunner().invoke(
-        app, ["grad", "softplus(x)", "--points", str(points), "--no-tape", "--format", "json"]
+    result = cli.invoke(
+        ["grad", "softplus(x)", "--points", str(points), "--no-tape", "--format", "json"]
     )
     rows = json.loads(result.stdout)
     assert [row["check"]["status"] for row in rows] == ["agree"] * 3, result.output
