@@ -164,3 +164,76 @@ def test_help_does_not_import_numpy_or_sympy() -> None:
 def test_the_package_is_typed() -> None:
     """PEP 561: type checkers read gradcalc's annotations (shipped as package data)."""
     assert (PACKAGE / "py.typed").exists()
+
+
+TESTS = Path(__file__).parent
+
+#: Modules without a test file named after them, and the test file that exercises them
+#: instead (through the command line, or as a part of the module tested there). An entry
+#: goes when its module gets its own file; the test below fails on a stale one.
+TESTED_ELSEWHERE = {
+    "gradcalc.core.budget": "test_safety.py",  # deadlines of whole requests, real processes
+    "gradcalc.core.errors": "cli/test_cli_messages.py",  # the messages and exit codes
+    "gradcalc.core.tensor": "core/test_tape.py",  # Variable and the operators on the tape
+    "gradcalc.lang.graph": "engine/test_evaluate.py",  # lower() and the graph it evaluates
+    "gradcalc.lang.literals": "lang/test_parser.py",  # the pi/e table, parsed
+    "gradcalc.symbolic.derivative": "core/test_ops.py",  # each op's rule against it
+    "gradcalc.symbolic.notation": "apps/test_diff.py",  # derivatives in the user's notation
+    "gradcalc.symbolic.numeric": "apps/test_critical.py",  # exact values of numeric points
+    "gradcalc.symbolic.simplify": "apps/test_diff.py",  # the shortest form, against sympy
+    "gradcalc.engine.classify": "apps/test_critical.py",  # the second-derivative verdicts
+    "gradcalc.engine.display": "render/test_html.py",  # results shown in a notebook
+    "gradcalc.engine.points": "cli/test_cli_points.py",  # --at points and their errors
+    "gradcalc.engine.singular": "cli/test_cli_grad.py",  # undefined points, exit 3
+    "gradcalc.io.arrays": "io/test_files.py",  # .npy/.npz columns
+    "gradcalc.io.parquet": "io/test_files.py",  # Parquet and Arrow columns
+    "gradcalc.io.results": "io/test_bad_data.py",  # --out files written a chunk at a time
+    "gradcalc.io.sources": "test_safety.py",  # special files refused before reading
+    "gradcalc.render.derivative": "cli/test_cli_pointfree.py",  # derivatives without a point
+    "gradcalc.render.gradient": "cli/test_cli_grad.py",  # every format of grad's answer
+    "gradcalc.render.layout": "render/test_graph_svg.py",  # the drawing's boxes and layers
+    "gradcalc.render.pointfree": "cli/test_cli_pointfree.py",  # formulas in each format
+    "gradcalc.render.views": "render/test_formats.py",  # every view through every format
+    "gradcalc.apps.views": "render/test_formats.py",  # the apps' views, likewise
+    "gradcalc.cli.app": "cli/test_cli_niceties.py",  # root options, exits, suggestions
+    "gradcalc.cli.console": "cli/test_cli_niceties.py",  # colour, closed pipes, narrow tables
+    "gradcalc.cli.context": "cli/test_repl_checks.py",  # one AppContext for REPL and Typer
+    "gradcalc.cli.inputs": "cli/test_cli_grad.py",  # expressions and points from files, stdin
+    "gradcalc.cli.ipython": "test_notebook.py",  # %gradcalc in a real IPython shell
+    "gradcalc.cli.limits": "test_safety.py",  # CPU and memory caps, real processes
+    "gradcalc.cli.options": "cli/test_cli_help.py",  # the shared options in every --help
+    "gradcalc.cli.parsing": "cli/test_cli_points.py",  # option values read from the line
+    "gradcalc.cli.commands.check": "apps/test_check.py",  # the command beside its app
+    "gradcalc.cli.commands.critical": "cli/test_cli_pointfree.py",
+    "gradcalc.cli.commands.diff": "cli/test_cli_pointfree.py",
+    "gradcalc.cli.commands.explain": "apps/test_explain.py",
+    "gradcalc.cli.commands.graph": "render/test_drawing.py",
+    "gradcalc.cli.commands.hessian": "engine/test_higher.py",
+    "gradcalc.cli.commands.jacobian": "engine/test_higher.py",
+    "gradcalc.cli.commands.ops": "apps/test_catalog.py",
+    "gradcalc.cli.commands.repl": "cli/test_repl.py",
+    "gradcalc.cli.commands.taylor": "cli/test_cli_pointfree.py",
+}
+
+
+def mirror(module: str) -> Path:
+    """The test file named after a module: ``tests/<layer>/test_<module>.py``; a command's is
+    ``tests/cli/test_cli_<command>.py``, a subpackage's modules share ``test_<subpackage>.py``.
+
+    >>> mirror("gradcalc.core.ops.trig").as_posix().endswith("tests/core/test_ops.py")
+    True
+    """
+    _, layer, name, *rest = module.split(".")
+    if name == "commands":
+        return TESTS / layer / f"test_{layer}_{rest[-1]}.py"
+    return TESTS / layer / f"test_{name}.py"
+
+
+def test_the_tests_mirror_the_package() -> None:
+    modules = [m for m, path in MODULES.items() if path.name != "__init__.py" and m.count(".") > 1]
+    untested = [m for m in modules if not mirror(m).exists() and m not in TESTED_ELSEWHERE]
+    assert not untested, f"no tests/<layer>/test_<module>.py (or TESTED_ELSEWHERE): {untested}"
+    stale = [m for m in TESTED_ELSEWHERE if m not in modules or mirror(m).exists()]
+    assert not stale, f"TESTED_ELSEWHERE lists modules gone or with their own test file: {stale}"
+    missing = [f for f in TESTED_ELSEWHERE.values() if not (TESTS / f).exists()]
+    assert not missing, f"TESTED_ELSEWHERE names test files that do not exist: {missing}"
