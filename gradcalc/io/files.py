@@ -51,7 +51,7 @@ def open_text(path: str, what: str) -> Iterator[TextIO]:
     """
     try:
         with (
-            _open_regular(path) as raw,
+            open_regular(path) as raw,
             io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as stream,
         ):
             yield stream
@@ -61,7 +61,7 @@ def open_text(path: str, what: str) -> Iterator[TextIO]:
         raise InputError(f"cannot read {what} {path}: {reason_of(error)}") from None
 
 
-def _open_regular(path: str) -> io.BufferedReader:
+def open_regular(path: str) -> io.BufferedReader:
     """Open ``path`` for reading if it is a regular file; a FIFO is opened without waiting
     for a writer, and a device, FIFO, socket or directory is refused before any read."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -335,11 +335,11 @@ def _cells(line: str, row: int, pick: _Pick, what: str) -> list[str]:
 def _careful_row(cells: list[str], row: int, pick: _Pick, what: str) -> str:
     """Validate a row's variables cell by cell; return them as plain comma-separated numbers."""
     return ",".join(
-        repr(_cell(cells[i], row, name, what)) for i, name in zip(pick.indexes, pick.names)
+        repr(cell_value(cells[i], row, name, what)) for i, name in zip(pick.indexes, pick.names)
     )
 
 
-def _cell(text: str, row: int, column: str, what: str = "points file") -> float:
+def cell_value(text: str, row: int, column: str, what: str = "points file") -> float:
     """A cell's value: a decimal number, or a constant expression as in ``--at`` (``pi/4``),
     through the same parser."""
     where = f"{what} row {row}, column {_short(column)}"

@@ -25,14 +25,16 @@ NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
 def split_top_level(text: str, separator: str = ",") -> list[str]:
-    """Split at separators outside parentheses.
+    """Split at separators outside parentheses and brackets.
 
     >>> split_top_level("x=atan2(1, 2),y=3")
     ['x=atan2(1, 2)', 'y=3']
+    >>> split_top_level("W=[[1,2],[3,4]],b=[0,1]")
+    ['W=[[1,2],[3,4]]', 'b=[0,1]']
     """
     parts, depth, start = [], 0, 0
     for i, char in enumerate(text):
-        depth += (char == "(") - (char == ")")
+        depth += (char in "([") - (char in ")]")
         if char == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
@@ -42,3 +44,72 @@ def split_top_level(text: str, separator: str = ",") -> list[str]:
 
 #: A decimal literal of ordinary size, optionally negative: ``-12``, ``0.5``, ``3e-4``.
 DECIMAL = re.compile(r"-?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][+-]?[0-9]{1,3})?")
+
+
+#: The most elements a bracket literal may hold (a bigger tensor belongs in a file).
+MAX_LITERAL_ELEMENTS = 100_000
+#: The deepest nesting of brackets a literal may have.
+MAX_LITERAL_DEPTH = 32
+
+
+def nested_literal(text: str) -> tuple[tuple[int, ...], list[str]]:
+    """Read a bracket literal ``[[1, 2], [3, pi/4]]``: its shape and its elements' texts, in
+    row-major order. Each element is left as text for the caller to read as a constant.
+
+    >>> nested_literal("[[1, 2], [3, pi/4]]")
+    ((2, 2), ['1', '2', '3', 'pi/4'])
+    >>> nested_literal("[[1, 2], [3]]")
+    Traceback (most recent call last):
+    ValueError: ragged: in [[1, 2], [3]], item 2 has shape (1,), item 1 (2,)
+
+    Raises:
+        ValueError: for unbalanced brackets, an empty list, ragged rows or too many elements
+            (the message says which).
+    """
+    tokens = [t for t in re.split(r"([\[\],()])", text) if t.strip()]
+    position = 0
+
+    def element() -> str:
+        """Tokens up to a comma or bracket outside parentheses: one element's text."""
+        nonlocal position
+        depth, parts = 0, []
+        while position < len(tokens):
+            token = tokens[position]
+            if depth == 0 and token in ",[]":
+                break
+            depth += (token == "(") - (token == ")")
+            parts.append(token)
+            position += 1
+        if not parts:
+            raise ValueError(f"an empty element or list in {text}")
+        return "".join(parts).strip()
+
+    def read(level: int) -> tuple[tuple[int, ...], list[str]]:
+        nonlocal position
+        if position >= len(tokens) or tokens[position] != "[":
+            return (), [element()]
+        if level == MAX_LITERAL_DEPTH:
+            raise ValueError(f"brackets nested deeper than {MAX_LITERAL_DEPTH} levels")
+        position += 1
+        items = [read(level + 1)]
+        while position < len(tokens) and tokens[position] == ",":
+            position += 1
+            items.append(read(level + 1))
+        if position >= len(tokens) or tokens[position] != "]":
+            raise ValueError(f"unbalanced brackets in {text}")
+        position += 1
+        shapes = [shape for shape, _ in items]
+        if any(shape != shapes[0] for shape in shapes):
+            odd = next(k for k, shape in enumerate(shapes) if shape != shapes[0])
+            raise ValueError(
+                f"ragged: in {text}, item {odd + 1} has shape {shapes[odd]}, item 1 {shapes[0]}"
+            )
+        elements = [e for _, flat in items for e in flat]
+        if len(elements) > MAX_LITERAL_ELEMENTS:
+            raise ValueError(f"more than {MAX_LITERAL_ELEMENTS:,} elements: use a file")
+        return (len(items), *shapes[0]), elements
+
+    shape, elements = read(0)
+    if position != len(tokens) or not shape:
+        raise ValueError(f"{text} is not one bracketed list such as [[1, 2], [3, 4]]")
+    return shape, elements
