@@ -213,8 +213,8 @@ for _command in (
         context_settings=EXPRESSIONS_MAY_START_WITH_MINUS,
         epilog=_epilog(_command.__name__),
     )(typer_command(_command))
-for _command in (ops.ops, repl.repl):
-    app.command(cls=Command, epilog=_epilog(_command.__name__))(typer_command(_command))
+for _plain in (ops.ops, repl.repl):  # (no EXPRESSION)
+    app.command(cls=Command, epilog=_epilog(_plain.__name__))(typer_command(_plain))
 
 
 def _one_line_note(message: Any, category: Any, *where: Any, **more: Any) -> None:
@@ -241,19 +241,19 @@ def run(args: list[str] | None = None, context: AppContext | None = None) -> int
     6
     0
     """
-    # Typer may bundle its own click: find its exception base class through typer itself.
-    click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    from typer.core import click  # the click Typer uses (it may bundle its own)
+
     context = context or AppContext()
     try:
         code = app(args, prog_name="gradcalc", standalone_mode=False, obj=context)
     except typer.Exit as done:
         return int(done.exit_code)
-    except click_error as error:
+    except click.ClickException as error:
         where = getattr(error, "ctx", None)
         hint = f"\nTry '{where.command_path} --help'." if where is not None else ""
         message = error.format_message().replace("Value error, ", "")
-        if type(error).__name__ == "NoSuchOption":  # the same words as parsing.Command's
-            guess = (getattr(error, "possibilities", None) or [None])[0]
+        if isinstance(error, click.NoSuchOption):  # the same words as parsing.Command's
+            guess = error.possibilities[0] if error.possibilities else None
             message = f"no such option {error.option_name}"
             message += f"; did you mean {guess}?" if guess else ""
         if len(message) > 300:  # an option's value may be huge: never echo it whole

@@ -29,8 +29,6 @@ def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
     >>> make_console(False, False).no_color
     True
     """
-    from rich.console import Console
-
     if color is None and os.environ.get("NO_COLOR"):
         color = False
     options: dict[str, Any] = {"stderr": stderr, "highlight": False, "soft_wrap": False}
@@ -38,27 +36,27 @@ def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
         options.update(color_system=None, no_color=True)
     elif color is True:
         options.update(force_terminal=True, no_color=False)
-    kind = _wide_console() if wide else Console
+    kind = _console_class(wide)
     console = kind(**options)
     if color is True and console.color_system is None:  # no terminal, or TERM=dumb
         console = kind(**options, color_system="standard")
-    console.on_broken_pipe = _reader_went_away
     return console
 
 
-def _reader_went_away() -> None:
-    """rich's own handler for a closed pipe exits with status 1 ("a check failed"); hand the
-    error back to the command layer, which treats ``gradcalc ... | head -1`` as success."""
-    raise BrokenPipeError
-
-
 @functools.cache
-def _wide_console() -> Any:
-    """A rich Console printing each renderable at its natural width (``--wide``)."""
+def _console_class(wide: bool) -> Any:
+    """rich's Console, whose closed pipe is the command layer's to handle; ``wide``: one that
+    prints each renderable at its natural width (``--wide``)."""
     from rich.console import Console
     from rich.measure import Measurement
 
-    class WideConsole(Console):
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            """rich's own handler exits with status 1 ("a check failed"); hand the error
+            back to the command layer, which treats ``gradcalc ... | head -1`` as success."""
+            raise BrokenPipeError
+
+    class WideConsole(PipeConsole):
         def __init__(self, **options: Any):
             super().__init__(width=_WIDEST, **options)
 
@@ -68,7 +66,7 @@ def _wide_console() -> Any:
                 options["width"] = max(natural, 1)
             super().print(*objects, **options)
 
-    return WideConsole
+    return WideConsole if wide else PipeConsole
 
 
 _WIDEST = 100_000  # columns a --wide table may take
@@ -110,8 +108,9 @@ class Writer:
 
         for result in view.results(computed):
             self._note_status(result)
-        ids = view.results(computed)[0].points.ids if self.id_column else None
-        shown = view if ids is None else _Identified(view, self.id_column, ids)
+        column = self.id_column
+        ids = view.results(computed)[0].points.ids if column else None
+        shown = view if ids is None or column is None else _Identified(view, column, ids)
         if self.results is not None:
             digits = self.sink.digits
             self.results.write(shown.csv_header(computed), shown.csv_rows(computed, digits))

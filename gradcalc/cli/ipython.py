@@ -60,7 +60,8 @@ class GradcalcMagics(Magics):
             code = int(ExitCode.USAGE)
         else:
             code = int(run(args))
-        self.shell.user_ns["_gradcalc_exit"] = code
+        if self.shell is not None:  # (a magic runs in a shell; IPython's types allow none)
+            self.shell.user_ns["_gradcalc_exit"] = code
 
 
 def load_ipython_extension(ipython: Any) -> None:

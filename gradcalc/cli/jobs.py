@@ -212,15 +212,15 @@ def read_job(text: str) -> Job:
     order = job.get("order", 1)
     if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= MAX_ORDER:
         raise InputError(f'"order" must be a whole number from 1 to {MAX_ORDER}')
-    expression = job.get("expr")
-    if not isinstance(expression, str):
+    given = job.get("expr")
+    if not isinstance(given, str):
         raise InputError('a job needs "expr": the expression as a string')
     at = job.get("at", {})
     if not isinstance(at, dict):
         raise InputError('"at" must be an object such as {"x": 1, "y": "pi/4"}')
     row = {name: _value_text(name, value) for name, value in at.items()}
     points = points_from_rows([row] if row else [], what='"at"')
-    return Job(expression, points, _names(job, "wrt"), _names(job, "of"), order)
+    return Job(given, points, _names(job, "wrt"), _names(job, "of"), order)
 
 
 def plain_job(text: str) -> tuple[str, str]:

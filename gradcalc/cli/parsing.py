@@ -40,7 +40,7 @@ class Command(TyperCommand):
         known: set[str] = set()
         takes_value: set[str] = set()
         for param in self.get_params(ctx):
-            if param.param_type_name == "option":
+            if isinstance(param, click.Option):
                 names = [*param.opts, *param.secondary_opts]
                 known.update(names)
                 if not (param.is_flag or param.count):
@@ -71,7 +71,7 @@ class Command(TyperCommand):
         """click's parser, except that a word starting with one ``-`` that is not an option
         (``-(x + erf(x))``) is an argument: click would split it into short options and take
         the ``f`` of ``erf`` as ``-f`` with the rest as its value."""
-        parser = super().make_parser(ctx)
+        parser: Any = super().make_parser(ctx)  # its _process_opts is click's, not typed API
         process = getattr(parser, "_process_opts", None)
         short, long = getattr(parser, "_short_opt", None), getattr(parser, "_long_opt", None)
         if process is None or short is None or long is None:  # another click: leave it be

@@ -158,7 +158,7 @@ class Session:
             "expect": self.expect,
             "at": self.remember_point,
             "use": self.use,
-            "list": self.list,
+            "list": self.list_functions,
             "ops": self.ops,
             "set": self.set,
             "help": self.help,
@@ -214,9 +214,11 @@ class Session:
         }  # fmt: skip
         if command == "grad":
             return self._run(grad.grad, **shared, no_tape=not self.tape)
-        return self._run(
-            {"hessian": hessian.hessian, "jacobian": jacobian.jacobian}[command], **shared
-        )
+        matrix: dict[str, Callable[..., int]] = {
+            "hessian": hessian.hessian,
+            "jacobian": jacobian.jacobian,
+        }
+        return self._run(matrix[command], **shared)
 
     def check_answer(self, rest: str) -> int:
         from gradcalc.cli.commands.check import check
@@ -279,9 +281,9 @@ class Session:
             defined = ", ".join(self.functions) or "none yet"
             raise InputError(f"no function {rest!r}: {hint}defined: {defined}")
         self.current = rest
-        return self.list("")
+        return self.list_functions("")
 
-    def list(self, rest: str) -> int:
+    def list_functions(self, rest: str) -> int:
         for function in self.functions.values():
             mark = "*" if function.name == self.current else " "
             print(f"{mark} {function.name}({', '.join(function.variables)}) = {function.text}")

@@ -65,7 +65,8 @@ def check(
             "--answer is decided exactly or at high precision, with no tolerance"
         )
     else:
-        verdicts = answers.check_answers(text, _answer_form(answer), names(wrt), order, at or [])
+        given = _answer_form(answer or [])
+        verdicts = answers.check_answers(text, given, names(wrt), order, at or [])
     view = VerdictView(text, at, latex, *_readings(text, verdicts, answer is not None))
     show(context, view, verdicts, output)
     ok = [v.ok for v in verdicts]
@@ -96,4 +97,4 @@ def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:
         return answers
     if not all(named):
         raise InputError("give every --answer as name=expr, or none of them")
-    return {m.group(1): m.group(2) for m in named}
+    return {m.group(1): m.group(2) for m in named if m}

@@ -75,13 +75,13 @@ def minimize(
         from gradcalc.apps import plot as plotting
 
         values = [s.value for s in result.path]
-        steps = [s.step for s in result.path]
+        taken = [s.step for s in result.path]
         title = f"{text} by {result.method}"
         if out is not None and len(result.point) == 2:
             path = {name: [s.point[name] for s in result.path] for name in result.point}
-            plotting.descent_plot(text, path, values, steps, out, title)
+            plotting.descent_plot(text, path, values, taken, out, title)
             text_plot = None
         else:
-            text_plot = plotting.loss_plot(values, out, title, steps=steps)
+            text_plot = plotting.loss_plot(values, out, title, steps=taken)
         show_plot(text_plot, out)
     return ExitCode.OK if result.converged else ExitCode.CHECK_FAILED
