@@ -129,6 +129,25 @@ def maxima_command(job: Job) -> list[str]:
     return [need("maxima"), "--very-quiet", f"--batch-string={script}"]
 
 
+def maxima_batch_command(batch: list[Job]) -> list[str]:
+    """Maxima answering every job in one process and one ``--batch-string``: each job's
+    gradient printed on its own line, ``[dx, dy]``, as floats."""
+    lines = ["display2d:false$"]
+    for job in batch:
+        point = ",".join(f"{name}={value!r}" for name, value in job.point.items())
+        partials = ",".join(f"diff(f,{name})" for name in job.wrt)
+        lines.append(f"f:{job.expr}$ print(float(subst([{point}],[{partials}])))$")
+    script = " ".join(lines)
+    if len(script) > 120_000:  # Linux takes at most 128 KiB in one argument
+        raise Skipped(f"a batch of {len(batch)} jobs is too long for one --batch-string")
+    return [need("maxima"), "--very-quiet", f"--batch-string={script}"]
+
+
+def maxima_batch_answers(stdout: str) -> list[list[float]]:
+    """Each gradient the batch printed: the lines that are a bracketed list of numbers."""
+    return [numbers_in(line) for line in stdout.splitlines() if line.strip().startswith("[")]
+
+
 def maxima_answer(stdout: str) -> list[float]:
     """The gradient Maxima printed (its last line; the lines before echo the input)."""
     return numbers_in(stdout.strip().splitlines()[-1])

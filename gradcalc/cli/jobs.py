@@ -22,7 +22,8 @@ answered gives ``{"job": n, "error": "...", "exit_code": 2}`` (and ``"offset"``,
 its text, when known) and the stream goes on -- whatever went wrong in that job, a memory
 error or a bug included (``"exit_code": 70``); one undefined at its point is answered like
 ``grad`` answers it (``"undefined"`` says why). Compiled expressions are cached up to
-:data:`CACHE_NODES` graph nodes in all.
+:data:`CACHE_NODES` graph nodes in all; expressions that differ only in their numbers
+share one symbolic derivative (:mod:`gradcalc.symbolic.shapes`).
 
 >>> import io, json
 >>> out = io.StringIO()
@@ -53,6 +54,7 @@ from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import to_json
 from gradcalc.render.views import DerivativeView
+from gradcalc.symbolic.shapes import Shapes, sharing
 
 #: How the exit status of a whole stream is chosen: the first of these that any job hit.
 EXIT_PRIORITY = (ExitCode.INTERNAL, ExitCode.CHECK_FAILED, ExitCode.USAGE, ExitCode.UNDEFINED)
@@ -75,17 +77,18 @@ def run_jobs(lines: Iterable[str], out: TextIO, timeout: float = 0.0, **options:
     settings = Options(**{"strict": False, **options})
     seen: set[int] = set()
     cache = _Cache()
-    for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
-        if isinstance(line, int):
-            message = f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
-            answer, code = {"job": number, "error": message, "exit_code": 2}, 2
-        elif not line.strip() or line.lstrip().startswith("#"):
-            continue
-        else:
-            answer, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
-        seen.add(code)
-        out.write(json.dumps(answer) + "\n")
-        out.flush()
+    with sharing(cache.shapes):
+        for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
+            if isinstance(line, int):
+                message = f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
+                answer, code = {"job": number, "error": message, "exit_code": 2}, 2
+            elif not line.strip() or line.lstrip().startswith("#"):
+                continue
+            else:
+                answer, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
+            seen.add(code)
+            out.write(json.dumps(answer) + "\n")
+            out.flush()
     return next((int(c) for c in EXIT_PRIORITY if c in seen), int(ExitCode.OK))
 
 
@@ -135,11 +138,13 @@ def _answer(number: int, text: str, options: Options, cache: _Cache) -> tuple[di
 class _Cache:
     """Compiled graphs by (expression, names, of), least recently used first out, bounded by
     their total size: jobs that repeat an expression at many points compile it once and share
-    its symbolic derivative (cached on the graph)."""
+    its symbolic derivative (cached on the graph); expressions of one shape share theirs
+    through ``shapes`` (see :mod:`gradcalc.symbolic.shapes`)."""
 
     def __init__(self) -> None:
         self.graphs: OrderedDict[tuple, Graph] = OrderedDict()
         self.nodes = 0
+        self.shapes = Shapes()
 
     def compiled(self, expression: str, names: tuple[str, ...], of: tuple | None) -> Graph:
         key = (expression, names, of)
@@ -159,6 +164,7 @@ class _Cache:
     def clear(self) -> None:
         self.graphs.clear()
         self.nodes = 0
+        self.shapes.clear()
 
 
 def _one_source(graph: Graph, wrt: list[str] | None, order: int) -> str:

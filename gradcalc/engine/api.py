@@ -35,7 +35,7 @@ from gradcalc.symbolic.crosscheck import (
     check_against,
     cross_check,
     symbolic_gradient,
-    to_sympy,
+    target_expression,
 )
 from gradcalc.symbolic.derivative import derivative, symbol
 
@@ -394,7 +394,7 @@ def derivatives_at(
     tape_values = {f"d{k}": orders[k - 1] for k in range(1, order + 1)}
 
     def build() -> dict[str, object]:
-        expr = to_sympy(graph)[graph.targets[target]]
+        expr = target_expression(graph, target)
         return {f"d{k}": derivative(expr, symbol(source), k) for k in range(1, order + 1)}
 
     result = _finish(

@@ -25,9 +25,11 @@ from gradcalc.symbolic.crosscheck import (
     CheckReport,
     CheckTimeout,
     exact_value,
+    real_value,
+    target_expression,
     time_limit,
-    to_sympy,
 )
+from gradcalc.symbolic.shapes import exact_wanted
 
 __all__ = ["exact_determinants", "exact_texts", "nearest_float", "settled", "settled_value"]
 
@@ -43,10 +45,8 @@ def nearest_float(exact: Any) -> float | None:
         return None
     if exact.is_zero:
         return 0.0
-    number = complex(exact.evalf(30))
-    if number.imag != 0 or not np.isfinite(number.real):
-        return None
-    return number.real
+    number = real_value(exact)
+    return number if np.isfinite(number) else None
 
 
 def _agreed_exact(check: CheckReport | None, label: str) -> list[Any]:
@@ -70,13 +70,13 @@ def settled(values: Any, check: CheckReport | None, label: str) -> np.ndarray:
     """
     array = np.array(values, dtype=float)
     exacts = _agreed_exact(check, label)
-    if not exacts:
+    if not exacts or check is None:
         return array
     flat = array.reshape(-1)
+    known = check.partials[label].values.reshape(-1)  # each exact value's float, or NaN
     for k, exact in enumerate(exacts[: flat.size]):
-        value = nearest_float(exact)
-        if value is not None:
-            flat[k] = value
+        if exact is not None and np.isfinite(known[k]):
+            flat[k] = known[k]
     return array
 
 
@@ -158,8 +158,10 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
     flat = shown.reshape(-1)
     try:
         with time_limit(where.timeout):
-            expr = to_sympy(graph)[graph.targets[target]]
+            expr = target_expression(graph, target)
             for k, point in enumerate(where.exact_point[: flat.size]):
+                if not exact_wanted(expr, point):
+                    continue  # the tape's value stands
                 subs = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
                 exact = expr.xreplace(subs)
                 number = nearest_float(exact) if exact.is_number else None

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine.api import GradResult
+from gradcalc.symbolic.shapes import printed
 
 _INTEGRAL = re.compile(r"\.0(?=,|\]$)")
 CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
@@ -71,7 +72,7 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
         if status != "skipped" and not undefined:
             agree = not bool(at_point(result.check.mismatch, k))
         check = {"status": status, "agree": agree, "max_difference": result.check.max_difference}
-        symbolic = {n: str(p.derivative) for n, p in result.check.partials.items()}
+        symbolic = {n: printed(p.derivative) for n, p in result.check.partials.items()}
     obj: dict[str, Any] = {
         "expression": result.expression,
         "read_as": result.read_as,

@@ -18,6 +18,7 @@ exact constants are size-capped before they are built (:data:`MAX_EXACT_DIGITS`)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,108 +27,31 @@ import numpy as np
 
 from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
-from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph, lower
-from gradcalc.lang.literals import CONSTANT_VALUES, DECIMAL
+from gradcalc.lang.literals import DECIMAL
 from gradcalc.lang.parser import Program, Statement, parse_constant
+from gradcalc.symbolic.convert import (  # noqa: F401 (the conversion's names, used from here)
+    MAX_EXACT_DIGITS,
+    ExactTooLarge,
+    constant_to_sympy,
+    converted,
+    to_sympy,
+)
 from gradcalc.symbolic.derivative import derivative
 from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
+from gradcalc.symbolic.shapes import (
+    active,
+    shared_gradient,
+    shared_target,
+    shared_value,
+    sharing,
+)
 
 RTOL = 1e-7
 ATOL = 1e-12
 EXACT_POINT_LIMIT = 16  # more points than this are checked with lambdify
 CONFIRM = 16  # mismatching points recomputed to 40+ digits before a disagreement counts
 SHORT_EXACT = 32  # exact values longer than this are shown as decimals unless --exact
-
-
-#: The most decimal digits an exact constant may have (numerator or denominator): a
-#: larger one is refused before it is built (Python will not even print one above 4,300).
-MAX_EXACT_DIGITS = 4000
-_MAX_EXACT_BITS = int(MAX_EXACT_DIGITS * 3.3219)
-
-
-class ExactTooLarge(ValueError):
-    """An exact constant would exceed :data:`MAX_EXACT_DIGITS` digits."""
-
-    def __init__(self) -> None:
-        super().__init__(f"an exact constant would have more than {MAX_EXACT_DIGITS:,} digits")
-
-
-def to_sympy(graph: Graph, cut: Mapping[int, Any] | None = None) -> list[Any]:
-    """The sympy expression of every node; nodes in ``cut`` are replaced by the given symbol.
-
-    >>> from gradcalc.lang.graph import lower
-    >>> from gradcalc.lang.parser import parse_program
-    >>> g = lower(parse_program("x - y/2"))
-    >>> to_sympy(g)[g.targets[0]]
-    x - y/2
-    """
-    import sympy as sp
-
-    cut = cut or {}
-    exprs: list[Any] = []
-    for node in graph.nodes:
-        if node.index in cut:
-            exprs.append(cut[node.index])
-        elif node.kind == "var":
-            exprs.append(sp.Symbol(node.text, real=True))
-        elif node.kind == "const":
-            exprs.append(constant_to_sympy(node.text))
-        else:
-            inputs = [exprs[i] for i in node.inputs]
-            if node.op == "pow":
-                _check_power(*inputs)
-            exprs.append(_checked(REGISTRY[node.op].sympy(sp, *inputs)))
-    return exprs
-
-
-def _checked(expr: Any) -> Any:
-    """``expr``, unless it is a rational number of more than :data:`MAX_EXACT_DIGITS` digits."""
-    if (
-        getattr(expr, "is_Rational", False)
-        and max(int(expr.p).bit_length(), int(expr.q).bit_length()) > _MAX_EXACT_BITS
-    ):
-        raise ExactTooLarge
-    return expr
-
-
-def _check_power(base: Any, exponent: Any) -> None:
-    """Refuse ``base**exponent`` before it is built if its exact value would be too long.
-
-    >>> import sympy as sp
-    >>> _check_power(sp.Rational(1000000001, 10**9), sp.Integer(1000))
-    Traceback (most recent call last):
-    gradcalc.symbolic.crosscheck.ExactTooLarge: an exact constant would have more than 4,000 digits
-    """
-    if getattr(base, "is_Rational", False) and getattr(exponent, "is_Integer", False):
-        bits = max(int(base.p).bit_length(), int(base.q).bit_length())
-        if bits > 1 and bits * abs(int(exponent)) > _MAX_EXACT_BITS:
-            raise ExactTooLarge
-
-
-def constant_to_sympy(text: str) -> Any:
-    """A literal as an exact sympy number: ``0.1`` is 1/10, ``pi`` is pi; ``0e99999999`` is 0
-    without building 10^99999999, and a number of more than :data:`MAX_EXACT_DIGITS` digits
-    is refused.
-
-    >>> constant_to_sympy("0.1"), constant_to_sympy("2e3"), constant_to_sympy("pi")
-    (1/10, 2000, pi)
-    >>> constant_to_sympy("0e99999999"), constant_to_sympy("1.50e-2")
-    (0, 3/200)
-    """
-    import sympy as sp
-
-    if text in CONSTANT_VALUES:  # its canonical name is sympy's
-        return getattr(sp, text)
-    mantissa, _, exponent = text.lower().partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    if not digits:
-        return sp.Integer(0)
-    shift = int(exponent or 0) - len(fraction)
-    if len(digits) + abs(shift) > MAX_EXACT_DIGITS:
-        raise ExactTooLarge
-    return sp.Rational(int(digits), 1) * sp.Rational(10) ** shift
 
 
 def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[str, Any]:
@@ -140,7 +64,10 @@ def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict
     """
     import sympy as sp
 
-    plain = to_sympy(graph)
+    shared = shared_gradient(graph, target, sources)
+    if shared is not None:
+        return shared
+    plain = converted(graph)
     result: dict[str, Any] = {}
     for source in sources:
         symbol = sp.Symbol(source, real=True)
@@ -164,7 +91,9 @@ def in_variables(graph: Graph, expr: Any) -> Any:
     """
     import sympy as sp
 
-    plain = to_sympy(graph)
+    if all(name in graph.variable_nodes for name in graph.bindings):
+        return expr  # no intermediates
+    plain = converted(graph)
     return expr.subs(
         {
             sp.Symbol(name, real=True): plain[node]
@@ -222,15 +151,41 @@ def cross_check(
     """Compare the tape's ``gradients`` of target ``target`` with sympy's derivatives.
 
     A source that is a statement name is differentiated through that statement (see
-    :func:`symbolic_gradient`).
+    :func:`symbolic_gradient`). In a stream that shares derivatives between expressions of
+    one shape (:mod:`gradcalc.symbolic.shapes`), a disagreement found with the shared
+    derivative is checked again with the expression's own before it is reported.
     """
-    return check_against(
+    key = ("gradient", target, tuple(gradients))
+    report = check_against(
         graph,
-        ("gradient", target, tuple(gradients)),
+        key,
         lambda: symbolic_gradient(graph, target, list(gradients)),
         gradients,
         where,
+        lambda source, point: shared_value(graph, target, source, point),
     )
+    if report.status == "disagree" and active() is not None:
+        with sharing(None):
+            report = check_against(
+                graph,
+                (*key, "unshared"),
+                lambda: symbolic_gradient(graph, target, list(gradients)),
+                gradients,
+                where,
+            )
+    return report
+
+
+def target_expression(graph: Graph, target: int) -> Any:
+    """sympy's expression of target number ``target`` (converted once per graph, or
+    through the shared shape in a stream that shares them).
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> target_expression(lower(parse_program("x*e")), 0)
+    E*x
+    """
+    shared = shared_target(graph, target)
+    return converted(graph)[graph.targets[target]] if shared is None else shared
 
 
 def check_against(
@@ -239,6 +194,7 @@ def check_against(
     build: Callable[[], Mapping[str, Any]],
     tape_values: Mapping[str, np.ndarray | None],
     where: CheckInput,
+    numeric: Callable[[str, Mapping[str, str]], float | None] | None = None,
 ) -> CheckReport:
     """Compare tape values with sympy expressions at the points, within the time budget.
 
@@ -249,6 +205,9 @@ def check_against(
             are those of ``tape_values``. Expressions may name intermediates.
         tape_values: the tape's value per label (``None``: 0, an unconnected source).
         where: the points and options.
+        numeric: gives a label's value at an exactly given point to many digits where
+            that replaces exact arithmetic (``None`` there and by default: exact); such a
+            value has no exact value or text.
     """
     if ("timed out", key) in graph.cache:  # not tried again: not per chunk, not per job
         return CheckReport("skipped", note=graph.cache["timed out", key])
@@ -259,7 +218,7 @@ def check_against(
                 graph.cache[key] = shown, {k: in_variables(graph, e) for k, e in shown.items()}
             shown, expanded = graph.cache[key]
             if where.exact_point is not None and len(where.exact_point) <= EXACT_POINT_LIMIT:
-                partials = _exact_partials(expanded, where)
+                partials = _exact_partials(expanded, where, numeric)
             else:
                 partials = _lambdified_partials(graph, key, expanded, where.point, where.skip)
                 _confirm_mismatches(graph, partials, expanded, tape_values, where)
@@ -275,7 +234,7 @@ def check_against(
     return _compare(partials, tape_values, where.skip)
 
 
-def _exact_partials(derivatives, where: CheckInput) -> dict[str, Partial]:
+def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, Partial]:
     import sympy as sp
 
     exact_point, skip, exact_text = where.exact_point, where.skip, where.exact_text
@@ -295,15 +254,68 @@ def _exact_partials(derivatives, where: CheckInput) -> dict[str, Partial]:
                 shown.append(None)
                 exacts.append(None)
                 continue
+            known = None if numeric is None else numeric(source, exact_point[k])
+            if known is not None:
+                values.append(known)
+                shown.append(None)
+                exacts.append(None)
+                continue
             exact = _substitute(expr, subs)
-            number = complex(exact.evalf(30))
-            values.append(number.real if number.imag == 0 else np.nan)
-            text = str(exact)
-            shown.append(text if exact_text or len(text) <= SHORT_EXACT else None)
+            values.append(real_value(exact))
+            shown.append(_short_text(exact, exact_text))
             exacts.append(exact)
         array = np.array(values).reshape(skip.shape)
         partials[source] = Partial(source, expr, array, shown, exacts)
     return partials
+
+
+def real_value(exact: Any) -> float:
+    """An exact sympy number as a float (NaN when not real): a rational's nearest float
+    directly, anything else through 30 digits.
+
+    >>> import sympy as sp
+    >>> real_value(sp.Rational(1, 3)), real_value(sp.sqrt(2)), real_value(sp.I)
+    (0.3333333333333333, 1.4142135623730951, nan)
+    >>> real_value(-sp.Integer(10) ** 400)
+    -inf
+    """
+    if exact.is_Rational:
+        try:
+            return int(exact.p) / int(exact.q)
+        except OverflowError:
+            return math.inf if exact.p > 0 else -math.inf
+    number = complex(exact.evalf(30))
+    return number.real if number.imag == 0 else np.nan
+
+
+def _short_text(exact: Any, long_text: bool) -> str | None:
+    """An exact value's text when it is at most :data:`SHORT_EXACT` characters (any length
+    with ``long_text``); a long rational is not printed to find out."""
+    if not long_text and exact.is_Rational:
+        bits = int(exact.p).bit_length() + int(exact.q).bit_length()
+        if bits > 4 * SHORT_EXACT:  # more than SHORT_EXACT digits in all
+            return None
+    elif not long_text and _more_nodes(exact, 2 * SHORT_EXACT):  # -x: 3 nodes, 2 characters
+        return None
+    text = str(exact)
+    return text if long_text or len(text) <= SHORT_EXACT else None
+
+
+def _more_nodes(expr: Any, limit: int) -> bool:
+    """Whether the expression tree has more than ``limit`` nodes (counted up to the limit).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> _more_nodes(sp.sin(x) + 1, 3), _more_nodes(sp.sin(x) + 1, 4)
+    (True, False)
+    """
+    stack, count = [expr], 0
+    while stack:
+        count += 1
+        if count > limit:
+            return True
+        stack.extend(stack.pop().args)
+    return False
 
 
 def _substitute(expr: Any, values: dict) -> Any:

@@ -1,0 +1,121 @@
+"""A graph as sympy expressions: the registry's sympy counterpart of every op, no text parsed;
+exact constants size-capped before they are built (:data:`MAX_EXACT_DIGITS`).
+
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> graph = lower(parse_program("3*w1**2 + 2*w1*w2"))
+>>> converted(graph)[graph.targets[0]]
+3*w1**2 + 2*w1*w2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gradcalc.core.ops import REGISTRY
+from gradcalc.lang.graph import Graph
+from gradcalc.lang.literals import CONSTANT_VALUES
+
+#: The most decimal digits an exact constant may have (numerator or denominator): a
+#: larger one is refused before it is built (Python will not even print one above 4,300).
+MAX_EXACT_DIGITS = 4000
+_MAX_EXACT_BITS = int(MAX_EXACT_DIGITS * 3.3219)
+
+
+class ExactTooLarge(ValueError):
+    """An exact constant would exceed :data:`MAX_EXACT_DIGITS` digits."""
+
+    def __init__(self) -> None:
+        super().__init__(f"an exact constant would have more than {MAX_EXACT_DIGITS:,} digits")
+
+
+def to_sympy(graph: Graph, cut: Mapping[int, Any] | None = None) -> list[Any]:
+    """The sympy expression of every node; nodes in ``cut`` are replaced by the given symbol.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> g = lower(parse_program("x - y/2"))
+    >>> to_sympy(g)[g.targets[0]]
+    x - y/2
+    """
+    import sympy as sp
+
+    cut = cut or {}
+    exprs: list[Any] = []
+    for node in graph.nodes:
+        if node.index in cut:
+            exprs.append(cut[node.index])
+        elif node.kind == "var":
+            exprs.append(sp.Symbol(node.text, real=True))
+        elif node.kind == "const":
+            exprs.append(constant_to_sympy(node.text))
+        else:
+            inputs = [exprs[i] for i in node.inputs]
+            if node.op == "pow":
+                _check_power(*inputs)
+            exprs.append(_checked(REGISTRY[node.op].sympy(sp, *inputs)))
+    return exprs
+
+
+def converted(graph: Graph) -> list[Any]:
+    """:func:`to_sympy` of the whole graph, converted once and kept on the graph.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> g = lower(parse_program("x*y"))
+    >>> converted(g) is converted(g)
+    True
+    """
+    if ("sympy",) not in graph.cache:
+        graph.cache[("sympy",)] = to_sympy(graph)
+    return graph.cache[("sympy",)]
+
+
+def _checked(expr: Any) -> Any:
+    """``expr``, unless it is a rational number of more than :data:`MAX_EXACT_DIGITS` digits."""
+    if (
+        getattr(expr, "is_Rational", False)
+        and max(int(expr.p).bit_length(), int(expr.q).bit_length()) > _MAX_EXACT_BITS
+    ):
+        raise ExactTooLarge
+    return expr
+
+
+def _check_power(base: Any, exponent: Any) -> None:
+    """Refuse ``base**exponent`` before it is built if its exact value would be too long.
+
+    >>> import sympy as sp
+    >>> _check_power(sp.Rational(1000000001, 10**9), sp.Integer(1000))
+    Traceback (most recent call last):
+    gradcalc.symbolic.convert.ExactTooLarge: an exact constant would have more than 4,000 digits
+    """
+    if getattr(base, "is_Rational", False) and getattr(exponent, "is_Integer", False):
+        bits = max(int(base.p).bit_length(), int(base.q).bit_length())
+        if bits > 1 and bits * abs(int(exponent)) > _MAX_EXACT_BITS:
+            raise ExactTooLarge
+
+
+def constant_to_sympy(text: str) -> Any:
+    """A literal as an exact sympy number: ``0.1`` is 1/10, ``pi`` is pi; ``0e99999999`` is 0
+    without building 10^99999999, and a number of more than :data:`MAX_EXACT_DIGITS` digits
+    is refused.
+
+    >>> constant_to_sympy("0.1"), constant_to_sympy("2e3"), constant_to_sympy("pi")
+    (1/10, 2000, pi)
+    >>> constant_to_sympy("0e99999999"), constant_to_sympy("1.50e-2")
+    (0, 3/200)
+    """
+    import sympy as sp
+
+    if text in CONSTANT_VALUES:  # its canonical name is sympy's
+        return getattr(sp, text)
+    mantissa, _, exponent = text.lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return sp.Integer(0)
+    shift = int(exponent or 0) - len(fraction)
+    if len(digits) + abs(shift) > MAX_EXACT_DIGITS:
+        raise ExactTooLarge
+    return sp.Rational(int(digits), 1) * sp.Rational(10) ** shift

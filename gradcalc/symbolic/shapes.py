@@ -1,0 +1,317 @@
+"""Derivatives shared by expressions of one shape, for a stream of many small jobs.
+
+Two expressions have the same *shape* when their op graphs are the same but for the values
+of some numbers: ``1.3*x^2 + 0.9*x*y`` and ``2.8*x^2 + 0.7*x*y``. In a ``--jobs`` stream
+(see :func:`sharing`), such a graph is converted to sympy and differentiated once with
+those numbers as positive symbols; each expression of the shape then substitutes its own
+numbers into the shared derivative. The derivative with respect to ``x`` commutes with
+giving the numbers their values, so the result is the derivative of the expression itself.
+
+Only plain numbers other than 0 and 1 become symbols, never the operands of a power
+(``x^2`` and ``x^3`` are different shapes, and an exact power is size-checked as it is
+built) nor ``pi`` or ``e``. Variables keep their names: ``x*y`` and ``x*z`` are different
+shapes. The shape is the whole graph -- every node, how the nodes share inputs, the
+targets -- so a cached derivative is never served for a graph of another structure, and
+the numbers that are symbols in it together stay far below the exact-size cap
+(:data:`~gradcalc.symbolic.convert.MAX_EXACT_DIGITS`), so substituting them cannot build
+an oversized number. The caller still treats a disagreement found with a shared
+derivative as unproven (see :func:`~gradcalc.symbolic.crosscheck.cross_check`).
+
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> store = Shapes()
+>>> with sharing(store):
+...     first = shared_gradient(lower(parse_program("1.5*x^2*y")), 0, ["x", "y"])
+...     second = shared_gradient(lower(parse_program("2.5*x^2*y")), 0, ["x", "y"])
+>>> first, second, len(store.entries)
+({'x': 3*x*y, 'y': 3*x**2/2}, {'x': 5*x*y, 'y': 5*x**2/2}, 1)
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from gradcalc.lang.graph import Graph
+from gradcalc.lang.literals import CONSTANT_VALUES, DECIMAL
+from gradcalc.symbolic.convert import MAX_EXACT_DIGITS, constant_to_sympy, to_sympy
+from gradcalc.symbolic.derivative import derivative, symbol
+
+#: The shapes kept: at most this many, and this many graph nodes in all.
+MAX_SHAPES = 256
+MAX_NODES = 200_000
+#: The derivatives with their numbers given, and the printed texts, remembered (each).
+MAX_REMEMBERED = 4096
+#: The digits to which a derivative that is not a rational function is evaluated in a stream.
+DIGITS = 30
+#: The digits of all the numbers made symbols in one shape, together (so that any product
+#: or sum of them stays far below the exact-size cap).
+MAX_SHARED_DIGITS = MAX_EXACT_DIGITS // 4
+
+
+@dataclass
+class Shape:
+    """One shape's sympy expressions (a symbol for each shared number), derivatives, and
+    the 30-digit evaluators of those that are not rational functions."""
+
+    expressions: list[Any]
+    size: int
+    derivatives: dict[tuple[int, str], Any] = field(default_factory=dict)
+    evaluators: dict[tuple[int, str], Callable[..., Any] | None] = field(default_factory=dict)
+
+
+class Shapes:
+    """Shapes by their structure, least recently used first out (see :data:`MAX_SHAPES`)."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[Hashable, Shape] = OrderedDict()
+        self.nodes = 0
+        #: derivatives with their numbers given, by (shape, target, source, those numbers),
+        #: and printed expressions: repeated ones (d/dy of a*x^2 + b*x*y is b*x) come back
+        self.given: dict[Hashable, Any] = {}
+        self.texts: dict[Any, str] = {}
+
+    def clear(self) -> None:
+        """Forget every shape."""
+        self.entries.clear()
+        self.nodes = 0
+        self.given.clear()
+        self.texts.clear()
+
+    def shape(self, key: Hashable, graph: Graph, symbols: dict[int, Any]) -> Shape:
+        """The shape under ``key``, converted from ``graph`` (numbers ``symbols``) if new."""
+        if key in self.entries:
+            self.entries.move_to_end(key)
+            return self.entries[key]
+        entry = Shape(to_sympy(graph, symbols), len(graph.nodes))
+        self.entries[key] = entry
+        self.nodes += entry.size
+        while len(self.entries) > 1 and (len(self.entries) > MAX_SHAPES or self.nodes > MAX_NODES):
+            _, old = self.entries.popitem(last=False)
+            self.nodes -= old.size
+        return entry
+
+
+_stores: list[Shapes] = []
+
+
+@contextmanager
+def sharing(store: Shapes | None) -> Iterator[None]:
+    """Share derivatives between the graphs of this block through ``store`` (``None``:
+    do not share in this block)."""
+    _stores.append(store)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        _stores.pop()
+
+
+def active() -> Shapes | None:
+    """The store in use, or ``None`` outside :func:`sharing`."""
+    return _stores[-1] if _stores else None
+
+
+def shape_of(graph: Graph) -> tuple[Hashable, dict[int, Any], dict[Any, Any]] | None:
+    """The graph's shape: its key, the symbol of each shared number's node and each symbol's
+    value; ``None`` when it has no number to share (or too many digits of them).
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> a = shape_of(lower(parse_program("2.5*x + x^2")))
+    >>> b = shape_of(lower(parse_program("7*x + x^2")))
+    >>> a[0] == b[0], list(a[2].values()), list(b[2].values())
+    (True, [5/2], [7])
+    >>> shape_of(lower(parse_program("2.5*x + x^3")))[0] == a[0]
+    False
+    """
+    cached = graph.cache.get(("shape",), False)
+    if cached is not False:
+        return cached
+    powers = {i for node in graph.nodes if node.op == "pow" for i in node.inputs}
+    key: list[tuple] = []
+    symbols: dict[int, Any] = {}
+    values: dict[Any, Any] = {}
+    digits = 0
+    for node in graph.nodes:
+        if node.kind == "const" and node.index not in powers and node.text not in CONSTANT_VALUES:
+            value = constant_to_sympy(node.text)
+            if value not in (0, 1):
+                digits += len(str(value.p)) + len(str(value.q))
+                symbols[node.index] = symbol_for(node.index)
+                values[symbols[node.index]] = value
+                key.append(("number",))
+                continue
+        key.append((node.kind, node.op, node.inputs, node.text))
+    found = None
+    if symbols and digits <= MAX_SHARED_DIGITS:
+        found = (tuple(key), graph.targets), symbols, values
+    graph.cache[("shape",)] = found
+    return found
+
+
+def symbol_for(index: int) -> Any:
+    """The symbol standing for the number of node ``index`` (positive, as every literal is;
+    its name is no variable's: names start with a letter)."""
+    import sympy as sp
+
+    return sp.Symbol(f"_c{index}", positive=True)
+
+
+def shared_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[str, Any] | None:
+    """sympy's derivative of target ``target`` with respect to each source (variables only)
+    through the shape shared by the store in use; ``None`` without a store or a shape."""
+    store = active()
+    if store is None or any(s not in graph.variable_nodes for s in sources):
+        return None
+    found = shape_of(graph)
+    if found is None:
+        return None
+    key, symbols, values = found
+    shape = store.shape(key, graph, symbols)
+    result = {}
+    for source in sources:
+        if (target, source) not in shape.derivatives:
+            general = shape.expressions[graph.targets[target]]
+            shape.derivatives[target, source] = derivative(general, symbol(source))
+        general = shape.derivatives[target, source]
+        used = tuple(values[c] for c in sorted(general.free_symbols & set(values), key=str))
+        given = (key, target, source, used)
+        if given not in store.given:
+            _bounded(store.given)[given] = general.xreplace(values)
+        result[source] = store.given[given]
+    return result
+
+
+def printed(expr: Any) -> str:
+    """``str(expr)``, remembered by the store in use (printing is sympy's slowest step).
+
+    >>> import sympy as sp
+    >>> printed(sp.Symbol("x") / 2)
+    'x/2'
+    """
+    store = active()
+    if store is None:
+        return str(expr)
+    if expr not in store.texts:
+        _bounded(store.texts)[expr] = str(expr)
+    return store.texts[expr]
+
+
+def _bounded(memo: dict) -> dict:
+    """``memo``, emptied first when it holds :data:`MAX_REMEMBERED` entries."""
+    if len(memo) >= MAX_REMEMBERED:
+        memo.clear()
+    return memo
+
+
+def shared_target(graph: Graph, target: int) -> Any | None:
+    """sympy's expression of target ``target`` through the shape shared by the store in use;
+    ``None`` without a store or a shape."""
+    store = active()
+    found = None if store is None else shape_of(graph)
+    if store is None or found is None:
+        return None
+    key, symbols, values = found
+    return store.shape(key, graph, symbols).expressions[graph.targets[target]].xreplace(values)
+
+
+def shared_value(graph: Graph, target: int, source: str, point: Mapping[str, str]) -> float | None:
+    """The shared derivative of target ``target`` with respect to ``source`` at one point
+    given as plain numbers, evaluated to :data:`DIGITS` digits (as a float; NaN where it
+    is not real), when it is not a rational function; ``None`` where exact arithmetic is
+    to be used instead (a rational function, a point such as ``pi/4``, no shape, or an
+    evaluation that failed). Call it after :func:`shared_gradient`.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> graph = lower(parse_program("2.5*sin(x)"))
+    >>> with sharing(Shapes()):
+    ...     _ = shared_gradient(graph, 0, ["x"])
+    ...     value = shared_value(graph, 0, "x", {"x": "0.5"})
+    ...     exact = shared_value(graph, 0, "x", {"x": "pi/6"})
+    >>> value, exact
+    (2.193956404725932, None)
+    """
+    store = active()
+    found = None if store is None else shape_of(graph)
+    if store is None or found is None or not all(DECIMAL.fullmatch(t) for t in point.values()):
+        return None
+    key, symbols, values = found
+    shape = store.shape(key, graph, symbols)
+    if (target, source) not in shape.derivatives:
+        return None
+    if (target, source) not in shape.evaluators:
+        general = shape.derivatives[target, source]
+        shape.evaluators[target, source] = _evaluator(general, graph, list(values))
+    evaluate = shape.evaluators[target, source]
+    if evaluate is None or any(v not in point for v in graph.variables):
+        return None
+    import mpmath
+
+    try:
+        with mpmath.workdps(DIGITS):
+            arguments = [mpmath.mpf(point[v]) for v in graph.variables]
+            arguments += [mpmath.mpf(int(c.p)) / int(c.q) for c in values.values()]
+            number = mpmath.mpmathify(evaluate(*arguments))
+    except (ValueError, TypeError, ZeroDivisionError, ArithmeticError, NameError):
+        return None
+    if isinstance(number, mpmath.mpc):
+        return float(number.real) if number.imag == 0 else math.nan
+    return float(number)
+
+
+def _evaluator(general: Any, graph: Graph, numbers: list[Any]) -> Callable[..., Any] | None:
+    """An mpmath function of (variables..., numbers...) for a derivative that is not a
+    rational function; ``None`` for a rational function (exact arithmetic is cheap and
+    gives the exact value) or one mpmath cannot evaluate."""
+    import sympy as sp
+
+    if _rational_function(general):
+        return None
+    arguments = [symbol(v) for v in graph.variables] + numbers
+    try:
+        return sp.lambdify(arguments, general, modules="mpmath")
+    except (ValueError, TypeError, NameError, KeyError, SyntaxError):
+        return None
+
+
+def exact_wanted(expr: Any, point: Mapping[str, str]) -> bool:
+    """Whether ``expr`` is worth evaluating exactly at ``point``: always outside
+    :func:`sharing`; in a stream that shares shapes, only a rational function or at a point
+    that is not all plain numbers (``pi/4``), where exact values are short or simplify --
+    elsewhere :data:`DIGITS` digits are enough and far cheaper.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> exact_wanted(sp.exp(x), {"x": "0.5"})
+    True
+    >>> with sharing(Shapes()):
+    ...     exact_wanted(sp.exp(x), {"x": "0.5"}), exact_wanted(x**2, {"x": "0.5"})
+    (False, True)
+    """
+    if active() is None or not all(DECIMAL.fullmatch(t) for t in point.values()):
+        return True
+    return _rational_function(expr)
+
+
+def _rational_function(expr: Any) -> bool:
+    """Whether ``expr`` is built from symbols and rationals by +, * and integer powers.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> _rational_function(3 * x**2 / (1 + x)), _rational_function(sp.sqrt(x) + 1)
+    (True, False)
+    """
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e.is_Symbol or e.is_Rational:
+            continue
+        if (e.is_Pow and not e.exp.is_Integer) or not (e.is_Add or e.is_Mul or e.is_Pow):
+            return False
+        stack.extend(e.args)
+    return True
