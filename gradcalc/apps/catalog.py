@@ -101,6 +101,8 @@ def _call(name: str, op: Op) -> str:
         return f"{name}({args}, ...)"
     if op.takes_base:
         return f"{name}({args}), {name}({args}, b)"
+    if op.keywords:
+        return f"{name}({args}, {', '.join(f'{k}=...' for k in op.keywords)})"
     return f"{name}({args})"
 
 
@@ -129,6 +131,8 @@ def _entry(op: Op, kind: str) -> Entry:
         first = op.name if op.name in op.names else op.names[0]
         others = [name for name in op.names if name != first]
         call = _call(first, op)
+    if not op.elementwise:  # a tensor op: its rule in words (no scalar derivative)
+        return Entry(first, tuple(others), call, "", (op.summary,), (op.summary,), (), kind)
     plain_call = f"{first}({', '.join(names)})" if kind == "function" else call
     derivatives = tuple(sp.sstr(derivative(op, k)) for k in range(op.arity))
     if op.arity == 1:

@@ -97,6 +97,11 @@ class InputError(GradcalcError):
     """The user's text, option or file cannot be used (exit code 2)."""
 
 
+class ShapeError(InputError, ValueError):
+    """Tensors whose shapes an op cannot take: ``(3, 2) @ (3, 2)``, an axis a tensor does not
+    have, an index out of range (exit code 2; also a ``ValueError`` for Python callers)."""
+
+
 class UndefinedError(GradcalcError):
     """The expression or its gradient is undefined at the point (exit code 3)."""
 

@@ -82,6 +82,12 @@ class Record:
         """The output value."""
         return self.output.value
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the output value (``()`` for one number); the adjoint, once
+        computed, has the same shape or broadcasts to it."""
+        return self.output.shape
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -386,7 +392,7 @@ class Tape:
     def _value_problems(self, rec: Record) -> list[Problem]:
         """Domain issues of one record, and a non-finite value its inputs do not explain."""
         found = []
-        for issue in rec.op.issues(*(t.value for t in rec.inputs)):
+        for issue in rec.op.issues(*(t.value for t in rec.inputs), **rec.params):
             if issue.arg is not None and rec.inputs[issue.arg].id not in self._on_tape:
                 continue  # concerns an input nobody differentiates with respect to
             found.append(
@@ -395,7 +401,14 @@ class Tape:
         if not found and np.isfinite(rec.value).all():
             return found
         undefined = _union(rec.value.shape, (p.mask for p in found if p.kind == UNDEFINED))
-        inputs_finite = _union(rec.value.shape, (~np.isfinite(t.value) for t in rec.inputs)) == 0
+        if rec.op.elementwise:
+            inputs_finite = (
+                _union(rec.value.shape, (~np.isfinite(t.value) for t in rec.inputs)) == 0
+            )
+        else:  # each result element may depend on every input element
+            inputs_finite = np.full(
+                rec.value.shape, all(np.isfinite(t.value).all() for t in rec.inputs)
+            )
         news = ~np.isfinite(rec.value) & ~undefined & inputs_finite
         return found + _non_finite_problems(rec, NON_FINITE_VALUE, rec.value, news)
 

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from gradcalc.core.errors import ShapeError
+
 _next_id = itertools.count(1).__next__
 
 #: The tapes that are recording, outermost first (see ``gradcalc.core.tape.Tape``).
@@ -108,6 +110,9 @@ class Tensor:
         def __rpow__(self, other: Any) -> Tensor: ...
         def __neg__(self) -> Tensor: ...
         def __abs__(self) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
 
 
 class Variable(Tensor):
@@ -167,7 +172,26 @@ class Primitive(Protocol):
     """What :func:`apply` needs of an op (the registry's :class:`~gradcalc.core.ops.Op`)."""
 
     @property
+    def name(self) -> str: ...
+    @property
     def forward(self) -> Callable[..., Any]: ...
+    @property
+    def shapes(self) -> str: ...
+
+
+def _shape_error(
+    op: Primitive, inputs: tuple[Tensor, ...], params: dict[str, Any], error: Exception
+) -> ShapeError:
+    """The one-line error for inputs whose shapes ``op`` cannot take.
+
+    >>> from gradcalc.core.ops import REGISTRY
+    >>> print(_shape_error(REGISTRY["matmul"], (Tensor([1.0]), Tensor([1.0, 2.0])), {}, None))
+    matmul cannot take shapes (1,) and (2,): (..., m, n) @ (..., n, k), the inner sizes equal
+    """
+    shapes = " and ".join(str(t.shape) for t in inputs)
+    given = "".join(f", {k}={v}" for k, v in params.items() if k in ("axis", "index"))
+    plural = "s" if len(inputs) > 1 else ""
+    return ShapeError(f"{op.name} cannot take shape{plural} {shapes}{given}: {op.shapes or error}")
 
 
 def apply(op: Primitive, *args: Any, **params: Any) -> Tensor:
@@ -183,11 +207,14 @@ def apply(op: Primitive, *args: Any, **params: Any) -> Tensor:
     Tensor(12.)
     """
     inputs = tuple(as_tensor(a) for a in args)
-    if _Quiet.depth:  # a caller holds quiet() for many ops (a graph, a backward pass)
-        value = op.forward(*[t.value for t in inputs], **params)
-    else:
-        with quiet():
+    try:
+        if _Quiet.depth:  # a caller holds quiet() for many ops (a graph, a backward pass)
             value = op.forward(*[t.value for t in inputs], **params)
+        else:
+            with quiet():
+                value = op.forward(*[t.value for t in inputs], **params)
+    except (ValueError, IndexError) as error:  # numpy refuses the shapes, axis or index
+        raise _shape_error(op, inputs, params, error) from None
     output = _result(value)
     for tape in active_tapes:
         tape.record(op, inputs, output, params)

@@ -648,7 +648,7 @@ def _swept(
     """The evaluation by replaying the recorded tape, with the points that need explaining
     computed again on a full tape; ``None`` when the caller wants the full tape
     (``options.tape``) or there are few points."""
-    if options.tape or points.count < SWEEP_MIN_POINTS:
+    if options.tape or points.count < SWEEP_MIN_POINTS or not graph.elementwise:
         return None
     if any(v not in points.arrays for v in graph.variables):
         return None  # the full tape reports the missing value

@@ -179,8 +179,17 @@ def make_leaves(
             f"no value given for {', '.join(missing)} (use --at {missing[0]}=...){hint}"
         )
     arrays = np.broadcast_arrays(*(np.asarray(point[v], dtype=float) for v in graph.variables))
+    shape = arrays[0].shape if arrays else ()
+    if shape != () and not graph.elementwise:
+        tensor_op = next(
+            n.op for n in graph.nodes if n.kind == "op" and not REGISTRY[n.op].elementwise
+        )
+        raise InputError(
+            f"{tensor_op} combines the elements of a tensor, so it cannot be evaluated at "
+            "several points at once (this command evaluates many): give one point to grad --at"
+        )
     leaves = {name: constant(array) for name, array in zip(graph.variables, arrays)}
-    return leaves, arrays[0].shape if arrays else ()
+    return leaves, shape
 
 
 def as_product(name: str, variables: Sequence[str]) -> str | None:
@@ -226,21 +235,27 @@ def _run_nodes(
             tensor, fixed = constant(CONSTANT_VALUES.get(node.text) or float(node.text)), True
         else:
             inputs = [tensors[i] for i in node.inputs]
-            tensor = REGISTRY[node.op](*inputs)
+            params = dict(node.params)
+            tensor = REGISTRY[node.op](*inputs, **params)
             fixed = all(constant_node[i] for i in node.inputs)
             if fixed:
-                _check_constant(graph, node.index, node.op, inputs, tensor)
+                _check_constant(graph, node.index, node.op, inputs, tensor, params)
         tensors.append(tensor)
         constant_node.append(fixed)
 
 
 def _check_constant(
-    graph: Graph, index: int, op: str, inputs: list[Tensor], output: Tensor
+    graph: Graph,
+    index: int,
+    op: str,
+    inputs: list[Tensor],
+    output: Tensor,
+    params: Mapping[str, object],
 ) -> None:
     """Refuse a constant subexpression that is undefined (kinks do not matter: no gradient
     flows through a constant); a NaN or infinity from finite inputs counts as undefined."""
     values = [t.value for t in inputs]
-    reasons = [i.reason for i in REGISTRY[op].issues(*values) if i.kind == UNDEFINED]
+    reasons = [i.reason for i in REGISTRY[op].issues(*values, **params) if i.kind == UNDEFINED]
     finite_inputs = all(np.all(np.isfinite(v)) for v in values)
     if not reasons and finite_inputs and not np.all(np.isfinite(output.value)):
         reasons = ["overflow" if np.any(np.isinf(output.value)) else "NaN"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradcalc.core.errors import InputError
+from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.parser import Binary, Call, Const, Name, Neg, Num, Program, postorder, unparse
 from gradcalc.lang.parser import Node as Syntax
 from gradcalc.lang.reading import ambiguities, read_as
@@ -40,6 +41,8 @@ class Node:
     inputs: tuple[int, ...] = ()
     text: str = ""
     label: str | None = None
+    #: the op's keyword parameters (``(("axis", 0),)``; indexing: ``(("index", (1,)),)``)
+    params: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass
@@ -111,6 +114,17 @@ class Graph:
             self.cache[("ambiguities",)] = ambiguities(self.program)
         return list(self.cache[("ambiguities",)])
 
+    @property
+    def elementwise(self) -> bool:
+        """Whether every op of the graph is elementwise (no ``sum``, ``@``, ``softmax``, ...):
+        then an array of points is that many independent evaluations.
+
+        >>> from gradcalc.lang.parser import parse_program
+        >>> lower(parse_program("x*y")).elementwise, lower(parse_program("sum(x)")).elementwise
+        (True, False)
+        """
+        return all(REGISTRY[node.op].elementwise for node in self.nodes if node.kind == "op")
+
     def variable_node(self, name: str) -> int:
         """The node index of a free variable."""
         return self.variable_nodes[name]
@@ -140,8 +154,9 @@ class _Builder:
     def constant(self, text: str) -> int:
         return self.add(("const", text), Node(0, "const", text=text))
 
-    def op(self, name: str, inputs: Sequence[int]) -> int:
-        return self.add(("op", name, *inputs), Node(0, "op", op=name, inputs=tuple(inputs)))
+    def op(self, name: str, inputs: Sequence[int], params: tuple[tuple[str, Any], ...] = ()) -> int:
+        node = Node(0, "op", op=name, inputs=tuple(inputs), params=params)
+        return self.add(("op", name, params, *inputs), node)
 
 
 def lower(
@@ -228,7 +243,7 @@ def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict
         elif isinstance(item, Binary):
             index = builder.op(item.op, [made[id(item.left)], made[id(item.right)]])
         elif isinstance(item, Call):
-            index = builder.op(item.op, [made[id(a)] for a in item.args])
+            index = builder.op(item.op, [made[id(a)] for a in item.args], item.params)
         else:  # pragma: no cover - the parser produces nothing else
             raise TypeError(f"unexpected node {item!r}")
         made[id(item)] = index

@@ -10,9 +10,11 @@ Grammar, informally (``^`` and ``**`` are the same operator)::
     program    := statement (( ';' | newline ) statement)*     blank statements are ignored
     statement  := NAME '=' expression                          assignment; reassignment is fine
                 | expression (',' expression)*                 the last statement only
-    expression := sum, with Python's precedence:  + -  <  * /  <  unary - +  <  ** ^
+    expression := sum, with Python's precedence:  + -  <  * / @  <  unary - +  <  ** ^
                   (powers are right-associative and take a signed right operand: 2^-1)
-    operand    := NUMBER | NAME | CONSTANT | FUNCTION '(' arguments ')' | '(' expression ')'
+    operand    := (NUMBER | NAME | CONSTANT | FUNCTION '(' arguments ')' | '(' expression ')')
+                  ('[' INTEGER (',' INTEGER)* ']')*                indexing: v[0], X[1, -1]
+    arguments  := expression (',' expression)* (',' KEYWORD '=' INTEGER)*    sum(X, axis=0)
 
 * Numbers are decimal: ``12``, ``1.5``, ``.5``, ``2.``, ``1e-3``, ``2E+5``. ``2e`` is ``2*e``.
 * Names are ``[A-Za-z][A-Za-z0-9_]*`` without ``__``; ``pi``, ``e`` and ``E`` are constants
@@ -25,11 +27,16 @@ Grammar, informally (``^`` and ``**`` are the same operator)::
   like ``*``, so ``1/2x`` is ``(1/2)*x``. Any other adjacent operands are an error.
 * ``log(x, b)`` is the logarithm to base ``b``; variadic functions fold left:
   ``Max(a, b, c)`` is ``max(max(a, b), c)``.
+* Tensors: ``X @ W`` is the matrix product (it binds like ``*``); the reductions take their
+  axis as a keyword with a whole number, ``sum(X, axis=0)``, ``softmax(z, axis=-1)`` (only
+  the keywords an op declares; ``sum(X, 0)`` is refused, it reads like a second operand);
+  ``max`` and ``min`` with one argument or an axis are the reductions ``amax``/``amin``;
+  ``v[0]`` and ``X[1, -1]`` index with whole numbers (negative ones count from the end).
 
 Limits, all checked before anything else sees the tree:
 
 * :data:`MAX_LENGTH` characters of text; only ASCII letters, digits, ``_``, space, tab,
-  ``+ - * / ^ ( ) . , = ;`` and newlines (``\\n`` or ``\\r\\n``) are allowed.
+  ``+ - * / ^ @ ( ) [ ] . , = ;`` and newlines (``\\n`` or ``\\r\\n``) are allowed.
 * :data:`MAX_DEPTH` levels of nesting: parentheses (calls included), and within them unary
   signs and chained powers; counted while tokenising, so ``((((...`` fails at once.
 * :data:`MAX_NAME_LENGTH` characters per name; :data:`MAX_INTEGER_DIGITS` digits before a
@@ -61,7 +68,7 @@ import re
 import string
 import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple, TypeGuard
 
@@ -142,11 +149,16 @@ class Name:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """A registry op applied to arguments; ``op`` is the registry key (``"abs"`` for ``Abs``)."""
+    """A registry op applied to arguments; ``op`` is the registry key (``"abs"`` for ``Abs``).
+
+    ``params`` are the op's keyword parameters as written (``(("axis", 0),)``), and for
+    indexing ``v[1, 2]`` (op ``index``) the whole-number index ``(("index", (1, 2)),)``.
+    """
 
     op: str
     args: tuple[Node, ...]
     column: int
+    params: tuple[tuple[str, int | tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +342,8 @@ _SYMBOLS = {  # the loosest operators are written with spaces around them: x*y +
     for op in OPERATORS.values()
     if op.symbol
 }
-_READING = {"add": " + ", "sub": " - ", "mul": "·", "div": "/", "pow": "^"}
+_PRODUCTS = ("mul", "div", "matmul")  # one precedence: read left to right
+_READING = {"add": " + ", "sub": " - ", "mul": "·", "div": "/", "pow": "^", "matmul": " @ "}
 
 
 def unparse(node: Node, reading: bool = False) -> str:
@@ -369,10 +382,15 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
         return ["e" if reading and node.name == "E" else node.name]
     if isinstance(node, Name):
         return [node.name]
+    if isinstance(node, Call) and node.op == "index":
+        subscript = ", ".join(str(i) for i in np.atleast_1d(node.params[0][1]))
+        grouped = not isinstance(node.args[0], (Num, Const, Name, Call))
+        return [*_grouped(node.args[0], grouped), f"[{subscript}]"]
     if isinstance(node, Call):
         pieces: list[Node | str] = [f"{node.op}("]
-        for index, arg in enumerate(node.args):
-            pieces += [", ", arg] if index else [arg]
+        for position, arg in enumerate(node.args):
+            pieces += [", ", arg] if position else [arg]
+        pieces += [f", {key}={value}" for key, value in node.params]
         return [*pieces, ")"]
     if isinstance(node, Neg):  # reading: -(x^2), the grouping made plain
         operand = _precedence(node.operand)
@@ -387,6 +405,12 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
     if reading and node.op in ("mul", "div"):  # (1/2)·x, (x^1)/2: the grouping made plain
         left_needs = left_needs or is_binary(node.left, "div")
         left_needs = left_needs or (node.op == "div" and _ends_in_power(node.left))
+    if reading and node.op in _PRODUCTS and isinstance(node.left, Binary):  # (a·X) @ W
+        left_needs = left_needs or (
+            node.left.op in _PRODUCTS
+            and node.left.op != node.op
+            and ("matmul" in (node.op, node.left.op))
+        )
     symbols = _READING if reading else _SYMBOLS
     return [
         *_grouped(node.left, left_needs),
@@ -441,13 +465,11 @@ def _shorten(text: str, limit: int = 30) -> str:
 #: The few math characters students paste, each read as the ASCII it stands for (an
 #: explicit allow-list: every other character outside ASCII is refused).
 UNICODE_SYMBOLS = {"×": "*", "·": "*", "−": "-", "²": "^2", "³": "^3", "π": "pi"}
-_DISALLOWED = re.compile(r"[^A-Za-z0-9_ \t+\-*/^().,=;\n\r×·−²³π]|\r(?!\n)")
-_ALLOWED = "use only ASCII letters, digits, _, spaces and + - * / ^ ( ) . , = ;"
+_DISALLOWED = re.compile(r"[^A-Za-z0-9_ \t+\-*/^@().,=;\[\]\n\r×·−²³π]|\r(?!\n)")
+_ALLOWED = "use only ASCII letters, digits, _, spaces and + - * / ^ @ ( ) [ ] . , = ;"
 _HINTS = {
     "'": "there are no strings in expressions",
     '"': "there are no strings in expressions",
-    "[": "use ( ) for grouping",
-    "]": "use ( ) for grouping",
     "{": "use ( ) for grouping",
     "}": "use ( ) for grouping",
     "|": "write abs(x) for |x|",
@@ -506,9 +528,9 @@ _KINDS = {  # a lexeme's kind, by its first character
     **dict.fromkeys("0123456789.", "number"),
     **dict.fromkeys(string.ascii_letters + "_", "name"),
     **dict.fromkeys(" \t", "space"),
-    **dict.fromkeys("+-*/^", "op"),
+    **dict.fromkeys("+-*/^@", "op"),
     **dict.fromkeys(";\r\n", "end"),
-    **{symbol: symbol for symbol in "(),="},
+    **{symbol: symbol for symbol in "(),=[]"},
 }
 _OPERATORS = {token: op.name for token, op in OPERATORS.items()}
 _REFUSED = {
@@ -621,11 +643,7 @@ class _Lexer:
 
     def _equals(self, column: int) -> None:
         if len(self.levels) > 1:
-            raise InputError(
-                "keyword arguments like f(x=1) are not supported: pass values in order",
-                self.text,
-                column,
-            )
+            return  # a keyword argument, sum(X, axis=0): the parser checks it
         if self.equals is not None:
             raise InputError(
                 "only one '=' per statement: split a = b = c into b = c; a = b", self.text, column
@@ -794,9 +812,9 @@ class _Parser:
                 node.column,
             )
             return None
-        if None in args:
-            return None
         op = REGISTRY[op_name]
+        if None in args or not op.elementwise:  # a tensor op needs tensors: not folded
+            return None
         inputs = [np.float64(arg) for arg in args]
         arithmetic = _ARITHMETIC.get(op_name)  # the same IEEE doubles as numpy's, much faster
         value = arithmetic(*args) if arithmetic else float(op.forward(*inputs))
@@ -872,6 +890,7 @@ class _Open:
     function: str | None = None
     function_column: int = 0
     arguments: int = 1
+    keywords: dict[str, int] = field(default_factory=dict)
 
 
 _NEG = _PRECEDENCE["neg"]
@@ -897,7 +916,15 @@ class _ExpressionParser:
         index, expect_operand = self.start, True
         while index < len(tokens):
             kind, text, column = tokens[index]
+            if kind in ("[", "]", "="):
+                index = self._bracket_or_keyword(index, expect_operand)
+                expect_operand = False
+                continue
             if expect_operand:
+                if kind == "name" and index + 1 < len(tokens) and tokens[index + 1][0] == "=":
+                    index = self._keyword(index)
+                    expect_operand = False
+                    continue
                 if kind == "name":
                     opened_call = self._name(index)
                     index += 2 if opened_call else 1
@@ -959,6 +986,87 @@ class _ExpressionParser:
         self.stack.append(_Open(following[2], name, column))
         return True
 
+    def _bracket_or_keyword(self, index: int, expect_operand: bool) -> int:
+        """Index the operand just read (``v[0]``), or refuse a stray ``[``, ``]`` or ``=``;
+        return the index of the token after the brackets."""
+        kind, _, column = self.tokens[index]
+        if kind == "[" and not expect_operand:
+            return self._index(index)
+        if kind == "[":
+            message = (
+                "'[' indexes a vector or matrix, as in v[0]: put it after one "
+                "(tensor values are given with --at, not in the expression)"
+            )
+        elif kind == "]":
+            message = "unmatched ']': an index is written v[0]"
+        else:
+            message = "'=' inside parentheses: only a keyword such as axis=0 may take one"
+        raise self.parser.error(message, column)
+
+    def _index(self, index: int) -> int:
+        """``operand[i, j, ...]`` with whole numbers: the op ``index`` on the last operand."""
+        column, values = self.tokens[index][2], []
+        index += 1
+        while True:
+            value, index = self._integer(index, "an index is whole numbers, as in v[0] or X[1, -1]")
+            values.append(value)
+            kind = self.tokens[index][0] if index < len(self.tokens) else None
+            if kind == "]":
+                break
+            if kind != ",":
+                raise self.parser.error(
+                    "an index is whole numbers in brackets, as in v[0] or X[1, -1]: add ']'",
+                    self.tokens[min(index, len(self.tokens) - 1)][2],
+                )
+            index += 1
+        self.values[-1] = None
+        self.output[-1] = Call("index", (self.output[-1],), column, (("index", tuple(values)),))
+        return index + 1
+
+    def _keyword(self, index: int) -> int:
+        """``axis=0`` inside a call (after its positional arguments); returns the index of the
+        ``,`` or ``)`` that follows it."""
+        tokens, (_, name, column) = self.tokens, self.tokens[index]
+        opened = self.stack[-1] if self.stack else None
+        if not isinstance(opened, _Open) or opened.function is None:
+            raise self.parser.error(
+                "'=' inside parentheses: only a keyword such as axis=0 may take one",
+                tokens[index + 1][2],
+            )
+        op = FUNCTION_NAMES[opened.function]
+        allowed = REGISTRY[op.reduction].keywords if op.reduction else op.keywords
+        if name not in allowed:
+            takes = f"; it takes {', '.join(k + '=' for k in allowed)}" if allowed else ""
+            raise self.parser.error(f"{opened.function}() has no keyword {name!r}{takes}", column)
+        if name in opened.keywords:
+            raise self.parser.error(f"{name}= is given twice", column)
+        value, end = self._integer(index + 2, f"{name}= takes a whole number, as in {name}=0")
+        opened.keywords[name] = value
+        following = tokens[end : end + 3]
+        if not following:
+            raise self.parser.error("'(' is never closed: add ')'", opened.column)
+        if following[0][0] == ",":
+            if [t[0] for t in following[1:]] != ["name", "="]:
+                raise self.parser.error(
+                    f"keywords come after the other arguments: {opened.function}(x, {name}=...)",
+                    following[0][2],
+                )
+        elif following[0][0] != ")":
+            raise self.parser.error(f"{name}= takes a whole number, as in {name}=0", column)
+        return end
+
+    def _integer(self, index: int, message: str) -> tuple[int, int]:
+        """A whole number, optionally signed, at ``tokens[index]``; and the index after it."""
+        tokens = self.tokens
+        sign = 1
+        if index < len(tokens) and tokens[index][1] in ("-", "+"):
+            sign = -1 if tokens[index][1] == "-" else 1
+            index += 1
+        if index >= len(tokens) or not tokens[index][1].isdigit():
+            column = tokens[min(index, len(tokens) - 1)][2]
+            raise self.parser.error(message, column)
+        return sign * int(tokens[index][1]), index + 1
+
     def _push_binary(self, op: str, column: int) -> None:
         """Apply the pending operators that bind at least as tightly, then push ``op``."""
         precedence = _PRECEDENCE[op]
@@ -996,7 +1104,12 @@ class _ExpressionParser:
             raise self.parser.error("unmatched ')': remove it or add a '(' before", column)
         self.stack.pop()
         if opened.function is not None:
-            count = opened.arguments
+            count = opened.arguments - len(opened.keywords)
+            if count == 0:
+                raise self.parser.error(
+                    f"{opened.function}() needs an argument: write {opened.function}(x)",
+                    opened.function_column,
+                )
             args, arg_values = tuple(self.output[-count:]), tuple(self.values[-count:])
             del self.output[-count:], self.values[-count:]
             node, value = self._call(opened, args, arg_values)
@@ -1028,6 +1141,19 @@ class _ExpressionParser:
         name, column = opened.function, opened.function_column
         assert name is not None  # only a call's parenthesis gets here
         op = FUNCTION_NAMES[name]
+        keywords = tuple(opened.keywords.items())
+        if op.reduction and (len(args) == 1 or keywords):  # max(v), max(X, axis=0)
+            op = REGISTRY[op.reduction]
+        if op.keywords:
+            if len(args) == op.arity:
+                return self._apply(op.name, args, values, column, keywords)
+            if len(args) == op.arity + 1 and not keywords:
+                raise self.parser.error(
+                    f"{name}() takes the axis as a keyword: write "
+                    f"{name}({_preview(args[0], 20)}, axis={_preview(args[1], 10)})",
+                    column,
+                )
+            raise self.parser.error(f"{name}() takes {_arity(op)} (got {len(args)})", column)
         if op.takes_base and len(args) == 2:  # log(x, b) is log(x) / log(b)
             log_x = self._apply(op.name, args[:1], values[:1], column)
             log_b = self._apply(op.name, args[1:], values[1:], column)
@@ -1043,9 +1169,14 @@ class _ExpressionParser:
         raise self.parser.error(f"{name}() takes {_arity(op)} (got {len(args)})", column)
 
     def _apply(
-        self, op: str, args: tuple[Node, ...], values: tuple[float | None, ...], column: int
+        self,
+        op: str,
+        args: tuple[Node, ...],
+        values: tuple[float | None, ...],
+        column: int,
+        params: tuple[tuple[str, int], ...] = (),
     ) -> tuple[Node, float | None]:
-        node = Call(op, args, column)
+        node = Call(op, args, column, params)
         return node, self.parser.fold(node, op, values)
 
     # errors
@@ -1105,6 +1236,9 @@ class _ExpressionParser:
 
 
 def _arity(op: Op) -> str:
+    if op.keywords:
+        keywords = ", ".join(f"{k}=" for k in op.keywords)
+        return f"{op.arity} argument{'s' if op.arity > 1 else ''} and optionally {keywords}"
     if op.variadic:
         return "2 or more arguments"
     if op.takes_base:

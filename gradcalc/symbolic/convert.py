@@ -54,7 +54,8 @@ def to_sympy(graph: Graph, cut: Mapping[int, Any] | None = None) -> list[Any]:
             inputs = [exprs[i] for i in node.inputs]
             if node.op == "pow":
                 _check_power(*inputs)
-            exprs.append(_checked(REGISTRY[node.op].sympy(sp, *inputs)))
+            op = REGISTRY[node.op]
+            exprs.append(_checked(op.symbolic(sp, *inputs, **dict(node.params))))
     return exprs
 
 

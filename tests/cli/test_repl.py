@@ -158,7 +158,7 @@ def test_completion_of_commands_functions_and_variables() -> None:
     ]
     assert "acc" in session.completions("grad force a", 11, "a")
     assert "at" in session.completions("grad force a", 11, "a")
-    assert session.completions("grad sin(x)*m", 12, "m") == ["m", "max", "min"]
+    assert session.completions("grad sin(x)*m", 12, "m") == ["m", "max", "mean", "min"]
     assert session.completions("set ", 4, "") == sorted(repl.SETTINGS)
     assert session.completions("set format ", 11, "j") == ["json"]
     assert session.completions("use ", 4, "") == ["force"]

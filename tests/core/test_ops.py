@@ -14,7 +14,7 @@ from gradcalc import Tape, Variable
 from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY, Op
 from gradcalc.symbolic.derivative import derivative
 
-ELEMENTWISE = [op for op in REGISTRY.values() if not op.params]
+ELEMENTWISE = [op for op in REGISTRY.values() if op.elementwise]
 EXAMPLES = 20
 
 

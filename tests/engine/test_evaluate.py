@@ -38,3 +38,17 @@ def test_a_reassigned_name_refers_to_its_latest_record() -> None:
     assert second.inputs[0].record == first.index
     assert third.inputs[0].record == second.index
     assert (first.label, second.label) == ("c", "c")
+
+
+def test_a_tensor_op_is_refused_on_a_batch_of_points_not_mixed_across_them() -> None:
+    """In the engine an array is many points; ``sum`` would add the points together."""
+    import numpy as np
+    import pytest
+
+    from gradcalc.core.errors import InputError
+
+    graph = compile_expression("sum(x^2)")
+    assert not graph.elementwise and compile_expression("x^2").elementwise
+    assert float(evaluate(graph, {"x": 3.0}).values[0]) == 9.0
+    with pytest.raises(InputError, match="sum combines the elements of a tensor"):
+        evaluate(graph, {"x": np.array([1.0, 2.0])})

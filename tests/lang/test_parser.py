@@ -439,3 +439,52 @@ def test_long_statement_chains_parse() -> None:
     program = parse_program(text)
     assert len(program.statements) == 3001
     assert program.free_variables == ("x",)
+
+
+# --- tensors -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical", "reading"),
+    [
+        ("X @ W + b", "X@W + b", "X @ W + b"),
+        ("a*X @ W", "a*X@W", "(a·X) @ W"),  # left to right, as in Python, the grouping shown
+        ("X @ W/2", "X@W/2", "(X @ W)/2"),
+        ("sum(X, axis=0)", "sum(X, axis=0)", "sum(X, axis=0)"),
+        ("softmax(z, axis = -1)", "softmax(z, axis=-1)", "softmax(z, axis=-1)"),
+        ("max(v)", "amax(v)", "amax(v)"),  # one argument: the reduction, and read as such
+        ("Max(X, axis=1)", "amax(X, axis=1)", "amax(X, axis=1)"),
+        ("max(x, y)", "max(x, y)", "max(x, y)"),  # two: elementwise, as before
+        ("v[0] + X[1, -1]", "v[0] + X[1, -1]", "v[0] + X[1, -1]"),
+        ("-v[0]^2", "-v[0]**2", "-(v[0]^2)"),  # indexing binds tightest
+        ("(a + b)[2]", "(a + b)[2]", "(a + b)[2]"),
+        ("2v[1]", "2*v[1]", "2·v[1]"),
+    ],
+)
+def test_tensor_syntax_reads_as_python_would(text: str, canonical: str, reading: str) -> None:
+    from gradcalc.lang.reading import read_as
+
+    program = parse_program(text)
+    assert unparse(program.statements[-1].expr) == canonical
+    assert read_as(program) == reading
+    again = parse_program(canonical).statements[-1].expr
+    assert unparse(again) == canonical
+
+
+def test_axis_and_index_are_parameters_of_the_call() -> None:
+    tree = expr("sum(X, axis=-1)")
+    assert isinstance(tree, Call) and tree.op == "sum" and tree.params == (("axis", -1),)
+    index = expr("v[2, -1]")
+    assert isinstance(index, Call) and index.op == "index"
+    assert index.params == (("index", (2, -1)),) and index.args == (Name("v", 0),)
+    assert expr("X @ W").op == "matmul"
+
+
+def test_tensor_ops_are_never_folded_as_constants() -> None:
+    """``2 @ 3`` has no value as numbers: it is left to the evaluator, which names the shapes."""
+    from gradcalc import grad
+    from gradcalc.core.errors import ShapeError
+
+    assert unparse(expr("2 @ 3 + x")) == "2@3 + x"
+    with pytest.raises(ShapeError, match=r"matmul cannot take shapes \(\) and \(\)"):
+        grad("2 @ 3 + x", at={"x": 1})

@@ -25,7 +25,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcalc.core.ops import activations, arith, explog, hyperbolic, piecewise, shape, trig
+from gradcalc.core.ops import (
+    activations,
+    arith,
+    explog,
+    hyperbolic,
+    linalg,
+    piecewise,
+    reduce,
+    shape,
+    trig,
+)
 from gradcalc.core.ops.record import (
     ANYWHERE,
     NOT_DIFFERENTIABLE,
@@ -55,7 +65,7 @@ __all__ = [
 ]
 
 #: The family modules, in the order their ops are listed (``gradcalc ops``).
-FAMILIES = (arith, explog, trig, hyperbolic, piecewise, activations, shape)
+FAMILIES = (arith, explog, trig, hyperbolic, piecewise, activations, linalg, reduce, shape)
 
 #: Every primitive, by name.
 REGISTRY: dict[str, Op] = {op.name: op for family in FAMILIES for op in family.OPS}
@@ -84,7 +94,9 @@ def _install_operators() -> None:
     """Route Tensor's arithmetic operators through the registry (reflected ones swap sides)."""
     for op in REGISTRY.values():
         for dunder in op.dunders:
-            if dunder.startswith("__r") and op.arity == 2:
+            if dunder == "__getitem__":  # v[0], X[1], X[:, 0]: the index is a parameter
+                setattr(Tensor, dunder, lambda self, key, op=op: op(self, index=key))
+            elif dunder.startswith("__r") and op.arity == 2:
                 setattr(Tensor, dunder, lambda self, other, op=op: op(other, self))
             else:
                 setattr(Tensor, dunder, lambda *args, op=op: op(*args))

@@ -140,6 +140,15 @@ class Op:
         saturates: an activation whose slope goes to 0 for large inputs (diagnostics flag it).
         propagates: whether a NaN or infinity at an input surely reaches the result.
         rule: the name ``explain`` gives the differentiation rule (default: the chain rule).
+        elementwise: the op maps each element (of its inputs broadcast together) to one
+            element, so an array of points is many independent evaluations; ``False`` for the
+            tensor ops (``matmul``, ``sum``, ``softmax``, ...), whose result mixes elements.
+        keywords: the ``params`` the parser accepts as ``name=integer`` (``sum(X, axis=0)``).
+        summary: for a tensor op, what it computes and its gradient rule in one line
+            (``gradcalc ops`` shows it; elementwise ops show sympy's derivative instead).
+        shapes: the shapes the op takes, said when given others (default: numpy's reason).
+        reduction: for an elementwise op, the op that a call with one argument or with
+            ``axis=`` means (``max(v)`` and ``max(X, axis=0)`` are ``amax``).
 
     >>> from gradcalc.core.ops import REGISTRY
     >>> bool(REGISTRY["sin"](0.5).value == np.sin(0.5))
@@ -167,6 +176,11 @@ class Op:
     saturates: bool = False
     propagates: Propagation = never
     rule: RuleName | None = None
+    elementwise: bool = True
+    keywords: tuple[str, ...] = ()
+    summary: str = ""
+    shapes: str = "shapes that broadcast together (sizes equal or 1, aligned from the right)"
+    reduction: str | None = None
 
     def __post_init__(self) -> None:
         if not self.args:
@@ -180,8 +194,29 @@ class Op:
             raise TypeError(f"{self.name}() takes {self.arity} argument(s), got {len(args)}")
         return apply(self, *args, **params)
 
-    def issues(self, *values: np.ndarray) -> list[DomainIssue]:
-        """The domain issues of this op at the given input arrays (only non-empty ones).
+    def symbolic(self, sp: Any, *args: Any, **params: Any) -> Any:
+        """The sympy counterpart on sympy scalars or on numpy object arrays of them.
+
+        An elementwise op is applied element by element with numpy broadcasting; a tensor op's
+        counterpart works on object arrays itself. Small tensors expanded into scalar symbols
+        thus run through the same entries as the tape:
+
+        >>> import sympy
+        >>> from gradcalc.core.ops import REGISTRY
+        >>> a, b = sympy.symbols("a b")
+        >>> REGISTRY["sin"].symbolic(sympy, np.array([a, b], dtype=object))
+        array([sin(a), sin(b)], dtype=object)
+        >>> REGISTRY["matmul"].symbolic(sympy, np.array([a, b], dtype=object), np.array([b, a]))
+        2*a*b
+        """
+        if self.elementwise and any(isinstance(a, np.ndarray) for a in args):
+            elementwise = np.frompyfunc(lambda *xs: self.sympy(sp, *xs, **params), self.arity, 1)
+            return elementwise(*args)
+        return self.sympy(sp, *args, **params)
+
+    def issues(self, *values: np.ndarray, **params: Any) -> list[DomainIssue]:
+        """The domain issues of this op at the given input arrays and ``params`` (only
+        non-empty ones); a mask has the shape of the result (or broadcasts to it).
 
         >>> from gradcalc.core.ops import REGISTRY
         >>> [i.reason for i in REGISTRY["log"].issues(np.array([-1.0, 2.0]))]
@@ -190,7 +225,7 @@ class Op:
         if self.domain is None:
             return []
         with np.errstate(all="ignore"):
-            return [issue for issue in self.domain(*values) if np.any(issue.mask)]
+            return [issue for issue in self.domain(*values, **params) if np.any(issue.mask)]
 
     def rule_name(self, dependent: Sequence[bool], nested: bool = True) -> str:
         """The differentiation rule, given which inputs depend on the source and whether any
