@@ -195,6 +195,9 @@ TESTED_ELSEWHERE = {
     "gradcalc.render.layout": "render/test_graph_svg.py",  # the drawing's boxes and layers
     "gradcalc.render.pointfree": "cli/test_cli_pointfree.py",  # formulas in each format
     "gradcalc.render.views": "render/test_formats.py",  # every view through every format
+    "gradcalc.render.matrices": "engine/test_higher.py",  # hessian and jacobian, each format
+    "gradcalc.render.verdicts": "apps/test_check.py",  # check's verdicts, each format
+    "gradcalc.render.optimizers": "cli/test_cli_minimize.py",  # and cli/test_cli_fit.py
     "gradcalc.apps.views": "render/test_formats.py",  # the apps' views, likewise
     "gradcalc.cli.app": "cli/test_cli_niceties.py",  # root options, exits, suggestions
     "gradcalc.cli.console": "cli/test_cli_niceties.py",  # colour, closed pipes, narrow tables

@@ -82,7 +82,7 @@ class Verdicts(list):
 
     def _repr_html_(self) -> str:
         from gradcalc.render.html import to_html
-        from gradcalc.render.views import VerdictView
+        from gradcalc.render.verdicts import VerdictView
 
         view = VerdictView(self.expression, self.at, latex=False)
         return to_html(view.tables(self, None, False, False))

@@ -101,7 +101,7 @@ class FitResult:
     def _repr_html_(self) -> str:
         """In a notebook: the tables ``gradcalc fit`` prints, as HTML."""
         from gradcalc.render.html import to_html
-        from gradcalc.render.views import fit_tables
+        from gradcalc.render.optimizers import fit_tables
 
         return to_html(fit_tables(self, None))
 

@@ -87,7 +87,7 @@ class Minimum:
     def _repr_html_(self) -> str:
         """In a notebook: the path and the stop ``gradcalc minimize`` prints, as HTML."""
         from gradcalc.render.html import to_html
-        from gradcalc.render.views import minimum_tables
+        from gradcalc.render.optimizers import minimum_tables
 
         return to_html(minimum_tables(self, None))
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gradcalc.render.gradient import format_number
-from gradcalc.render.views import fit_tables, minimum_tables
+from gradcalc.render.optimizers import fit_tables, minimum_tables
 
 
 class FitView:

@@ -43,7 +43,7 @@ from gradcalc.engine.api import (
     JacobianResult,
 )
 from gradcalc.render import gradient as render
-from gradcalc.render import views
+from gradcalc.render import matrices, views
 
 _ALIGN = {"right": ' style="text-align:right"', "center": ' style="text-align:center"'}
 
@@ -136,9 +136,9 @@ def result_html(result: GradResult | JacobianResult) -> str:
 def _view(result: GradResult | JacobianResult) -> tuple[Any, Any, GradResult]:
     """The command line's view of ``result``, what it renders, and its first gradient."""
     if isinstance(result, JacobianResult):
-        return views.JacobianView(), result, result.rows[0]
+        return matrices.JacobianView(), result, result.rows[0]
     if isinstance(result, HessianResult):
-        return views.HessianView(), result, result
+        return matrices.HessianView(), result, result
     kinds = {DerivativeResult: views.DerivativeView, DirectionalResult: views.DirectionalView}
     return kinds.get(type(result), views.GradView)(), [result], result
 
@@ -152,7 +152,7 @@ def result_latex(result: GradResult) -> str | None:
     \\frac{\\partial f}{\\partial y} &= x^{2}\\end{aligned}$$
     """
     if isinstance(result, HessianResult):
-        matrix = views.latex_matrix(result)
+        matrix = matrices.latex_matrix(result)
         return f"$$H = {matrix}$$" if matrix else None
     lines = render.latex_block(result).splitlines()
     if not lines:

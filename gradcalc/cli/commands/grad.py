@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -100,10 +101,7 @@ def grad(
     ] = None,
 ) -> int:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
-    from gradcalc.engine import api
     from gradcalc.engine.diagnostics import Thresholds
-    from gradcalc.engine.evaluate import source_names
-    from gradcalc.render import views
 
     options = dataclasses.replace(
         engine_options(no_check, subgradient, check_timeout, exact),
@@ -129,42 +127,61 @@ def grad(
         options,
         tape=not session.many or (output == "json" and not no_tape),
     )
-    sources = names(wrt)
+    shown = _Shown(diagnose, latex, exact, not no_normalize)
+    view, compute = _plan(session, options, names(wrt), order, direction, shown)
     writer = Writer(context, output, digits, not no_tape, session.many, id_column, out)
+    return session.run(view, compute, writer)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Shown:
+    """How ``grad`` shows its answer: the options that choose a view, not the computation."""
+
+    diagnose: bool
+    latex: bool
+    exact: bool
+    normalize: bool  # (of --direction's vector)
+
+
+def _plan(
+    session: Session,
+    options: Any,
+    sources: list[str] | None,
+    order: int,
+    direction: str | None,
+    shown: _Shown,
+) -> tuple[Any, Callable[[Any], Any]]:
+    """The view and the computation per chunk of points: along ``--direction``, the
+    ``--order`` derivatives (the Hessian for order 2 and several sources), or the gradient."""
+    from gradcalc.engine import api
+    from gradcalc.engine.evaluate import source_names
+    from gradcalc.render import views
+    from gradcalc.render.matrices import HessianView
+
+    graph = session.graph
     if direction is not None:
         if order != 1:
             raise InputError("--direction and --order do not go together")
         vector = [number(part, "--direction") for part in direction.split(",")]
-        return session.run(
-            views.DirectionalView(diagnose, latex),
-            lambda chunk: [
-                api.directional_at(session.graph, chunk, vector, sources, not no_normalize, options)
-            ],
-            writer,
+        return views.DirectionalView(shown.diagnose, shown.latex), lambda chunk: [
+            api.directional_at(graph, chunk, vector, sources, shown.normalize, options)
+        ]
+    if order == 1:
+        return views.GradView(shown.diagnose, shown.latex), lambda chunk: api.gradient_at(
+            graph, chunk, sources, options
         )
-    if order > 1:
-        chosen = source_names(session.graph, sources)
-        if len(chosen) > 1 and order == 2:
-            return session.run(
-                views.HessianView(latex=latex, exact=exact),
-                lambda chunk: api.hessian_at(session.graph, chunk, chosen, options),
-                writer,
-            )
-        if len(chosen) > 1:
-            raise InputError(
-                f"--order {order} takes one source (--wrt x); "
-                "with several, --order 2 gives the Hessian"
-            )
-        return session.run(
-            views.DerivativeView(diagnose, latex),
-            lambda chunk: [api.derivatives_at(session.graph, chunk, chosen[0], order, options)],
-            writer,
+    chosen = source_names(graph, sources)
+    if len(chosen) > 1 and order == 2:
+        return HessianView(latex=shown.latex, exact=shown.exact), lambda chunk: api.hessian_at(
+            graph, chunk, chosen, options
         )
-    return session.run(
-        views.GradView(diagnose, latex),
-        lambda chunk: api.gradient_at(session.graph, chunk, sources, options),
-        writer,
-    )
+    if len(chosen) > 1:
+        raise InputError(
+            f"--order {order} takes one source (--wrt x); with several, --order 2 gives the Hessian"
+        )
+    return views.DerivativeView(shown.diagnose, shown.latex), lambda chunk: [
+        api.derivatives_at(graph, chunk, chosen[0], order, options)
+    ]
 
 
 def _without_point(context, expression, wrt, of, order, output, latex, check_timeout) -> int:

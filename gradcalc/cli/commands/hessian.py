@@ -40,7 +40,7 @@ def hessian(
     out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Annotated[str, output_option("gradcalc.render.views:HessianView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.matrices:HessianView")] = "table",
     no_check: NoCheck = False,
     exact: Exact = False,
     latex: Latex = False,
@@ -50,7 +50,7 @@ def hessian(
 ) -> int:
     """The Hessian of EXPRESSION (nested tapes), its eigenvalues and the second-derivative test."""
     from gradcalc.engine import api
-    from gradcalc.render import views
+    from gradcalc.render import matrices
 
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
@@ -64,7 +64,7 @@ def hessian(
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many, id_column, out)
     return session.run(
-        views.HessianView(latex=latex, exact=exact),
+        matrices.HessianView(latex=latex, exact=exact),
         lambda chunk: api.hessian_at(session.graph, chunk, names(wrt), options),
         writer,
     )

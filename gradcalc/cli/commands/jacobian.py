@@ -44,7 +44,7 @@ def jacobian(
     out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Annotated[str, output_option("gradcalc.render.views:JacobianView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.matrices:JacobianView")] = "table",
     no_check: NoCheck = False,
     exact: Exact = False,
     digits: Digits = None,
@@ -53,7 +53,7 @@ def jacobian(
 ) -> int:
     """The Jacobian matrix of several targets (rows) by the variables (columns)."""
     from gradcalc.engine import api
-    from gradcalc.render import views
+    from gradcalc.render import matrices
 
     if not at and points is None and of is None:  # no point: the formula
         from gradcalc.cli.commands.diff import point_free
@@ -65,7 +65,7 @@ def jacobian(
     options = engine_options(no_check, subgradient, check_timeout, exact)
     writer = Writer(context, output, digits, False, session.many, id_column, out)
     return session.run(
-        views.JacobianView(exact=exact),
+        matrices.JacobianView(exact=exact),
         lambda chunk: api.jacobian_at(session.graph, chunk, names(wrt), options),
         writer,
     )

@@ -1,0 +1,265 @@
+"""How a matrix of derivatives is shown in each output format: the Hessian (``hessian``,
+``grad --order 2`` with several sources) and the Jacobian (``jacobian``). Pure: nothing here
+prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from gradcalc.engine.api import GradResult, HessianResult, JacobianResult
+from gradcalc.render import gradient as render
+from gradcalc.render.gradient import CHECK_MARK, at_point, format_number, json_number
+from gradcalc.render.views import GradView, rows_table, text_at, unwrapped, with_reading
+
+
+class HessianView(GradView):
+    """``gradcalc hessian`` (and ``grad --order 2`` with several sources)."""
+
+    def results(self, computed: Any) -> list[GradResult]:
+        return [computed]
+
+    def json(self, computed: HessianResult, k: int, tape: bool) -> list[dict[str, Any]]:
+        result = computed
+        obj = render.to_json(result, k, tape=False)
+        bad = result.reason(k) is not None
+        names = result.sources
+        matrix = result.matrix.reshape(len(names), len(names), -1)[:, :, k]
+        test = result.tests[k]
+        partials = result.check.partials if result.check is not None else {}
+        obj.update(
+            variables=list(names),
+            hessian=None if bad else [[json_number(v) for v in row] for row in matrix.tolist()],
+            exact_hessian=None
+            if bad
+            else [[text_at(t, k) for t in row] for row in result.exact_matrix],
+            symbolic=[
+                [str(partials[f"{a},{b}"].derivative) if partials else None for b in names]
+                for a in names
+            ],
+            eigenvalues=None if bad else [json_number(e) for e in test.eigenvalues],
+            curvature=None if bad else test.curvature,
+            classification=None if bad else test.verdict,
+            critical_point=None if bad else test.critical,
+        )
+        if self.latex:
+            obj["latex"] = latex_matrix(result)
+        return [obj]
+
+    def csv_header(self, computed: HessianResult) -> list[str]:
+        names = computed.sources
+        entries = [f"d2/d{a}d{b}" for a in names for b in names]
+        return [*computed.points.names, "value", *entries, "classification"]
+
+    def csv_rows(self, computed: HessianResult, digits: int | None) -> Iterator[list[str]]:
+        result = computed
+        n, count = len(result.sources), result.points.count
+        bad = result.first_reason >= 0
+        columns = [
+            render.texts(result.points.arrays[p].reshape(-1), count, digits)
+            for p in result.points.names
+        ]
+        columns.append(
+            render.texts(
+                result.value.reshape(-1), count, digits, result.value_undefined.reshape(-1)
+            )
+        )
+        flat = _shown(result.shown_matrix, result.matrix).reshape(n * n, -1)
+        columns += [render.texts(flat[i], count, digits, bad) for i in range(n * n)]
+        columns.append(["" if bad[k] else t.verdict for k, t in enumerate(result.tests)])
+        return (list(row) for row in zip(*columns))
+
+    def plain(self, computed: HessianResult, digits: int | None) -> Iterator[str]:
+        for row in self.csv_rows(computed, digits):
+            entries = row[len(computed.points.names) + 1 : -1]
+            yield " ".join(e or "nan" for e in entries)
+
+    def single(self, computed: HessianResult, digits: int | None, tape: bool) -> list[Any]:
+        from rich.text import Text
+
+        result = computed
+        if result.undefined.any():
+            return []
+        names = result.sources
+        matrix = _shown(result.shown_matrix, result.matrix).reshape(len(names), len(names))
+        partials = result.check.partials if result.check is not None else {}
+        table = render.new_table(f"Hessian of {result.target}")
+        table.add_column("", style="bold")
+        for name in names:
+            table.add_column(f"∂/∂{name}", justify="right", style="cyan")
+        for i, a in enumerate(names):
+            cells = [f"∂/∂{a}"]
+            for j, b in enumerate(names):
+                text = format_number(matrix[i, j], digits)
+                exact = text_at(result.exact_matrix[i][j], 0) if result.exact_matrix else None
+                text = exact if self.exact and exact else text
+                partial = partials.get(f"{a},{b}")
+                if partial is not None and np.any(partial.mismatch):
+                    text += " ✗"
+                cells.append(text)
+            table.add_row(*cells)
+        test = result.tests[0]
+        summary = Text()
+        if result.check is not None:
+            agree = result.check.status == "agree"
+            mark = CHECK_MARK[result.check.status]
+            what = "every entry agrees with" if agree else f"{result.check.status}: compared with"
+            summary.append(f"{mark} {what} sympy's hessian\n")
+        summary.append(
+            "eigenvalues: " + ", ".join(format_number(e, digits or 6) for e in test.eigenvalues)
+        )
+        summary.append(f"  ({test.curvature})\n")
+        shown = result.shown or result.gradient  # exact where the check knows it
+        gradient = ", ".join(format_number(shown[n], digits) for n in names)
+        summary.append(f"gradient: ({gradient})")
+        summary.append(
+            " — a critical point\n" if test.critical else " — not zero, so not a critical point\n"
+        )
+        summary.append("second-derivative test: ")
+        summary.append(test.verdict, style="bold")
+        parts = [render.headline(result, digits), table, summary]
+        if self.latex:
+            parts.append(unwrapped(f"H = {latex_matrix(result)}"))
+        return parts
+
+    def many(self, computed: HessianResult, digits: int | None) -> list[Any]:
+        title = f"Hessian of {computed.target}"
+        table = rows_table(title, self.csv_header(computed), self.csv_rows(computed, digits))
+        return [with_reading(computed, table)]
+
+
+def latex_matrix(result: HessianResult) -> str:
+    """sympy's Hessian as a LaTeX ``pmatrix`` (empty without the symbolic check)."""
+    tex = render.latex_derivatives(result)
+    if not tex:
+        return ""
+    names = result.sources
+    rows = [" & ".join(tex[f"{a},{b}"] for b in names) for a in names]
+    return "\\begin{pmatrix} " + " \\\\ ".join(rows) + " \\end{pmatrix}"
+
+
+class JacobianView(GradView):
+    """``gradcalc jacobian``: several targets, one matrix per point."""
+
+    def results(self, computed: JacobianResult) -> list[GradResult]:
+        return computed.rows
+
+    def json(self, computed: JacobianResult, k: int, tape: bool) -> list[dict[str, Any]]:
+        rows = computed.rows
+        first = rows[0]
+        bad = any(row.reason(k) is not None for row in rows)
+        matrix = computed.matrix.reshape(len(rows), len(first.sources), -1)[:, :, k]
+        exact = [[text_at(row.exact.get(s, []), k) for s in row.gradient] for row in rows]
+        exact_determinant = text_at(computed.exact_determinant, k)
+        determinant = None
+        if computed.determinant is not None and not bad:
+            determinant = json_number(at_point(computed.determinant, k))
+        checks = [render.to_json(row, k, tape=False)["check"] for row in rows]
+        diagnostics = [render.diagnostics_json(row, k) for row in rows]
+        return [
+            {
+                "expression": first.expression,
+                "read_as": first.read_as,
+                "point": render.point_values(first, k),
+                "targets": computed.targets,
+                "variables": list(first.sources),
+                "values": [None if bad else json_number(at_point(row.value, k)) for row in rows],
+                "jacobian": None if bad else [[json_number(v) for v in r] for r in matrix.tolist()],
+                "determinant": determinant,
+                "exact_jacobian": None if bad else exact,
+                "exact_determinant": None if bad else exact_determinant,
+                **(
+                    {"symbolic_determinant": computed.symbolic_determinant}
+                    if computed.symbolic_determinant is not None
+                    else {}
+                ),
+                "symbolic": [render.to_json(row, k, tape=False)["symbolic"] for row in rows],
+                "check": {
+                    "status": _worst(c["status"] for c in checks),
+                    "agree": None
+                    if any(c["agree"] is None for c in checks)
+                    else all(c["agree"] for c in checks),
+                    "max_difference": max((c["max_difference"] or 0.0) for c in checks),
+                },
+                "undefined": next((row.reason(k) for row in rows if row.reason(k)), None),
+                "warnings": list(dict.fromkeys(w for row in rows for w in row.warnings)),
+                "diagnostics": {
+                    "healthy": all(d["healthy"] for d in diagnostics),
+                    "findings": [f for d in diagnostics for f in d["findings"]],
+                },
+            }
+        ]
+
+    def csv_header(self, computed: JacobianResult) -> list[str]:
+        header = render.csv_header(computed.rows)
+        return header + (["determinant"] if computed.determinant is not None else [])
+
+    def csv_rows(self, computed: JacobianResult, digits: int | None) -> Iterator[list[str]]:
+        rows = render.csv_rows(computed.rows, digits)
+        if computed.determinant is None:
+            return rows
+        bad = np.any([row.first_reason >= 0 for row in computed.rows], axis=0)
+        det = render.texts(
+            computed.determinant.reshape(-1), computed.rows[0].points.count, digits, bad
+        )
+        return ([*row, d] for row, d in zip(rows, det))
+
+    def plain(self, computed: JacobianResult, digits: int | None) -> Iterator[str]:
+        return render.plain_lines(computed.rows, digits)
+
+    def single(self, computed: JacobianResult, digits: int | None, tape: bool) -> list[Any]:
+        from rich.text import Text
+
+        rows = computed.rows
+        if any(row.undefined.any() for row in rows):
+            return []
+        first = rows[0]
+        point = ", ".join(f"{n} = {v}" for n, v in (first.points.exact or [{}])[0].items())
+        head = render.read_as_line(first)
+        head.append("\n")
+        for row in rows:
+            head.append(f"{row.target} = ", style="bold")
+            value = row.value if row.shown_value is None else row.shown_value
+            head.append(f"{format_number(value, digits)}\n")
+        head.append(f"at {point}", style="dim")
+        table = render.new_table("Jacobian (rows: targets; columns: variables)")
+        table.add_column("", style="bold")
+        for name in first.sources:
+            table.add_column(f"∂/∂{name}", justify="right", style="cyan")
+        if first.check is not None:
+            table.add_column("check", justify="center")
+        for row in rows:
+            cells = [f"∂{row.target}"]
+            for name, g in (row.shown or row.gradient).items():
+                exact = text_at(row.exact.get(name, []), 0)
+                shown = format_number(0.0 if g is None else g, digits)
+                cells.append(exact if self.exact and exact else shown)
+            if row.check is not None:
+                cells.append(render.check_mark(row.check, None))
+            table.add_row(*cells)
+        parts: list[Any] = [head, table]
+        if computed.determinant is not None:
+            exact = text_at(computed.exact_determinant, 0)
+            shown = exact if self.exact and exact else format_number(computed.determinant, digits)
+            line = f"determinant: {shown}"
+            if computed.symbolic_determinant is not None:
+                line += f"   (symbolically: {computed.symbolic_determinant})"
+            parts.append(Text(line))
+        return parts
+
+    def many(self, computed: JacobianResult, digits: int | None) -> list[Any]:
+        table = rows_table("Jacobian", self.csv_header(computed), self.csv_rows(computed, digits))
+        return [with_reading(computed.rows[0], table)]
+
+
+def _shown(shown: np.ndarray | None, tape: np.ndarray) -> np.ndarray:
+    """The numbers to show: exact where known (``shown``), else the tape's."""
+    return tape if shown is None else shown
+
+
+def _worst(statuses: Iterator[str]) -> str:
+    order = ["off", "agree", "skipped", "disagree"]
+    return max(statuses, key=order.index)
