@@ -215,7 +215,7 @@ def _compare_number(text, yours, value, exact_correct, rtol, atol) -> tuple[str,
 
 def _number(value: float) -> str:
     """Short (10 significant digits) for messages."""
-    from gradcalc.render.gradient import format_number
+    from gradcalc.core.numbers import format_number
 
     return format_number(value, 10)
 

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.errors import InputError
+from gradcalc.core.numbers import format_number
 from gradcalc.core.ops import REGISTRY
 from gradcalc.core.ops.arith import LOGARITHMIC
 from gradcalc.engine.api import GradResult, Options, as_points, compile_expression, gradient_at
@@ -52,7 +53,6 @@ from gradcalc.engine.diagnostics import local_slopes
 from gradcalc.engine.evaluate import TapeRow, source_names
 from gradcalc.engine.points import Points
 from gradcalc.lang.graph import Graph
-from gradcalc.render.gradient import format_number
 from gradcalc.symbolic.crosscheck import (
     CheckTimeout,
     constant_to_sympy,

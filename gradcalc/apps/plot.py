@@ -17,6 +17,7 @@ files only.
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,12 +28,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
+from gradcalc.core.numbers import format_number
 from gradcalc.core.ops import UNDEFINED
 from gradcalc.core.tape import NON_FINITE_VALUE
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.evaluate import evaluate
 from gradcalc.engine.points import Points, constant_value, parse_at
 from gradcalc.lang.graph import Graph
+
+_label = functools.partial(format_number, digits=6)  # titles and labels: 6 significant digits
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -331,7 +335,8 @@ class _Tangent:
     curve: _Curve
 
     def title(self) -> str:
-        return f"{self.expression} at {self.point}: value {_num(self.y0)}, slope {_num(self.slope)}"
+        value, slope = _label(self.y0), _label(self.slope)
+        return f"{self.expression} at {self.point}: value {value}, slope {slope}"
 
     def limits(self) -> Span:
         """The vertical axis: the function's range and the point, with a margin."""
@@ -362,8 +367,10 @@ class _Contour:
     arrow: float  # the arrow's length in the plot's units
 
     def title(self) -> str:
-        gradient = ", ".join(_num(g) for g in self.gradient)
-        return f"{self.expression} at {self.point}: value {_num(self.value)}, gradient ({gradient})"
+        gradient = ", ".join(_label(g) for g in self.gradient)
+        return (
+            f"{self.expression} at {self.point}: value {_label(self.value)}, gradient ({gradient})"
+        )
 
 
 def _prepare(expression: str, at: At) -> tuple[Graph, Points]:
@@ -408,7 +415,7 @@ def _listed(names: Sequence[str]) -> str:
 def _checked_span(span: Span) -> Span:
     lo, hi = (float(v) for v in span)
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise InputError(f"the range {_num(lo)}:{_num(hi)} must be finite with lo < hi")
+        raise InputError(f"the range {_label(lo)}:{_label(hi)} must be finite with lo < hi")
     return lo, hi
 
 
@@ -419,7 +426,7 @@ def _span_around(span: Span | None, name: str, centre: float) -> Span:
     lo, hi = _checked_span(span)
     if not lo <= centre <= hi:
         raise InputError(
-            f"the point {name}={_num(centre)} is outside the range {_num(lo)}:{_num(hi)}"
+            f"the point {name}={_label(centre)} is outside the range {_label(lo)}:{_label(hi)}"
         )
     return lo, hi
 
@@ -471,7 +478,7 @@ def _tangent_terminal(plt: Any, tangent: _Tangent) -> None:
             piece.x, piece.y, marker="braille", label=None if k else f"f = {tangent.expression}"
         )
     line = tangent.line()
-    plt.plot(line.x, line.y, marker="·", label=f"tangent, slope {_num(tangent.slope)}")
+    plt.plot(line.x, line.y, marker="·", label=f"tangent, slope {_label(tangent.slope)}")
     plt.scatter([tangent.x0], [tangent.y0], marker="●", label=f"point ({tangent.point})")
     plt.xlim(tangent.curve.x[0], tangent.curve.x[-1])
     plt.ylim(*tangent.limits())
@@ -482,8 +489,8 @@ def _tangent_file(ax: Axes, tangent: _Tangent) -> None:
         tangent.curve.x, tangent.curve.y, lw=2, label=f"f({tangent.name}) = {tangent.expression}"
     )
     line = tangent.line()
-    ax.plot(line.x, line.y, "--", lw=1.5, label=f"tangent, slope {_num(tangent.slope)}")
-    ax.plot(tangent.x0, tangent.y0, "o", ms=8, label=f"{tangent.point}, f = {_num(tangent.y0)}")
+    ax.plot(line.x, line.y, "--", lw=1.5, label=f"tangent, slope {_label(tangent.slope)}")
+    ax.plot(tangent.x0, tangent.y0, "o", ms=8, label=f"{tangent.point}, f = {_label(tangent.y0)}")
     ax.set_xlim(tangent.curve.x[0], tangent.curve.x[-1])
     ax.set_ylim(*tangent.limits())
 
@@ -519,8 +526,8 @@ def _contour_file(ax: Axes, contour: _Contour) -> None:
     ax.clabel(lines, fontsize=7)
     if z.min() < contour.value < z.max():
         ax.contour(x, y, z, [contour.value], colors="crimson", linestyles="dotted")
-        ax.plot([], [], ":", color="crimson", label=f"level f = {_num(contour.value)}")  # legend
-    label = f"{contour.point}, f = {_num(contour.value)}"
+        ax.plot([], [], ":", color="crimson", label=f"level f = {_label(contour.value)}")  # legend
+    label = f"{contour.point}, f = {_label(contour.value)}"
     ax.plot(*contour.point_xy, "o", color="crimson", ms=7, label=label)
     norm = float(np.hypot(contour.gradient[0], contour.gradient[1]))
     if norm > 0:
@@ -566,8 +573,8 @@ def _path_file(ax: Axes, grid, values: np.ndarray, path: _Curve, names: Sequence
     ax.plot(
         path.x, path.y, ".-", color="crimson", lw=1.2, ms=3, label=f"path ({path.x.size} points)"
     )
-    start = f"start ({names[0]}={_num(path.x[0])}, {names[1]}={_num(path.y[0])})"
-    end = f"end ({names[0]}={_num(path.x[-1])}, {names[1]}={_num(path.y[-1])})"
+    start = f"start ({names[0]}={_label(path.x[0])}, {names[1]}={_label(path.y[0])})"
+    end = f"end ({names[0]}={_label(path.x[-1])}, {names[1]}={_label(path.y[-1])})"
     ax.plot(path.x[0], path.y[0], "o", color="black", ms=7, label=start)
     ax.plot(path.x[-1], path.y[-1], "*", color="crimson", ms=13, label=end)
     ax.set_aspect("equal")
@@ -679,8 +686,3 @@ def _padded(lo: float, hi: float, margin: float) -> Span:
 def _fit_width(text: str, width: int) -> str:
     """Shorten a title to ``width`` (plotext's own title vanishes when it is too wide)."""
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _num(value: float) -> str:
-    """A number for a title or label: 6 significant digits, never ``-0``."""
-    return f"{value + 0.0:.6g}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gradcalc.render.gradient import format_number
+from gradcalc.core.numbers import format_number
 from gradcalc.render.optimizers import fit_tables, minimum_tables
 
 

@@ -23,6 +23,8 @@ import math
 import os
 import signal
 
+from gradcalc.core.numbers import format_number
+
 #: Default CPU time cap, in seconds (a 10^7-row file of points takes about 100 s).
 DEFAULT_CPU_SECONDS = 600
 #: Default cap on the address space, in MiB (a 10^7-row fit peaks near 2 GiB).
@@ -35,14 +37,10 @@ GRACE_SECONDS = 5
 _applied: dict[str, float] = {}
 
 
-def _number(value: float) -> str:
-    return f"{value:g}"
-
-
 def cpu_message(seconds: float) -> str:
     """The one-line error when the CPU cap is reached."""
     return (
-        f"CPU time limit reached ({_number(seconds)} s): raise it with --max-cpu SECONDS "
+        f"CPU time limit reached ({format_number(seconds)} s): raise it with --max-cpu SECONDS "
         f"or {CPU_ENV} (0: no limit)"
     )
 
@@ -57,7 +55,7 @@ def memory_message() -> str:
     if not mb:
         return "out of memory: the input needs more memory than this machine allows"
     return (
-        f"memory limit reached ({_number(mb)} MB): raise it with --max-memory MB "
+        f"memory limit reached ({format_number(mb)} MB): raise it with --max-memory MB "
         f"or {MEMORY_ENV} (0: no limit)"
     )
 
@@ -79,7 +77,7 @@ def validate(cpu_seconds: float, memory_mb: float) -> None:
         if not (math.isfinite(value) and value >= 0):
             raise InputError(
                 f"{option} must be a finite number of {unit}, 0 or more (0: no limit), "
-                f"not {_number(value)}"
+                f"not {format_number(value)}"
             )
 
 

@@ -17,15 +17,19 @@ Not healthy at x=1.0:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gradcalc.core.numbers import format_number
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
 from gradcalc.core.tensor import Tensor
 from gradcalc.engine.evaluate import TapeRow
+
+_short = functools.partial(format_number, digits=2)  # findings: 2 significant digits
 
 if TYPE_CHECKING:
     from gradcalc.engine.api import GradResult
@@ -231,7 +235,3 @@ def _first(mask: np.ndarray) -> int:
 def _at(values: np.ndarray, k: int) -> float:
     array = np.asarray(values)
     return float(array if array.ndim == 0 else array.reshape(-1)[k])
-
-
-def _short(value: float) -> str:
-    return f"{value + 0.0:.2g}"  # + 0.0: no "-0"

@@ -40,8 +40,9 @@ from pathlib import Path
 import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
+from gradcalc.core.numbers import format_number
 from gradcalc.engine.api import GradResult
-from gradcalc.render.gradient import at_point, format_number, point_values
+from gradcalc.render.gradient import at_point, point_values
 
 RENDERED = {".svg": "svg", ".png": "png"}
 SUFFIXES = (".svg", ".png", ".dot")

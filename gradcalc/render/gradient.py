@@ -17,24 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.core.numbers import format_number
 from gradcalc.engine.api import GradResult
 from gradcalc.symbolic.shapes import printed
 
 _INTEGRAL = re.compile(r"\.0(?=,|\]$)")
 CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
 MAX_TABLE_ROWS = 1000
-
-
-def format_number(value: Any, digits: int | None = None) -> str:
-    """A float as short as possible without losing it (or with ``digits`` significant digits)."""
-    if value is None:
-        return "—"
-    x = float(value)
-    if not math.isfinite(x):
-        return str(x)
-    if x == int(x) and abs(x) < 1e16:
-        return str(int(x))
-    return repr(x) if digits is None else f"{x:.{digits}g}"
 
 
 def at_point(array: np.ndarray | None, k: int) -> Any:

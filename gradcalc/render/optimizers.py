@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gradcalc.core.numbers import format_number
 from gradcalc.render import gradient as render
-from gradcalc.render.gradient import format_number
 
 
 def fit_tables(result: Any, digits: int | None) -> list[Any]:

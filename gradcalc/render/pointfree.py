@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gradcalc.core.numbers import format_number
 from gradcalc.render.derivative import verification_line
-from gradcalc.render.gradient import format_number, json_number
+from gradcalc.render.gradient import json_number
 from gradcalc.symbolic.notation import user_text
 
 # --- critical points ----------------------------------------------------------------------------

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gradcalc.core.numbers import format_number
 from gradcalc.engine.api import (
     DirectionalResult,
     GradResult,
 )
 from gradcalc.render import gradient as render
-from gradcalc.render.gradient import at_point, format_number, json_number
+from gradcalc.render.gradient import at_point, json_number
 
 
 class GradView:
