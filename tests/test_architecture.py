@@ -172,7 +172,6 @@ TESTS = Path(__file__).parent
 #: instead (through the command line, or as a part of the module tested there). An entry
 #: goes when its module gets its own file; the test below fails on a stale one.
 TESTED_ELSEWHERE = {
-    "gradcalc.core.budget": "test_safety.py",  # deadlines of whole requests, real processes
     "gradcalc.core.errors": "cli/test_cli_messages.py",  # the messages and exit codes
     "gradcalc.core.tensor": "core/test_tape.py",  # Variable and the operators on the tape
     "gradcalc.lang.graph": "engine/test_evaluate.py",  # lower() and the graph it evaluates

@@ -12,7 +12,11 @@ piece that runs out raises :class:`CheckTimeout`, which the caller turns into a 
 ("skipped").
 
 Deadlines are kept with ``SIGALRM`` (POSIX, main thread); elsewhere they are not enforced.
-gradcalc runs one thread, so a wall-clock deadline also bounds the request's CPU time.
+gradcalc runs one thread, so a wall-clock deadline also bounds the request's CPU time. A
+library may catch the deadline's exception (``except Exception``): the alarm then rings
+again every :data:`REPEAT` seconds until the block is left, and a block left after its
+deadline rang -- normally, or by another exception -- raises the deadline's exception all
+the same, so a swallowed deadline never yields a result.
 Outside any request, :func:`current` is a fresh budget: each library call has its own.
 
 >>> with request(timeout=30, symbolic=5) as budget:
@@ -38,6 +42,8 @@ from gradcalc.core.errors import GradcalcError
 RESERVE = 0.2
 #: Seconds below which a symbolic piece is not started (what is left is as good as spent).
 MIN_PIECE = 0.01
+#: Seconds between rings of a deadline that has passed while its block still runs.
+REPEAT = 0.05
 
 
 class CheckTimeout(Exception):
@@ -162,7 +168,15 @@ def symbolic_limit(seconds: float, key: Hashable = None) -> AbstractContextManag
 
 # --- the alarm: one SIGALRM for every open deadline, the earliest armed -------------------
 
-_deadlines: list[tuple[float, Callable[[], BaseException]]] = []
+
+class _Deadline:
+    """An open deadline: when, the exception it raises, and whether it has rung."""
+
+    def __init__(self, when: float, error: Callable[[], BaseException]):
+        self.when, self.error, self.rang = when, error, False
+
+
+_deadlines: list[_Deadline] = []
 _previous_handler: list[Any] = []  # what signal.signal returned (a handler, or a constant)
 
 
@@ -172,17 +186,22 @@ def _usable() -> bool:
 
 @contextmanager
 def _deadline(when: float, error: Callable[[], BaseException]) -> Iterator[None]:
-    """Raise ``error()`` in this block once ``time.monotonic()`` passes ``when``."""
+    """Raise ``error()`` in this block once ``time.monotonic()`` passes ``when`` -- again
+    every :data:`REPEAT` seconds while the block runs on, and on leaving it, if it rang."""
     if not _usable() or not math.isfinite(when):
         yield
         return
-    entry = (when, error)
+    entry = _Deadline(when, error)
     if not _deadlines:
         _previous_handler.append(signal.signal(signal.SIGALRM, _on_alarm))
     _deadlines.append(entry)
     try:
         _arm()
         yield
+    except BaseException as escaping:
+        if entry.rang and not isinstance(escaping, type(error())):  # turned into another error
+            raise error() from escaping
+        raise
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)  # first: no alarm while the list changes
         _deadlines.remove(entry)
@@ -190,18 +209,23 @@ def _deadline(when: float, error: Callable[[], BaseException]) -> Iterator[None]
             _arm()
         else:
             signal.signal(signal.SIGALRM, _previous_handler.pop())
+    if entry.rang:  # it rang, and something swallowed it: the block's result is not to be had
+        raise error()
 
 
 def _arm() -> None:
-    earliest = min(when for when, _ in _deadlines)
+    earliest = min(entry.when for entry in _deadlines)
     signal.setitimer(signal.ITIMER_REAL, max(earliest - time.monotonic(), 1e-4))
 
 
 def _on_alarm(signum: int, frame: object) -> None:
     now = time.monotonic()
-    expired = [entry for entry in _deadlines if entry[0] <= now + 1e-3]
+    expired = [entry for entry in _deadlines if entry.when <= now + 1e-3]
     if not expired:  # woke early (or late, for a deadline already gone): wait on
         if _deadlines:
             _arm()
         return
-    raise min(expired, key=lambda entry: entry[0])[1]()
+    first = min(expired, key=lambda entry: entry.when)
+    first.rang = True
+    signal.setitimer(signal.ITIMER_REAL, REPEAT)  # rings on until the block is left
+    raise first.error()
