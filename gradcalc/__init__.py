@@ -23,6 +23,7 @@ _EXPORTS = {
     "constant": "gradcalc.core.tensor",
     "Tape": "gradcalc.core.tape",
     "TapeError": "gradcalc.core.tape",
+    "ShapeError": "gradcalc.core.errors",
     "Record": "gradcalc.core.tape",
     "Problem": "gradcalc.core.tape",
     "F": "gradcalc.core.ops",

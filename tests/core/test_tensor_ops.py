@@ -176,13 +176,18 @@ def symbolic_derivatives(op: Op, inputs, params, cotangent, directions=None) -> 
 OPS = pytest.mark.parametrize("name", list(CASES))
 
 
+def draw_case(name: str, data: st.DataObject) -> tuple[Op, list[np.ndarray], dict, np.ndarray]:
+    """The op, random inputs and parameters for it, and a random adjoint of its result."""
+    op = REGISTRY[name]
+    inputs, params = CASES[name](data)
+    return op, inputs, params, _cotangent(np.shape(op.forward(*inputs, **params)))
+
+
 @OPS
 @HYPOTHESIS
 @given(data=st.data())
 def test_first_order_rule_matches_sympy_and_finite_differences(name: str, data) -> None:
-    op = REGISTRY[name]
-    inputs, params = CASES[name](data)
-    cotangent = _cotangent(np.shape(op.forward(*inputs, **params)))
+    op, inputs, params, cotangent = draw_case(name, data)
     grads = tape_vjp(op, inputs, params, cotangent)
     assert [g.shape for g in grads] == [x.shape for x in inputs]
     numeric = central_gradient(lambda xs: _loss_value(op, xs, params, cotangent), inputs)
@@ -196,9 +201,7 @@ def test_first_order_rule_matches_sympy_and_finite_differences(name: str, data) 
 @HYPOTHESIS
 @given(data=st.data())
 def test_second_order_rule_matches_sympy_and_finite_differences(name: str, data) -> None:
-    op = REGISTRY[name]
-    inputs, params = CASES[name](data)
-    cotangent = _cotangent(np.shape(op.forward(*inputs, **params)))
+    op, inputs, params, cotangent = draw_case(name, data)
     directions = [_cotangent(x.shape, seed=2 + k) for k, x in enumerate(inputs)]
     hvp = tape_hvp(op, inputs, params, cotangent, directions)
     h = 1e-5
