@@ -176,7 +176,6 @@ TESTED_ELSEWHERE = {
     "gradcalc.core.tensor": "core/test_tape.py",  # Variable and the operators on the tape
     "gradcalc.lang.graph": "engine/test_evaluate.py",  # lower() and the graph it evaluates
     "gradcalc.lang.literals": "lang/test_parser.py",  # the pi/e table, parsed
-    "gradcalc.symbolic.convert": "test_safety.py",  # exact constants capped before built
     "gradcalc.symbolic.derivative": "core/test_ops.py",  # each op's rule against it
     "gradcalc.symbolic.notation": "apps/test_diff.py",  # derivatives in the user's notation
     "gradcalc.symbolic.numeric": "apps/test_critical.py",  # exact values of numeric points

@@ -16,6 +16,7 @@ e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from gradcalc.lang.parser import (
     Binary,
@@ -71,7 +72,8 @@ def ambiguities(program: Program) -> list[str]:
     The patterns: a power's exponent followed directly by an implicit product (``e^2x``,
     ``e^-2x``; not ``e^2 x`` or ``x²y``); an implicit product after a quotient (``1/2x``,
     ``x/2y``); a number-over-number exponent split by ``/`` (``x^1/2``; not a whole power
-    like ``x^4/2``, nor ``(x^3)/2``).
+    like ``x^4/2``, nor ``(x^3)/2``); a power to a variable named ``T`` that no statement
+    assigns (``W^T``: a transpose in textbook notation).
 
     >>> from gradcalc.lang.parser import parse_program
     >>> for warning in ambiguities(parse_program("x^1/2 + x/2y")):
@@ -82,13 +84,37 @@ def ambiguities(program: Program) -> list[str]:
     []
     """
     found: list[str] = []
+    assigned = {statement.target for statement in program.statements}
     for statement in program.statements:
         for node in postorder(statement.expr):
             if isinstance(node, Binary) and node.op in ("mul", "div"):
                 warning = _ambiguity(node, program.text)
                 if warning is not None:
                     found.append(warning)
+            elif _power_of_t(node) and "T" not in assigned:
+                found.append(_transpose_warning(node, program.text))
     return found
+
+
+def _power_of_t(node: Node) -> TypeGuard[Binary]:
+    """Whether ``node`` is a power to the variable ``T`` (``W^T``)."""
+    return is_binary(node, "pow") and isinstance(node.right, Name) and node.right.name == "T"
+
+
+def _transpose_warning(power: Binary, text: str) -> str:
+    """``W^T`` is a power of ``W`` with the variable ``T``, not a transpose.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> ambiguities(parse_program("X @ W^T"))
+    ['W^T is read as W to the power T; for the transpose of W, write transpose(W)']
+    """
+    inner = _shortened(unparse(power.left, reading=True))
+    base = f"({inner})" if isinstance(power.left, (Binary, Neg)) else inner
+    typed = _shortened(_typed(power.left, power.right, text))
+    return (
+        f"{typed} is read as {base} to the power T; for the transpose of {base}, "
+        f"write transpose({inner})"
+    )
 
 
 def _ambiguity(node: Binary, text: str) -> str | None:

@@ -135,3 +135,22 @@ def test_errors_after_a_unicode_symbol_point_at_the_typed_column() -> None:
 def test_a_function_without_parentheses_names_both_readings(text, message) -> None:
     with pytest.raises(InputError, match=re.escape(message)):
         parse_program(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "typed", "base", "inner"),
+    [
+        ("X @ W^T", "W^T", "W", "W"),
+        ("(a+b)^T", "(a+b)^T", "(a + b)", "a + b"),
+        ("softmax(z)^T", "softmax(z)^T", "softmax(z)", "softmax(z)"),
+    ],
+)
+def test_a_power_to_t_warns_that_it_is_no_transpose(text, typed, base, inner) -> None:
+    (warning,) = ambiguities(parse_program(text))
+    assert warning == (
+        f"{typed} is read as {base} to the power T; for the transpose of {base}, "
+        f"write transpose({inner})"
+    )
+    # the suggestion is valid text; a variable T that a statement assigns is plainly a power
+    parse_program(f"transpose({inner})")
+    assert ambiguities(parse_program("T = 2; x^T")) == ambiguities(parse_program("x^t")) == []
