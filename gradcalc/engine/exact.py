@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.symbolic.convert import exact_at
 from gradcalc.symbolic.crosscheck import (
     EXACT_POINT_LIMIT,
     SHORT_EXACT,
@@ -163,7 +164,7 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
                 if not exact_wanted(expr, point):
                     continue  # the tape's value stands
                 subs = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
-                exact = expr.xreplace(subs)
+                exact = exact_at(expr, subs)
                 number = nearest_float(exact) if exact.is_number else None
                 if number is not None and np.isfinite(flat[k]):
                     flat[k] = number

@@ -1,5 +1,6 @@
 """A graph as sympy expressions: the registry's sympy counterpart of every op, no text parsed;
-exact constants size-capped before they are built (:data:`MAX_EXACT_DIGITS`).
+exact constants, and exact powers at a point (:func:`exact_at`), size-capped before they are
+built (:data:`MAX_EXACT_DIGITS`).
 
 >>> from gradcalc.lang.graph import lower
 >>> from gradcalc.lang.parser import parse_program
@@ -95,6 +96,68 @@ def _check_power(base: Any, exponent: Any) -> None:
         bits = max(int(base.p).bit_length(), int(base.q).bit_length())
         if bits > 1 and bits * abs(int(exponent)) > _MAX_EXACT_BITS:
             raise ExactTooLarge
+
+
+def exact_at(expr: Any, values: Mapping[Any, Any]) -> Any:
+    """``expr`` with ``values`` put for its symbols (a structural replacement), refused before
+    it is built if an exact power would have more than :data:`MAX_EXACT_DIGITS` digits: such a
+    power is computed in C, where no deadline can stop it.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> exact_at(x**3 + 1, {x: sp.Rational(1, 2)})
+    9/8
+    >>> exact_at((x**999)**999, {x: sp.Rational(10**19 + 1, 10**19)})
+    Traceback (most recent call last):
+    gradcalc.symbolic.convert.ExactTooLarge: an exact constant would have more than 4,000 digits
+    """
+    _exact_bits(expr, values, {})
+    return expr.xreplace(values)
+
+
+def _exact_bits(
+    expr: Any, values: Mapping[Any, Any], seen: dict[Any, tuple[int, int]]
+) -> tuple[int, int]:
+    """Upper bounds on the bits of the numerator and denominator of ``expr``'s exact value
+    at ``values`` (a symbol without a value, or an inexact part, counts as 1 bit); raises
+    :class:`ExactTooLarge` at a power that would pass :data:`MAX_EXACT_DIGITS` digits."""
+    if expr in seen:
+        return seen[expr]
+    if expr in values:
+        bits = _exact_bits(values[expr], {}, seen)
+    elif getattr(expr, "is_Rational", False):
+        bits = int(expr.p).bit_length(), int(expr.q).bit_length() - 1
+    elif not expr.args:  # a free symbol, a float, pi: not an exact rational built here
+        bits = 1, 0
+    elif expr.is_Pow:
+        bits = _power_bits(expr, values, seen)
+    else:
+        parts = [_exact_bits(arg, values, seen) for arg in expr.args]
+        if expr.is_Mul:
+            bits = sum(n for n, _ in parts), sum(d for _, d in parts)
+        elif expr.is_Add:  # over the product of the denominators, a carry per term
+            den = sum(d for _, d in parts)
+            bits = max(n + den - d for n, d in parts) + len(parts).bit_length(), den
+        else:  # a function's value is no longer than its arguments
+            bits = max(n for n, _ in parts), max(d for _, d in parts)
+    seen[expr] = bits
+    return bits
+
+
+def _power_bits(
+    expr: Any, values: Mapping[Any, Any], seen: dict[Any, tuple[int, int]]
+) -> tuple[int, int]:
+    """:func:`_exact_bits` of ``base**exponent``: the exponent's value first, then the power's
+    size from it, before anything is built."""
+    num, den = _exact_bits(expr.base, values, seen)
+    _exact_bits(expr.exp, values, seen)
+    exponent = expr.exp.xreplace(values) if expr.exp.free_symbols else expr.exp
+    if not getattr(exponent, "is_Rational", False):
+        return num, den  # stays a symbolic power
+    times = abs(int(exponent.p))  # a root of base**p: base**p is built
+    if max(num, den) > 1 and max(num, den) * times > _MAX_EXACT_BITS:
+        raise ExactTooLarge
+    return (num * times, den * times) if exponent >= 0 else (den * times, num * times)
 
 
 def constant_to_sympy(text: str) -> Any:

@@ -35,6 +35,7 @@ from gradcalc.symbolic.convert import (  # noqa: F401 (the conversion's names, u
     ExactTooLarge,
     constant_to_sympy,
     converted,
+    exact_at,
     to_sympy,
 )
 from gradcalc.symbolic.derivative import derivative
@@ -321,7 +322,7 @@ def _more_nodes(expr: Any, limit: int) -> bool:
 def _substitute(expr: Any, values: dict) -> Any:
     """``expr`` at the point: a structural replacement (several times faster than ``subs``)
     when that gives a number, else sympy's ``subs``."""
-    exact = expr.xreplace(values)
+    exact = exact_at(expr, values)
     return exact if exact.is_number else expr.subs(values)
 
 

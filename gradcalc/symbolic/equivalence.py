@@ -47,6 +47,7 @@ from typing import Any
 
 from gradcalc.core.budget import CheckTimeout
 from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.symbolic.convert import exact_at
 
 EQUIVALENT = "equivalent"
 NOT_EQUIVALENT = "not equivalent"
@@ -210,10 +211,10 @@ def _rational_witness(answer, truth, difference, points) -> Decision:
         points = [*points, *decimals]
     for point in points:
         subs = {sp.Symbol(name, real=True): value for name, value in point.items()}
-        gap = difference.xreplace(subs)
+        gap = exact_at(difference, subs)
         if gap.is_zero is not False or gap.has(sp.zoo, sp.nan):
             continue
-        yours, correct = answer.xreplace(subs), truth.xreplace(subs)
+        yours, correct = exact_at(answer, subs), exact_at(truth, subs)
         if yours.is_Rational and correct.is_Rational:
             return _witness(point, _number_text(yours), _number_text(correct), "exact")
         where = ", ".join(f"{name}={_point_text(v)}" for name, v in point.items())
@@ -307,7 +308,7 @@ class _Evaluator:
         import sympy as sp
 
         subs = {sp.Symbol(name, real=True): value for name, value in point.items()}
-        yours, correct = self.answer.xreplace(subs), self.truth.xreplace(subs)
+        yours, correct = exact_at(self.answer, subs), exact_at(self.truth, subs)
         if not (yours.is_Rational and correct.is_Rational):
             raise ValueError("not rational at the point")
         if yours == correct:

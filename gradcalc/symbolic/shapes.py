@@ -38,7 +38,7 @@ from typing import Any
 
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES, DECIMAL
-from gradcalc.symbolic.convert import MAX_EXACT_DIGITS, constant_to_sympy, to_sympy
+from gradcalc.symbolic.convert import MAX_EXACT_DIGITS, constant_to_sympy, exact_at, to_sympy
 from gradcalc.symbolic.derivative import derivative, symbol
 
 #: The shapes kept: at most this many, and this many graph nodes in all.
@@ -181,7 +181,7 @@ def shared_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[s
         used = tuple(values[c] for c in sorted(general.free_symbols & set(values), key=str))
         given = (key, target, source, used)
         if given not in store.given:
-            _bounded(store.given)[given] = general.xreplace(values)
+            _bounded(store.given)[given] = exact_at(general, values)
         result[source] = store.given[given]
     return result
 
@@ -216,7 +216,7 @@ def shared_target(graph: Graph, target: int) -> Any | None:
     if store is None or found is None:
         return None
     key, symbols, values = found
-    return store.shape(key, graph, symbols).expressions[graph.targets[target]].xreplace(values)
+    return exact_at(store.shape(key, graph, symbols).expressions[graph.targets[target]], values)
 
 
 def shared_value(graph: Graph, target: int, source: str, point: Mapping[str, str]) -> float | None:

@@ -1,17 +1,88 @@
-"""A graph as sympy expressions (symbolic/convert.py); its size caps are tested in
-tests/test_safety.py. Here: tensor programs, with variables expanded into object arrays of
-scalar symbols, against the tape."""
+"""A graph as sympy expressions (symbolic/convert.py): tensor programs, with variables
+expanded into object arrays of scalar symbols, against the tape; and the size caps -- an
+exact power at a point is refused before it is built, from the sizes of its operands (a power
+of huge integers runs in C, past any deadline).
+
+The processes below run under a CPU cap of 60 s: without the estimate, each would spend
+minutes of CPU inside one integer power and end on that cap (exit 2), not answer.
+"""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gradcalc import Tape, Variable
 from gradcalc.engine.evaluate import run_graph
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.convert import to_sympy
+from gradcalc.symbolic.convert import MAX_EXACT_DIGITS, ExactTooLarge, exact_at, to_sympy
+
+GRADCALC = [sys.executable, "-c", "from gradcalc.cli.app import main; main()"]
+TIMEOUT = 300  # seconds: a bound on a stalled process, never a measure of speed
+x, y = sp.symbols("x y", real=True)
+NEAR_ONE = sp.Rational(10**19 + 1, 10**19)  # x = 1.0000000000000000001: 64 bits a side
+
+
+def gradcalc(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*GRADCALC, "--max-cpu", "60", *args], capture_output=True, text=True, timeout=TIMEOUT
+    )
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        (x**999) ** 999,
+        x**998001,
+        1 / (x + y) ** 5000,
+        2**x,
+        (x * y) ** (x + 7),
+        x ** sp.Rational(1, 3) + x**4000,
+    ],
+)
+def test_an_exact_power_too_long_is_refused_before_it_is_built(expr) -> None:
+    point = {x: NEAR_ONE, y: sp.Integer(10) ** 29}
+    if expr == 2**x:
+        point = {x: sp.Integer(10) ** 29}  # 2^(10^29): an exponent read from the point
+    with pytest.raises(ExactTooLarge, match=f"{MAX_EXACT_DIGITS:,} digits"):
+        exact_at(expr, point)
+
+
+@given(
+    st.integers(-6, 6),
+    st.integers(0, 40),
+    st.fractions(min_value=-1000, max_value=1000, max_denominator=1000),
+    st.fractions(min_value=-1000, max_value=1000, max_denominator=1000),
+)
+def test_what_fits_is_sympys_own_value(a: int, n: int, u, v) -> None:
+    expr = (x + a) ** n * y - x / (y**2 + 1) + (x * y) ** 3
+    point = {x: sp.Rational(u.numerator, u.denominator), y: sp.Rational(v.numerator, v.denominator)}
+    assert exact_at(expr, point) == expr.subs(point)
+
+
+def test_grad_at_a_long_exact_point_skips_the_check_and_answers() -> None:
+    done = gradcalc(
+        "grad", "(x^999)^999", "--at", "x=1.0000000000000000001", "--check-timeout", "600",
+        "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["gradient"] == {"x": 998001.0}  # 999 * 999 * x^998000, x = 1.0
+    assert "4,000 digits" in done.stderr and "skipped" in done.stderr
+
+
+def test_check_against_a_huge_power_decides_or_says_it_could_not() -> None:
+    done = gradcalc("check", "x^2", "--answer", "(x^999)^999", "--format", "json")
+    assert done.returncode == 1, done.stderr  # never right, never a crash or the CPU cap
+    (verdict,) = json.loads(done.stdout)["verdicts"]
+    assert verdict["ok"] is not True
 
 
 def symbols(name: str, shape: tuple[int, ...]) -> np.ndarray:
