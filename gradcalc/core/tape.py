@@ -189,6 +189,19 @@ class Tape:
                 self._on_tape.add(item.id)
                 self.watched.append(item)
 
+    def holds(self, tensor: Tensor) -> bool:
+        """True when this tape records operations on ``tensor`` (watched, or made from
+        a watched tensor while it recorded).
+
+        >>> from gradcalc import Tape, Variable, constant
+        >>> x = Variable(2.0)
+        >>> with Tape() as tape:
+        ...     y = x * 3
+        >>> tape.holds(x), tape.holds(y), tape.holds(constant(3.0))
+        (True, True, False)
+        """
+        return tensor.id in self._on_tape
+
     def record(
         self, op: Op, inputs: tuple[Tensor, ...], output: Tensor, params: dict[str, Any]
     ) -> None:

@@ -132,6 +132,23 @@ class Variable(Tensor):
     __slots__ = ()
 
 
+def is_constant(tensor: Tensor) -> bool:
+    """True when no active tape can differentiate through ``tensor``: it is not a
+    :class:`Variable` and no tape that is open records it. A gradient rule may then use
+    its value (``x ** 1`` is ``x``) without losing a derivative.
+
+    >>> from gradcalc import Tape
+    >>> c, x = constant(2.0), Variable(1.0)
+    >>> with Tape() as tape:
+    ...     y = x * c
+    ...     is_constant(c), is_constant(y), is_constant(x)
+    (True, False, False)
+    """
+    if isinstance(tensor, Variable):
+        return False
+    return not any(tape.holds(tensor) for tape in active_tapes)
+
+
 def constant(value: Any) -> Tensor:
     """Make a tensor that tapes record only after ``tape.watch``.
 

@@ -12,6 +12,9 @@ from hypothesis import HealthCheck, given, settings
 
 from gradcalc import hessian, jacobian
 from gradcalc.core.errors import ExitCode
+from gradcalc.engine.api import Options, compile_expression, derivatives_at
+from gradcalc.engine.points import parse_at
+from gradcalc.symbolic.crosscheck import to_sympy
 from tests.test_properties import EXPRESSIONS, POINT, X, Y
 
 
@@ -165,3 +168,39 @@ def test_usage_errors(cli, args, fragment) -> None:
 def test_undefined_points_exit_3(cli, command, expr, point) -> None:
     result = cli(command, expr, "--at", point)
     assert result.exit_code == ExitCode.UNDEFINED, result.output
+
+
+SMOOTH = [  # smooth at the point, where powers x^2 -> x^1 -> x^0 -> 0 x^-1 once made NaN
+    ("atan(x)", "0"),
+    ("atan(x)", "1"),
+    ("atan(x)", "-1e-8"),
+    ("exp(-x^2)", "0"),
+    ("1/(1 + x^2)", "0"),
+    ("sqrt(1 + x^2)", "0"),
+    ("log(1 + x^2)", "0"),
+    ("x^5", "0"),
+    ("x^2*cos(x)", "0"),
+    ("asinh(x)", "0"),
+    ("erf(x)", "0"),
+    ("cosh(x^3)", "0"),
+    ("x*atan(x)", "0"),
+    ("tanh(x)", "0"),
+]
+
+
+@pytest.mark.parametrize(("expression", "at"), SMOOTH)
+def test_orders_one_to_six_of_smooth_functions_at_awkward_points(expression, at) -> None:
+    graph = compile_expression(expression)
+    f = to_sympy(graph)[graph.targets[0]]
+    x = sp.Symbol("x", real=True)
+    for order in range(1, 7):
+        result = derivatives_at(graph, parse_at([f"x={at}"]), "x", order, Options(check=False))
+        truth = float(sp.diff(f, x, order).subs(x, sp.Rational(at)).evalf(30))
+        got = float(np.asarray(result.derivative).reshape(-1)[0])
+        assert got == pytest.approx(truth, rel=1e-7, abs=1e-9), (expression, at, order)
+
+
+def test_the_issues_atan_example_through_the_command_line(cli) -> None:
+    result = cli("grad", "atan(x)", "--at", "x=0", "--order", "5", "--format", "plain")
+    assert result.exit_code == ExitCode.OK, result.output
+    assert float(result.stdout) == 24.0  # d^5/dx^5 atan(x) at 0 = 4! = 24

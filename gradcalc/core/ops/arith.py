@@ -15,6 +15,7 @@ import numpy as np
 
 from gradcalc.core.ops.domains import is_integer, kink, undefined
 from gradcalc.core.ops.record import ANYWHERE, NONZERO, POSITIVE, DomainIssue, F, Op, named, through
+from gradcalc.core.tensor import Tensor, is_constant
 
 
 def _pow_domain(x: np.ndarray, y: np.ndarray) -> Iterable[DomainIssue]:
@@ -32,6 +33,26 @@ def _pow_propagates(position: int, constants: Sequence[np.ndarray | None]) -> bo
     """x**c with a constant c > 0: inf**c = inf, nan**c = nan (but 2**-inf = 0, 1**nan = 1)."""
     exponent = constants[1]
     return position == 0 and exponent is not None and bool(np.all(exponent > 0))
+
+
+def _base_rule(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """d(x^y)/dx = y x^(y-1); for a constant exponent 0, 1 or 2 without the power
+    ``x^-1``, ``x^0`` or ``x^1``, whose own derivative (a nested tape's next order) would
+    be 0 * x^-2 or 0 * x^-1: NaN at x = 0 although ``atan(x)`` is smooth there.
+
+    >>> from gradcalc import Tape, Variable
+    >>> x = Variable(0.0)
+    >>> with Tape() as outer:
+    ...     with Tape() as inner:
+    ...         y = x**2
+    ...     first = inner.gradient(y, x)
+    >>> outer.gradient(first, x)
+    Tensor(2.)
+    """
+    k = y.value.item() if y.value.size == 1 and is_constant(y) else None
+    if k in (0.0, 1.0):
+        return g * y
+    return g * y * x if k == 2.0 else g * y * x ** (y - 1)
 
 
 def _product_rule(dependent: Sequence[bool], nested: bool) -> str:
@@ -76,7 +97,7 @@ OPS = [
        lambda sp, x: -x, symbol="-", precedence=3, dunders=("__neg__",),
        propagates=through(0), rule=named("negation rule")),
     Op("pow", 2, np.power,
-       (lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * ans * F.log(x)),
+       (_base_rule, lambda g, ans, x, y: g * ans * F.log(x)),
        lambda sp, x, y: sp.Pow(x, y), symbol="**", precedence=4, infix=("**", "^"),
        right_associative=True, dunders=("__pow__", "__rpow__"),
        domain=_pow_domain, sample=(POSITIVE, ANYWHERE), propagates=_pow_propagates,
