@@ -2,12 +2,17 @@
 
 numpy has no erf, so the tape's own forward stands in for it; a complex intermediate (sympy's
 ``I``) that reaches it becomes NaN, so the caller sees "not a real number" rather than a
-TypeError.
+TypeError. numpy has no cot, sec, csc, coth, sech or csch either; they are given too, so
+that sympy's printer writes them as they are rather than rewriting their arguments.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
 >>> sp.lambdify([x], sp.erf(x) + 1, modules=LAMBDIFY_MODULES)(np.array([0.0, 1.0]))
 array([1.        , 1.84270079])
+>>> y = sp.Symbol("y", real=True)
+>>> slope = sp.sign(sp.cot(sp.tanh(sp.atan2(y, sp.tanh(x) + 2)) + 2))
+>>> sp.lambdify([x, y], slope, modules=LAMBDIFY_MODULES)(np.array([0.3]), np.array([-1.2]))
+array([1.])
 """
 
 from __future__ import annotations
@@ -32,5 +37,18 @@ def real_erf(x: Any) -> np.ndarray:
     return REGISTRY["erf"].forward(x.astype(float))
 
 
-#: What ``sympy.lambdify`` is given: our erf, then numpy for everything else.
-LAMBDIFY_MODULES: list[Any] = [{"erf": real_erf}, "numpy"]
+#: The reciprocal functions numpy lacks. Without them sympy's printer rewrites the whole
+#: argument (``cot(tanh(u) + 2)`` in terms of tan: tanh(u) becomes -1j*tan(1j*u)), and a
+#: complex intermediate then reaches numpy's arctan2, which refuses it (TypeError: the
+#: four "could not be evaluated" derivatives of benchmarks/simplify_lengths.py).
+RECIPROCALS = {
+    "cot": lambda x: 1 / np.tan(x),
+    "sec": lambda x: 1 / np.cos(x),
+    "csc": lambda x: 1 / np.sin(x),
+    "coth": lambda x: 1 / np.tanh(x),
+    "sech": lambda x: 1 / np.cosh(x),
+    "csch": lambda x: 1 / np.sinh(x),
+}
+
+#: What ``sympy.lambdify`` is given: our erf and the reciprocals, then numpy for the rest.
+LAMBDIFY_MODULES: list[Any] = [{"erf": real_erf, **RECIPROCALS}, "numpy"]

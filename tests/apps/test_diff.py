@@ -216,3 +216,17 @@ def test_the_derivative_of_a_step_of_anything_is_zero_off_its_jumps() -> None:
     result = differentiate("sgn(acos(tanh(abs(4x^2 - x))/2))")
     assert result.entries[0].text == "0"
     assert result.verification.status == "verified"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # sympy's printer rewrote cot's whole argument (tanh as -1j*tan(1j*u)) for numpy, and
+        # numpy's arctan2 refused the complex number: "could not be evaluated (TypeError)"
+        "arctan(Abs(Abs(cot((2 + tanh(atan2(y, (2 + tanh(x)))))))))",
+        "arctan(Abs(Abs(cot((2 + tanh(atan2(x, (2 + tanh(x)))))))))",
+        "sech(tanh(x) + 1) + sec(tanh(x) + 2) + csc(tanh(x) + 1) + cot(tanh(x) + 2)",
+    ],
+)
+def test_reciprocal_trig_of_hyperbolic_arguments_is_verified(text: str) -> None:
+    result = differentiate(text, budget=60.0)
+    assert result.verification.status == "verified", result.verification.detail
