@@ -121,12 +121,17 @@ def decide(
         return rational
     if _rewrites_to_zero(difference):
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
+    witness = _difference_witness(difference, answer, symbols, points, deadline)
+    if witness is not None:
+        return witness
     agreed: list[float] = []
+    unevaluated = ""
     try:
         with time_limit(_wall(deadline)):
             evaluate = _Evaluator(answer, truth, symbols, difference)
     except _FAILURES:  # (lambdify of a very long answer takes seconds)
         points = []
+        unevaluated = "; the two sides could not be made ready for high precision in time"
     for point in points[:MAX_POINTS]:
         if process_time() > deadline:
             break
@@ -144,8 +149,8 @@ def decide(
         return Decision(EQUIVALENT, "high precision", detail)
     tested = min(len(points), MAX_POINTS)
     reason = f"agrees at only {len(agreed)} of {tested} test points and sympy found no proof"
-    if process_time() > deadline:
-        reason += f" within {seconds:g} s"
+    if process_time() > deadline or unevaluated:
+        reason += f" within {seconds:g} s of CPU{unevaluated}"
     return Decision(UNDECIDED, "", reason)
 
 
@@ -355,6 +360,40 @@ class _Evaluator:
             return _witness(point, *_apart(a, c, gap), "high-precision evaluation")
 
 
+def _difference_witness(difference, answer, symbols, points, deadline) -> Decision | None:
+    """A witness from the difference itself, when sympy's own collection of like terms made
+    it much shorter than the answer (a long answer with one coefficient changed): at a
+    point where the difference, computed with LOW and with HIGH digits, is the same nonzero
+    number to AGREE_DIGITS digits, the two sides differ -- a zero difference computes to
+    about 10^-LOW and 10^-HIGH, which share no digits. The long sides themselves may lose
+    their digits to cancellation (coefficients of 10^9, points of 10^4) and never settle."""
+    import mpmath
+    import sympy as sp
+
+    if sp.count_ops(difference) * 2 > sp.count_ops(answer):
+        return None
+    names = [str(s) for s in symbols]
+    try:
+        with time_limit(_wall(deadline)):
+            function = sp.lambdify(symbols, [difference], "mpmath")
+            for point in points[:MAX_POINTS]:
+                if process_time() > deadline:
+                    return None
+                with mpmath.workdps(HIGH):
+                    values = _two_precisions(function, names, point)
+                    if values is None or values[1][0] == 0:
+                        continue
+                    (low,), (high,) = values
+                    if _shared(low, high) >= AGREE_DIGITS:
+                        where = ", ".join(f"{n}={_point_text(v)}" for n, v in point.items())
+                        gap = f"yours − correct = {mpmath.nstr(high, 10)}"
+                        detail = f"differs at {where}: {gap} (high-precision evaluation)"
+                        return Decision(NOT_EQUIVALENT, "high precision", detail)
+    except _FAILURES:
+        return None
+    return None
+
+
 def precise_value(expr: Any, point: Mapping[str, Any]) -> float | None:
     """``expr`` at an exact point (name -> Rational), computed with mpmath at 60 and at 120
     digits and rounded to a float; None where it is not real there, or where the two
@@ -439,9 +478,13 @@ def _shared(u, v) -> float:
 
 def _wall(deadline: float) -> float:
     """The wall-clock limit of a piece of work that may use the CPU seconds left before
-    ``deadline`` (a :func:`time.process_time` value): SLACK times as much, so that a busy
-    machine slows a decision down rather than leaving it undecided."""
-    return max(deadline - process_time(), 0.01) * SLACK
+    ``deadline`` (a :func:`time.process_time` value): SLACK times as much, or twice the
+    load per core when that is more, so that a busy machine slows a decision down rather
+    than leaving it undecided (at load 16 on two cores a process gets an eighth of one)."""
+    import os
+
+    busy = os.getloadavg()[0] / (os.cpu_count() or 1) if hasattr(os, "getloadavg") else 0.0
+    return max(deadline - process_time(), 0.01) * max(SLACK, 2 * busy)
 
 
 def _rewrites_to_zero(difference) -> bool:

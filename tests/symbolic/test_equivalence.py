@@ -120,3 +120,32 @@ def test_equal_exact_values_at_points_are_compared_exactly() -> None:
     points = grid(("x", [k / 4 for k in range(-12, 13) if k]))
     decision = decide(X / sp.Abs(X), sp.sign(X), [X], points, seconds=0.5)
     assert decision.verdict == EQUIVALENT and "equal exactly at" in decision.detail
+
+
+def test_a_long_answer_with_one_term_changed_is_decided_from_the_difference() -> None:
+    # forty terms of 10^9-sized coefficients at points up to 10^4: the sides cancel to far
+    # fewer digits than they have, but sympy collects their difference to one short term
+    truth = sp.Add(*(((-1) ** k * 10**9 + k) * X**k * sp.exp(X / (k + 1)) for k in range(40)))
+    term = 7 * X**3 * sp.exp(X / 4)
+    points = grid(("x", ["9876.5", "-3.25", "0.5", "2.75"]))
+    decision = decide(truth + term / 10**9, truth, [X], points)
+    assert decision.verdict == NOT_EQUIVALENT
+    assert "yours − correct = " in decision.detail
+    assert decide(truth, truth + 0, [X], points).verdict == EQUIVALENT
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_character_third_derivative_is_decided() -> None:
+    # the property test's kind of answer (expanded, one term changed by 1e-9 relative) that
+    # once was "could not decide": its high-precision function took too long to build on a
+    # busy machine
+    from gradcalc.apps.check import check_answers
+
+    text = "7*x^3*acos(tanh(-x + 3y + z)/2) + (5/4)*y^2*z^2*acosh(2 + (-2x + 2y - 3z)^2)"
+    inner = 2 + (-2 * X + 2 * Y - 3 * Z) ** 2
+    f = 7 * X**3 * sp.acos(sp.tanh(-X + 3 * Y + Z) / 2)
+    f += sp.Rational(5, 4) * Y**2 * Z**2 * sp.acosh(inner)
+    truth = sp.expand(sp.diff(f, X, 3))
+    term = max(sp.Add.make_args(truth), key=lambda t: len(str(t)))
+    (verdict,) = check_answers(text, [sp.sstr(truth + term / 10**9)], ["x"], 3)
+    assert verdict.verdict == "not equivalent", verdict.detail
