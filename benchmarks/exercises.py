@@ -1,7 +1,7 @@
 """Textbook-style derivative exercises with right and wrong answers, put to `gradcalc check`.
 
-    python benchmarks/exercises.py                 # 600 exercises (a few minutes)
-    python benchmarks/exercises.py --count 50 --seed 7 --show 5
+    python benchmarks/exercises.py                 # 600 + 200 exercises (several minutes)
+    python benchmarks/exercises.py --count 50 --pointfree 20 --seed 7 --show 5
 
 Each exercise is a function written as sympy prints it -- a polynomial in 1-4 variables,
 a product or a composition of exp/log/trig/roots, a quotient -- with random integer
@@ -10,6 +10,13 @@ one variable, or the Hessian. Its right answer is sympy's derivative (as printed
 or factored); its wrong answers are that answer with one term changed (a coefficient
 +-1, a relative 1e-9, a dropped term, a flipped sign). Nothing here uses gradcalc, so the
 truth is independent of what is checked.
+
+Point-free answers (``--pointfree``, 200 by default) are typed the way students type (``^``,
+``2x``, spaces or none): a gradient as a vector (``[a, b]``, ``(a, b)``, ``<a, b>``), a Hessian
+as a matrix, the set of critical points of a function built with known ones, dy/dx of a
+polynomial curve (right also in a form equal to it only on the curve). Their wrong answers:
+an entry changed, two swapped, a critical point missing, an extra one, a coordinate off by
+one or of the wrong sign, dy/dx with the wrong sign, upside down or off by one.
 
 Prints the counts: right answers accepted, wrong answers rejected, undecided, crashes
 (goals: 100%, 100%, under 1%, 0). Exit status 1 when a goal is missed.
@@ -44,6 +51,7 @@ class Exercise:
     wrt: str | None
     right: list[str]
     wrong: list[list[str]] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # --critical, --implicit y
 
     def args(self, answers: list[str]) -> list[str]:
         """The `gradcalc check` arguments for ``answers``."""
@@ -52,7 +60,7 @@ class Exercise:
             args += ["--order", str(self.order)]
         if self.wrt:
             args += ["--wrt", self.wrt]
-        return args
+        return args + self.flags
 
 
 def _coefficient(rng: random.Random) -> int:
@@ -185,6 +193,154 @@ def generate(count: int, seed: int = 2026) -> list[Exercise]:
     return exercises
 
 
+# --- point-free answers: vectors, matrices, critical points, implicit curves ----------------
+
+POINTFREE = ("vector", "matrix", "critical", "implicit")
+
+
+def student(text: str, rng: random.Random) -> str:
+    """sympy's text typed the way students type: ``^``, ``2x`` for ``2*x``, spaces or none."""
+    text = text.replace("**", "^")
+    text = re.sub(r"(?<![\w.^/])(\d+)\*(?=[a-z(])", r"\1", text)  # 2*x -> 2x
+    return text.replace(" ", "") if rng.random() < 0.3 else text
+
+
+def _bracketed(rng: random.Random, entries: list[str]) -> str:
+    opening, closing = rng.choice([("[", "]"), ("(", ")"), ("<", ">"), ("[ ", " ]")])
+    return opening + rng.choice([", ", ",", " , "]).join(entries) + closing
+
+
+def _matrix_text(rng: random.Random, rows: list[list[str]]) -> str:
+    if rng.random() < 0.5:
+        return "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
+    return "[" + "; ".join(", ".join(row) for row in rows) + "]"
+
+
+def _swapped(entries: list[sp.Expr]) -> list[sp.Expr] | None:
+    """Two different components swapped (a student's mix-up), or None."""
+    for i in range(len(entries)):
+        for j in range(i + 1, len(entries)):
+            if sp.expand(entries[i] - entries[j]) != 0:
+                changed = list(entries)
+                changed[i], changed[j] = changed[j], changed[i]
+                return changed
+    return None
+
+
+def _vector_exercise(rng: random.Random, kind: str) -> Exercise | None:
+    """A gradient as a vector, or a Hessian as a matrix; wrong: one entry changed, two
+    swapped."""
+    symbols = SYMBOLS[: rng.randint(2, 3)]
+    expr = _function(rng, rng.choice(KINDS), symbols)
+    used = [s for s in symbols if s in expr.free_symbols]
+    if len(used) < 2:
+        return None
+    wrt = ",".join(str(s) for s in used)
+    n = len(used)
+    if kind == "vector":
+        truths = [sp.diff(expr, s) for s in used]
+    else:  # a matrix answers the Hessian by itself (no --order)
+        truths = [sp.diff(expr, a, b) for a in used for b in used]
+
+    def write(entries: list[sp.Expr]) -> str:
+        texts = [student(sp.sstr(e), rng) for e in entries]
+        if kind == "vector":
+            return _bracketed(rng, texts)
+        return _matrix_text(rng, [texts[i * n : (i + 1) * n] for i in range(n)])
+
+    wrong = []
+    k = rng.randrange(len(truths))
+    changed = _wrong(rng, truths[k])
+    if sp.expand(changed - truths[k]) != 0:
+        wrong.append([write([*truths[:k], changed, *truths[k + 1 :]])])
+    swapped = _swapped(truths)
+    if swapped is not None:
+        wrong.append([write(swapped)])
+    right = [write(truths)]
+    if not wrong or len(right[0]) > 5000 or re.search(r"\d{31}", right[0]):
+        return None
+    return Exercise(kind, sp.sstr(expr), 1, wrt, right, wrong)
+
+
+def _critical_exercise(rng: random.Random) -> Exercise | None:
+    """f(x, y) built with known critical points: f_x = a (x - p)(x - q) (x - r)^e,
+    f_y = b (y - s)(y - t)^e'; wrong: a point missing, a point that is not critical, a
+    coordinate off by one, a sign flipped."""
+    x, y = SYMBOLS[:2]
+    roots_x = rng.sample(range(-6, 7), rng.randint(1, 3))
+    roots_y = rng.sample(range(-6, 7), rng.randint(1, 2))
+    fx = rng.choice([1, 2, 3, -1, -2]) * sp.Mul(*(x - p for p in roots_x))
+    fy = rng.choice([1, 2, 5, -1, -3]) * sp.Mul(*(y - p for p in roots_y))
+    expr = sp.expand(sp.integrate(fx, x) + sp.integrate(fy, y))
+    points = sorted((p, q) for p in roots_x for q in roots_y)
+    solved = sp.solve([sp.diff(expr, x), sp.diff(expr, y)], [x, y], dict=True)
+    assert sorted((int(s[x]), int(s[y])) for s in solved) == points  # the truth, by sympy too
+
+    def write(chosen: list[tuple[int, int]]) -> str:
+        shuffled = list(chosen)
+        rng.shuffle(shuffled)
+        spacing = rng.choice([", ", ",", " , "])
+        body = spacing.join(f"({p}{spacing}{q})" for p, q in shuffled)
+        return "{" + body + "}" if rng.random() < 0.7 else body
+
+    wrong = []
+    if len(points) > 1:
+        wrong.append([write(points[1:])])  # one missing
+    extra = (max(roots_x) + 1, roots_y[0])  # not critical: f_x != 0 there
+    wrong.append([write([*points, extra])])
+    k = rng.randrange(len(points))
+    shifted = (points[k][0], points[k][1] + rng.choice([-1, 1]))
+    if shifted not in points:
+        wrong.append([write([*points[:k], shifted, *points[k + 1 :]])])
+    if points[k][0] != 0 and (-points[k][0], points[k][1]) not in points:
+        wrong.append([write([*points[:k], (-points[k][0], points[k][1]), *points[k + 1 :]])])
+    text = student(sp.sstr(expr), rng)
+    return Exercise("critical", text, 1, None, [write(points)], wrong, ["--critical"])
+
+
+def _implicit_exercise(rng: random.Random) -> Exercise | None:
+    """dy/dx on a polynomial curve F(x, y) = c: right as -F_x/F_y, or a form equal to it
+    only on the curve; wrong: its sign, a coefficient off by one, upside down."""
+    x, y = SYMBOLS[:2]
+    left = _polynomial(rng, [x, y], rng.randint(2, 4), rng.randint(1, 3))
+    if sp.diff(left, y) == 0 or sp.diff(left, x) == 0:
+        return None
+    c = rng.randint(-20, 20)
+    fx, fy = sp.diff(left, x), sp.diff(left, y)
+    truth = -fx / fy
+    on_curve = (-fx + rng.choice([1, -1, 2]) * (left - c)) / fy  # = truth where left = c
+    right_form = rng.choice([truth, on_curve, sp.cancel(truth)])
+    wrong_forms = [fx / fy, -fy / fx, (-fx + 1) / fy]
+    answers = [student(sp.sstr(e), rng) for e in [right_form, *wrong_forms]]
+    if any(len(a) > 3000 for a in answers):
+        return None
+    equation = f"{student(sp.sstr(left), rng)} = {c}"
+    wrong = [[a] for a, e in zip(answers[1:], wrong_forms) if sp.cancel(e - truth) != 0]
+    return Exercise("implicit", equation, 1, None, [answers[0]], wrong, ["--implicit", "y"])
+
+
+def generate_pointfree(count: int, seed: int = 2026) -> list[Exercise]:
+    """``count`` exercises whose answers are point-free objects: a gradient vector, a
+    Hessian matrix, a set of critical points, dy/dx of an implicit curve.
+
+    >>> [e.kind for e in generate_pointfree(4, seed=1)]
+    ['vector', 'matrix', 'critical', 'implicit']
+    """
+    rng = random.Random(seed)
+    exercises: list[Exercise] = []
+    while len(exercises) < count:
+        kind = POINTFREE[len(exercises) % len(POINTFREE)]
+        if kind in ("vector", "matrix"):
+            made = _vector_exercise(rng, kind)
+        elif kind == "critical":
+            made = _critical_exercise(rng)
+        else:
+            made = _implicit_exercise(rng)
+        if made is not None:
+            exercises.append(made)
+    return exercises
+
+
 def judge(exercise: Exercise, answers: list[str], invoke) -> str:
     """``accepted``, ``rejected``, ``undecided``, ``refused`` (exit 2: an input error)
     or ``crash`` for one answer."""
@@ -194,10 +350,10 @@ def judge(exercise: Exercise, answers: list[str], invoke) -> str:
         return "crash"
     if result.exit_code == 2:
         return "refused"
-    verdicts = [v["verdict"] for v in json.loads(result.stdout)["verdicts"]]
-    if all(v == "equivalent" for v in verdicts):
+    verdicts = [v["ok"] for v in json.loads(result.stdout)["verdicts"]]
+    if all(ok is True for ok in verdicts):
         return "accepted"
-    if "not equivalent" in verdicts:
+    if False in verdicts:
         return "rejected"
     return "undecided"
 
@@ -235,9 +391,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=600, help="exercises (default: 600)")
     parser.add_argument("--seed", type=int, default=2026, help="random seed (default: 2026)")
     parser.add_argument("--show", type=int, default=20, help="misjudged answers to print")
+    parser.add_argument(
+        "--pointfree",
+        type=int,
+        default=200,
+        help="exercises with point-free answers: vectors, matrices, critical points, "
+        "implicit curves (default: 200)",
+    )
     options = parser.parse_args(argv)
     start = time.perf_counter()
     exercises = generate(options.count, options.seed)
+    exercises += generate_pointfree(options.pointfree, options.seed)
     counts = run(exercises, options.show)
     seconds = time.perf_counter() - start
     right, wrong = counts["right"], counts["wrong"]

@@ -36,3 +36,20 @@ def test_a_sample_gets_the_right_verdicts() -> None:
     right, wrong = counts["right"], counts["wrong"]
     assert right == Counter(accepted=sum(right.values())), right
     assert wrong == Counter(rejected=sum(wrong.values())), wrong
+
+
+def test_point_free_exercises_of_every_kind_get_the_right_verdicts() -> None:
+    sample = exercises.generate_pointfree(8, seed=3)
+    assert [e.kind for e in sample[:4]] == list(exercises.POINTFREE)
+    assert all(e.wrong for e in sample)
+    counts = exercises.run(sample)
+    right, wrong = counts["right"], counts["wrong"]
+    assert right == Counter(accepted=sum(right.values())), right
+    assert wrong == Counter(rejected=sum(wrong.values())), wrong
+
+
+def test_answers_are_typed_the_way_students_type() -> None:
+    import random
+
+    rng = random.Random(0)
+    assert exercises.student("2*x**2 + 3*sin(x)", rng).replace(" ", "") == "2x^2+3sin(x)"

@@ -23,8 +23,8 @@ from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at, hessian_at
 from gradcalc.engine.evaluate import as_product, evaluate, source_names
 from gradcalc.engine.points import Points, constant_value, parse_at
+from gradcalc.lang.answers import shape_of
 from gradcalc.lang.graph import Graph
-from gradcalc.lang.literals import split_top_level
 from gradcalc.symbolic.crosscheck import (
     CheckTimeout,
     exact_value,
@@ -34,6 +34,7 @@ from gradcalc.symbolic.crosscheck import (
 )
 from gradcalc.symbolic.derivative import derivative, symbol
 from gradcalc.symbolic.equivalence import ENOUGH, decide
+from gradcalc.symbolic.notation import user_text
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -76,9 +77,18 @@ class Verdicts(list):
     """The verdicts of one check, in order (a list), with what was checked: in a notebook
     they show as the table ``gradcalc check`` prints."""
 
-    def __init__(self, verdicts: Sequence[Verdict], expression: str, at: Sequence[str] = ()):
+    def __init__(
+        self,
+        verdicts: Sequence[Verdict],
+        expression: str,
+        at: Sequence[str] = (),
+        question: str = "",
+        equation: bool = False,
+    ):
         super().__init__(verdicts)
         self.expression, self.at = expression, list(at)
+        self.question = question  # what was answered, when not the derivative of f
+        self.equation = equation  # the expression is an equation (left = right)
 
     def _repr_html_(self) -> str:
         from gradcalc.render.html import to_html
@@ -155,8 +165,8 @@ def check_expect(
         yours = constant_value(text)
         verdict, detail = _compare_number(text, yours, value, exact_correct, rtol, atol)
         shown = _number(value)
-        if exact_correct is not None and len(str(exact_correct)) <= 32:
-            shown = str(exact_correct)
+        if exact_correct is not None and len(user_text(exact_correct)) <= 32:
+            shown = user_text(exact_correct)
         verdicts.append(
             Verdict(
                 label,
@@ -238,10 +248,12 @@ def check_answers(
             have, or the wrong number of answers.
     """
     graph = compile_expression(expression)
+    points = _test_points(graph, at)  # first: an undefined constant (cot(0)) is exit 3
+    if not isinstance(answers, Mapping):
+        answers, order = _shaped(answers, graph, wrt, order)
     target = Target(expression, wrt, order)
     wanted = components(graph, target)
     texts = _answer_texts(answers, wanted)
-    points = _test_points(graph, at)
     tape = _tape_at(graph, points, target, wanted)  # first: it refuses undefined constants
     try:  # sympy's part, within the request's budget
         with time_limit(BUILD_SECONDS):
@@ -258,6 +270,27 @@ def check_answers(
     return Verdicts(verdicts, expression, at)
 
 
+def _shaped(answers: Sequence[str] | str, graph: Graph, wrt, order: int) -> tuple[list[str], int]:
+    """The entries of a list, vector (``[2x, 2y]``) or matrix answer, and the order it
+    answers: a square matrix is the Hessian (order 2) of the ``wrt`` variables.
+
+    >>> _shaped(["[[2, 0], [0, 2]]"], compile_expression("x^2 + y^2"), None, 1)
+    (['2', '0', '0', '2'], 2)
+    """
+    shape = shape_of(answers)
+    rows, columns = len(shape.rows), len(shape.rows[0])
+    if shape.kind != "matrix" or 1 in (rows, columns):
+        return shape.entries, order
+    n = len(source_names(graph, wrt))
+    if order > 2 or (rows, columns) != (n, n):
+        raise InputError(
+            f"a {rows}×{columns} matrix answers a Hessian; the Hessian of this function in "
+            f"{', '.join(source_names(graph, wrt))} is {n}×{n}"
+            + ("" if order <= 2 else f" (--order {order} asks for one derivative)")
+        )
+    return shape.entries, 2
+
+
 def _answer_texts(answers, wanted) -> list[str]:
     if isinstance(answers, Mapping):
         order = [variables[0] for _, variables in wanted]
@@ -271,7 +304,7 @@ def _answer_texts(answers, wanted) -> list[str]:
         if missing:
             raise InputError(f"no answer given for ∂/∂{missing[0]} (add --answer {missing[0]}=...)")
         return [answers[name] for name in order]
-    texts = [part.strip() for answer in answers for part in split_top_level(answer)]
+    texts = list(answers)
     if len(texts) != len(wanted):
         raise InputError(
             f"{_count(len(texts), 'answer')} given; {len(wanted)} needed, in this order: "
@@ -417,7 +450,7 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     import sympy as sp
 
     answer_graph, answer = mine
-    shown = str(truth)
+    shown = user_text(truth)
     points, count = sampled.points, sampled.count
     yours, undefined = _evaluate(answer_graph, points, count)
     defined = np.isfinite(tape_values)

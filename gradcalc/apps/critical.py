@@ -80,6 +80,7 @@ class CriticalResult:
     method: str
     points: list[CriticalPoint]
     notes: list[str] = field(default_factory=list)
+    continua: list[str] = field(default_factory=list)  # continua of critical points, described
 
 
 def parse_region(spec: str | None, variables: Sequence[str]) -> dict[str, tuple[float, float]]:
@@ -110,13 +111,14 @@ def critical_points(
     expression: str,
     region: str | Mapping[str, tuple[float, float]] | None = None,
     budget: float = 5.0,
+    everywhere: bool = False,
 ) -> CriticalResult:
     """The critical points of ``expression`` (one target) in ``region``.
 
     Args:
         expression: the function.
         region: ``"x=-5..5,y=-5..5"`` or bounds per variable. Exact solutions outside it are
-            left out; the numeric search starts inside it.
+            left out (unless ``everywhere``); the numeric search starts inside it.
         budget: seconds for sympy's exact solution, and as many for the numeric search.
 
     Raises:
@@ -139,15 +141,17 @@ def critical_points(
     bounds = dict(region) if isinstance(region, Mapping) else parse_region(region, variables)
     notes: list[str] = []
     deadline = time.monotonic() + budget
-    exact = _exact_solutions(graph, variables, budget, notes)
+    continua: list[str] = []
+    exact = _exact_solutions(graph, variables, budget, notes, continua)
     if exact is not None:
-        points = [p for p in exact if _inside(p[0], bounds)]
+        points = [p for p in exact if everywhere or _inside(p[0], bounds)]
         if len(points) < len(exact):
             notes.append(f"{len(exact) - len(points)} exact critical point(s) outside the region")
         method = "exact"
     else:
         search_deadline = time.process_time() + budget  # CPU time: the same search under load
         found_points = _numeric_search(graph, variables, bounds, search_deadline, notes)
+        found_points, continua = _continua(graph, variables, found_points, bounds)
         points = _recognized(graph, variables, found_points, budget)
         method = "numeric"
         notes.append(
@@ -165,7 +169,7 @@ def critical_points(
         notes.append(
             f"{len(points) - len(found)} solution(s) of ∇f = 0 left out: f or ∇f is undefined there"
         )
-    return CriticalResult(expression, variables, bounds, method, found, notes)
+    return CriticalResult(expression, variables, bounds, method, found, notes, continua)
 
 
 def _not_differentiable(graph: Graph) -> list[str]:
@@ -188,9 +192,10 @@ def _inside(point: Mapping[str, float], bounds: Mapping[str, tuple[float, float]
 # --- exact: sympy solves a rational system -----------------------------------------------------
 
 
-def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str]):
+def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str], continua: list):
     """[(float point, exact point)] when ∇f is rational and sympy solves it within the budget
-    to finitely many points; None otherwise (then the search is numeric)."""
+    (a solution that leaves variables free is a continuum: described in ``continua``);
+    None otherwise (then the search is numeric)."""
     import sympy as sp
 
     symbols = [sp.Symbol(v, real=True) for v in variables]
@@ -210,11 +215,8 @@ def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str]):
                 if set(solution) != set(symbols) or any(
                     not value.is_number for value in solution.values()
                 ):
-                    notes.append(
-                        "the critical points form a continuum ("
-                        + ", ".join(f"{k} = {user_text(v)}" for k, v in solution.items())
-                        + "); isolated points only are listed"
-                    )
+                    where = ", ".join(f"{k} = {user_text(v)}" for k, v in solution.items())
+                    continua.append(f"a continuum of critical points where {where} (exact)")
                     continue
                 if not all(value.is_real for value in solution.values()):
                     continue
@@ -276,6 +278,24 @@ def _numeric_search(graph: Graph, variables, bounds, deadline: float, notes: lis
     if x.shape[1] == 0:
         return []
     typical = max(float(np.max(np.abs(g))), np.finfo(float).tiny)  # |∇f| in the region
+    x, g, h, converged = _descend(graph, variables, x, width, deadline, notes)
+    small_gradient = np.all(np.abs(g) <= GRADIENT_TOLERANCE * typical, axis=0)
+    inside = np.all((x >= low[:, None]) & (x <= high[:, None]), axis=0)
+    kept: list[np.ndarray] = []
+    for column in x[:, small_gradient & converged & inside].T:
+        column = np.where(np.abs(column) < 1e-12 * max(1.0, np.max(np.abs(column))), 0.0, column)
+        if not any(np.allclose(column, other, rtol=1e-6, atol=1e-8) for other in kept):
+            kept.append(column)
+    kept.sort(key=tuple)
+    return [dict(zip(variables, (float(c) + 0.0 for c in column))) for column in kept]
+
+
+def _descend(graph: Graph, variables, x: np.ndarray, width, deadline: float, notes: list[str]):
+    """Levenberg-Marquardt on |∇f|² from every column of ``x`` at once: a step
+    ``(H² + λI) d = H g`` is kept when it lowers |∇f|² (then λ shrinks tenfold, towards
+    Newton's step), else λ grows. The points reached, ∇f and H there, and where Newton's
+    step is tiny (converged: far out on exp(-x^2) the gradient is tiny, the step is not)."""
+    g, h, _ = _gradient_and_hessian(graph, variables, x)
     size = np.sum(g * g, axis=0)
     damping = 1e-3 * _trace(h)
     for iteration in range(ITERATIONS):
@@ -295,19 +315,152 @@ def _numeric_search(graph: Graph, variables, bounds, deadline: float, notes: lis
         h = np.where(better, h_new, h)
         size = np.where(better, size_new, size)
         damping = np.where(better, damping / 10, damping * 10)
-    # converged: the gradient is tiny next to its size in the region, and so is Newton's
-    # step (far out on exp(-x^2) the gradient is tiny but the point is not critical)
     newton = _step(h, g, np.zeros(x.shape[1]))
-    small_gradient = np.all(np.abs(g) <= GRADIENT_TOLERANCE * typical, axis=0)
-    small_step = np.all(np.abs(newton) <= 1e-7 * (1 + np.abs(x)), axis=0)
-    inside = np.all((x >= low[:, None]) & (x <= high[:, None]), axis=0)
-    kept: list[np.ndarray] = []
-    for column in x[:, small_gradient & small_step & inside].T:
-        column = np.where(np.abs(column) < 1e-12 * max(1.0, np.max(np.abs(column))), 0.0, column)
-        if not any(np.allclose(column, other, rtol=1e-6, atol=1e-8) for other in kept):
-            kept.append(column)
-    kept.sort(key=tuple)
-    return [dict(zip(variables, (float(c) + 0.0 for c in column))) for column in kept]
+    return x, g, h, np.all(np.abs(newton) <= 1e-7 * (1 + np.abs(x)), axis=0)
+
+
+# --- continua: critical points that are not isolated -------------------------------------------
+
+
+def _continua(graph: Graph, variables, points: list[dict[str, float]], bounds):
+    """The isolated points, and descriptions of the continua the others lie on
+    (``max(x, y) + x^2`` is critical on the half-line x = -1/2, y < -1/2: a search finds
+    many points there, each with a singular Hessian).
+
+    Two points with a singular Hessian are joined when the search, started half-way
+    between them, lands next to the half-way point (∇f ≈ 0 between them); a group of
+    three or more joined points is a continuum: a line (described by its equation, with
+    the span of the points found) or a curve."""
+    if len(points) < 3:
+        return points, []
+    x = np.array([[p[v] for v in variables] for p in points]).T
+    _, h, _ = _gradient_and_hessian(graph, variables, x)
+    eigenvalues = np.abs(np.linalg.eigvalsh(np.moveaxis(h, 2, 0)))
+    scale = np.maximum(1.0, eigenvalues.max(axis=1))
+    null = np.sum(eigenvalues <= 1e-6 * scale[:, None], axis=1)  # directions with H ≈ 0
+    singular = np.flatnonzero(null > 0)
+    if len(singular) < 3:
+        return points, []
+    groups = _joined(graph, variables, x[:, singular], bounds)
+    described, members = [], set()
+    for group in groups:
+        if len(group) >= 3:
+            flat = int(np.median(null[singular[group]]))
+            described.append(_describe(x[:, singular[group]], variables, flat))
+            members.update(int(k) for k in singular[group])
+    return [p for k, p in enumerate(points) if k not in members], described
+
+
+def _joined(graph: Graph, variables, x: np.ndarray, bounds) -> list[list[int]]:
+    """Groups of the columns of ``x``: the edges of their minimum spanning tree along which
+    ∇f ≈ 0 (the search started a quarter, half and three quarters along the edge stays
+    next to where it started) join them."""
+    a, b, length = _spanning_tree(x)
+    fractions = (0.25, 0.5, 0.75)
+    starts = np.concatenate([x[:, a] + t * (x[:, b] - x[:, a]) for t in fractions], axis=1)
+    width = np.array([[hi - lo] for lo, hi in (bounds[v] for v in variables)])
+    deadline = time.process_time() + 2.0
+    landed, _, _, converged = _descend(graph, variables, starts, width, deadline, [])
+    stayed = converged & (np.linalg.norm(landed - starts, axis=0) <= 0.1 * np.tile(length, 3))
+    joined = stayed.reshape(len(fractions), -1).all(axis=0)
+    parent = list(range(x.shape[1]))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in zip(a[joined], b[joined]):
+        parent[root(int(i))] = root(int(j))
+    groups: dict[int, list[int]] = {}
+    for i in range(x.shape[1]):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def _spanning_tree(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges (from, to, length) of the minimum spanning tree of the columns of ``x``
+    (Prim's algorithm on the full distance matrix)."""
+    k = x.shape[1]
+    distance = np.linalg.norm(x[:, :, None] - x[:, None, :], axis=0)
+    inside = np.zeros(k, dtype=bool)
+    inside[0] = True
+    best, nearest = distance[0].copy(), np.zeros(k, dtype=int)
+    edges = []
+    for _ in range(k - 1):
+        j = int(np.argmin(np.where(inside, np.inf, best)))
+        edges.append((int(nearest[j]), j, float(best[j])))
+        inside[j] = True
+        closer = distance[j] < best
+        best, nearest = np.where(closer, distance[j], best), np.where(closer, j, nearest)
+    a, b, length = zip(*edges)
+    return np.array(a), np.array(b), np.array(length)
+
+
+def _describe(x: np.ndarray, variables, flat: int) -> str:
+    """``a continuum of critical points along x = -1/2 (y from -4.98 to -0.51 in the points
+    found), numeric``; along a curve, or a region where ∇f = 0 (``flat``: the directions in
+    which the Hessian vanishes there, all of them in a region)."""
+    centre = x.mean(axis=1)
+    _, spread, basis = np.linalg.svd((x - centre[:, None]).T, full_matrices=True)
+    count = x.shape[1]
+    line = len(variables) == 1 or spread[1] <= 1e-6 * spread[0]
+    if not line:
+        ends = ", ".join(_point_text(x[:, k], variables) for k in (0, count - 1))
+        shape = "a region where ∇f = 0" if flat == len(variables) else "a curve (not a line)"
+        return (
+            f"a continuum of critical points: {shape}, numeric: {count} points found on it, "
+            f"e.g. {ends}"
+        )
+    direction = basis[0]
+    t = direction @ (x - centre[:, None])
+    lo, hi = x[:, int(np.argmin(t))], x[:, int(np.argmax(t))]
+    if len(variables) == 1:
+        where = f"{variables[0]} from {lo[0]:.4g} to {hi[0]:.4g} (in the points found)"
+    else:
+        span = _span(lo, hi, direction, variables)
+        where = f"{_line_equation(basis[1:], centre, variables)} ({span})"
+    return f"a continuum of critical points along {where}, numeric: {count} points found on it"
+
+
+def _line_equation(normals: np.ndarray, centre: np.ndarray, variables) -> str:
+    """The line through ``centre`` as equations ``a·x + b·y = c`` (one per normal),
+    coefficients as small fractions where they are (to 1e-9)."""
+    from fractions import Fraction
+
+    equations = []
+    for normal in normals:
+        normal = normal / normal[np.argmax(np.abs(normal))]
+        terms = []
+        for coefficient, name in zip(normal, variables):
+            c = Fraction(float(coefficient)).limit_denominator(1000)
+            if abs(float(c) - coefficient) > 1e-9 or c == 0:
+                if abs(coefficient) < 1e-9:
+                    continue
+                c = None
+            text = (
+                f"{coefficient:.6g}·{name}"
+                if c is None
+                else (name if c == 1 else f"-{name}" if c == -1 else f"{c}·{name}")
+            )
+            terms.append(text)
+        value = float(normal @ centre)
+        c = Fraction(value).limit_denominator(1000)
+        shown = str(c) if abs(float(c) - value) <= 1e-7 else f"{value:.6g}"
+        equations.append(" + ".join(terms).replace("+ -", "- ") + f" = {shown}")
+    return ", ".join(equations)
+
+
+def _span(lo: np.ndarray, hi: np.ndarray, direction: np.ndarray, variables) -> str:
+    """The points' extent along the line, in the variable that changes most."""
+    k = int(np.argmax(np.abs(direction)))
+    a, b = sorted((lo[k], hi[k]))
+    return f"{variables[k]} from {a:.4g} to {b:.4g} in the points found"
+
+
+def _point_text(column: np.ndarray, variables) -> str:
+    return "(" + ", ".join(f"{v:.4g}" for v in column) + ")"
 
 
 def _trace(h: np.ndarray) -> np.ndarray:

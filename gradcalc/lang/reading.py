@@ -33,7 +33,7 @@ from gradcalc.lang.parser import (
     unparse,
 )
 
-__all__ = ["ambiguities", "read_as", "reading"]
+__all__ = ["ambiguities", "equation_read_as", "read_as", "reading"]
 
 
 def read_as(program: Program) -> str:
@@ -53,6 +53,18 @@ def read_as(program: Program) -> str:
         text += expr
         after_output = statement.target is None
     return text
+
+
+def equation_read_as(program: Program) -> str:
+    """An equation (from :func:`~gradcalc.lang.parser.parse_equation`) as ``left = right``.
+
+    >>> from gradcalc.lang.parser import parse_equation
+    >>> equation_read_as(parse_equation("x^2 + y^2 = 5^2"))
+    'x^2 + y^2 = 5^2'
+    """
+    difference = program.statements[0].expr
+    assert isinstance(difference, Binary)  # left - right
+    return f"{unparse(difference.left, reading=True)} = {unparse(difference.right, reading=True)}"
 
 
 def reading(text: str, variables: Iterable[str] = ()) -> tuple[str, list[str]]:
@@ -133,10 +145,11 @@ def _ambiguity(node: Binary, text: str) -> str | None:
             meant = Binary("pow", power.left, Binary("mul", power.right, node.right, 0), 0)
             return _warning(read, meant, _typed(power.right, node.right, text), text)
         if is_binary(node.left, "div") and not _closed_between(node.left.right, node, text):
-            numerator, denominator = _last_factor(node.left.left), node.left.right  # 1/2x
+            numerator, denominator = node.left.left, node.left.right  # all of 2x/3y
             read = Binary("mul", Binary("div", numerator, denominator, 0), node.right, 0)
             meant = Binary("div", numerator, Binary("mul", denominator, node.right, 0), 0)
-            return _warning(read, meant, _typed(denominator, node.right, text), text)
+            head = f"{_span(_start(numerator), node.left.column, text)}/"  # 2x/(3y)
+            return _warning(read, meant, _typed(denominator, node.right, text), text, head)
     if node.op == "div":
         power = _last_factor(node.left)
         exponent = _value(power.right) if is_binary(power, "pow") else None
@@ -154,14 +167,19 @@ def _ambiguity(node: Binary, text: str) -> str | None:
     return None
 
 
-def _warning(read: Binary, meant: Binary, regrouped: str | None, text: str) -> str:
+def _warning(
+    read: Binary, meant: Binary, regrouped: str | None, text: str, head: str | None = None
+) -> str:
     """ "T is read as R; if you mean M, write W": W keeps the user's own spelling inside the
-    new parentheses (``e^(2x)``) where there is one."""
+    new parentheses (``e^(2x)``) where there is one, and before them when ``head`` gives it
+    (``2x/`` of ``2x/(3y)``)."""
     meant_text = unparse(meant, reading=True)
     write = meant_text
     if regrouped is not None:
         inner = unparse(meant.right, reading=True)
-        write = f"{meant_text[: len(meant_text) - len(inner) - 2]}({regrouped})"
+        if head is None:
+            head = meant_text[: len(meant_text) - len(inner) - 2]
+        write = f"{head}({regrouped})"
     typed = _typed(read.left, read.right, text)
     parts = (typed, unparse(read, reading=True), meant_text, write)
     return "{} is read as {}; if you mean {}, write {}".format(*map(_shortened, parts))
@@ -235,7 +253,11 @@ def _children_last(node: Neg | Call) -> Node:
 def _typed(first: Node, last: Node, text: str) -> str:
     """The text from ``first``'s first token to ``last``'s last, as typed, with the
     parentheses the span opens or closes."""
-    start, end = _start(first), _end(last, text)
+    return _span(_start(first), _end(last, text), text)
+
+
+def _span(start: int, end: int, text: str) -> str:
+    """``text[start:end]``, widened to the parentheses the span opens or closes."""
     depth = text.count("(", start, end) - text.count(")", start, end)
     while depth > 0 and text.find(")", end) >= 0:  # take the ')' of groups opened inside
         end, depth = text.find(")", end) + 1, depth - 1

@@ -42,7 +42,7 @@ import numpy as np
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.api import GradResult
-from gradcalc.render.gradient import at_point, point_values
+from gradcalc.render.gradient import at_point, point_values, read_as_line
 
 RENDERED = {".svg": "svg", ".png": "png"}
 SUFFIXES = (".svg", ".png", ".dot")
@@ -86,7 +86,7 @@ def to_dot(result: GradResult, k: int = 0, *, digits: int | None = None) -> str:
     >>> print(to_dot(result))  # doctest: +NORMALIZE_WHITESPACE
     digraph gradcalc {
       graph [rankdir=LR, labelloc=t, fontname="Helvetica",
-             label="z   from   y = x**2; z = y**2\\nat x = 3   (adjoint = ∂z/∂node)"];
+             label="read as: y = x^2; z = y^2\\nat x = 3   (adjoint = ∂z/∂node)"];
       node [fontname="Helvetica", fontsize=11, shape=box, style=rounded];
       edge [color="#555555", arrowsize=0.7];
       "v0" [label="x\\nvalue = 3\\nadjoint = 108", shape=ellipse];
@@ -140,7 +140,7 @@ def to_mermaid(result: GradResult, k: int = 0, *, digits: int | None = None) -> 
     >>> result = grad("x*x", at={"x": 3}, check=False)
     >>> print(to_mermaid(result))
     flowchart LR
-        %% f   from   x*x / at x = 3   (adjoint = ∂f/∂node)
+        %% read as: f(x) = x·x / at x = 3   (adjoint = ∂f/∂node)
         v0(["x<br/>value = 3<br/>adjoint = 6"]):::variable
         r1["#1 mul<br/>x * x<br/>value = 9<br/>adjoint = 1"]:::target
         v0 --> r1
@@ -361,9 +361,8 @@ def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawi
     where = f"at {point}   " if point else ""
     if count > 1:
         where = f"point {k}: {where}"
-    expression = _ONE_LINE.sub("; ", result.expression.strip())
     title = [
-        f"{result.target}   from   {expression}",
+        _ONE_LINE.sub("; ", read_as_line(result).plain.strip()),
         f"{where}(adjoint = ∂{result.target}/∂node)",
     ]
     reason = result.reason(k)

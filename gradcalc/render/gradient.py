@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.api import GradResult
+from gradcalc.symbolic.crosscheck import RTOL
 from gradcalc.symbolic.shapes import printed
 
 _INTEGRAL = re.compile(r"\.0(?=,|\]$)")
@@ -60,7 +61,15 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
         agree = None
         if status != "skipped" and not undefined:
             agree = not bool(at_point(result.check.mismatch, k))
-        check = {"status": status, "agree": agree, "max_difference": result.check.max_difference}
+        check = {
+            "status": status,
+            "agree": agree,
+            "max_difference": result.check.max_difference,
+            "method": result.check.method or None,
+            "rtol": RTOL if result.check.method else None,
+            "points": result.check.points,
+            "meaning": result.check.meaning(),
+        }
         symbolic = {n: printed(p.derivative) for n, p in result.check.partials.items()}
     obj: dict[str, Any] = {
         "expression": result.expression,
@@ -264,9 +273,17 @@ def read_as_line(result: GradResult) -> Any:
     >>> read_as_line(grad("e^2x", at={"x": 1}, check=False)).plain
     'read as: f(x) = e^2·x'
     """
-    reading = result.read_as or result.expression
-    if result.target == "f" and "=" not in reading:
-        return read_as_text(reading, f"{result.target}({', '.join(result.points.names)})")
+    return named_reading(result.read_as or result.expression, result.target, result.points.names)
+
+
+def named_reading(reading: str, target: str, names: Sequence[str]) -> Any:
+    """``read as: f(x) = e^2·x`` for one expression; a program is shown whole.
+
+    >>> named_reading("e^2·x", "f", ["x"]).plain, named_reading("y = 2·x", "y", ["x"]).plain
+    ('read as: f(x) = e^2·x', 'read as: y = 2·x')
+    """
+    if target == "f" and "=" not in reading:
+        return read_as_text(reading, f"{target}({', '.join(names)})")
     return read_as_text(reading)
 
 
@@ -375,6 +392,9 @@ def points_table(result: GradResult, digits: int | None, diagnose: bool = False)
             kinds = dict.fromkeys(f.kind for f in result.diagnostics if at_point(f.mask, k))
             cells.append(", ".join(kinds) or "healthy")
         table.add_row(*cells)
+    if result.check is not None and result.check.method:
+        table.caption = f"check: the tape {result.check.meaning()}"
+        table.caption_justify = "left"
     return table
 
 

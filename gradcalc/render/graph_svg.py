@@ -52,7 +52,7 @@ def to_svg(result: GradResult, k: int = 0, *, digits: int | None = None) -> str:
     >>> from gradcalc import grad
     >>> svg = to_svg(grad("x*x", at={"x": 3}, check=False))
     >>> print(svg[svg.index("<title>"):svg.index("</title>") + 8])
-    <title>f   from   x*x
+    <title>read as: f(x) = x·x
     at x = 3   (adjoint = ∂f/∂node)</title>
 
     Raises:

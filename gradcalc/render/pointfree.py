@@ -28,6 +28,8 @@ def critical_heading(result: Any) -> str:
     """
     count = len(result.points)
     noun = "critical point" if count == 1 else "critical points"
+    if getattr(result, "continua", []):
+        noun = f"isolated {noun}"
     if result.method == "exact":
         how = "exact (sympy solved ∇f = 0; the list is complete)"
     else:
@@ -36,7 +38,9 @@ def critical_heading(result: Any) -> str:
             for v, (lo, hi) in result.region.items()
         )
         how = f"numeric (searched {box})"
-    return f"f({', '.join(result.variables)}) = {result.expression}\n{count} {noun}, {how}"
+    lines = [f"f({', '.join(result.variables)}) = {result.expression}", f"{count} {noun}, {how}"]
+    lines += [f"and {continuum}" for continuum in getattr(result, "continua", [])]
+    return "\n".join(lines)
 
 
 def critical_table(result: Any) -> Any:
@@ -74,6 +78,7 @@ def critical_json(result: Any) -> dict[str, Any]:
             }
             for p in result.points
         ],
+        "continua": list(result.continua),
         "notes": list(result.notes),
     }
 

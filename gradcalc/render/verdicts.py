@@ -89,7 +89,9 @@ class VerdictView:
         from rich.text import Text
 
         where = f" at {self.at[0].replace(',', ', ')}" if self.at and len(self.at) == 1 else ""
+        equation = getattr(verdicts, "equation", False)
         named = self.expression if _DEFINITION.fullmatch(self.expression) else None
+        named = self.expression if equation else named
         function = named or f"f = {self.expression}"  # g = x*y names itself
         heading = Text()
         if self.read_as:  # then the heading names the function only: g, or f
@@ -98,7 +100,8 @@ class VerdictView:
             function = named.split("=")[0].strip() if named else "f"
         for warning in self.warnings:
             heading.append(f"warning: {warning}\n", style="yellow")
-        heading.append(f"Checking your derivative of {function}{where}", style="bold")
+        question = getattr(verdicts, "question", "") or f"derivative of {function}"
+        heading.append(f"Checking your {question}{where}", style="bold")
         table = render.new_table()
         for header in ("", "your answer", "correct", "verdict", "why"):
             table.add_column(header, style="bold" if not header else None)

@@ -129,6 +129,29 @@ class CheckReport:
     max_difference: float = 0.0
     mismatch: np.ndarray | None = None
     note: str = ""
+    method: str = ""  # "exact values", or "float64" (sympy's derivative lambdified)
+    points: int = 0  # the points compared
+
+    def meaning(self) -> str:
+        """What an agreement rests on, in words: the tape (float64) within RTOL of sympy's
+        exact values, or of sympy's derivative evaluated in float64 -- numeric evidence
+        for the tape at these points, not a proof.
+
+        >>> print(CheckReport("agree", method="float64", points=20).meaning())
+        agrees within rtol 1e-7 at 20 points (float64: sympy's derivative evaluated in floats,
+        not a proof)
+        """
+        if self.status == "skipped" or not self.method:
+            return self.note
+        verb = "agrees within" if self.status == "agree" else "differs by more than"
+        where = f"at {self.points} point{'' if self.points == 1 else 's'}"
+        if self.status != "agree" and self.mismatch is not None:
+            where = f"at {int(np.count_nonzero(self.mismatch))} of {self.points} points"
+        if self.method == "float64":
+            how = "float64: sympy's derivative evaluated in floats, not a proof"
+        else:
+            how = "with sympy's exact values"
+        return f"{verb} rtol {RTOL:.0e} {where} ({how})".replace("e-0", "e-")
 
 
 @dataclass
@@ -218,8 +241,9 @@ def check_against(
                 shown = build()
                 graph.cache[key] = shown, {k: in_variables(graph, e) for k, e in shown.items()}
             shown, expanded = graph.cache[key]
+            method = "float64"
             if where.exact_point is not None and len(where.exact_point) <= EXACT_POINT_LIMIT:
-                partials = _exact_partials(expanded, where, numeric)
+                partials, method = _exact_partials(expanded, where, numeric), "exact values"
             else:
                 partials = _lambdified_partials(graph, key, expanded, where.point, where.skip)
                 _confirm_mismatches(graph, partials, expanded, tape_values, where)
@@ -232,7 +256,9 @@ def check_against(
         return CheckReport("skipped", note=note)
     except (ValueError, TypeError, ZeroDivisionError, AttributeError, RecursionError) as failure:
         return CheckReport("skipped", note=f"symbolic check skipped: sympy failed ({failure})")
-    return _compare(partials, tape_values, where.skip)
+    report = _compare(partials, tape_values, where.skip)
+    report.method, report.points = method, int(np.count_nonzero(~where.skip))
+    return report
 
 
 def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, Partial]:

@@ -210,3 +210,53 @@ def test_a_tiny_domain_is_undecided_and_says_so(cli) -> None:
 def test_json_says_what_the_verdict_rests_on(cli, expression, answer, ok, evidence) -> None:
     out = json.loads(cli("check", expression, "--answer", answer, "--format", "json").stdout)
     assert (out["verdicts"][0]["ok"], out["verdicts"][0]["evidence"]) == (ok, evidence)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["[2x y, x^2 + 3y^2]", "[2x*y,x^2+3y^2]", "( 2x y , x^2 + 3 y^2 )", "<2x y, x^2+3y^2>"],
+)
+def test_a_gradient_as_a_vector_the_way_students_type_it(cli, answer: str) -> None:
+    result = cli("check", "x^2 y + y^3", "--answer", answer, "--format", "json")
+    assert result.exit_code == ExitCode.OK, result.output
+    verdicts = json.loads(result.stdout)["verdicts"]
+    assert [v["ok"] for v in verdicts] == [True, True]
+    assert verdicts[0]["yours_read_as"] == "2·x·y"
+
+
+@pytest.mark.parametrize(
+    "answer", ["[[2y, 2x], [2x, 6y]]", "[2y, 2x; 2x, 6y]", "[(2y, 2x), (2x, 6y)]"]
+)
+def test_a_hessian_as_a_matrix_needs_no_order(cli, answer: str) -> None:
+    result = cli("check", "x^2 y + y^3", "--answer", answer, "--format", "json")
+    assert result.exit_code == ExitCode.OK, result.output
+    verdicts = json.loads(result.stdout)["verdicts"]
+    assert [v["component"] for v in verdicts] == ["∂²f/∂x∂x", "∂²f/∂x∂y", "∂²f/∂y∂x", "∂²f/∂y∂y"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "wrong"),
+    [
+        ("[2y, 2x; 2x, 5y]", [3]),  # a coefficient off by one
+        ("[2y, -2x; 2x, 6y]", [1]),  # a sign
+        ("[x^2 + 3y^2, 2x y]", [0, 1]),  # the components swapped
+    ],
+)
+def test_one_wrong_component_fails_the_whole_answer(cli, answer: str, wrong: list) -> None:
+    args = ("check", "x^2 y + y^3", "--answer", answer, "--format", "json")
+    result = cli(*args)
+    assert result.exit_code == ExitCode.CHECK_FAILED, result.output
+    oks = [v["ok"] for v in json.loads(result.stdout)["verdicts"]]
+    assert [k for k, ok in enumerate(oks) if ok is False] == wrong
+
+
+def test_a_matrix_of_the_wrong_size_is_a_usage_error(cli) -> None:
+    result = cli("check", "x^2 y", "--answer", "[[1, 2, 3], [4, 5, 6]]")
+    assert result.exit_code == ExitCode.USAGE
+    assert "a 2×3 matrix answers a Hessian" in result.stderr
+
+
+def test_the_correct_column_is_in_the_users_notation(cli) -> None:
+    result = cli("check", "x^x", "--answer", "x x^(x-1)", "--format", "json")
+    (verdict,) = json.loads(result.stdout)["verdicts"]
+    assert verdict["correct"] == "x^x*(ln(x) + 1)"  # not sympy's x**x*(log(x) + 1)

@@ -208,6 +208,10 @@ def test_a_wrong_gradient_rule_is_caught_by_the_check(cli, monkeypatch) -> None:
         "status": "disagree",
         "agree": False,
         "max_difference": out["check"]["max_difference"],
+        "method": "exact values",
+        "rtol": 1e-7,
+        "points": 1,
+        "meaning": "differs by more than rtol 1e-7 at 1 of 1 points (with sympy's exact values)",
     }
     assert out["check"]["max_difference"] == pytest.approx(abs(math.sin(1) - math.cos(1)))
 
@@ -355,3 +359,18 @@ def test_files_that_are_not_utf8_say_so(cli, tmp_path) -> None:
     assert result.exit_code == ExitCode.USAGE and "is not UTF-8 text" in result.stderr
     assert "is not UTF-8 text" in cli("--file", "grad", f"@{path}", "--at", "x=1,y=2").stderr
     assert "is not UTF-8 text" in cli("fit", "a*x", str(path), "--params", "a").stderr
+
+
+def test_the_check_of_many_points_says_it_is_float_agreement_not_a_proof(cli, tmp_path) -> None:
+    points = tmp_path / "points.csv"
+    points.write_text("x,y\n" + "".join(f"{k / 7},{1 - k / 9}\n" for k in range(20)))
+    table = cli("grad", "x^2*sin(y)", "--points", str(points))
+    assert table.exit_code == ExitCode.OK, table.output
+    assert "check: the tape agrees within rtol 1e-7 at 20 points (float64" in table.stdout
+    assert "not a proof" in table.stdout
+    out = json.loads(cli("grad", "x^2*sin(y)", "--points", str(points), "--format", "json").stdout)
+    check = out[0]["check"]
+    assert (check["method"], check["rtol"], check["points"]) == ("float64", 1e-7, 20)
+    assert "not a proof" in check["meaning"]
+    few = json.loads(cli("grad", "x^2*sin(y)", "--at", "x=1,y=2", "--format", "json").stdout)
+    assert few["check"]["method"] == "exact values"

@@ -28,8 +28,13 @@ def value(text: str, **at: float) -> float:
         ("e^-2x", "e^-2·x", "e^(-2·x)", "e^(-2x)", 2.0, 2 * math.e**-2, math.e**-4),
         ("x^3/2", "(x^3)/2", "x^(3/2)", "x^(3/2)", 2.0, 4.0, 2**1.5),
         ("e^2(x+1)", "e^2·(x + 1)", "e^(2·(x + 1))", "e^(2(x+1))", 2.0, 3 * math.e**2, math.e**6),
+        # the whole product before the quotient is quoted, as typed
+        ("2x/3y", "(2·x/3)·y", "2·x/(3·y)", "2x/(3y)", 2.0, 8 / 3, 2 / 3),
+        ("(x+1)/2y", "((x + 1)/2)·y", "(x + 1)/(2·y)", "(x+1)/(2y)", 2.0, 3.0, 0.75),
+        ("sin(x)*x/2y", "(sin(x)·x/2)·y", "sin(x)·x/(2·y)", "sin(x)*x/(2y)", 2.0,
+         2 * math.sin(2), math.sin(2) / 2),
     ],
-)
+)  # fmt: skip
 def test_each_ambiguous_pattern_warns_with_both_readings(
     typed, read, meant, write, x, strict, other
 ) -> None:

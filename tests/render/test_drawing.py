@@ -245,8 +245,8 @@ def test_a_multiline_program_keeps_one_dot_statement_per_line():
     result = gradcalc.grad("y = x**2\nz = y**2", at={"x": 3}, check=False)
     text = to_dot(result)
     dot_graph(text)  # every line still parses
-    assert "y = x**2; z = y**2" in text
-    assert "y = x**2; z = y**2" in to_mermaid(result).splitlines()[1]
+    assert "read as: y = x^2; z = y^2" in text
+    assert "read as: y = x^2; z = y^2" in to_mermaid(result).splitlines()[1]
 
 
 # --- Mermaid ----------------------------------------------------------------------------
@@ -429,3 +429,11 @@ def test_graph_command_prints_dot_and_mermaid_and_refuses_bad_files(cli, tmp_pat
     assert bad.exit_code == 2 and ".svg, .png, .dot" in bad.stderr
     two = cli.invoke(["graph", "x", "--at", "x=1", "--at", "x=2"])
     assert two.exit_code == 2 and "one point" in two.stderr
+
+
+@pytest.mark.parametrize("output", ["dot", "mermaid", "svg"])
+def test_graph_says_how_it_read_the_expression_and_warns(cli, output) -> None:
+    result = cli("graph", "x/2y", "--at", "x=1,y=2", "--format", output)
+    assert result.exit_code == 0, result.output
+    assert "read as: f(x, y) = (x/2)·y" in result.stdout
+    assert "x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)" in result.stderr

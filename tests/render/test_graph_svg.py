@@ -66,7 +66,7 @@ def test_headline_svg_has_every_node_and_edge_of_the_drawing() -> None:
     assert nodes["r5"]["lines"] == ["#5 add", "#2 + #4", "value = 105", "adjoint = 1"]
     assert [v["kind"] for v in nodes.values()].count("target") == 1
     assert nodes["r5"]["kind"] == "target"
-    assert root.find(f"{SVG}title").text.startswith("f   from   3*w1**2+2*w1*w2")
+    assert root.find(f"{SVG}title").text.startswith("read as: f(w1, w2) = 3·w1^2 + 2·w1·w2")
 
 
 def test_boxes_hold_their_text_and_stay_inside_the_picture() -> None:

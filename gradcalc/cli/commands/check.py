@@ -44,6 +44,26 @@ def check(
     latex: Annotated[
         bool, typer.Option("--latex", help="Also print the answers in LaTeX.")
     ] = False,
+    critical: Annotated[
+        bool,
+        typer.Option(
+            "--critical", help='Your answer is the set of critical points: "{(1,0), (-1,0)}".'
+        ),
+    ] = False,
+    region: Annotated[
+        str | None,
+        typer.Option(
+            "--in", metavar="REGION", help="With --critical: the region, x=-5..5,y=0..pi."
+        ),
+    ] = None,
+    implicit: Annotated[
+        str | None,
+        typer.Option(
+            "--implicit",
+            metavar="Y",
+            help='EXPRESSION is an equation; your answer is dY/dx on it: --implicit y "-x/y".',
+        ),
+    ] = None,
 ) -> int:
     """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
     from gradcalc.apps import check as answers
@@ -64,28 +84,63 @@ def check(
             f"{'--rtol' if rtol is not None else '--atol'} is for numbers (--expect): "
             "--answer is decided exactly or at high precision, with no tolerance"
         )
+    elif critical or implicit is not None:
+        question = (critical, implicit, region)
+        verdicts = _point_free(text, answer or [], *question, names(wrt), order, at)
     else:
         given = _answer_form(answer or [])
         verdicts = answers.check_answers(text, given, names(wrt), order, at or [])
-    view = VerdictView(text, at, latex, *_readings(text, verdicts, answer is not None))
+    readings = _readings(text, verdicts, answer is not None, implicit is not None, critical)
+    view = VerdictView(text, at, latex, *readings)
     show(context, view, verdicts, output)
     ok = [v.ok for v in verdicts]
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
 
 
-def _readings(text: str, verdicts: list, answers: bool) -> tuple[str, list[str] | None, list]:
-    """How the expression and each answer were read, and the ambiguity warnings of both."""
-    from gradcalc.lang.parser import parse_program
-    from gradcalc.lang.reading import ambiguities, read_as
+def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> list:
+    """``--critical`` (a set of points) or ``--implicit Y`` (dY/dx on the curve)."""
+    if critical and implicit is not None:
+        raise InputError("--critical and --implicit answer different questions: give one")
+    if region is not None and not critical:
+        raise InputError("--in is the region of --critical")
+    if order != 1 or at:
+        raise InputError(f"{'--critical' if critical else '--implicit'} takes no --order or --at")
+    if critical:
+        from gradcalc.apps.check_critical import check_critical
 
-    program = parse_program(text)
+        if wrt:
+            raise InputError("--critical takes the points in all variables: drop --wrt")
+        return check_critical(text, ", ".join(answer), region)
+    from gradcalc.apps.check_implicit import check_implicit
+
+    return check_implicit(text, implicit, answer, wrt)
+
+
+def _readings(
+    text: str, verdicts: list, answers: bool, equation: bool, points: bool
+) -> tuple[str, list[str] | None, list]:
+    """How the expression (or equation) and each answer were read -- a point's coordinates
+    one by one -- and the ambiguity warnings of all of them."""
+    from gradcalc.lang.answers import points_of
+    from gradcalc.lang.parser import parse_equation, parse_program
+    from gradcalc.lang.reading import ambiguities, equation_read_as, read_as
+
+    program = parse_equation(text) if equation else parse_program(text)
     warnings = ambiguities(program)
     readings = None
     if answers:
-        parsed = [parse_program(v.yours, program.free_variables) for v in verdicts]
-        readings = [read_as(answer) for answer in parsed]
-        warnings += [w for answer in parsed for w in ambiguities(answer)]
-    return read_as(program), readings, list(dict.fromkeys(warnings))
+        readings = []
+        for verdict in verdicts:
+            if not verdict.yours:  # a point you left out
+                readings.append("")
+                continue
+            parts = points_of(verdict.yours)[0] if points else ()
+            parsed = [parse_program(p, program.free_variables) for p in parts or [verdict.yours]]
+            shown = [read_as(p) if p.statements else "" for p in parsed]
+            readings.append(f"({', '.join(shown)})" if parts else shown[0])
+            warnings += [w for p in parsed for w in ambiguities(p)]
+    heading = equation_read_as(program) if equation else read_as(program)
+    return heading, readings, list(dict.fromkeys(warnings))
 
 
 def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:

@@ -44,6 +44,8 @@ def graph(
     (result, *rest) = api.gradient_at(session.graph, session.first, names(wrt), options)
     if rest:
         raise InputError("graph draws one target: choose it with --of")
+    for warning in result.warnings:  # (the title says how the input was read)
+        print(f"warning: {warning}", file=sys.stderr)
     if out is None:
         show(context, GraphView(), result, output, digits)
         return ExitCode.OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -32,7 +33,16 @@ def plot(
 
     if not at or len(at) != 1:
         raise InputError("plot needs one point: --at x=2")
+    from gradcalc.lang.parser import parse_program
+    from gradcalc.lang.reading import ambiguities, read_as
+    from gradcalc.render.gradient import named_reading
+
     text = expression_text(expression, None)
     bounds = plot.parse_span(span) if span is not None else None
-    show_plot(plot.plot(text, at, bounds, out, width, height), out)
+    drawn = plot.plot(text, at, bounds, out, width, height)
+    program = parse_program(text)
+    context.console().print(named_reading(read_as(program), "f", program.free_variables))
+    show_plot(drawn, out)
+    for warning in ambiguities(program):
+        print(f"warning: {warning}", file=sys.stderr)
     return ExitCode.OK

@@ -1,0 +1,178 @@
+"""The shape of a written answer: a list, a vector, a matrix or a set of points.
+
+Students write a gradient as ``2x, 2y``, ``[2x, 2y]``, ``(2x, 2y)`` or ``<2x, 2y>``; a Hessian
+as ``[[2, 0], [0, 2]]`` or ``[2, 0; 0, 2]``; critical points as ``{(1, 0), (-1, 0)}``. Only the
+brackets and separators are read here; every entry is left as text for the parser.
+
+>>> shape_of("[ 2x , 2y ]")
+Answer(kind='vector', rows=(('2x', '2y'),))
+>>> shape_of("[2, 0; 0, 2]").rows
+(('2', '0'), ('0', '2'))
+>>> points_of("{(1,0), (-1, 0)}")
+(('1', '0'), ('-1', '0'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gradcalc.core.errors import InputError
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {close: opening for opening, close in _OPEN.items()}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """``kind``: ``list`` (no brackets: ``2x, 2y``), ``vector`` (one bracketed row) or
+    ``matrix`` (rows); ``rows`` holds the entries' texts (one row unless a matrix).
+
+    >>> Answer("matrix", (("1", "2"), ("3", "4"))).entries
+    ['1', '2', '3', '4']
+    """
+
+    kind: str
+    rows: tuple[tuple[str, ...], ...]
+
+    @property
+    def entries(self) -> list[str]:
+        """Every entry, row by row."""
+        return [entry for row in self.rows for entry in row]
+
+
+def shape_of(texts: str | Sequence[str]) -> Answer:
+    """The shape of a derivative answer (one text, or one per ``--answer`` option: several
+    bracketed vectors are the rows of a matrix).
+
+    >>> shape_of("<2x, 2y>").kind, shape_of("(x + 1)").rows, shape_of("2x, x^2").kind
+    ('vector', (('(x + 1)',),), 'list')
+    >>> shape_of(["[2, 0]", "[0, 2]"]).kind
+    'matrix'
+
+    Raises:
+        InputError: unbalanced brackets, an empty entry, or rows of different lengths.
+    """
+    if isinstance(texts, str):
+        texts = [texts]
+    shaped = [_shape(text) for text in texts]
+    if len(shaped) > 1 and all(s.kind == "vector" for s in shaped):
+        return _matrix(tuple(s.rows[0] for s in shaped))
+    if len(shaped) > 1 and any(s.kind == "matrix" for s in shaped):
+        raise InputError("give a matrix answer as one --answer: [[a, b], [c, d]]")
+    if len(shaped) == 1:
+        return shaped[0]
+    return Answer("list", (tuple(entry for s in shaped for entry in s.entries),))
+
+
+def points_of(text: str) -> tuple[tuple[str, ...], ...]:
+    """The points of a set: ``{(1, 0), (-1, 0)}`` (braces optional), ``{}`` for none, and
+    for one variable ``{1, -1}``. Each point's coordinates, as texts.
+
+    >>> points_of("(1, 0), (-1, 0)"), points_of("{}"), points_of("{1, -1}")
+    ((('1', '0'), ('-1', '0')), (), (('1',), ('-1',)))
+
+    Raises:
+        InputError: unbalanced brackets or an empty coordinate.
+    """
+    inner = text.strip()
+    _balanced(inner)
+    if _wrapped(inner, "{"):
+        inner = inner[1:-1].strip()
+    if not inner or inner.lower() in ("none", "empty"):
+        return ()
+    points = []
+    for item in _split(inner, ","):
+        item = item.strip()
+        if _wrapped(item, "(") or _wrapped(item, "["):
+            coordinates = _split(item[1:-1], ",")
+            if len(coordinates) > 1 or _wrapped(item, "["):
+                points.append(_entries(coordinates, item))
+                continue
+        points.append(_entries([item], text))
+    return tuple(points)
+
+
+def _shape(text: str) -> Answer:
+    inner = text.strip()
+    _balanced(inner)
+    if inner.startswith("{"):
+        raise InputError(
+            f"{text.strip()!r} is a set: sets of points answer check --critical; "
+            "write a gradient as [a, b]"
+        )
+    if inner.startswith("<") and inner.endswith(">"):
+        return Answer("vector", (_entries(_split(inner[1:-1], ","), text),))
+    bracketed = _wrapped(inner, "[") or (_wrapped(inner, "(") and _is_row(inner))
+    body = inner[1:-1] if bracketed else inner
+    if bracketed and ";" in _outside_brackets(body):
+        return _matrix(tuple(_entries(_split(row, ","), text) for row in _split(body, ";")))
+    items = [item.strip() for item in _split(body, ",")]
+    if (bracketed or len(items) > 1) and all(_is_row(item) for item in items):
+        return _matrix(tuple(_entries(_split(item[1:-1], ","), text) for item in items))
+    return Answer("vector" if bracketed else "list", (_entries(items, text),))
+
+
+def _is_row(text: str) -> bool:
+    """``[a]``, ``[a, b]`` or ``(a, b)`` -- not ``(a)``, which is an expression."""
+    return _wrapped(text, "[") or (_wrapped(text, "(") and len(_split(text[1:-1], ",")) > 1)
+
+
+def _matrix(rows: tuple[tuple[str, ...], ...]) -> Answer:
+    if len({len(row) for row in rows}) > 1:
+        sizes = ", ".join(str(len(row)) for row in rows)
+        raise InputError(f"the rows of the matrix have different lengths ({sizes})")
+    return Answer("matrix", rows)
+
+
+def _entries(items: Sequence[str], text: str) -> tuple[str, ...]:
+    entries = tuple(item.strip() for item in items)
+    if any(not entry for entry in entries):
+        raise InputError(f"an empty entry in {text.strip()!r}")
+    return entries
+
+
+def _wrapped(text: str, opening: str) -> bool:
+    """Whether ``text`` is one bracketed group: ``[a, b]`` but not ``[a] + [b]``."""
+    if not (text.startswith(opening) and text.endswith(_OPEN[opening])):
+        return False
+    depth = 0
+    for i, char in enumerate(text):
+        depth += (char in _OPEN) - (char in _CLOSE)
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """Split at ``separator`` outside every kind of bracket."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char in _OPEN) - (char in _CLOSE)
+        if char == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _outside_brackets(text: str) -> str:
+    """The characters of ``text`` outside brackets."""
+    depth, kept = 0, []
+    for char in text:
+        depth += (char in _OPEN) - (char in _CLOSE)
+        if depth == 0:
+            kept.append(char)
+    return "".join(kept)
+
+
+def _balanced(text: str) -> None:
+    """Refuse unbalanced or crossed brackets, naming the first bad one."""
+    stack: list[str] = []
+    for i, char in enumerate(text):
+        if char in _OPEN:
+            stack.append(char)
+        elif char in _CLOSE and (not stack or stack.pop() != _CLOSE[char]):
+            raise InputError(f"{char!r} at column {i + 1} of {text!r} closes nothing open")
+    if stack:
+        raise InputError(f"{stack[-1]!r} in {text!r} is never closed")

@@ -1,0 +1,117 @@
+"""`gradcalc check --critical`: a set of critical points judged point by point and as a
+set, against functions built with known critical points (checked by sympy's solve), with
+the wrong answers a student makes: a point missing, an extra one, a coordinate off by one
+or of the wrong sign, a point listed twice, a decimal for an irrational point."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import sympy as sp
+
+from gradcalc.apps.check_critical import check_critical
+from gradcalc.core.errors import ExitCode, InputError
+
+x, y = sp.symbols("x y", real=True)
+
+
+def built(seed: int) -> tuple[str, list[tuple[int, int]]]:
+    """f with f_x = a (x - p1)...(x - pk), f_y = b (y - q1)...: its critical points are
+    the pairs (p, q), as sympy's solve confirms."""
+    rng = random.Random(seed)
+    xs, ys = (
+        rng.sample(range(-7, 8), rng.randint(1, 3)),
+        rng.sample(range(-7, 8), rng.randint(1, 2)),
+    )
+    fx = rng.choice([1, 2, -1, -3]) * sp.Mul(*(x - p for p in xs))
+    fy = rng.choice([1, 4, -1, -2]) * sp.Mul(*(y - q for q in ys))
+    f = sp.expand(sp.integrate(fx, x) + sp.integrate(fy, y))
+    points = sorted((p, q) for p in xs for q in ys)
+    solved = sp.solve([sp.diff(f, x), sp.diff(f, y)], [x, y], dict=True)
+    assert sorted((int(s[x]), int(s[y])) for s in solved) == points
+    return sp.sstr(f).replace("**", "^"), points
+
+
+def as_set(points) -> str:
+    return "{" + ", ".join(f"({p}, {q})" for p, q in points) + "}"
+
+
+def oks(expression: str, answer: str) -> list:
+    return [v.ok for v in check_critical(expression, answer)]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_right_sets_pass_and_every_kind_of_wrong_set_fails(seed: int) -> None:
+    f, points = built(seed)
+    assert all(oks(f, as_set(reversed(points)))), f  # any order
+    if len(points) > 1:
+        assert False in oks(f, as_set(points[1:])), f  # one missing
+    not_critical = (max(p for p, _ in points) + 1, points[0][1])
+    assert False in oks(f, as_set([*points, not_critical])), f  # an extra point
+    p, q = points[0]
+    for changed in [(p, q + 1), (p + 1, q), (-p, q), (q, p)]:
+        if changed not in points:
+            assert False in oks(f, as_set([changed, *points[1:]])), (f, changed)
+    assert False in oks(f, as_set([*points, points[0]])), f  # listed twice
+
+
+def test_the_textbook_example_each_point_with_its_verdict() -> None:
+    verdicts = check_critical("x^3 - 3x + y^2", "{(1,0), (-1,0)}")
+    assert [(v.component, v.verdict) for v in verdicts] == [
+        ("point 1", "correct"),
+        ("point 2", "correct"),
+    ]
+    assert "local minimum" in verdicts[0].detail and "saddle point" in verdicts[1].detail
+    missing = check_critical("x^3 - 3x + y^2", "{(1, 0)}")[-1]
+    assert (missing.component, missing.correct, missing.ok) == ("missing", "(-1, 0)", False)
+    wrong = check_critical("x^3 - 3x + y^2", "{(1, 0), (-1, 0), (2, 0)}")[-1]
+    assert wrong.ok is False and "∇f = (9, 0)" in wrong.detail
+
+
+def test_irrational_points_exactly_and_a_decimal_is_undecided_with_the_exact_point() -> None:
+    assert all(oks("x^3 - x + y^2", "{(sqrt(3)/3, 0), (-1/sqrt(3), 0)}"))
+    decimal = check_critical("x^3 - x + y^2", "{(0.57735, 0), (-sqrt(3)/3, 0)}")[0]
+    assert decimal.ok is None and "sqrt(3)/3" in decimal.detail
+
+
+def test_no_critical_points_is_the_empty_set() -> None:
+    (verdict,) = check_critical("x + y^2", "{}")
+    assert verdict.ok is True
+    assert False in oks("x^2 + y^2", "{}")
+
+
+def test_a_continuum_cannot_be_listed() -> None:
+    verdicts = check_critical("(x - y)^2", "{(0, 0)}")
+    assert verdicts[0].ok is True  # (0, 0) is critical
+    assert verdicts[-1].ok is None and "x = y" in verdicts[-1].detail
+    verdicts = check_critical("max(x, y) + x^2", "{(-1/2, -1)}")
+    assert verdicts[0].ok is True and verdicts[-1].ok is None
+    assert "x = -1/2" in verdicts[-1].detail
+
+
+def test_a_numeric_search_cannot_prove_a_point_missing() -> None:
+    verdicts = check_critical("sin(x) + cos(y)", "{(pi/2, 0)}")
+    assert verdicts[0].ok is True
+    assert verdicts[-1].component == "not listed" and verdicts[-1].ok is None
+    inside = check_critical("sin(x) + cos(y)", "{(pi/2, 0)}", "x=0..3,y=-1..1")
+    assert [v.ok for v in inside] == [True]
+
+
+def test_a_point_with_the_wrong_number_of_coordinates_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="has 3 coordinates; f has 2 variables"):
+        check_critical("x^2 + y^2", "{(0, 0, 0)}")
+
+
+def test_the_command_line(cli) -> None:
+    result = cli("check", "x^3-3x+y^2", "--critical", "--answer", "{(1,0), (-1,0)}")
+    assert result.exit_code == ExitCode.OK, result.output
+    assert "Checking your critical points of f" in result.stdout
+    result = cli("check", "x^3-3x+y^2", "--critical", "--answer", "{(1,0)}", "--format", "json")
+    assert result.exit_code == ExitCode.CHECK_FAILED
+    verdicts = json.loads(result.stdout)["verdicts"]
+    assert [v["ok"] for v in verdicts] == [True, False]
+    assert verdicts[0]["yours_read_as"] == "(1, 0)"
+    refused = cli("check", "x^2", "--critical", "--implicit", "y", "--answer", "{}")
+    assert refused.exit_code == ExitCode.USAGE

@@ -1,0 +1,103 @@
+"""`gradcalc check EQUATION --implicit y`: dy/dx judged on the curve, against sympy's
+-F_x/F_y on textbook curves and on generated polynomial curves, with answers equal to it
+only on the curve (right) and the usual slips (wrong): the sign, upside down, a coefficient
+off by one, the partial derivatives swapped."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import sympy as sp
+
+from gradcalc.apps.check_implicit import check_implicit
+from gradcalc.core.errors import ExitCode, InputError
+
+x, y = sp.symbols("x y", real=True)
+
+
+def typed(expr) -> str:
+    return sp.sstr(expr).replace("**", "^")
+
+
+@pytest.mark.parametrize(
+    ("equation", "answer"),
+    [
+        ("x^2 + y^2 = 25", "-x/y"),
+        ("x^2 + y^2 = 25", "-x y/(25 - x^2)"),  # equal on the circle only
+        ("x^3 + y^3 = 6x y", "(2y - x^2)/(y^2 - 2x)"),
+        ("x y = 1", "-y/x"),
+        ("x y = 1", "-1/x^2"),  # y = 1/x on the curve
+        ("sin(x y) = x/2", "(1/2 - y cos(x y))/(x cos(x y))"),
+    ],
+)
+def test_textbook_answers_are_right(equation: str, answer: str) -> None:
+    (verdict,) = check_implicit(equation, "y", [answer])
+    assert verdict.ok is True, verdict.detail
+
+
+@pytest.mark.parametrize(
+    ("equation", "answer"),
+    [
+        ("x^2 + y^2 = 25", "x/y"),
+        ("x^2 + y^2 = 25", "-y/x"),
+        ("x^3 + y^3 = 6x y", "(2y - x^2)/(y^2 - x)"),
+        ("x y = 1", "y/x"),
+        ("sin(x y) = x/2", "(1 - y cos(x y))/(x cos(x y))"),
+    ],
+)
+def test_slips_are_wrong_with_a_point_of_the_curve(equation: str, answer: str) -> None:
+    (verdict,) = check_implicit(equation, "y", [answer])
+    assert verdict.ok is False, verdict.detail
+    assert "on the curve" in verdict.detail
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_generated_curves(seed: int) -> None:
+    rng = random.Random(seed)
+    left = sum(
+        rng.choice([-1, 1])
+        * rng.randint(1, 10 ** rng.randint(1, 6))
+        * x ** rng.randint(0, 3)
+        * y ** rng.randint(1, 3)
+        for _ in range(rng.randint(2, 4))
+    ) + rng.randint(1, 9) * x ** rng.randint(1, 2)
+    c = rng.randint(-20, 20)
+    fx, fy = sp.diff(left, x), sp.diff(left, y)
+    equation = f"{typed(left)} = {c}"
+    truth = -fx / fy
+    for right in (truth, (-fx + 2 * (left - c)) / fy, sp.cancel(truth)):
+        (verdict,) = check_implicit(equation, "y", [typed(right)])
+        assert verdict.ok is True, (equation, right, verdict.detail)
+    for wrong in (fx / fy, -fy / fx, (-fx + 1) / fy, (-fx) / (fy + 1)):
+        if sp.cancel(wrong - truth) == 0:
+            continue
+        (verdict,) = check_implicit(equation, "y", [typed(wrong)])
+        assert verdict.ok is not True, (equation, wrong, verdict.detail)  # never accepted
+        assert verdict.ok is False, (equation, wrong, verdict.detail)
+
+
+def test_a_surface_has_one_answer_per_variable() -> None:
+    verdicts = check_implicit("x^2 + y^2 + z^2 = 25", "z", ["[-x/z, -y/z]"])
+    assert [(v.component, v.ok) for v in verdicts] == [("∂z/∂x", True), ("∂z/∂y", True)]
+
+
+def test_input_errors() -> None:
+    with pytest.raises(InputError, match="1 needed"):
+        check_implicit("x^2 + y^2 = 25", "y", ["-x/y", "2"])
+    with pytest.raises(InputError, match="not a variable of the equation"):
+        check_implicit("x^2 + y^2 = 25", "y", ["-x/w"])
+    with pytest.raises(InputError, match="not an equation"):
+        check_implicit("x^2 + y^2", "y", ["-x/y"])
+
+
+def test_the_command_line(cli) -> None:
+    result = cli("check", "x^2 + y^2 = 25", "--implicit", "y", "--answer", "-x/y")
+    assert result.exit_code == ExitCode.OK, result.output
+    assert result.stdout.startswith("read as: x^2 + y^2 = 25")
+    assert "Checking your dy/dx on the curve" in result.stdout
+    wrong = cli("check", "x^2+y^2=25", "--implicit", "y", "--answer", "x/y", "--format", "json")
+    assert wrong.exit_code == ExitCode.CHECK_FAILED
+    (verdict,) = json.loads(wrong.stdout)["verdicts"]
+    assert verdict["evidence"] == "high precision" and verdict["correct"] == "-x/y"

@@ -1,0 +1,56 @@
+"""gradcalc.symbolic.oncurve: agreement on a curve F = 0, against sympy's own algebra
+(answers built to equal -F_x/F_y on the curve but not off it, and answers that differ)."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from gradcalc.symbolic.oncurve import decide_on_curve
+
+x, y, z = sp.symbols("x y z", real=True)
+
+
+@pytest.mark.parametrize(
+    "curve",
+    [
+        x**2 + y**2 - 25,
+        x**3 + y**3 - 6 * x * y,
+        9 * x * y - 574977 * x - 15,  # its points have y near 63886
+        y**5 + x * y - 3,
+    ],
+)
+def test_forms_equal_only_on_the_curve_are_equivalent_and_changed_ones_are_not(curve) -> None:
+    fx, fy = sp.diff(curve, x), sp.diff(curve, y)
+    truth = -fx / fy
+    on_curve = (-fx + 3 * curve) / fy
+    assert sp.simplify(on_curve - truth) != 0  # (not the same function of x and y)
+    assert decide_on_curve(on_curve, truth, curve, [x, y], y).verdict == "equivalent"
+    for wrong in (fx / fy, (-fx + 1) / fy, -fy / fx):
+        assert sp.simplify(wrong - truth) != 0
+        decision = decide_on_curve(wrong, truth, curve, [x, y], y)
+        assert decision.verdict == "not equivalent", (wrong, decision)
+
+
+def test_a_curve_that_is_not_polynomial_is_sampled_by_its_sign_changes() -> None:
+    curve = sp.sin(x * y) - x / 2
+    fx, fy = sp.diff(curve, x), sp.diff(curve, y)
+    truth = -fx / fy
+    right = decide_on_curve((-fx + 2 * curve) / fy, truth, curve, [x, y], y)
+    assert (right.verdict, right.evidence) == ("equivalent", "high precision"), right
+    wrong = decide_on_curve(fx / fy, truth, curve, [x, y], y)
+    assert wrong.verdict == "not equivalent"
+    assert "on the curve" in wrong.detail
+
+
+def test_a_surface_in_three_variables() -> None:
+    surface = x**2 + y**2 + z**2 - 25
+    truth = -x / z
+    assert decide_on_curve(-x * z / (25 - x**2 - y**2), truth, surface, [x, y, z], z).ok
+    assert decide_on_curve(x / z, truth, surface, [x, y, z], z).ok is False
+
+
+def test_a_curve_without_real_points_cannot_decide() -> None:
+    curve = x**2 + y**2 + 1  # no real point
+    decision = decide_on_curve(x / y, -x / y, curve, [x, y], y)
+    assert decision.verdict == "could not decide"
