@@ -342,7 +342,8 @@ def _continua(graph: Graph, variables, points: list[dict[str, float]], bounds):
     if len(singular) < 3:
         return points, []
     groups = _joined(graph, variables, x[:, singular], bounds)
-    described, members = [], set()
+    described: list[str] = []
+    members: set[int] = set()
     for group in groups:
         if len(group) >= 3:
             flat = int(np.median(null[singular[group]]))
@@ -434,17 +435,13 @@ def _line_equation(normals: np.ndarray, centre: np.ndarray, variables) -> str:
         normal = normal / normal[np.argmax(np.abs(normal))]
         terms = []
         for coefficient, name in zip(normal, variables):
+            if abs(coefficient) < 1e-9:
+                continue
             c = Fraction(float(coefficient)).limit_denominator(1000)
-            if abs(float(c) - coefficient) > 1e-9 or c == 0:
-                if abs(coefficient) < 1e-9:
-                    continue
-                c = None
-            text = (
-                f"{coefficient:.6g}·{name}"
-                if c is None
-                else (name if c == 1 else f"-{name}" if c == -1 else f"{c}·{name}")
-            )
-            terms.append(text)
+            if abs(float(c) - coefficient) > 1e-9:
+                terms.append(f"{coefficient:.6g}·{name}")
+            else:
+                terms.append(name if c == 1 else f"-{name}" if c == -1 else f"{c}·{name}")
         value = float(normal @ centre)
         c = Fraction(value).limit_denominator(1000)
         shown = str(c) if abs(float(c) - value) <= 1e-7 else f"{value:.6g}"

@@ -3,7 +3,7 @@ expressions anywhere (``--answer``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -97,7 +97,7 @@ def check(
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
 
 
-def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> list:
+def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> Any:
     """``--critical`` (a set of points) or ``--implicit Y`` (dY/dx on the curve)."""
     if critical and implicit is not None:
         raise InputError("--critical and --implicit answer different questions: give one")
