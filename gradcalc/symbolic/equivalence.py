@@ -65,6 +65,7 @@ SECONDS = 3.0  # the default budget of one decision, in CPU seconds
 SLACK = 5.0  # wall-clock seconds a piece of the decision may take per CPU second left
 TINY_SECONDS = 0.25  # evalf's budget for a difference below 10^-AGREE_DIGITS
 QUICK_SECONDS = 0.5  # the quick proof's budget (exponentials, expanded)
+LONG = 200  # operations from which an answer's difference is evaluated by itself first
 
 _FAILURES = (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError, MemoryError)
 
@@ -142,11 +143,9 @@ def decide(
             agreed.append(outcome)
     if _simplifies_to_zero(difference, monotonic() + seconds):  # a budget of its own
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
-    if len(agreed) >= ENOUGH:
-        inexact = [digits for digits in agreed if digits != math.inf]
-        how = f"to {min(inexact)}+ digits" if inexact else "exactly"
-        detail = f"no proof, but equal {how} at {len(agreed)} points of the domain"
-        return Decision(EQUIVALENT, "high precision", detail)
+    agreeing = agreement(agreed, "the domain")
+    if agreeing is not None:
+        return agreeing
     tested = min(len(points), MAX_POINTS)
     reason = f"agrees at only {len(agreed)} of {tested} test points and sympy found no proof"
     if process_time() > deadline or unevaluated:
@@ -332,15 +331,10 @@ class _Evaluator:
         if values is None:
             return None
         (a_low, c_low), (a, c) = values
-        stable = min(_shared(a_low, a), _shared(c_low, c))
-        if stable < AGREE_DIGITS:
-            return None
-        shared = _shared(a, c)
-        if shared >= AGREE_DIGITS:
-            return min(shared, stable), a, c
-        if shared <= stable - 10:  # far above the evaluation's error: a real difference
-            return _witness(point, *_apart(a, c, a - c), "high-precision evaluation")
-        return None
+        digits = settled(a_low, c_low, a, c)
+        if digits is None or digits < 0:
+            return None if digits is None else _witness(point, *_apart(a, c, a - c), HOW)
+        return digits, a, c
 
     def _tiny(self, point, a, c) -> Decision | None:
         """A difference below 10^-AGREE_DIGITS of the values (``1e-50*sin(x)`` added),
@@ -357,7 +351,7 @@ class _Evaluator:
         if gap == 0 or not (gap.is_real and gap.is_finite):
             return None
         with mpmath.workdps(HIGH):
-            return _witness(point, *_apart(a, c, gap), "high-precision evaluation")
+            return _witness(point, *_apart(a, c, gap), HOW)
 
 
 def _difference_witness(difference, answer, symbols, points, deadline) -> Decision | None:
@@ -370,8 +364,9 @@ def _difference_witness(difference, answer, symbols, points, deadline) -> Decisi
     import mpmath
     import sympy as sp
 
-    if sp.count_ops(difference) * 2 > sp.count_ops(answer):
-        return None
+    size = sp.count_ops(answer)
+    if size < LONG or sp.count_ops(difference) * 2 > size:
+        return None  # (a short answer is evaluated whole: the witness shows both values)
     names = [str(s) for s in symbols]
     try:
         with time_limit(_wall(deadline)):
@@ -392,6 +387,42 @@ def _difference_witness(difference, answer, symbols, points, deadline) -> Decisi
     except _FAILURES:
         return None
     return None
+
+
+HOW = "high-precision evaluation"
+
+
+def settled(a_low: Any, c_low: Any, a: Any, c: Any) -> float | None:
+    """Both sides computed with LOW digits (``a_low``, ``c_low``) and with HIGH (``a``,
+    ``c``): the digits they share when they agree to AGREE_DIGITS; -1 when they differ far
+    above the evaluation's error (a real difference); None when the evaluation lost its
+    digits or cannot tell. Call it inside ``mpmath.workdps(HIGH)``.
+
+    >>> settled(1.0, 2.0, 1.0, 2.0)
+    -1
+    """
+    stable = min(_shared(a_low, a), _shared(c_low, c))
+    if stable < AGREE_DIGITS:
+        return None
+    shared = _shared(a, c)
+    if shared >= AGREE_DIGITS:
+        return min(shared, stable)
+    return -1 if shared <= stable - 10 else None
+
+
+def agreement(agreed: Sequence[float], where: str) -> Decision | None:
+    """EQUIVALENT on high-precision evidence when ENOUGH points agreed (their shared
+    digits in ``agreed``, inf where exactly equal), else None.
+
+    >>> agreement([45.0] * 12, "the domain").detail
+    'no proof, but equal to 45.0+ digits at 12 points of the domain'
+    """
+    if len(agreed) < ENOUGH:
+        return None
+    inexact = [digits for digits in agreed if digits != math.inf]
+    how = f"to {min(inexact)}+ digits" if inexact else "exactly"
+    detail = f"no proof, but equal {how} at {len(agreed)} points of {where}"
+    return Decision(EQUIVALENT, "high precision", detail)
 
 
 def precise_value(expr: Any, point: Mapping[str, Any]) -> float | None:
@@ -478,13 +509,23 @@ def _shared(u, v) -> float:
 
 def _wall(deadline: float) -> float:
     """The wall-clock limit of a piece of work that may use the CPU seconds left before
-    ``deadline`` (a :func:`time.process_time` value): SLACK times as much, or twice the
-    load per core when that is more, so that a busy machine slows a decision down rather
-    than leaving it undecided (at load 16 on two cores a process gets an eighth of one)."""
+    ``deadline`` (a :func:`time.process_time` value): SLACK times as much, more on a busy
+    machine (see :func:`patient`)."""
+    return patient(max(deadline - process_time(), 0.01) * SLACK)
+
+
+def patient(seconds: float) -> float:
+    """A wall-clock limit of ``seconds`` on an idle machine, stretched by the load per core
+    beyond 2.5 (at load 16 on two cores a process gets an eighth of one), so that a busy
+    machine slows a decision down rather than leaving it undecided.
+
+    >>> patient(1.0) >= 1.0
+    True
+    """
     import os
 
     busy = os.getloadavg()[0] / (os.cpu_count() or 1) if hasattr(os, "getloadavg") else 0.0
-    return max(deadline - process_time(), 0.01) * max(SLACK, 2 * busy)
+    return seconds * max(1.0, 2 * busy / SLACK)
 
 
 def _rewrites_to_zero(difference) -> bool:

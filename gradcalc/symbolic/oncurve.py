@@ -25,17 +25,15 @@ Otherwise "could not decide", with the reason.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 from time import process_time
 from typing import Any
 
 from gradcalc.symbolic.equivalence import (
-    AGREE_DIGITS,
-    ENOUGH,
     EQUIVALENT,
     HIGH,
+    HOW,
     LOW,
     NOT_EQUIVALENT,
     UNDECIDED,
@@ -43,8 +41,9 @@ from gradcalc.symbolic.equivalence import (
     _apart,
     _mp_real,
     _point_text,
-    _shared,
     _simplifies_to_zero,
+    agreement,
+    settled,
     time_limit,
 )
 
@@ -100,11 +99,9 @@ def decide_on_curve(
                 agreed.append(outcome)
     if _simplifies_to_zero(difference, _monotonic_deadline(seconds)):
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
-    if len(agreed) >= ENOUGH:
-        inexact = [digits for digits in agreed if digits != math.inf]
-        how = f"to {min(inexact)}+ digits" if inexact else "exactly"
-        detail = f"no proof, but equal {how} at {len(agreed)} points of the curve"
-        return Decision(EQUIVALENT, "high precision", detail)
+    agreeing = agreement(agreed, "the curve")
+    if agreeing is not None:
+        return agreeing
     return Decision(
         UNDECIDED,
         "",
@@ -207,14 +204,9 @@ def _compare(functions, fixed, root, others, dependent) -> float | Decision | No
         return None
     with mpmath.workdps(HIGH):
         (a_low, c_low), (a, c) = pairs
-        stable = min(_shared(a_low, a), _shared(c_low, c))
-        if stable < AGREE_DIGITS:
-            return None
-        shared = _shared(a, c)
-        if shared >= AGREE_DIGITS:
-            return min(shared, stable)
-        if shared > stable - 10:
-            return None
+        digits = settled(a_low, c_low, a, c)
+        if digits is None or digits >= 0:
+            return digits
         where = ", ".join(
             [f"{s}={_point_text(v)}" for s, v in zip(others, fixed)]
             + [f"{dependent}≈{mpmath.nstr(root, 8)}"]
@@ -223,8 +215,7 @@ def _compare(functions, fixed, root, others, dependent) -> float | Decision | No
     return Decision(
         NOT_EQUIVALENT,
         "high precision",
-        f"differs on the curve at {where}: yours {yours}, correct {correct} "
-        "(high-precision evaluation)",
+        f"differs on the curve at {where}: yours {yours}, correct {correct} ({HOW})",
     )
 
 
