@@ -57,7 +57,8 @@ LOW, HIGH = 60, 120  # the two precisions (decimal digits) of the evaluation at 
 DIGITS = 50  # digits sympy's evalf must know of a difference below 10^-AGREE_DIGITS
 AGREE_DIGITS = 40  # digits two values must share for a point to count as agreement
 ENOUGH = 12  # agreeing points an unproven, non-rational answer needs
-MAX_POINTS = 16  # points evaluated at high precision at most
+MAX_POINTS = 16  # agreeing points sought at high precision at most
+MAX_TRIED = 64  # points tried (where the evaluation loses its digits, the next is taken)
 RANDOM_POINTS = 6  # independent random integer points for a rational difference
 SPREAD = 10**18  # integer points are drawn from [-SPREAD, SPREAD]
 MAX_DEGREE = 10_000  # larger degree bounds are left to the other evidence
@@ -133,9 +134,11 @@ def decide(
     except _FAILURES:  # (lambdify of a very long answer takes seconds)
         points = []
         unevaluated = "; the two sides could not be made ready for high precision in time"
-    for point in points[:MAX_POINTS]:
-        if process_time() > deadline:
+    tested = 0
+    for point in points[:MAX_TRIED]:
+        if process_time() > deadline or len(agreed) >= MAX_POINTS:
             break
+        tested += 1
         outcome = evaluate.compare(point, deadline, first=not agreed)
         if isinstance(outcome, Decision):
             return outcome
@@ -146,7 +149,6 @@ def decide(
     agreeing = agreement(agreed, "the domain")
     if agreeing is not None:
         return agreeing
-    tested = min(len(points), MAX_POINTS)
     reason = f"agrees at only {len(agreed)} of {tested} test points and sympy found no proof"
     if process_time() > deadline or unevaluated:
         reason += f" within {seconds:g} s of CPU{unevaluated}"
