@@ -31,6 +31,18 @@ from gradcalc.cli.options import (
     Wrt,
     output_option,
 )
+from gradcalc.cli.tensors import (
+    Bind,
+    Data,
+    DeadShare,
+    Features,
+    SaturatedShare,
+    Saturation,
+    SaveGradients,
+    Seed,
+    Target,
+    TensorOptions,
+)
 from gradcalc.core.errors import InputError
 
 
@@ -81,15 +93,15 @@ def grad(
     exploding: Annotated[
         float, typer.Option("--exploding", min=0.0, help="|gradient| above this is exploding.")
     ] = 1e8,
-    saturation: Annotated[
-        float,
-        typer.Option(
-            "--saturation",
-            min=0.0,
-            show_default="1e-4",
-            help="An activation's slope below this: saturated.",
-        ),
-    ] = 1e-4,
+    saturation: Saturation = 1e-4,
+    data: Data = None,
+    features: Features = None,
+    target: Target = None,
+    bind: Bind = None,
+    seed: Seed = None,
+    save_gradients: SaveGradients = None,
+    dead_share: DeadShare = None,
+    saturated_share: SaturatedShare = None,
     jobs: Annotated[
         str | None,
         typer.Option(
@@ -101,8 +113,29 @@ def grad(
     ] = None,
 ) -> int:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
+    from gradcalc.cli.tensors import refuse_unused, tensor_grad, wants_tensors
     from gradcalc.engine.diagnostics import Thresholds
 
+    tensor_options = TensorOptions(
+        data, features, target, bind, seed, save_gradients, dead_share, saturated_share
+    )
+    if wants_tensors(at, data):
+        if jobs is not None or points is not None or direction is not None or order > 1:
+            raise InputError(
+                "with tensor values, grad gives the first-order gradient at one point: "
+                "drop --jobs, --points, --direction and --order"
+            )
+        if expression is None:
+            raise InputError("missing EXPRESSION")
+        if of or exact or latex:
+            raise InputError("--of, --exact and --latex are for scalar values, not tensors")
+        report = tensor_options.thresholds(saturation, vanishing, exploding)
+        timeout = None if no_check else check_timeout
+        return tensor_grad(
+            context, expression, at, tensor_options, wrt, output, digits, not no_tape, report,
+            timeout,
+        )  # fmt: skip
+    refuse_unused(tensor_options)
     options = dataclasses.replace(
         engine_options(no_check, subgradient, check_timeout, exact),
         thresholds=Thresholds(vanishing, exploding, saturation),

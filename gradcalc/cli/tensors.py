@@ -1,0 +1,291 @@
+"""Tensor values on the command line: the options (``--data``, ``--features``, ``--target``,
+``--as``, ``--seed``, ``--save-gradients``, ``--dead-share``, ``--saturated-share``), how a
+command tells a tensor point from a scalar one, and ``grad`` on a tensor program.
+
+>>> wants_tensors(["W=randn(3,2)"], None), wants_tensors(["x=1"], None)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+
+from gradcalc.core.errors import InputError
+
+Data = Annotated[
+    str | None,
+    typer.Option(
+        "--data",
+        metavar="FILE",
+        help="A data set (CSV, .npy, .npz, .parquet): its feature columns become the matrix "
+        "X and its target column the column y (see --features, --target, --as).",
+    ),
+]
+Features = Annotated[
+    str | None,
+    typer.Option(
+        "--features",
+        metavar="NAMES",
+        help="The columns of --data that form X, in order (default: all but the target).",
+    ),
+]
+Target = Annotated[
+    str | None,
+    typer.Option(
+        "--target", metavar="NAME", help="The column of --data that is y (default: the last)."
+    ),
+]
+Bind = Annotated[
+    str | None,
+    typer.Option(
+        "--as", metavar="X,y", help="The names --data binds, features then target (default X,y)."
+    ),
+]
+Seed = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        min=0,
+        show_default="0",
+        help="Seed of randn(...) and glorot(...) in --at (the same seed, the same values).",
+    ),
+]
+Saturation = Annotated[
+    float,
+    typer.Option(
+        "--saturation",
+        min=0.0,
+        show_default="1e-4",
+        help="An activation's slope below this: saturated.",
+    ),
+]
+SaveGradients = Annotated[
+    str | None,
+    typer.Option(
+        "--save-gradients",
+        metavar="DIR",
+        help="With tensor values: write each source's gradient to DIR/NAME.npy.",
+    ),
+]
+DeadShare = Annotated[
+    float | None,
+    typer.Option(
+        "--dead-share",
+        min=0.0,
+        max=1.0,
+        show_default="1",
+        help="A relu unit inactive (pre-activation <= 0) on at least this share of the rows is "
+        "reported dead.",
+    ),
+]
+SaturatedShare = Annotated[
+    float | None,
+    typer.Option(
+        "--saturated-share",
+        min=0.0,
+        max=1.0,
+        show_default="0.5",
+        help="A sigmoid/tanh unit whose slope is below --saturation on at least this share of "
+        "the rows is reported saturated.",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class TensorOptions:
+    """What the tensor options of one command said (``None``: not given)."""
+
+    data: str | None = None
+    features: str | None = None
+    target: str | None = None
+    bind: str | None = None
+    seed: int | None = None
+    save_gradients: str | None = None
+    dead_share: float | None = None
+    saturated_share: float | None = None
+
+    def thresholds(self, saturation: float, vanishing: float, exploding: float) -> Any:
+        """The layer report's thresholds (:class:`gradcalc.engine.layers.Thresholds`)."""
+        from gradcalc.engine.layers import Thresholds
+
+        return Thresholds(
+            1.0 if self.dead_share is None else self.dead_share,
+            saturation,
+            0.5 if self.saturated_share is None else self.saturated_share,
+            vanishing,
+            exploding,
+        )
+
+    def given(self) -> list[str]:
+        """The options given, as typed (for the message when they do not apply)."""
+        flags = {
+            "--data": self.data,
+            "--features": self.features,
+            "--target": self.target,
+            "--as": self.bind,
+            "--seed": self.seed,
+            "--save-gradients": self.save_gradients,
+            "--dead-share": self.dead_share,
+            "--saturated-share": self.saturated_share,
+        }
+        return [flag for flag, value in flags.items() if value is not None]
+
+
+def wants_tensors(at: list[str] | None, data: str | None) -> bool:
+    """Whether a command's point has tensor values (or a data set)."""
+    from gradcalc.engine.tensorpoints import has_tensors
+
+    return data is not None or bool(at and has_tensors(at))
+
+
+def refuse_unused(options: TensorOptions) -> None:
+    """Refuse tensor options on a scalar point: they would be silently ignored."""
+    given = options.given()
+    if given:
+        raise InputError(
+            f"{given[0]} is for tensor values (--data FILE, or --at W=randn(3,2), W=[[1,2]], "
+            "W=@w.npy)"
+        )
+
+
+def tensor_values(
+    at: list[str] | None, options: TensorOptions, option: str = "--at"
+) -> tuple[dict, dict, tuple[str, ...]]:
+    """Every variable's value and how it was given: ``--data``'s X and y, then those of
+    ``at`` (the specs of ``--at``, or ``--from``); and the names ``--data`` bound."""
+    from gradcalc.engine.tensorpoints import DEFAULT_SEED, parse_tensor_at
+    from gradcalc.io.tensors import load_tensor, read_data
+
+    if options.data is None and (options.features or options.target or options.bind):
+        raise InputError("--features, --target and --as choose columns of --data: give --data")
+    seed = DEFAULT_SEED if options.seed is None else options.seed
+    point = parse_tensor_at(at or [], seed, load_tensor)
+    values, given = dict(point.values), dict(point.given)
+    for name, text in point.given.items():
+        if text.startswith(("randn", "glorot")):
+            given[name] = f"{text}, seed {seed}"
+    if options.data is None:
+        return values, given, ()
+    x_name, y_name = _bound_names(options.bind)
+    chosen = None if options.features is None else _list(options.features, "--features")
+    data = read_data(options.data, chosen, options.target)
+    for name in (x_name, y_name):
+        if name in values:
+            raise InputError(f"{name} is bound by --data and given in {option} too: give it once")
+    features = ",".join(data.features)
+    return (
+        {x_name: data.X, y_name: data.y, **values},
+        {
+            x_name: f"{data.path}: {features}",
+            y_name: f"{data.path}: {data.target}",
+            **given,
+        },
+        (x_name, y_name),
+    )
+
+
+def _bound_names(bind: str | None) -> tuple[str, str]:
+    from gradcalc.lang.literals import NAME
+
+    names = _list(bind or "X,y", "--as")
+    if len(names) != 2 or names[0] == names[1] or not all(NAME.match(n) for n in names):
+        raise InputError(f"--as names the features and the target: two names like X,y, got {bind}")
+    return names[0], names[1]
+
+
+def _list(text: str, option: str) -> list[str]:
+    items = [part.strip() for part in text.split(",")]
+    if not all(items):
+        raise InputError(f"{option} expects names separated by commas, got {text!r}")
+    return items
+
+
+def tensor_grad(
+    context: Any,
+    expression: str,
+    at: list[str] | None,
+    options: TensorOptions,
+    wrt: str | None,
+    output: str,
+    digits: int | None,
+    tape: bool,
+    thresholds: Any,
+    check_timeout: float | None = 5.0,
+) -> int:
+    """``gradcalc grad`` when a value is a tensor: the loss, the gradients, the layer report,
+    the check (``check_timeout`` None: none); exit 1 when the check disagrees."""
+    from gradcalc.cli.inputs import expression_text, names
+    from gradcalc.engine.api import compile_expression
+    from gradcalc.engine.tensorgrad import tensor_gradient
+    from gradcalc.render.tensors import TensorView
+
+    values, given, bound = tensor_values(at, options)
+    graph = compile_expression(expression_text(expression, None), list(values))
+    sources = names(wrt) or [v for v in graph.variables if v not in bound] or None
+    result = tensor_gradient(graph, values, sources, thresholds)
+    result.given = given
+    _warn(context, result.warnings)
+    if check_timeout is not None:
+        from gradcalc.engine.tensorcheck import check_tensor
+
+        result.check = check_tensor(result, check_timeout)
+    if options.save_gradients is not None:
+        from gradcalc.io.tensors import save_arrays
+
+        for path in save_arrays(options.save_gradients, result.gradient):
+            print(f"wrote {path}", file=sys.stderr)
+    _write(context, TensorView(), result, output, digits, tape)
+    return 1 if result.check is not None and result.check.status == "disagree" else 0
+
+
+def tensor_train(
+    context: Any,
+    expression: str,
+    start: list[str],
+    options: TensorOptions,
+    training: dict[str, Any],
+    output: str,
+    digits: int | None,
+    thresholds: Any,
+) -> int:
+    """``gradcalc minimize`` when a value is a tensor: train every ``--from`` value, the data
+    held fixed; exit 1 only when the loss diverged."""
+    from gradcalc.apps.train import train
+    from gradcalc.apps.views import TrainingView
+    from gradcalc.cli.console import progress_bar
+    from gradcalc.cli.inputs import expression_text
+    from gradcalc.engine.api import compile_expression
+
+    if options.save_gradients is not None:
+        raise InputError("--save-gradients is grad's: minimize gives the trained values in JSON")
+    values, given, bound = tensor_values(start, options, "--from")
+    graph = compile_expression(expression_text(expression, None), list(values))
+    data = {name: values[name] for name in bound}
+    parameters = {name: value for name, value in values.items() if name not in bound}
+    with progress_bar(context, training["steps"], "training") as advance:
+        result = train(graph, data, parameters, **training, thresholds=thresholds, progress=advance)
+    result.before.given = given
+    _warn(context, result.before.warnings)
+    _write(context, TrainingView(), result, output, digits, True)
+    return 1 if result.diverged else 0
+
+
+def _warn(context: Any, warnings: list[str]) -> None:
+    errors = context.console(stderr=True)
+    for warning in warnings:
+        errors.print(f"warning: {warning}", markup=False, soft_wrap=True)
+
+
+def _write(
+    context: Any, view: Any, result: Any, output: str, digits: int | None, tape: bool
+) -> None:
+    from gradcalc.render.formats import Sink, choose
+
+    kind = choose(view, output)
+    sink = Sink(sys.stdout, context.console(), digits, tape)
+    kind.write(view, result, sink)
+    kind.close(sink)
