@@ -112,3 +112,35 @@ class CatalogView:
         from gradcalc.apps.catalog import tables
 
         return tables(entries)
+
+
+class TrainingView:
+    """``gradcalc minimize`` of a tensor program: the loss before and after, the path, and
+    the layer report before the first step and after the last."""
+
+    def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
+        from gradcalc.apps.train import to_json
+
+        return [to_json(result)]
+
+    def tables(self, result: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
+        from gradcalc.render.gradient import read_as_text
+        from gradcalc.render.tensors import gradient_table, inputs_table, report_parts
+
+        before, after = result.before, result.after
+        loss = f"{format_number(before.value, digits)} → {format_number(after.value, digits)}"
+        return [
+            read_as_text(before.read_as),
+            inputs_table(before),
+            f"{result.method}, lr {format_number(result.lr)}, {result.steps:,} steps: "
+            f"{before.target} {loss}",
+            result.reason,
+            "",
+            "before training:",
+            *report_parts(before.layers, digits),
+            "",
+            "after training:",
+            gradient_table(after, digits),
+            *report_parts(after.layers, digits),
+            "",
+        ]

@@ -160,8 +160,8 @@ def layer_report(
             )
         )
         report.units += units
-        nxt = norms[k + 1] if k + 1 < len(norms) else None
-        ratio = None if norms[k] is None or not nxt else norms[k] / nxt
+        norm, nxt = norms[k], norms[k + 1] if k + 1 < len(norms) else None
+        ratio = None if norm is None or not nxt else norm / nxt
         report.layers.append(
             Layer(
                 k + 1,
@@ -288,7 +288,7 @@ def _slope(activation: str, z: np.ndarray) -> np.ndarray:
     with quiet():
         x = constant(z)
         ans = op(x)
-        return np.abs(op.grads[0](constant(np.ones_like(z)), ans, x).value)
+        return np.asarray(np.abs(op.grads[0](constant(np.ones_like(z)), ans, x).value))
 
 
 def _unit_sentence(

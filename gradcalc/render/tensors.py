@@ -70,7 +70,7 @@ class TensorView:
                 if row.node is not None
             ]
         if result.check is not None:
-            record["check"] = result.check.json()  # type: ignore[attr-defined]
+            record["check"] = result.check.json()
         return [record]
 
 

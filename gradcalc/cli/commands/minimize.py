@@ -12,7 +12,18 @@ from gradcalc.cli.console import progress_bar, show, show_plot
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
 from gradcalc.cli.options import Digits, Expression, PlotOut, output_option
-from gradcalc.core.errors import ExitCode
+from gradcalc.cli.tensors import (
+    Bind,
+    Data,
+    DeadShare,
+    Features,
+    SaturatedShare,
+    Saturation,
+    Seed,
+    Target,
+    TensorOptions,
+)
+from gradcalc.core.errors import ExitCode, InputError
 
 
 class Method(str, enum.Enum):
@@ -55,13 +66,36 @@ def minimize(
     ] = False,
     out: PlotOut = None,
     digits: Digits = None,
+    data: Data = None,
+    features: Features = None,
+    target: Target = None,
+    bind: Bind = None,
+    seed: Seed = None,
+    saturation: Saturation = 1e-4,
+    dead_share: DeadShare = None,
+    saturated_share: SaturatedShare = None,
 ) -> int:
-    """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION."""
+    """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION; with
+    tensor values (--data, --from W=randn(4,8)), train them and report the layers before
+    and after."""
     from gradcalc.apps import minimize as optimize
     from gradcalc.apps.views import MinimumView
+    from gradcalc.cli.tensors import refuse_unused, tensor_train, wants_tensors
     from gradcalc.lang.reading import reading as read
     from gradcalc.render.gradient import read_as_text
 
+    tensor_options = TensorOptions(
+        data, features, target, bind, seed, None, dead_share, saturated_share
+    )
+    if wants_tensors(start, data):
+        if plot:
+            raise InputError("--plot draws a path of scalars: with tensors, use --format json")
+        training = {"method": method.value, "lr": lr, "steps": steps, "tol": tol, "every": every}
+        thresholds = tensor_options.thresholds(saturation, 1e-8, 1e8)
+        return tensor_train(
+            context, expression, start, tensor_options, training, output, digits, thresholds
+        )
+    refuse_unused(tensor_options)
     text = expression_text(expression, None)
     reading, warnings = read(text)
     with progress_bar(context, steps, "minimizing") as advance:

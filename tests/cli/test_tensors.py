@@ -1,5 +1,6 @@
-"""``gradcalc grad`` with tensor values: --at literals, files and initialisers, --data,
---format json, --save-gradients, the layer report, and the refusals (exit 2)."""
+"""Tensor values on the command line (gradcalc.cli.tensors): ``grad`` with --at literals, files
+and initialisers, --data, --format json, --save-gradients, the layer report and the refusals
+(exit 2); ``minimize`` training a tensor program and reporting its layers before and after."""
 
 from __future__ import annotations
 
@@ -143,3 +144,44 @@ def test_an_undefined_element_exits_3(cli) -> None:
 def test_scalar_points_are_untouched(cli) -> None:
     result = cli("grad", "3*w1^2 + 2*w1*w2", "--at", "w1=5,w2=3", "--format", "plain")
     assert result.exit_code == 0 and result.stdout.split() == ["36", "10"]
+
+
+TRAIN_START = "W1=randn(3,4),b1=[0,-30,0,0],W2=randn(4,1),b2=zeros(1)"
+
+
+def data_file(tmp_path: Path) -> str:
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((50, 3))
+    path = tmp_path / "d.csv"
+    table = np.column_stack([X, X[:, 0] > 0])
+    np.savetxt(path, table, delimiter=",", header="a,b,c,t", comments="")
+    return str(path)
+
+
+def test_training_prints_both_reports_and_lowers_the_loss(cli, tmp_path: Path) -> None:
+    args = ["minimize", NETWORK, "--data", data_file(tmp_path), "--from", TRAIN_START]
+    result = cli(*args, "--steps", "40", "--lr", "0.5")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "before training:" in out and "after training:" in out
+    assert out.count("unit 1 of layer 1 (relu) is dead on 100% of 50 rows") == 2
+    record = json.loads(cli(*args, "--steps", "40", "--lr", "0.5", "--format", "json").stdout)
+    assert record["steps"] == 40 and record["loss_after"] < record["loss_before"]
+    assert np.array(record["parameters"]["W1"]).shape == (3, 4)
+    assert record["parameters"]["b1"][1] == -30
+    dead = [(u["layer"], u["unit"]) for u in record["layers_after"]["units"]]
+    assert dead == [(1, 1)]
+
+
+def test_a_diverging_run_exits_1_and_scalar_minimize_is_untouched(cli) -> None:
+    result = cli("minimize", "loss = sum(exp(w*w))", "--from", "w=[1,2]", "--lr", "100")
+    assert result.exit_code == 1 and "diverged" in result.stdout
+    scalar = cli("minimize", "(x-1)^2", "--from", "x=0", "--lr", "0.5", "--format", "plain")
+    assert scalar.exit_code == 0 and scalar.stdout.strip() == "1"
+
+
+def test_tensor_options_are_refused_where_they_do_not_apply(cli) -> None:
+    result = cli("minimize", "(x-1)^2", "--from", "x=0", "--dead-share", "0.5")
+    assert result.exit_code == 2 and "--dead-share is for tensor values" in result.stderr
+    result = cli("minimize", "sum(w*w)", "--from", "w=[1,2]", "--method", "bfgs")
+    assert result.exit_code == 2 and "trains with gd, momentum, adam" in result.stderr
