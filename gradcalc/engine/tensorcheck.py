@@ -100,7 +100,7 @@ def check_tensor(result: TensorResult, seconds: float = 5.0) -> TensorCheck:
 def _symbolic(result: TensorResult, sources: list[str], elements: int) -> TensorCheck:
     import sympy as sp
 
-    from gradcalc.symbolic.crosscheck import to_sympy
+    from gradcalc.symbolic.convert import to_sympy
     from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
 
     graph = result.graph
