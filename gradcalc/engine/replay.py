@@ -26,9 +26,11 @@ are the same numpy calls on the same inputs, so results are bit-for-bit those of
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -38,6 +40,7 @@ import numpy as np
 from gradcalc.core.ops import Op
 from gradcalc.core.tape import Record, Tape
 from gradcalc.core.tensor import Tensor
+from gradcalc.engine import fused
 from gradcalc.engine.diagnostics import Thresholds
 from gradcalc.engine.evaluate import make_leaves, run_graph, source_tensors
 from gradcalc.lang.graph import Graph
@@ -114,6 +117,13 @@ class Sweep:
     #: the tape record index of each ``saturation`` slope; ``None`` with several targets,
     #: whose findings only a full tape sorts out (then any finding sends the batch there)
     saturating_records: tuple[int, ...] | None = None
+    _kernels: list[fused.Kernels | None] = field(default_factory=list, repr=False)
+
+    def kernels(self) -> fused.Kernels | None:
+        """The steps as fused kernels (built once), or ``None`` without numexpr."""
+        if not self._kernels:
+            self._kernels.append(fused.fuse(self))
+        return self._kernels[0]
 
 
 @dataclass
@@ -309,6 +319,7 @@ def run_sweep(
     thresholds: Thresholds | None = None,
     chunk: int = CHUNK,
     threads: int | None = None,
+    fuse: bool | None = None,
 ) -> SweepResult:
     """Replay ``sweep`` over 1-d ``arrays`` (one per variable, all the same length).
 
@@ -317,7 +328,11 @@ def run_sweep(
     marked in ``flagged`` (with one target, findings are marked point by point instead).
     The slices are shared among ``threads`` threads (default: :func:`default_threads`;
     numpy releases the GIL while it computes), each writing its own part of the result, so
-    the numbers do not depend on the thread count.
+    the numbers do not depend on the thread count. With ``fuse`` (default: as
+    ``GRADCALC_KERNELS`` says, see :func:`gradcalc.engine.fused.chosen`) and numexpr
+    installed, the steps run as fused kernels (:mod:`gradcalc.engine.fused`): the same
+    numbers to a few units in the last place; else one numpy call per step, bit for bit the
+    tape's.
 
     >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
@@ -334,17 +349,17 @@ def run_sweep(
         [np.empty(n) for _ in sweep.values],
         [{s: None if g is None else np.empty(n) for s, g in t.items()} for t in sweep.gradients],
     )
-    if sweep.saturating_records is not None:  # one target: findings are tracked point by point
-        kinds: list[tuple[str, Any]] = [
-            ("vanishing", s) for s, g in sweep.gradients[0].items() if g is not None
-        ]
-        kinds += [("exploding", key) for _, key in kinds]
-        kinds += [("saturated", index) for index in sweep.saturating_records]
-        result.findings = {key: np.zeros(n, dtype=bool) for key in kinds}
-    flagged = np.zeros(n, dtype=bool)
+    marks = _Marks(n, tracked=sweep.saturating_records is not None)
+    kernels = sweep.kernels() if fused.chosen(fuse) else None
     starts = list(range(0, n, chunk))
     workers = min(threads or default_threads(), len(starts))
     shares = [starts[k::workers] for k in range(workers)]
+    written = {slot: result.values[k] for k, slot in enumerate(sweep.values)}
+    for k, target in enumerate(sweep.gradients):
+        for source, slot in target.items():
+            column = result.gradients[k][source]
+            if slot is not None and column is not None:
+                written.setdefault(slot, column)
 
     def replay_share(share: list[int]) -> None:
         slots: list[Any] = [None] * sweep.size
@@ -355,54 +370,106 @@ def run_sweep(
                 part = slice(start, min(start + chunk, n))
                 for k, column in enumerate(columns):
                     slots[k] = column[part]
-                flags = flagged[part]
-                _replay(sweep.steps, slots, flags)
-                _store(sweep, slots, result, part, thresholds, flags)
+                flag = functools.partial(marks.mark, FLAGGED, part)
+                outputs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+                if kernels is None:
+                    outputs = {slot: (column, column[part]) for slot, column in written.items()}
+                    _replay(sweep.steps, slots, flag, outputs)
+                else:
+                    fused.run(
+                        kernels,
+                        slots,
+                        functools.partial(_check_domain, flag=flag),
+                        functools.partial(_check_finite, flag=flag),
+                    )
+                _store(sweep, slots, result, part, thresholds, marks, outputs)
 
     if workers == 1:
         replay_share(starts)
     else:
         with ThreadPoolExecutor(workers) as pool:
             list(pool.map(replay_share, shares))
-    if flagged.any():
-        result.flagged = flagged
+    result.flagged = marks.masks.pop(FLAGGED, None)
+    result.findings = marks.findings(sweep)
+    if result.flagged is not None:
         for mask in result.findings.values():  # a flagged point is the tape's to diagnose
-            mask[flagged] = False
+            mask[result.flagged] = False
     return result
 
 
-def _replay(steps: list[Step], slots: list[Any], flags: np.ndarray) -> None:
-    """Run every step on the current slice, marking in ``flags`` the points needing the tape."""
+FLAGGED = ("flagged", None)  # the key of the flagged points among the marks
+
+
+class _Marks:
+    """Boolean masks over all the points, each made when a point is first marked in it
+    (most batches need none), shared by the threads."""
+
+    def __init__(self, n: int, tracked: bool):
+        self.n = n
+        self.tracked = tracked  # findings are marked point by point (else: flagged)
+        self.masks: dict[tuple[str, Any], np.ndarray] = {}
+        self.lock = threading.Lock()
+
+    def mark(self, key: tuple[str, Any], part: slice, mask: np.ndarray) -> None:
+        """Mark the points of ``mask`` (over the slice ``part``) in the mask ``key``."""
+        if not self.tracked and key != FLAGGED:
+            key = FLAGGED  # a finding the full tape has to sort out
+        with self.lock:
+            if key not in self.masks:
+                self.masks[key] = np.zeros(self.n, dtype=bool)
+        target = self.masks[key][part]
+        np.logical_or(target, np.broadcast_to(mask, target.shape), out=target)
+
+    def findings(self, sweep: Sweep) -> dict[tuple[str, Any], np.ndarray]:
+        """Every tracked kind of finding, in order, with its points (none where unmarked)."""
+        if not self.tracked:
+            return {}
+        kinds: list[tuple[str, Any]] = [
+            ("vanishing", s) for s, g in sweep.gradients[0].items() if g is not None
+        ]
+        kinds += [("exploding", key) for _, key in kinds]
+        kinds += [("saturated", index) for index in sweep.saturating_records or ()]
+        return {key: self.masks[key] for key in kinds if key in self.masks}
+
+
+def _replay(
+    steps: list[Step],
+    slots: list[Any],
+    flag: Callable[[np.ndarray], None],
+    outputs: Mapping[int, tuple[np.ndarray, np.ndarray]],
+) -> None:
+    """Run every step on the current slice, passing ``flag`` the points needing the tape; a
+    numpy ufunc whose result is an output writes it into its place in the result directly
+    (``outputs``: slot -> (result column, its part for this slice))."""
     for step in steps:
         values = [slots[i] for i in step.inputs]
-        out = step.op.forward(*values, **step.params)
+        forward = step.op.forward
+        if step.out in outputs and isinstance(forward, np.ufunc) and not step.params:
+            out = forward(*values, out=outputs[step.out][1])
+        else:
+            out = forward(*values, **step.params)
         if step.guard:
             if step.check_domain:
-                _check_domain(step, values, flags)
+                _check_domain(step, values, flag)
             if step.check_finite:
-                _check_finite(out, flags)
+                _check_finite(out, flag)
         slots[step.out] = out
         for i in step.release:
             slots[i] = None
 
 
-def _check_domain(step: Step, values: list[Any], flags: np.ndarray) -> None:
-    """Mark the points where the step's inputs are outside its op's domain (except for
+def _check_domain(step: Step, values: list[Any], flag: Callable[[np.ndarray], None]) -> None:
+    """Flag the points where the step's inputs are outside its op's domain (except for
     issues about a constant input)."""
     for issue in step.op.issues(*values):
         if issue.arg is None or not step.constant_inputs[issue.arg]:
-            _mark(flags, issue.mask)
+            flag(issue.mask)
 
 
-def _check_finite(values: np.ndarray, flags: np.ndarray) -> None:
-    """Mark the points where ``values`` are NaN or infinite."""
+def _check_finite(values: np.ndarray, flag: Callable[[np.ndarray], None]) -> None:
+    """Flag the points where ``values`` are NaN or infinite."""
     if not _finite(values):
-        _mark(flags, ~np.isfinite(values))
-
-
-def _mark(flags: np.ndarray, mask: np.ndarray) -> None:
-    """``flags |= mask``, the mask broadcast to the slice."""
-    np.logical_or(flags, np.broadcast_to(mask, flags.shape), out=flags)
+        flag(~np.isfinite(values))
 
 
 def _finite(values: np.ndarray) -> bool:
@@ -417,24 +484,20 @@ def _store(
     result: SweepResult,
     part: slice,
     thresholds: Thresholds,
-    flags: np.ndarray,
+    marks: _Marks,
+    outputs: Mapping[int, tuple[np.ndarray, np.ndarray]],
 ) -> None:
-    """Copy the slice's outputs into the result and mark its unhealthy points: in the
-    findings where they are tracked, else (and for NaN or infinity) in ``flags``."""
-    tracked = bool(result.findings)
+    """Copy the slice's outputs into the result (unless a step wrote them there) and mark
+    its unhealthy points: findings, or (untracked, and for NaN or infinity) flagged points."""
     for k, slot in enumerate(sweep.saturation):
         slope = np.abs(slots[slot])
         if not slope.min(initial=np.inf) >= thresholds.saturation:  # rare (or NaN): mark
-            saturated = slope < thresholds.saturation
-            if tracked:
-                index = sweep.saturating_records[k]  # type: ignore[index]
-                result.findings["saturated", index][part] = saturated
-            else:
-                _mark(flags, saturated)
+            index = None if sweep.saturating_records is None else sweep.saturating_records[k]
+            marks.mark(("saturated", index), part, slope < thresholds.saturation)
     for k, slot in enumerate(sweep.values):
         if not _finite(slots[slot]):
-            _mark(flags, ~np.isfinite(slots[slot]))
-        result.values[k][part] = slots[slot]
+            marks.mark(FLAGGED, part, ~np.isfinite(slots[slot]))
+        _copy(result.values[k], part, slots[slot], outputs.get(slot))
     for k, target in enumerate(sweep.gradients):
         for source, held in target.items():
             column = result.gradients[k][source]
@@ -444,20 +507,25 @@ def _store(
             largest = size.max(initial=0.0)
             clean = math.isfinite(largest)  # else a NaN hides the minimum too: mark all
             if not clean:
-                _mark(flags, ~np.isfinite(size))
+                marks.mark(FLAGGED, part, ~np.isfinite(size))
             if not clean or largest > thresholds.exploding:  # rare: then mark the points
-                exploding = size > thresholds.exploding
-                if tracked:
-                    result.findings["exploding", source][part] = exploding
-                else:
-                    _mark(flags, exploding)
+                marks.mark(("exploding", source), part, size > thresholds.exploding)
             if not clean or size.min(initial=np.inf) < thresholds.vanishing:  # or exactly 0
                 vanishing = (size > 0) & (size < thresholds.vanishing)
-                if tracked:
-                    result.findings["vanishing", source][part] = vanishing
-                else:
-                    _mark(flags, vanishing)
-            column[part] = slots[held]
+                if vanishing.any():
+                    marks.mark(("vanishing", source), part, vanishing)
+            _copy(column, part, slots[held], outputs.get(held))
+
+
+def _copy(
+    column: np.ndarray,
+    part: slice,
+    values: np.ndarray,
+    written: tuple[np.ndarray, np.ndarray] | None,
+) -> None:
+    """``column[part] = values``, unless a step wrote them there (``written``)."""
+    if written is None or written[0] is not column or written[1] is not values:
+        column[part] = values
 
 
 def sweep_for(graph: Graph, sources: Sequence[str]) -> Sweep:

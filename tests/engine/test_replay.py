@@ -9,6 +9,7 @@ computes and explains just those points.
 from __future__ import annotations
 
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -83,13 +84,17 @@ def test_threads_share_the_slices_without_changing_a_bit(text: str) -> None:
     assert flagged is not None and np.flatnonzero(flagged).tolist() == [7_777]
 
 
-@pytest.mark.slow
-@settings(
-    max_examples=budget(60, 3000),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(registry_trees(), st.integers(0, 2**32 - 1))
+def random_trees(test: Callable[..., None]) -> Callable[..., None]:
+    """A slow property test over random registry trees (text, sympy) and a seed for points."""
+    examples = settings(
+        max_examples=budget(60, 3000),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    return pytest.mark.slow(examples(given(registry_trees(), st.integers(0, 2**32 - 1))(test)))
+
+
+@random_trees
 def test_random_trees_replay_as_the_tape_computes(tree, seed) -> None:
     """Same numbers, same undefined points, same diagnostics: the replay answers for the
     clean points, the tape for the points it flags (here some sit on 0, 1 and -1, where

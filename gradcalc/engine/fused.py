@@ -1,0 +1,275 @@
+"""Fuse a replayed program (:mod:`gradcalc.engine.replay`) into a few elementwise kernels.
+
+The replay runs one numpy call per recorded step, so every intermediate value travels
+through memory. Here the steps become a handful of numexpr expressions, each computing one
+value that must exist as an array (an output, a value read more than once, the input of a
+domain check or a value checked for NaN), with everything used once inlined: numexpr
+evaluates an expression in blocks that stay in the CPU cache, without the temporaries.
+
+Only text this module writes reaches numexpr's compiler: the slots are named ``s0``,
+``s1``, ... by number, every constant is such a named input (a 0-d array, never a
+literal), and each op's text comes from :data:`KERNELS`, a fixed table keyed by the op's
+name. Nothing the user typed -- no variable name, no number's text -- is part of it. Ops
+the table lacks (or steps with parameters) run as numpy calls, as in the replay.
+
+numexpr is optional (``pip install gradcalc[fast]``); without it :func:`fuse` returns
+``None`` and the replay runs step by step. Results agree with the step-by-step replay to a
+few units in the last place (numexpr's sin, exp, ... are the C library's; numpy has its
+own vectorised ones), not bit for bit.
+
+>>> import numpy as np
+>>> from gradcalc.engine.replay import record_sweep
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> sweep = record_sweep(lower(parse_program("x*x + 1")), ("x",))
+>>> fuse(sweep).texts()  # the value (s2 holds the constant 1), then the derivative
+['((s0 * s0) + s2)', '(s0 + s0)']
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from gradcalc.engine.replay import Step, Sweep
+
+#: numexpr's text for each op it can compute exactly as the op's numpy forward does (the
+#: same IEEE operation or C library function; NaN and infinity pass through alike).
+#: Missing: erf, cbrt, sigmoid, softplus (no such function in numexpr), relu, step, sign,
+#: max, min (numexpr's may treat NaN differently), and the shape ops.
+KERNELS: dict[str, str] = {
+    "add": "({0} + {1})",
+    "sub": "({0} - {1})",
+    "mul": "({0} * {1})",
+    "div": "({0} / {1})",
+    "neg": "(-{0})",
+    "pow": "({0} ** {1})",
+    "exp": "exp({0})",
+    "log": "log({0})",
+    "log10": "log10({0})",
+    "sqrt": "sqrt({0})",
+    "sin": "sin({0})",
+    "cos": "cos({0})",
+    "tan": "tan({0})",
+    "sec": "(1.0 / cos({0}))",
+    "csc": "(1.0 / sin({0}))",
+    "cot": "(1.0 / tan({0}))",
+    "asin": "arcsin({0})",
+    "acos": "arccos({0})",
+    "atan": "arctan({0})",
+    "atan2": "arctan2({0}, {1})",
+    "sinh": "sinh({0})",
+    "cosh": "cosh({0})",
+    "tanh": "tanh({0})",
+    "sech": "(1.0 / cosh({0}))",
+    "asinh": "arcsinh({0})",
+    "acosh": "arccosh({0})",
+    "atanh": "arctanh({0})",
+    "abs": "abs({0})",
+    "floor": "floor({0})",
+    "ceiling": "ceil({0})",
+}
+
+#: The most inputs one kernel reads (numpy's iterator takes at most 32 operands before
+#: numpy 2, 64 since; one is the output) and the most ops it inlines (numexpr numbers its
+#: registers with one byte).
+MAX_INPUTS = 24
+MAX_OPS = 120
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Compute slot ``out``: with ``kernel`` (a compiled numexpr program reading the slots
+    ``inputs``, in order), or by the replay's one numpy ``step``. Then run the domain
+    checks of ``checks`` (steps whose inputs are all computed by now) and free ``release``."""
+
+    out: int
+    inputs: tuple[int, ...]
+    kernel: Callable[..., np.ndarray] | None
+    step: Step | None
+    text: str = ""
+    checks: tuple[Step, ...] = ()
+    finite: bool = False
+    release: tuple[int, ...] = ()
+
+
+@dataclass
+class Kernels:
+    """The fused program: stages in order, and the domain checks that only read variables
+    or constants (run before the first stage)."""
+
+    stages: list[Stage]
+    first_checks: tuple[Step, ...] = ()
+
+    def texts(self) -> list[str]:
+        """The numexpr texts, in order (for tests and curiosity)."""
+        return [stage.text for stage in self.stages if stage.kernel is not None]
+
+
+def chosen(fuse: bool | None = None) -> bool:
+    """Whether to fuse: ``fuse`` if given, else ``GRADCALC_KERNELS=numexpr`` (the default
+    is numpy: see docs/performance.md for why); and numexpr must be installed.
+
+    >>> chosen(False)
+    False
+    """
+    if fuse is None:
+        fuse = os.environ.get("GRADCALC_KERNELS", "").strip().lower() == "numexpr"
+    if not fuse:
+        return False
+    try:
+        import numexpr  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def fuse(sweep: Sweep) -> Kernels | None:
+    """The sweep's steps as fused kernels, or ``None`` without numexpr (or when numexpr
+    refuses a kernel: then the step-by-step replay is the safe answer)."""
+    try:
+        return _build(sweep)
+    except (ImportError, AttributeError, TypeError, ValueError, KeyError, SyntaxError):
+        return None
+
+
+def _fusable(step: Step, sweep: Sweep) -> bool:
+    """Whether numexpr can compute the step: an op it has, no parameters, and constants
+    that are single numbers."""
+    return (
+        step.op.name in KERNELS
+        and not step.params
+        and all(sweep.constants[i].ndim == 0 for i in step.inputs if i in sweep.constants)
+    )
+
+
+def _materialized(sweep: Sweep) -> set[int]:
+    """The slots that must exist as arrays: outputs, values read twice or by a numpy step,
+    the inputs of domain checks, values checked for NaN, and every numpy step's result."""
+    readers: dict[int, int] = {}
+    kept = set(sweep.values) | set(sweep.saturation)
+    kept |= {s for g in sweep.gradients for s in g.values() if s is not None}
+    for step in sweep.steps:
+        for i in step.inputs:
+            readers[i] = readers.get(i, 0) + 1
+        if step.check_domain or not _fusable(step, sweep):
+            kept.update(step.inputs)
+        if (step.check_finite and step.guard) or not _fusable(step, sweep):
+            kept.add(step.out)
+    kept |= {i for i, n in readers.items() if n > 1}
+    return kept
+
+
+def _build(sweep: Sweep) -> Kernels:
+    from numexpr import NumExpr
+    from numexpr.necompiler import getContext, getExprNames
+
+    variables = set(range(len(sweep.variables))) | set(sweep.constants)
+    kept = _materialized(sweep)
+    inline: dict[int, tuple[str, frozenset[int], int]] = {}  # slot: (text, inputs, ops)
+    stages: list[Stage] = []
+    ready = set(variables)  # slots computed so far
+    pending = [s for s in sweep.steps if s.check_domain]  # domain checks not yet placed
+    first = tuple(s for s in pending if set(s.inputs) <= ready)
+    pending = [s for s in pending if s not in first]
+
+    def operand(slot: int) -> tuple[str, frozenset[int], int]:
+        return inline.get(slot) or (f"s{slot}", frozenset((slot,)), 0)
+
+    def emit(stage: Stage) -> None:
+        nonlocal pending
+        ready.add(stage.out)
+        now = tuple(s for s in pending if set(s.inputs) <= ready)
+        pending = [s for s in pending if s not in now]
+        stages.append(Stage(**{**vars(stage), "checks": now}))
+
+    def compile_stage(out: int, text: str, inputs: frozenset[int], finite: bool) -> Stage:
+        order = tuple(sorted(inputs))
+        signature = [(f"s{i}", np.float64) for i in order]
+        program = NumExpr(text, signature)
+        uses_vml = getExprNames(text, getContext({}))[1]
+
+        def kernel(*arrays: np.ndarray) -> np.ndarray:
+            result: np.ndarray = program(*arrays, ex_uses_vml=uses_vml)
+            return result
+
+        return Stage(out, order, kernel, None, text, finite=finite)
+
+    def materialize(slot: int) -> None:
+        """Give an inlined value its own stage (its expression grew too large)."""
+        text, inputs, _ = inline.pop(slot)
+        emit(compile_stage(slot, text, inputs, finite=False))
+
+    for step in sweep.steps:
+        if not _fusable(step, sweep):
+            emit(Stage(step.out, step.inputs, None, step, finite=step.guard and step.check_finite))
+            continue
+        while True:
+            parts = [operand(i) for i in step.inputs]
+            inputs = frozenset().union(*(p[1] for p in parts))
+            ops = 1 + sum(p[2] for p in parts)
+            if len(inputs) <= MAX_INPUTS and ops <= MAX_OPS:
+                break
+            largest = max((i for i in step.inputs if i in inline), key=lambda i: inline[i][2])
+            materialize(largest)
+        text = KERNELS[step.op.name].format(*(p[0] for p in parts))
+        if step.out in kept:
+            finite = step.guard and step.check_finite
+            emit(compile_stage(step.out, text, inputs, finite))
+        else:
+            inline[step.out] = (text, inputs, ops)
+    stages = _plan_releases(stages, sweep)
+    return Kernels(stages, first)
+
+
+def _plan_releases(stages: list[Stage], sweep: Sweep) -> list[Stage]:
+    """Free each computed slot right after the last stage that reads it."""
+    kept = set(sweep.values) | set(sweep.saturation)
+    kept |= {s for g in sweep.gradients for s in g.values() if s is not None}
+    computed = {stage.out for stage in stages}
+    last: dict[int, int] = {}
+    for k, stage in enumerate(stages):
+        for i in stage.inputs:
+            last[i] = k
+        for check in stage.checks:
+            for i in check.inputs:
+                last[i] = max(last.get(i, k), k)
+    releases: dict[int, list[int]] = {}
+    for i, k in last.items():
+        if i in computed and i not in kept:
+            releases.setdefault(k, []).append(i)
+    return [
+        Stage(**{**vars(stage), "release": tuple(releases.get(k, ()))})
+        for k, stage in enumerate(stages)
+    ]
+
+
+def run(
+    kernels: Kernels,
+    slots: list[Any],
+    domain: Callable[[Step, list[Any]], None],
+    finite: Callable[[np.ndarray], None],
+) -> None:
+    """Compute every stage on the current slice; ``domain(step, inputs)`` and
+    ``finite(value)`` mark the points that need the tape, as in the replay."""
+    for step in kernels.first_checks:
+        domain(step, [slots[i] for i in step.inputs])
+    for stage in kernels.stages:
+        values = [slots[i] for i in stage.inputs]
+        if stage.kernel is not None:
+            out = stage.kernel(*values)
+        else:
+            assert stage.step is not None
+            out = stage.step.op.forward(*values, **stage.step.params)
+        if stage.finite:
+            finite(out)
+        slots[stage.out] = out
+        for step in stage.checks:
+            domain(step, [slots[i] for i in step.inputs])
+        for i in stage.release:
+            slots[i] = None

@@ -1,0 +1,157 @@
+"""The fused kernels (gradcalc.engine.fused) against the step-by-step replay.
+
+numexpr's sin, exp, ... are the C library's and numpy has its own, so the kernels agree with
+the replay (and the tape) to a few units in the last place, not bit for bit; everything else
+-- flagged points, findings -- is the same. Only text gradcalc writes reaches numexpr.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from gradcalc.engine import fused
+from gradcalc.engine.api import compile_expression
+from gradcalc.engine.replay import record_sweep, run_sweep, sweep_for
+from tests.engine.test_replay import random_trees
+
+numexpr = pytest.importorskip("numexpr")
+
+BENCHMARK_EXPRESSIONS = [
+    "3*w1**2+2*w1*w2",
+    "sin(x)*exp(-x**2/2)+log(1+y**2)*tanh(x*y)",
+    "+".join(f"sin({k}*x+y)*cos(x-{k}*y)" for k in range(1, 51)),
+    "sqrt(x**2+y**2+z**2) + 1/(1+exp(-(x*y-z)))",
+]
+
+#: every token a kernel's text may hold: slot names, the templates' function names and
+#: numbers, operators, parentheses and commas
+TOKEN = re.compile(r"s[0-9]+|[a-z0-9]+|1\.0|[-+*/(), ]|\*\*")
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How many units in the last place of the larger magnitude apart ``a`` and ``b`` are
+    (NaN where exactly one is NaN; 0 where both are)."""
+    both_nan = np.isnan(a) & np.isnan(b)
+    scale = np.spacing(np.maximum(np.abs(a), np.abs(b)))
+    with np.errstate(all="ignore"):
+        apart = np.where(a == b, 0.0, np.abs(a - b) / scale)
+    return np.where(both_nan, 0.0, apart)
+
+
+def _normwise_ulps(a: np.ndarray, b: np.ndarray) -> float:
+    """The largest difference in units in the last place of the batch's largest magnitude
+    (a value or gradient is a sum of terms: where they cancel, a one-ulp difference in a
+    term is many ulps of the small result, and still one of the terms')."""
+    if a.size == 0:
+        return 0.0
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    finite = np.isfinite(a) & np.isfinite(b)
+    assert np.array_equal(a[~finite], b[~finite], equal_nan=True)
+    if not finite.any():
+        return 0.0
+    largest = np.abs(a[finite]).max()
+    return float(np.abs(a[finite] - b[finite]).max() / np.spacing(largest))
+
+
+def _runs(text: str, variables, arrays):
+    graph = compile_expression(text, variables)
+    sweep = record_sweep(graph, graph.variables)
+    return sweep, run_sweep(sweep, arrays, fuse=False), run_sweep(sweep, arrays, fuse=True)
+
+
+@pytest.mark.parametrize("text", BENCHMARK_EXPRESSIONS, ids="abcd")
+def test_fused_kernels_agree_with_the_replay_to_a_few_ulps(text: str) -> None:
+    names = sorted(set(re.findall(r"\b(?:w1|w2|x|y|z)\b", text)))
+    rng = np.random.default_rng(4)
+    arrays = {n: rng.uniform(-2.0, 2.0, 70_000) for n in names}  # three slices
+    sweep, plain, fast = _runs(text, names, arrays)
+    assert sweep.kernels() is not None
+    assert len(sweep.kernels().stages) < len(sweep.steps)
+    assert plain.flagged is None and fast.flagged is None
+    pairs = [(plain.values[0], fast.values[0])]
+    pairs += [(plain.gradients[0][n], fast.gradients[0][n]) for n in names]
+    for a, b in pairs:  # sums of terms: a few ulps of the batch's largest, normwise
+        assert _normwise_ulps(a, b) <= 16
+
+
+@random_trees
+def test_random_trees_fuse_to_the_same_numbers(tree, seed) -> None:
+    """The same points flagged, the same findings, and values and gradients that agree at
+    every clean point: to the ulps that each op differs by (see above), as amplified by how
+    ill-conditioned the expression is -- ``exp(sin(2x - cot(tanh(x) + 2)^2))`` turns one ulp
+    of a cotangent near 7 into hundreds of ulps of the result, for any two libraries, and
+    sines of huge arguments into thousands -- so here within 1e-9 of the batch's largest."""
+    text, _ = tree
+    rng = np.random.default_rng(seed)
+    arrays = {n: rng.uniform(-3.0, 3.0, 500) for n in ("x", "y")}
+    arrays["x"][:4] = [0.0, 1.0, -1.0, 1e300]
+    _, plain, fast = _runs(text, ["x", "y"], arrays)
+    flagged = plain.flagged if plain.flagged is not None else np.zeros(500, bool)
+    other = fast.flagged if fast.flagged is not None else np.zeros(500, bool)
+    assert np.array_equal(flagged, other)
+    assert {k: m.tolist() for k, m in plain.findings.items()} == {
+        k: m.tolist() for k, m in fast.findings.items()
+    }
+    clean = ~flagged
+    pairs = [(plain.values[0], fast.values[0])]
+    pairs += [(a, fast.gradients[0][s]) for s, a in plain.gradients[0].items() if a is not None]
+    for a, b in pairs:
+        assert _normwise_ulps(a[clean], b[clean]) <= 2**42  # relative 1e-9 (the benchmark's 1e-8)
+
+
+def test_kernels_are_written_from_slot_numbers_and_the_table_only(monkeypatch) -> None:
+    """Variable names chosen to collide with numexpr's own names and syntax, and constants
+    typed as text, never reach numexpr: every text it compiles is made of slot names, the
+    table's templates and operators."""
+    compiled: list[str] = []
+    real = numexpr.NumExpr
+
+    def spy(text, *args, **kwargs):
+        compiled.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(numexpr, "NumExpr", spy)
+    names = ["where", "sum", "contains", "ones_like", "class_", "exec", "import_", "s", "x1e5"]
+    text = " + ".join(f"sin({n})*{n}**2.5e-1 + 1e-300*{n}" for n in names)
+    graph = compile_expression(text, names)
+    sweep = sweep_for(graph, graph.variables)
+    kernels = fused.fuse(sweep)
+    assert kernels is not None and compiled
+    for code in compiled:
+        assert "".join(TOKEN.findall(code)) == code
+        words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", code))
+        assert words <= {*(f"s{k}" for k in range(sweep.size)), *_template_words()}
+        assert "e-300" not in code and "2.5" not in code  # constants are slots, not text
+    arrays = {n: np.linspace(0.1, 2.0, 300) for n in names}
+    plain, fast = run_sweep(sweep, arrays, fuse=False), run_sweep(sweep, arrays, fuse=True)
+    assert _normwise_ulps(plain.values[0], fast.values[0]) <= 16
+
+
+def _template_words() -> set[str]:
+    return {w for t in fused.KERNELS.values() for w in re.findall(r"[a-z_][a-z_0-9]*", t)}
+
+
+def test_every_template_names_a_registry_op_and_computes_its_forward() -> None:
+    from gradcalc.core.ops import REGISTRY
+
+    rng = np.random.default_rng(0)
+    for name, template in fused.KERNELS.items():
+        op = REGISTRY[name]
+        low = 1.1 if name == "acosh" else 0.1  # inside every domain
+        args = [rng.uniform(low, low + 0.8, 1000) for _ in range(op.arity)]
+        signature = [(f"s{k}", np.float64) for k in range(op.arity)]
+        text = template.format(*(f"s{k}" for k in range(op.arity)))
+        got = numexpr.NumExpr(text, signature)(*args, ex_uses_vml=False)
+        assert _ulps(op.forward(*args), got).max() <= 4, name
+
+
+def test_without_numexpr_or_when_not_chosen_the_replay_runs_step_by_step(monkeypatch) -> None:
+    monkeypatch.delenv("GRADCALC_KERNELS", raising=False)
+    assert not fused.chosen()
+    monkeypatch.setenv("GRADCALC_KERNELS", "numexpr")
+    assert fused.chosen()
+    monkeypatch.setitem(__import__("sys").modules, "numexpr", None)  # as if not installed
+    assert not fused.chosen()
