@@ -555,6 +555,18 @@ class _Computed:
 Result = TypeVar("Result", bound=GradResult)
 
 
+def _filled(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of ``value``: for many points a read-only view of one number (filling 10^6
+    entries costs a millisecond), for a few a plain array (a view costs more to make).
+
+    >>> _filled(False, (2,)), _filled(-1, (10**6,)).strides
+    (array([False, False]), (0,))
+    """
+    if int(np.prod(shape)) < 4096:
+        return np.full(shape, value)
+    return np.broadcast_to(np.asarray(value), shape)
+
+
 def _finish(
     kind: type[Result],
     run: _Computed,
@@ -571,8 +583,7 @@ def _finish(
     named_by = run.rows if run.named_by is None else run.named_by
     found = singularities(graph, run.problems, named_by, points, k, run.sources)
     warnings: list[str] = graph.ambiguities
-    # (read-only views while no point is undefined: 10^6 zeros cost a millisecond each)
-    undefined = value_undefined = conventional = np.broadcast_to(np.False_, shape)
+    undefined = value_undefined = conventional = _filled(False, shape)
     if found:
         undefined, value_undefined = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
         conventional = np.zeros(shape, dtype=bool)  # kinks given their conventional value
@@ -591,8 +602,7 @@ def _finish(
     if options.strict and found:
         raise UndefinedError(found[0].describe(points, name))
     size = max(int(np.prod(shape)), 1)
-    # (a read-only view when no point has a reason: filling 10^6 entries costs milliseconds)
-    first_reason = np.full(size, -1) if found else np.broadcast_to(np.int64(-1), (size,))
+    first_reason = np.full(size, -1) if found else _filled(-1, (size,))
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i
     for source in run.sources:
@@ -655,9 +665,10 @@ def _swept(
     if any(v not in points.arrays for v in graph.variables):
         return None  # the full tape reports the missing value
     sources = source_names(graph, wrt)
-    arrays = dict(
-        zip(graph.variables, np.broadcast_arrays(*(points.arrays[v] for v in graph.variables)))
-    )
+    columns = [points.arrays[v] for v in graph.variables]
+    if len({c.shape for c in columns}) > 1:
+        columns = list(np.broadcast_arrays(*columns))
+    arrays = dict(zip(graph.variables, columns))
     out = run_sweep(sweep_for(graph, sources), arrays, options.thresholds)
     targets = range(len(graph.targets))
     rows: list[Sequence[TapeRow]] = [[] for _ in targets]
