@@ -9,7 +9,9 @@ different function from the others by a slip in transcription.
 A backend's ``prepare(text, names, arrays)`` does the untimed set-up (imports, conversion
 of the inputs, tracing and compiling) and returns a :class:`Prepared` whose ``call()``
 computes the gradient with respect to every name at every point and returns it as numpy
-arrays (the floor returns the value alone).
+arrays (the floor returns the value alone). Each peer runs in its default mode (eager) and
+in its best one (``best``: JAX jit, PyTorch ``torch.compile``, TensorFlow with XLA); gradcalc
+as a user first calls it (``grad()``, everything per call) and compiled once.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ Gradient = dict[str, np.ndarray]
 @dataclass
 class Prepared:
     """A ready-to-time computation: ``call()`` returns the gradient (or the floor's value);
-    ``compile_seconds`` is the separate tracing/compilation time of jit peers."""
+    ``compile_seconds`` is the separate set-up: tracing and compiling (jit peers), parsing
+    and recording (gradcalc compiled once)."""
 
     call: Callable[[], Gradient]
     compile_seconds: float | None = None
@@ -57,6 +60,10 @@ class Backend:
     module: str
     prepare: Callable[[str, Sequence[str], Mapping[str, np.ndarray]], Prepared]
     is_floor: bool = False
+    #: the tool's best mode (a peer's figures for "no slower than the best peer")
+    best: bool = False
+    #: left out of ``--quick`` (compiling takes minutes, or an eager mode no target reads)
+    quick: bool = True
 
     def available(self) -> bool:
         """Whether the module it needs can be imported here."""
@@ -94,21 +101,64 @@ def gradcalc_options(**chosen: object) -> object:
     return Options(**chosen)
 
 
-def prepare_gradcalc(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
-    """gradcalc's public batch path, symbolic check off: ``compile_expression`` once, then
-    ``gradient_at`` on a :class:`~gradcalc.engine.points.Points` of 1-D float64 arrays."""
+def prepare_gradcalc_api(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """What a user calls first: ``gradcalc.grad(text, at=arrays, check=False)`` with every
+    default, parsing, compiling and recording included in every call."""
+    import gradcalc
+
+    def call() -> Gradient:
+        result = gradcalc.grad(text, at=dict(arrays), wrt=list(names), check=False)
+        return dict(result.gradient)
+
+    return Prepared(call)
+
+
+def prepare_gradcalc(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray], kernels: str = "numpy"
+) -> Prepared:
+    """gradcalc compiled once, as the peers' jit is: set-up = ``compile_expression`` and the
+    recording of the forward-and-reverse program (reported as its compile time); each call
+    = ``gradient_at`` on a :class:`~gradcalc.engine.points.Points` of 1-D float64 arrays,
+    symbolic check off, with the replay's ``kernels`` (``numpy`` or ``numexpr``)."""
     from gradcalc.engine.api import compile_expression, gradient_at
     from gradcalc.engine.points import Points
 
+    start = time.perf_counter()
     graph = compile_expression(text, names)
+    try:
+        from gradcalc.engine.replay import sweep_for
+    except ImportError:  # an older gradcalc records on the first call
+        pass
+    else:
+        sweep = sweep_for(graph, tuple(names))
+        if kernels == "numexpr":
+            sweep.kernels()  # numexpr compiles its programs
+    set_up = time.perf_counter() - start
     points = Points(tuple(names), dict(arrays), None)
     options = gradcalc_options(check=False)
 
     def call() -> Gradient:
-        result = gradient_at(graph, points, list(names), options)[0]
+        before = os.environ.get("GRADCALC_KERNELS")
+        os.environ["GRADCALC_KERNELS"] = kernels
+        try:
+            result = gradient_at(graph, points, list(names), options)[0]
+        finally:
+            if before is None:
+                del os.environ["GRADCALC_KERNELS"]
+            else:
+                os.environ["GRADCALC_KERNELS"] = before
         return dict(result.gradient)
 
-    return Prepared(call)
+    return Prepared(call, set_up)
+
+
+def prepare_gradcalc_numexpr(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """:func:`prepare_gradcalc` with the fused numexpr kernels (``GRADCALC_KERNELS=numexpr``)."""
+    return prepare_gradcalc(text, names, arrays, kernels="numexpr")
 
 
 # --- the floor and the peers ----------------------------------------------------------
@@ -126,14 +176,21 @@ def prepare_floor(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarr
     return Prepared(lambda: {"value": function(*args)})
 
 
-def prepare_torch(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
-    """PyTorch eager: leaves that require grad, ``torch.autograd.grad`` with a ones seed."""
+def _torch_leaves(names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> list:
     import torch
 
     if os.environ.get("OMP_NUM_THREADS"):
         torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+    return [torch.from_numpy(arrays[name]).requires_grad_() for name in names]
+
+
+def prepare_torch(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
+    """PyTorch eager (its default): leaves that require grad, ``torch.autograd.grad`` with a
+    ones seed."""
+    import torch
+
     function = as_function(text, names, namespace_of(torch))
-    leaves = [torch.from_numpy(arrays[name]).requires_grad_() for name in names]
+    leaves = _torch_leaves(names, arrays)
 
     def call() -> Gradient:
         out = function(*leaves)
@@ -143,9 +200,35 @@ def prepare_torch(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarr
     return Prepared(call)
 
 
-def prepare_jax(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
-    """JAX: ``jit(grad(sum of f))`` compiled ahead of the timing (reported separately);
-    each call blocks until the result is ready."""
+_TORCH_COMPILED: dict[str, Callable] = {}
+
+
+def prepare_torch_compiled(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """PyTorch's best mode: the function under ``torch.compile`` (inductor, C++ kernels for
+    the CPU; forward and backward graphs compiled by AOTAutograd), ``dynamic=True`` so one
+    compilation serves every batch size; the first call at each size is the set-up (it
+    compiles at the first size)."""
+    import torch
+
+    if text not in _TORCH_COMPILED:  # one compilation per expression, for every size
+        compiled = torch.compile(as_function(text, names, namespace_of(torch)), dynamic=True)
+        _TORCH_COMPILED[text] = compiled
+    function = _TORCH_COMPILED[text]
+    leaves = _torch_leaves(names, arrays)
+
+    def call() -> Gradient:
+        out = function(*leaves)
+        grads = torch.autograd.grad(out, leaves, grad_outputs=torch.ones_like(out))
+        return {name: g.detach().numpy() for name, g in zip(names, grads)}
+
+    start = time.perf_counter()
+    call()
+    return Prepared(call, time.perf_counter() - start)
+
+
+def _jax_gradient(text: str, names: Sequence[str]) -> Callable:
     import jax
 
     jax.config.update("jax_enable_x64", True)
@@ -153,7 +236,15 @@ def prepare_jax(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray
 
     function = as_function(text, names, namespace_of(jnp))
     every = tuple(range(len(names)))
-    gradient = jax.jit(jax.grad(lambda *a: jnp.sum(function(*a)), argnums=every))
+    return jax.grad(lambda *a: jnp.sum(function(*a)), argnums=every)
+
+
+def prepare_jax(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
+    """JAX's best mode: ``jit(grad(sum of f))`` compiled ahead of the timing (its compile
+    time is the set-up); each call blocks until the result is ready."""
+    import jax
+
+    gradient = jax.jit(_jax_gradient(text, names))
     args = [jax.device_put(arrays[name]) for name in names]
     start = time.perf_counter()
     compiled = gradient.lower(*args).compile()
@@ -164,6 +255,22 @@ def prepare_jax(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray
         return {name: np.asarray(g.block_until_ready()) for name, g in zip(names, grads)}
 
     return Prepared(call, compile_seconds)
+
+
+def prepare_jax_eager(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """JAX without ``jit``: ``grad(sum of f)`` dispatched op by op (what one gets first)."""
+    import jax
+
+    gradient = _jax_gradient(text, names)
+    args = [jax.device_put(arrays[name]) for name in names]
+
+    def call() -> Gradient:
+        grads = gradient(*args)
+        return {name: np.asarray(g.block_until_ready()) for name, g in zip(names, grads)}
+
+    return Prepared(call)
 
 
 def prepare_autograd(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]) -> Prepared:
@@ -177,41 +284,96 @@ def prepare_autograd(text: str, names: Sequence[str], arrays: Mapping[str, np.nd
     return Prepared(lambda: dict(zip(names, gradient(args))))
 
 
-def prepare_tensorflow(
-    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
-) -> Prepared:
-    """TensorFlow: a ``GradientTape`` inside ``tf.function``, traced ahead of the timing
-    (reported as its compile time)."""
+def _tensorflow(text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]):
     import tensorflow as tf
 
     namespace = {name: getattr(tf.math, name) for name in FUNCTIONS}
     function = as_function(text, names, namespace)
 
-    @tf.function
     def gradient(args):
         with tf.GradientTape() as tape:
             tape.watch(args)
             out = function(*args)
         return tape.gradient(out, args)
 
-    args = [tf.constant(arrays[name]) for name in names]
+    return gradient, [tf.constant(arrays[name]) for name in names]
+
+
+def prepare_tensorflow_eager(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """TensorFlow eager (its default): a ``GradientTape`` run op by op."""
+    gradient, args = _tensorflow(text, names, arrays)
+    return Prepared(lambda: {name: g.numpy() for name, g in zip(names, gradient(args))})
+
+
+def prepare_tensorflow(
+    text: str,
+    names: Sequence[str],
+    arrays: Mapping[str, np.ndarray],
+    jit_compile: bool = False,
+) -> Prepared:
+    """TensorFlow: the ``GradientTape`` inside ``tf.function`` (a graph), traced -- and with
+    ``jit_compile`` compiled by XLA -- ahead of the timing (its set-up)."""
+    import tensorflow as tf
+
+    gradient, args = _tensorflow(text, names, arrays)
+    graph = tf.function(gradient, jit_compile=jit_compile)
     start = time.perf_counter()
-    gradient.get_concrete_function(args)
+    graph(args)  # traces (and with XLA compiles) for these shapes
     compile_seconds = time.perf_counter() - start
 
     def call() -> Gradient:
-        return {name: g.numpy() for name, g in zip(names, gradient(args))}
+        return {name: g.numpy() for name, g in zip(names, graph(args))}
 
     return Prepared(call, compile_seconds)
 
 
+def prepare_tensorflow_xla(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """TensorFlow's best mode on a CPU: ``tf.function(jit_compile=True)`` (XLA)."""
+    return prepare_tensorflow(text, names, arrays, jit_compile=True)
+
+
 BACKENDS: tuple[Backend, ...] = (
     Backend("floor", "floor: numpy forward (lambdify)", "sympy", prepare_floor, is_floor=True),
-    Backend("gradcalc", "gradcalc", "gradcalc", prepare_gradcalc),
+    Backend("gradcalc-api", "gradcalc: grad(), every default", "gradcalc", prepare_gradcalc_api),
+    Backend("gradcalc", "gradcalc: compiled once", "gradcalc", prepare_gradcalc, best=True),
+    Backend(
+        "gradcalc-numexpr",
+        "gradcalc: compiled once, numexpr kernels",
+        "numexpr",
+        prepare_gradcalc_numexpr,
+    ),
     Backend("torch", "PyTorch eager", "torch", prepare_torch),
-    Backend("jax", "JAX jit", "jax", prepare_jax),
-    Backend("autograd", "HIPS autograd", "autograd", prepare_autograd),
+    Backend(
+        "torch-compile",
+        "PyTorch torch.compile",
+        "torch",
+        prepare_torch_compiled,
+        best=True,
+        quick=False,
+    ),
+    Backend("jax-eager", "JAX grad, no jit", "jax", prepare_jax_eager, quick=False),
+    Backend("jax", "JAX jit", "jax", prepare_jax, best=True),
+    Backend("autograd", "HIPS autograd", "autograd", prepare_autograd, best=True),
+    Backend(
+        "tensorflow-eager",
+        "TensorFlow eager",
+        "tensorflow",
+        prepare_tensorflow_eager,
+        quick=False,
+    ),
     Backend("tensorflow", "TensorFlow tf.function", "tensorflow", prepare_tensorflow),
+    Backend(
+        "tensorflow-xla",
+        "TensorFlow tf.function(jit_compile=True)",
+        "tensorflow",
+        prepare_tensorflow_xla,
+        best=True,
+        quick=False,
+    ),
 )
 
 

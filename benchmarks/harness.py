@@ -91,6 +91,37 @@ def best_of(
     return min(times)
 
 
+@dataclass
+class Timing:
+    """Every timed call of one cell, in seconds."""
+
+    times: list[float]
+
+    @property
+    def median(self) -> float:
+        """The median call."""
+        return statistics.median(self.times)
+
+    @property
+    def spread(self) -> float:
+        """Half the range of the calls, relative to the median (0.05: +-5%)."""
+        return (max(self.times) - min(self.times)) / 2 / self.median
+
+
+def timings(
+    function: Callable[[], object], minimum: int = 3, repeats: int = 7, budget: float = 3.0
+) -> Timing:
+    """One untimed warm-up call, then at least ``minimum`` timed calls and up to ``repeats``
+    while the timed calls have taken less than ``budget`` seconds in all."""
+    function()
+    times: list[float] = []
+    while len(times) < minimum or (len(times) < repeats and sum(times) < budget):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return Timing(times)
+
+
 def timed(function: Callable[[], object]) -> tuple[float, object]:
     """``(seconds, result)`` of one call."""
     start = time.perf_counter()

@@ -115,7 +115,17 @@ def machine() -> dict[str, object]:
         "system": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
         "versions": versions(),
+        "load_start": load_average(),
     }
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages (``uptime``), or '' where there are none: on
+    a shared machine, what else was running."""
+    try:
+        return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return ""
 
 
 def header(info: dict) -> str:
@@ -123,10 +133,16 @@ def header(info: dict) -> str:
     listed = ", ".join(f"{k} {v}" for k, v in info["versions"].items())
     kind = "quick run (--quick)" if info["quick"] else "full run"
     threads = info["threads"] or "each tool's default number of"
+    load = ""
+    if info.get("load_start"):
+        load = (
+            f" Load average (1, 5, 15 min) {info['load_start']} at the start and "
+            f"{info['load_end']} at the end: other jobs shared the cores."
+        )
     return (
         f"Measured {info['date']} ({kind}, {info['seconds'] / 60:.1f} minutes, {threads} "
         f"thread(s) per tool) on {info['cpu']}, {info['cores']} cores, {info['system']}, "
-        f"Python {info['python']}; {listed}.\n"
+        f"Python {info['python']}; {listed}.{load}\n"
     )
 
 
@@ -161,7 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - start
     every = [t for s in sections for t in s.targets]
     console.print(report.target_table(every, "All targets"))
-    run_info = {**info, "seconds": seconds, "quick": args.quick, "threads": args.threads}
+    run_info = {
+        **info,
+        "seconds": seconds,
+        "quick": args.quick,
+        "threads": args.threads,
+        "load_end": load_average(),
+    }
     report.write_json(args.json, sections, run_info)
     console.print(f"raw figures: {args.json}")
     if args.markdown:
