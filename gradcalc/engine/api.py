@@ -662,8 +662,8 @@ def _swept(
     (``options.tape``) or there are few points."""
     if options.tape or points.count < SWEEP_MIN_POINTS or not graph.elementwise:
         return None
-    if any(v not in points.arrays for v in graph.variables):
-        return None  # the full tape reports the missing value
+    if any(v not in points.arrays or points.arrays[v].ndim > 1 for v in graph.variables):
+        return None  # the full tape reports the missing value, or holds the matrix
     sources = source_names(graph, wrt)
     columns = [points.arrays[v] for v in graph.variables]
     if len({c.shape for c in columns}) > 1:
