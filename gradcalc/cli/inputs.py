@@ -63,19 +63,25 @@ class Session:
         text = expression_text(expression, points)
         self.skipped = Skipped() if skip_bad_rows else None
         self.header: tuple[str, ...] | None = None
+        compiled: dict[tuple[str, ...], Any] = {}  # the graph compiled to choose the columns
         if points:
 
             def choose(header: tuple[str, ...] | None) -> list[str] | None:
                 self.header = header
-                if columns is not None:
-                    return names(columns)
-                return used_columns(text, header, id_column, names(wrt), names(of))
+                if columns is not None or header is None:
+                    return None if columns is None else names(columns)
+                candidates = candidate_columns(header, id_column)
+                graph = compile_expression(text, candidates, names(of))
+                compiled[tuple(candidates)] = graph
+                return columns_read(graph, candidates, names(wrt))
 
             self.chunks = point_chunks(context, points, self.skipped, choose, id_column)
         else:
             self.chunks = iter([parse_at(at or [])])
         self.first = next(self.chunks)
-        self.graph = compile_expression(text, self.first.names, names(of))
+        self.graph = compiled.get(self.first.names) or compile_expression(
+            text, self.first.names, names(of)
+        )  # (compiled once when the file's columns are all read)
         _misspelled_point(self.graph, self.first.names)
         given = set(self.first.names)
         missing = [v for v in self.graph.variables if v not in given]
@@ -117,24 +123,41 @@ def used_columns(
     ['e']
     """
     from gradcalc.engine.api import compile_expression
-    from gradcalc.io.files import check_header
 
     if header is None:
         return None
-    candidates = []
+    candidates = candidate_columns(header, id_column)
+    return columns_read(compile_expression(text, candidates, of), candidates, wrt)
+
+
+def candidate_columns(header: tuple[str, ...], id_column: str | None = None) -> list[str]:
+    """The columns that can be variables: names (not the id column), each once, in order.
+
+    >>> candidate_columns(("id", "x", "2nd", "x", "y"), "id")
+    ['x', 'y']
+    """
+    from gradcalc.io.files import check_header
+
+    candidates: dict[str, None] = {}  # an ordered set: one pass, however many columns
     for column, name in enumerate(header, 1):
         try:
             check_header(name, column, "points file")
         except InputError:
             continue  # not a name: never a variable
-        if name != id_column and name not in candidates:
-            candidates.append(name)
-    graph = compile_expression(text, candidates, of)
+        if name != id_column:
+            candidates[name] = None
+    return list(candidates)
+
+
+def columns_read(graph: Any, candidates: list[str], wrt: list[str] | None = None) -> list[str]:
+    """Of ``candidates``, those the compiled expression reads or ``wrt`` names (all of them
+    when it reads none)."""
     read = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
+    chosen = set(wrt or [])
     used = [
         n
         for n in candidates
-        if graph.variable_nodes.get(n) in read or n in (wrt or []) or n not in graph.variable_nodes
+        if graph.variable_nodes.get(n) in read or n in chosen or n not in graph.variable_nodes
     ]
     return used or candidates
 

@@ -30,7 +30,7 @@ from gradcalc.symbolic.crosscheck import (
     target_expression,
     time_limit,
 )
-from gradcalc.symbolic.shapes import exact_wanted
+from gradcalc.symbolic.shapes import shared_value
 
 __all__ = ["exact_determinants", "exact_texts", "nearest_float", "settled", "settled_value"]
 
@@ -159,14 +159,17 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
     flat = shown.reshape(-1)
     try:
         with time_limit(where.timeout):
-            expr = target_expression(graph, target)
             for k, point in enumerate(where.exact_point[: flat.size]):
-                if not exact_wanted(expr, point):
-                    continue  # the tape's value stands
-                subs = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
-                exact = exact_at(expr, subs)
+                shared = shared_value(graph, target, None, point)  # in a stream: cheaper
+                if isinstance(shared, float) or not np.isfinite(flat[k]):
+                    continue  # no exact value (or the tape's is undefined): the tape's stands
+                if shared is not None:
+                    exact = sp.Rational(shared.numerator, shared.denominator)
+                else:
+                    subs = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
+                    exact = exact_at(target_expression(graph, target), subs)
                 number = nearest_float(exact) if exact.is_number else None
-                if number is not None and np.isfinite(flat[k]):
+                if number is not None:
                     flat[k] = number
     except (CheckTimeout, ValueError, TypeError, ZeroDivisionError, AttributeError):
         pass

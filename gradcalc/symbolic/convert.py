@@ -21,7 +21,7 @@ from gradcalc.lang.literals import CONSTANT_VALUES
 #: The most decimal digits an exact constant may have (numerator or denominator): a
 #: larger one is refused before it is built (Python will not even print one above 4,300).
 MAX_EXACT_DIGITS = 4000
-_MAX_EXACT_BITS = int(MAX_EXACT_DIGITS * 3.3219)
+MAX_EXACT_BITS = int(MAX_EXACT_DIGITS * 3.3219)
 
 
 class ExactTooLarge(ValueError):
@@ -78,7 +78,7 @@ def _checked(expr: Any) -> Any:
     """``expr``, unless it is a rational number of more than :data:`MAX_EXACT_DIGITS` digits."""
     if (
         getattr(expr, "is_Rational", False)
-        and max(int(expr.p).bit_length(), int(expr.q).bit_length()) > _MAX_EXACT_BITS
+        and max(int(expr.p).bit_length(), int(expr.q).bit_length()) > MAX_EXACT_BITS
     ):
         raise ExactTooLarge
     return expr
@@ -94,7 +94,7 @@ def _check_power(base: Any, exponent: Any) -> None:
     """
     if getattr(base, "is_Rational", False) and getattr(exponent, "is_Integer", False):
         bits = max(int(base.p).bit_length(), int(base.q).bit_length())
-        if bits > 1 and bits * abs(int(exponent)) > _MAX_EXACT_BITS:
+        if bits > 1 and bits * abs(int(exponent)) > MAX_EXACT_BITS:
             raise ExactTooLarge
 
 
@@ -155,7 +155,7 @@ def _power_bits(
     if not getattr(exponent, "is_Rational", False):
         return num, den  # stays a symbolic power
     times = abs(int(exponent.p))  # a root of base**p: base**p is built
-    if max(num, den) > 1 and max(num, den) * times > _MAX_EXACT_BITS:
+    if max(num, den) > 1 and max(num, den) * times > MAX_EXACT_BITS:
         raise ExactTooLarge
     return (num * times, den * times) if exponent >= 0 else (den * times, num * times)
 

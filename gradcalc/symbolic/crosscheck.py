@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -218,7 +219,7 @@ def check_against(
     build: Callable[[], Mapping[str, Any]],
     tape_values: Mapping[str, np.ndarray | None],
     where: CheckInput,
-    numeric: Callable[[str, Mapping[str, str]], float | None] | None = None,
+    numeric: Callable[[str, Mapping[str, str]], Fraction | float | None] | None = None,
 ) -> CheckReport:
     """Compare tape values with sympy expressions at the points, within the time budget.
 
@@ -229,9 +230,10 @@ def check_against(
             are those of ``tape_values``. Expressions may name intermediates.
         tape_values: the tape's value per label (``None``: 0, an unconnected source).
         where: the points and options.
-        numeric: gives a label's value at an exactly given point to many digits where
-            that replaces exact arithmetic (``None`` there and by default: exact); such a
-            value has no exact value or text.
+        numeric: gives a label's value at an exactly given point where that replaces
+            sympy's exact arithmetic: a :class:`~fractions.Fraction` (exact), or a float to
+            many digits (then there is no exact value or text); ``None`` there and by
+            default: sympy's.
     """
     if ("timed out", key) in graph.cache:  # not tried again: not per chunk, not per job
         return CheckReport("skipped", note=graph.cache["timed out", key])
@@ -282,12 +284,15 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
                 exacts.append(None)
                 continue
             known = None if numeric is None else numeric(source, exact_point[k])
-            if known is not None:
+            if isinstance(known, float):  # many digits, no exact value
                 values.append(known)
                 shown.append(None)
                 exacts.append(None)
                 continue
-            exact = _substitute(expr, subs)
+            if known is None:
+                exact = _substitute(expr, subs)
+            else:  # an exact rational
+                exact = sp.Rational(known.numerator, known.denominator)
             values.append(real_value(exact))
             shown.append(_short_text(exact, exact_text))
             exacts.append(exact)

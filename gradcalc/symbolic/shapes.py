@@ -10,7 +10,8 @@ giving the numbers their values, so the result is the derivative of the expressi
 Only plain numbers other than 0 and 1 become symbols, never the operands of a power
 (``x^2`` and ``x^3`` are different shapes, and an exact power is size-checked as it is
 built) nor ``pi`` or ``e``. Variables keep their names: ``x*y`` and ``x*z`` are different
-shapes. The shape is the whole graph -- every node, how the nodes share inputs, the
+shapes; a graph with tensor ops (``sum``, ``@``, indexing) is never shared. The shape is
+the whole graph -- every node, its op's parameters, how the nodes share inputs, the
 targets -- so a cached derivative is never served for a graph of another structure, and
 the numbers that are symbols in it together stay far below the exact-size cap
 (:data:`~gradcalc.symbolic.convert.MAX_EXACT_DIGITS`), so substituting them cannot build
@@ -34,11 +35,19 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES, DECIMAL
-from gradcalc.symbolic.convert import MAX_EXACT_DIGITS, constant_to_sympy, exact_at, to_sympy
+from gradcalc.symbolic.convert import (
+    MAX_EXACT_BITS,
+    MAX_EXACT_DIGITS,
+    ExactTooLarge,
+    constant_to_sympy,
+    exact_at,
+    to_sympy,
+)
 from gradcalc.symbolic.derivative import derivative, symbol
 
 #: The shapes kept: at most this many, and this many graph nodes in all.
@@ -56,12 +65,13 @@ MAX_SHARED_DIGITS = MAX_EXACT_DIGITS // 4
 @dataclass
 class Shape:
     """One shape's sympy expressions (a symbol for each shared number), derivatives, and
-    the 30-digit evaluators of those that are not rational functions."""
+    how each is evaluated at a point (exactly, or to 30 digits: see :func:`shared_value`)."""
 
     expressions: list[Any]
     size: int
     derivatives: dict[tuple[int, str], Any] = field(default_factory=dict)
-    evaluators: dict[tuple[int, str], Callable[..., Any] | None] = field(default_factory=dict)
+    #: by (target, source), a source of ``None`` for the target's own value
+    evaluators: dict[tuple[int, str | None], Any] = field(default_factory=dict)
 
 
 class Shapes:
@@ -131,6 +141,9 @@ def shape_of(graph: Graph) -> tuple[Hashable, dict[int, Any], dict[Any, Any]] | 
     cached = graph.cache.get(("shape",), False)
     if cached is not False:
         return cached
+    if not graph.elementwise:  # tensor ops (sum, @, indexing): never shared
+        graph.cache[("shape",)] = None
+        return None
     powers = {i for node in graph.nodes if node.op == "pow" for i in node.inputs}
     key: list[tuple] = []
     symbols: dict[int, Any] = {}
@@ -145,7 +158,7 @@ def shape_of(graph: Graph) -> tuple[Hashable, dict[int, Any], dict[Any, Any]] | 
                 values[symbols[node.index]] = value
                 key.append(("number",))
                 continue
-        key.append((node.kind, node.op, node.inputs, node.text))
+        key.append((node.kind, node.op, node.inputs, node.text, node.params))
     found = None
     if symbols and digits <= MAX_SHARED_DIGITS:
         found = (tuple(key), graph.targets), symbols, values
@@ -219,22 +232,30 @@ def shared_target(graph: Graph, target: int) -> Any | None:
     return exact_at(store.shape(key, graph, symbols).expressions[graph.targets[target]], values)
 
 
-def shared_value(graph: Graph, target: int, source: str, point: Mapping[str, str]) -> float | None:
-    """The shared derivative of target ``target`` with respect to ``source`` at one point
-    given as plain numbers, evaluated to :data:`DIGITS` digits (as a float; NaN where it
-    is not real), when it is not a rational function; ``None`` where exact arithmetic is
-    to be used instead (a rational function, a point such as ``pi/4``, no shape, or an
-    evaluation that failed). Call it after :func:`shared_gradient`.
+def shared_value(
+    graph: Graph, target: int, source: str | None, point: Mapping[str, str]
+) -> Fraction | float | None:
+    """The shared derivative of target ``target`` with respect to ``source`` (``None``: the
+    target itself) at one point given as plain numbers: exactly, as a :class:`Fraction`, for
+    a rational function; to :data:`DIGITS` digits, as a float (NaN where not real), for any
+    other; ``None`` where sympy's exact arithmetic is to be used instead (a point such as
+    ``pi/4``, no shape, or an evaluation that failed). Call it after :func:`shared_gradient`
+    (or :func:`shared_target`), which make the shape's expressions.
 
     >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
-    >>> graph = lower(parse_program("2.5*sin(x)"))
+    >>> graph = lower(parse_program("2.5*sin(x)*y^2"))
     >>> with sharing(Shapes()):
-    ...     _ = shared_gradient(graph, 0, ["x"])
-    ...     value = shared_value(graph, 0, "x", {"x": "0.5"})
-    ...     exact = shared_value(graph, 0, "x", {"x": "pi/6"})
+    ...     _ = shared_gradient(graph, 0, ["x", "y"])
+    ...     value = shared_value(graph, 0, "x", {"x": "0.5", "y": "1"})
+    ...     exact = shared_value(graph, 0, "x", {"x": "pi/6", "y": "1"})
     >>> value, exact
     (2.193956404725932, None)
+    >>> graph = lower(parse_program("2.5*x^2*y"))
+    >>> with sharing(Shapes()):
+    ...     _ = shared_gradient(graph, 0, ["x"])
+    ...     shared_value(graph, 0, "x", {"x": "0.5", "y": "3"})
+    Fraction(15, 2)
     """
     store = active()
     found = None if store is None else shape_of(graph)
@@ -242,60 +263,101 @@ def shared_value(graph: Graph, target: int, source: str, point: Mapping[str, str
         return None
     key, symbols, values = found
     shape = store.shape(key, graph, symbols)
-    if (target, source) not in shape.derivatives:
+    which = (target, source)
+    if source is None:
+        general = shape.expressions[graph.targets[target]]
+    else:
+        general = shape.derivatives.get((target, source))
+    if general is None or any(v not in point for v in graph.variables):
         return None
-    if (target, source) not in shape.evaluators:
-        general = shape.derivatives[target, source]
-        shape.evaluators[target, source] = _evaluator(general, graph, list(values))
-    evaluate = shape.evaluators[target, source]
-    if evaluate is None or any(v not in point for v in graph.variables):
+    if which not in shape.evaluators:
+        arguments = [symbol(v) for v in graph.variables] + list(values)
+        shape.evaluators[which] = _evaluator(general, arguments)
+    evaluate = shape.evaluators[which]
+    if evaluate is None:
         return None
-    import mpmath
-
+    numbers = [Fraction(int(c.p), int(c.q)) for c in values.values()]
     try:
-        with mpmath.workdps(DIGITS):
-            arguments = [mpmath.mpf(point[v]) for v in graph.variables]
-            arguments += [mpmath.mpf(int(c.p)) / int(c.q) for c in values.values()]
-            number = mpmath.mpmathify(evaluate(*arguments))
+        if isinstance(evaluate, _Exact):
+            return evaluate([Fraction(point[v]) for v in graph.variables] + numbers)
+        return _digits(evaluate, [point[v] for v in graph.variables], numbers)
     except (ValueError, TypeError, ZeroDivisionError, ArithmeticError, NameError):
         return None
+
+
+def _digits(evaluate: Callable[..., Any], point: list[str], numbers: list[Fraction]) -> float:
+    """An mpmath function at a point (decimal texts) and numbers, to :data:`DIGITS` digits."""
+    import mpmath
+
+    with mpmath.workdps(DIGITS):
+        arguments = [mpmath.mpf(t) for t in point]
+        arguments += [mpmath.mpf(n.numerator) / n.denominator for n in numbers]
+        number = mpmath.mpmathify(evaluate(*arguments))
     if isinstance(number, mpmath.mpc):
         return float(number.real) if number.imag == 0 else math.nan
     return float(number)
 
 
-def _evaluator(general: Any, graph: Graph, numbers: list[Any]) -> Callable[..., Any] | None:
-    """An mpmath function of (variables..., numbers...) for a derivative that is not a
-    rational function; ``None`` for a rational function (exact arithmetic is cheap and
-    gives the exact value) or one mpmath cannot evaluate."""
+class _Exact:
+    r"""A rational function of (variables..., numbers...) evaluated in :class:`Fraction`\ s:
+    its tree as a list of steps (each on earlier steps' results), made once."""
+
+    def __init__(self, expr: Any, arguments: list[Any]):
+        slots: dict[Any, int] = {}
+        self.steps: list[tuple[str, Any]] = []
+        stack = [expr]
+        while stack:  # postorder, without recursion
+            e = stack[-1]
+            pending = [a for a in e.args if a not in slots]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            if e in slots:
+                continue
+            if e.is_Symbol:
+                self.steps.append(("argument", arguments.index(e)))
+            elif e.is_Rational:
+                self.steps.append(("number", Fraction(int(e.p), int(e.q))))
+            elif e.is_Add or e.is_Mul:
+                kind = "add" if e.is_Add else "mul"
+                self.steps.append((kind, [slots[a] for a in e.args]))
+            else:  # an integer power (see _rational_function)
+                self.steps.append(("pow", (slots[e.base], int(e.exp))))
+            slots[e] = len(self.steps) - 1
+
+    def __call__(self, values: list[Fraction]) -> Fraction:
+        done: list[Fraction] = []
+        for kind, what in self.steps:
+            if kind == "argument":
+                done.append(values[what])
+            elif kind == "number":
+                done.append(what)
+            elif kind == "add":
+                done.append(sum((done[i] for i in what), Fraction(0)))
+            elif kind == "mul":
+                done.append(math.prod((done[i] for i in what), start=Fraction(1)))
+            else:  # sized before it is built, as exact_at does: C cannot be interrupted
+                base = done[what[0]]
+                bits = max(base.numerator.bit_length(), base.denominator.bit_length())
+                if bits > 1 and bits * abs(what[1]) > MAX_EXACT_BITS:
+                    raise ExactTooLarge
+                done.append(base ** what[1])
+        return done[-1]
+
+
+def _evaluator(general: Any, arguments: list[Any]) -> _Exact | Callable[..., Any] | None:
+    """How to evaluate a shared expression of ``arguments`` (the variables' symbols, then
+    the numbers'): exactly for a rational function, else an mpmath function; ``None`` when
+    mpmath cannot take it."""
     import sympy as sp
 
     if _rational_function(general):
-        return None
-    arguments = [symbol(v) for v in graph.variables] + numbers
+        return _Exact(general, arguments)
     try:
         return sp.lambdify(arguments, general, modules="mpmath")
     except (ValueError, TypeError, NameError, KeyError, SyntaxError):
         return None
-
-
-def exact_wanted(expr: Any, point: Mapping[str, str]) -> bool:
-    """Whether ``expr`` is worth evaluating exactly at ``point``: always outside
-    :func:`sharing`; in a stream that shares shapes, only a rational function or at a point
-    that is not all plain numbers (``pi/4``), where exact values are short or simplify --
-    elsewhere :data:`DIGITS` digits are enough and far cheaper.
-
-    >>> import sympy as sp
-    >>> x = sp.Symbol("x", real=True)
-    >>> exact_wanted(sp.exp(x), {"x": "0.5"})
-    True
-    >>> with sharing(Shapes()):
-    ...     exact_wanted(sp.exp(x), {"x": "0.5"}), exact_wanted(x**2, {"x": "0.5"})
-    (False, True)
-    """
-    if active() is None or not all(DECIMAL.fullmatch(t) for t in point.values()):
-        return True
-    return _rational_function(expr)
 
 
 def _rational_function(expr: Any) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from fractions import Fraction
 
 import pytest
 import sympy as sp
@@ -22,7 +23,7 @@ from gradcalc.cli.jobs import run_jobs
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.points import parse_at
 from gradcalc.symbolic.crosscheck import symbolic_gradient
-from gradcalc.symbolic.shapes import Shapes, shape_of, shared_gradient, sharing
+from gradcalc.symbolic.shapes import Shapes, shape_of, shared_gradient, shared_value, sharing
 
 NUMBERS = st.sampled_from(["0.5", "1.3", "2", "2.0", "3", "0.25", "7.5", "1", "0"])
 VARIABLES = st.sampled_from(["x", "y", "z"])
@@ -190,3 +191,51 @@ def test_a_disagreement_is_never_found_with_a_shared_derivative() -> None:
         (result,) = gradient_at(graph, parse_at(["x=2,y=3"]), None, Options(strict=False))
     assert result.check is not None and result.check.status == "agree"
     assert str(result.check.partials["x"].derivative) == "17*x/5 + 3*y/10"
+
+
+@given(expressions(leaf=False), st.sampled_from(["x", "y", "z"]))
+def test_shared_values_are_the_exact_values(text: str, source: str) -> None:
+    """In a stream, a value at a point of plain numbers is computed from the shared shape:
+    exactly (a fraction) for a rational function, else to 30 digits -- either way the value
+    of the expression's own derivative there."""
+    names = ("x", "y", "z")
+    point = {"x": "0.375", "y": "1.25", "z": "2.5"}
+    exact_point = {sp.Symbol(n, real=True): sp.Rational(v) for n, v in point.items()}
+    graph = compile_expression(text, names)
+    with sharing(Shapes()):
+        try:
+            shared_gradient(graph, 0, [source])
+        except (ValueError, ZeroDivisionError):
+            return
+        found = shared_value(graph, 0, source, point)
+    if found is None:  # no shape (no number to share) or not evaluable there: sympy's path
+        return
+    own = own_gradient(text, names)[source].xreplace(exact_point)
+    if isinstance(found, Fraction):
+        assert sp.Rational(found.numerator, found.denominator) == own, text
+        return
+    value = complex(own.evalf(40))
+    if found != found:  # NaN: not a real number there
+        assert value != value or value.imag != 0 or not own.is_finite, text
+        return
+    assert value.imag == 0 and abs(found - value.real) <= 1e-14 * max(1.0, abs(value.real)), text
+
+
+@pytest.mark.parametrize(
+    "text", ["sum(2.5*v)", "2.5*v[0] + v[1]", "sum(1.5*X, axis=0)[0]", "dot(v, v)*0.5"]
+)
+def test_tensor_expressions_are_never_shared(text: str) -> None:
+    assert shape_of(compile_expression(text, ("v", "X"))) is None
+
+
+def test_a_shared_power_is_sized_before_it_is_built() -> None:
+    """(x^999)^999 at a 20-digit x: the shared rational derivative would be a power of
+    about 10^8 bits, computed in C past any deadline; it is refused before it is built and
+    the check is skipped, saying why, for each job of the shape."""
+    jobs = [
+        json.dumps({"expr": f"{c}*(x^999)^999", "at": {"x": "1.0000000000000000001"}})
+        for c in ("2.5", "3.5")
+    ]
+    for answer in stream(jobs):
+        assert answer["check"]["status"] == "skipped"
+        assert any("4,000 digits" in w for w in answer["warnings"]), answer["warnings"]
