@@ -70,17 +70,17 @@ class ExplainView:
     """``gradcalc explain``: the steps as a rich panel, Markdown or LaTeX."""
 
     def tables(self, steps: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
-        from gradcalc.apps.explain import to_rich
+        from gradcalc.apps.explain_render import to_rich
 
         return [to_rich(steps)]
 
     def markdown(self, steps: Any, digits: int | None) -> str:
-        from gradcalc.apps.explain import to_markdown
+        from gradcalc.apps.explain_render import to_markdown
 
         return to_markdown(steps)
 
     def latex(self, steps: Any, digits: int | None) -> str:
-        from gradcalc.apps.explain import to_latex
+        from gradcalc.apps.explain_render import to_latex
 
         return to_latex(steps)
 

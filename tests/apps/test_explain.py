@@ -12,7 +12,8 @@ from rich.console import Console
 
 from gradcalc import grad
 from gradcalc.apps import explain as explain_module
-from gradcalc.apps.explain import Explanation, explain, to_latex, to_markdown, to_rich
+from gradcalc.apps.explain import Explanation, explain
+from gradcalc.apps.explain_render import to_latex, to_markdown, to_rich
 from gradcalc.core.errors import InputError, UndefinedError
 
 SEED = "y = x**2; z = y**2"
