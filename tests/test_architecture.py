@@ -198,6 +198,7 @@ TESTED_ELSEWHERE = {
     "gradcalc.render.optimizers": "cli/test_cli_minimize.py",  # and cli/test_cli_fit.py
     "gradcalc.apps.views": "render/test_formats.py",  # the apps' views, likewise
     "gradcalc.apps.explain_render": "apps/test_explain.py",  # an explanation in each format
+    "gradcalc.apps.figures": "apps/test_plot.py",  # every plot, in the terminal and in files
     "gradcalc.cli.app": "cli/test_cli_niceties.py",  # root options, exits, suggestions
     "gradcalc.cli.console": "cli/test_cli_niceties.py",  # colour, closed pipes, narrow tables
     "gradcalc.cli.context": "cli/test_repl_checks.py",  # one AppContext for REPL and Typer

@@ -17,18 +17,32 @@ files only.
 
 from __future__ import annotations
 
-import functools
-import math
-import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from gradcalc.core.errors import InputError, reason_of
-from gradcalc.core.numbers import format_number
+from gradcalc.apps.figures import (
+    Contour,
+    Curve,
+    Frame,
+    Span,
+    Tangent,
+    contour_file,
+    fit_file,
+    fit_terminal,
+    log_scale,
+    loss_file,
+    loss_label,
+    loss_terminal,
+    padded,
+    path_file,
+    six,
+    tangent_file,
+    tangent_terminal,
+    terminal,
+    write,
+)
+from gradcalc.core.errors import InputError
 from gradcalc.core.ops import UNDEFINED
 from gradcalc.core.tape import NON_FINITE_VALUE
 from gradcalc.engine.api import Options, compile_expression, gradient_at
@@ -36,25 +50,14 @@ from gradcalc.engine.evaluate import evaluate
 from gradcalc.engine.points import Points, constant_value, parse_at
 from gradcalc.lang.graph import Graph
 
-_label = functools.partial(format_number, digits=6)  # titles and labels: 6 significant digits
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-
 At = Sequence[str] | Mapping[str, float]
-Span = tuple[float, float]
 
 HALF_SPAN = 5.0  # default span: the point ± this
 TERMINAL_SAMPLES = 401  # odd, so that the middle of the span and whole numbers are sampled
 FILE_SAMPLES = 801
 CONTOUR_SAMPLES = 201
-CONTOUR_LEVELS = 15
 ARROW_LENGTH = 0.2  # the gradient arrow's length, as a fraction of the span
 PATH_MARGIN = 0.15  # around a path, as a fraction of its extent
-MIN_SIZE = (40, 12)  # smallest terminal plot: columns, lines
-FILE_FORMATS = (".png", ".svg")
-TITLE_WIDTH = 70  # characters per line of a file's title
-PANEL_TITLE_WIDTH = 50  # of a panel's title, two panels side by side
 FIGURE_SIZE = (8.0, 5.0)  # inches, at 100 dpi: 800 x 500 pixels
 CONTOUR_FIGURE_SIZE = (7.0, 6.5)
 DESCENT_FIGURE_SIZE = (12.0, 5.5)
@@ -187,22 +190,22 @@ def descent_plot(
     finite = np.isfinite(xs) & np.isfinite(ys)
     if not finite.any():
         raise InputError("nothing to plot: no point of the path is finite")
-    route = _Curve(xs[finite], ys[finite])
+    route = Curve(xs[finite], ys[finite])
     half = max(np.ptp(route.x), np.ptp(route.y), 1e-3) * (0.5 + PATH_MARGIN)
     middles = [(float(v.min()) + float(v.max())) / 2 for v in (route.x, route.y)]
     grid = np.meshgrid(*(np.linspace(m - half, m + half, CONTOUR_SAMPLES) for m in middles))
     surface = _defined_values(graph, dict(zip(graph.variables, grid)))
     panels = [
         (
-            lambda ax: _path_file(ax, grid, surface, route, graph.variables),
-            _Frame(f"{title}: path", *graph.variables),
+            lambda ax: path_file(ax, grid, surface, route, graph.variables),
+            Frame(f"{title}: path", *graph.variables),
         ),
         (
-            lambda ax: _loss_file(ax, loss, _log_scale(loss)),
-            _Frame(f"{title}: value", "step", _loss_label(loss)),
+            lambda ax: loss_file(ax, loss, log_scale(loss)),
+            Frame(f"{title}: value", "step", loss_label(loss)),
         ),
     ]
-    _write(out, panels, DESCENT_FIGURE_SIZE)
+    write(out, panels, DESCENT_FIGURE_SIZE)
 
 
 def loss_plot(
@@ -224,16 +227,14 @@ def loss_plot(
     (14, True)
     """
     curve = _loss(values, steps)
-    log = _log_scale(curve)
-    label = _loss_label(curve)
+    log = log_scale(curve)
+    label = loss_label(curve)
     if out is None:
-        return _terminal(
-            lambda plt: _loss_terminal(plt, curve, log),
-            _Frame(title, "step", label, width=width, height=height),
+        return terminal(
+            lambda plt: loss_terminal(plt, curve, log),
+            Frame(title, "step", label, width=width, height=height),
         )
-    _write(
-        out, [(lambda ax: _loss_file(ax, curve, log), _Frame(title, "step", label))], FIGURE_SIZE
-    )
+    write(out, [(lambda ax: loss_file(ax, curve, log), Frame(title, "step", label))], FIGURE_SIZE)
     return None
 
 
@@ -263,17 +264,17 @@ def fit_plot(
     if not finite.any():
         raise InputError("nothing to plot: no data point is finite")
     xs, ys = xs[finite], ys[finite]
-    data = _Curve(xs, ys)
-    lo, hi = _padded(float(xs.min()), float(xs.max()), 0.0)  # widened if one x
+    data = Curve(xs, ys)
+    lo, hi = padded(float(xs.min()), float(xs.max()), 0.0)  # widened if one x
     grid = np.linspace(lo, hi, TERMINAL_SAMPLES if out is None else FILE_SAMPLES)
     with np.errstate(all="ignore"):
         fitted = np.broadcast_to(np.asarray(curve(grid), dtype=float), grid.shape)
-    line = _Curve(grid, np.where(np.isfinite(fitted), fitted, np.nan))
+    line = Curve(grid, np.where(np.isfinite(fitted), fitted, np.nan))
     if out is None:
-        return _terminal(
-            lambda plt: _fit_terminal(plt, data, line), _Frame(title, *labels, width, height)
+        return terminal(
+            lambda plt: fit_terminal(plt, data, line), Frame(title, *labels, width, height)
         )
-    _write(out, [(lambda ax: _fit_file(ax, data, line), _Frame(title, *labels))], FIGURE_SIZE)
+    write(out, [(lambda ax: fit_file(ax, data, line), Frame(title, *labels))], FIGURE_SIZE)
     return None
 
 
@@ -293,84 +294,6 @@ def parse_span(text: str) -> Span:
 
 
 # --- preparing the function ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Curve:
-    """Points of a curve; ``y`` is NaN where it is undefined."""
-
-    x: np.ndarray
-    y: np.ndarray
-
-    def pieces(self) -> Iterator[_Curve]:
-        """The runs of consecutive defined points (a terminal plot would join across gaps)."""
-        defined = np.isfinite(self.y)
-        edges = np.flatnonzero(np.diff(defined.astype(np.int8))) + 1
-        for start, stop in zip(np.r_[0, edges], np.r_[edges, defined.size]):
-            if defined[start]:
-                yield _Curve(self.x[start:stop], self.y[start:stop])
-
-
-@dataclass(frozen=True)
-class _Frame:
-    """Title, axis labels and, for the terminal, the size in columns and lines."""
-
-    title: str
-    xlabel: str
-    ylabel: str
-    width: int = 80
-    height: int = 24
-
-
-@dataclass(frozen=True)
-class _Tangent:
-    """A function of one variable on a grid, and its tangent at the point."""
-
-    expression: str
-    name: str
-    point: str
-    x0: float
-    y0: float
-    slope: float
-    curve: _Curve
-
-    def title(self) -> str:
-        value, slope = _label(self.y0), _label(self.slope)
-        return f"{self.expression} at {self.point}: value {value}, slope {slope}"
-
-    def limits(self) -> Span:
-        """The vertical axis: the function's range and the point, with a margin."""
-        defined = self.curve.y[np.isfinite(self.curve.y)]
-        return _padded(defined.min(initial=self.y0), defined.max(initial=self.y0), 0.1)
-
-    def line(self) -> _Curve:
-        """The tangent line, cut where it leaves the plot's vertical range."""
-        (xlo, xhi), (ylo, yhi) = (self.curve.x[0], self.curve.x[-1]), self.limits()
-        if self.slope != 0:
-            ends = sorted(self.x0 + (y - self.y0) / self.slope for y in (ylo, yhi))
-            xlo, xhi = max(xlo, ends[0]), min(xhi, ends[1])
-        xs = np.array([xlo, xhi])
-        return _Curve(xs, self.y0 + self.slope * (xs - self.x0))
-
-
-@dataclass(frozen=True)
-class _Contour:
-    """A function of two variables on a grid, and its gradient at the point."""
-
-    expression: str
-    point: str
-    point_xy: tuple[float, ...]
-    value: float
-    gradient: tuple[float, ...]
-    grid: Sequence[np.ndarray]
-    values: np.ndarray
-    arrow: float  # the arrow's length in the plot's units
-
-    def title(self) -> str:
-        gradient = ", ".join(_label(g) for g in self.gradient)
-        return (
-            f"{self.expression} at {self.point}: value {_label(self.value)}, gradient ({gradient})"
-        )
 
 
 def _prepare(expression: str, at: At) -> tuple[Graph, Points]:
@@ -415,7 +338,7 @@ def _listed(names: Sequence[str]) -> str:
 def _checked_span(span: Span) -> Span:
     lo, hi = (float(v) for v in span)
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise InputError(f"the range {_label(lo)}:{_label(hi)} must be finite with lo < hi")
+        raise InputError(f"the range {six(lo)}:{six(hi)} must be finite with lo < hi")
     return lo, hi
 
 
@@ -425,9 +348,7 @@ def _span_around(span: Span | None, name: str, centre: float) -> Span:
         return centre - HALF_SPAN, centre + HALF_SPAN
     lo, hi = _checked_span(span)
     if not lo <= centre <= hi:
-        raise InputError(
-            f"the point {name}={_label(centre)} is outside the range {_label(lo)}:{_label(hi)}"
-        )
+        raise InputError(f"the point {name}={six(centre)} is outside the range {six(lo)}:{six(hi)}")
     return lo, hi
 
 
@@ -448,14 +369,14 @@ def _at_point(graph: Graph, points: Points) -> tuple[float, list[float]]:
     return float(result.value), [0.0 if g is None else float(g) for g in result.gradient.values()]
 
 
-def _tangent(graph: Graph, points: Points, span: Span | None, samples: int) -> _Tangent:
+def _tangent(graph: Graph, points: Points, span: Span | None, samples: int) -> Tangent:
     name = graph.variables[0]
     x0 = float(points.arrays[name])
     lo, hi = _span_around(span, name, x0)
     y0, (slope,) = _at_point(graph, points)
     xs = np.linspace(lo, hi, samples)
-    curve = _Curve(xs, _defined_values(graph, {name: xs}))
-    return _Tangent(graph.text, name, points.label(0), x0, y0, slope, curve)
+    curve = Curve(xs, _defined_values(graph, {name: xs}))
+    return Tangent(graph.text, name, points.label(0), x0, y0, slope, curve)
 
 
 # --- drawing ------------------------------------------------------------------------------
@@ -465,34 +386,11 @@ def _tangent_plot(
     graph: Graph, points: Points, span: Span | None, out: str | None, width: int, height: int
 ) -> str | None:
     tangent = _tangent(graph, points, span, TERMINAL_SAMPLES if out is None else FILE_SAMPLES)
-    frame = _Frame(tangent.title(), tangent.name, f"f({tangent.name})", width, height)
+    frame = Frame(tangent.title(), tangent.name, f"f({tangent.name})", width, height)
     if out is None:
-        return _terminal(lambda plt: _tangent_terminal(plt, tangent), frame)
-    _write(out, [(lambda ax: _tangent_file(ax, tangent), frame)], FIGURE_SIZE)
+        return terminal(lambda plt: tangent_terminal(plt, tangent), frame)
+    write(out, [(lambda ax: tangent_file(ax, tangent), frame)], FIGURE_SIZE)
     return None
-
-
-def _tangent_terminal(plt: Any, tangent: _Tangent) -> None:
-    for k, piece in enumerate(tangent.curve.pieces()):
-        plt.plot(
-            piece.x, piece.y, marker="braille", label=None if k else f"f = {tangent.expression}"
-        )
-    line = tangent.line()
-    plt.plot(line.x, line.y, marker="·", label=f"tangent, slope {_label(tangent.slope)}")
-    plt.scatter([tangent.x0], [tangent.y0], marker="●", label=f"point ({tangent.point})")
-    plt.xlim(tangent.curve.x[0], tangent.curve.x[-1])
-    plt.ylim(*tangent.limits())
-
-
-def _tangent_file(ax: Axes, tangent: _Tangent) -> None:
-    ax.plot(
-        tangent.curve.x, tangent.curve.y, lw=2, label=f"f({tangent.name}) = {tangent.expression}"
-    )
-    line = tangent.line()
-    ax.plot(line.x, line.y, "--", lw=1.5, label=f"tangent, slope {_label(tangent.slope)}")
-    ax.plot(tangent.x0, tangent.y0, "o", ms=8, label=f"{tangent.point}, f = {_label(tangent.y0)}")
-    ax.set_xlim(tangent.curve.x[0], tangent.curve.x[-1])
-    ax.set_ylim(*tangent.limits())
 
 
 def _contour_plot(graph: Graph, points: Points, span: Span | None, out: str | None) -> None:
@@ -503,46 +401,21 @@ def _contour_plot(graph: Graph, points: Points, span: Span | None, out: str | No
             "a terminal cannot show contour lines"
         )
     contour = _contour(graph, points, span)
-    frame = _Frame(contour.title(), names[0], names[1])
-    _write(out, [(lambda ax: _contour_file(ax, contour), frame)], CONTOUR_FIGURE_SIZE)
+    frame = Frame(contour.title(), names[0], names[1])
+    write(out, [(lambda ax: contour_file(ax, contour), frame)], CONTOUR_FIGURE_SIZE)
 
 
-def _contour(graph: Graph, points: Points, span: Span | None) -> _Contour:
+def _contour(graph: Graph, points: Points, span: Span | None) -> Contour:
     point = tuple(float(points.arrays[n]) for n in graph.variables)
     spans = [_span_around(span, n, c) for n, c in zip(graph.variables, point)]
     value, gradient = _at_point(graph, points)
     grid = np.meshgrid(*(np.linspace(lo, hi, CONTOUR_SAMPLES) for lo, hi in spans))
     values = _defined_values(graph, dict(zip(graph.variables, grid)))
     length = ARROW_LENGTH * min(hi - lo for lo, hi in spans)
-    return _Contour(
-        graph.text, points.label(0), point, value, tuple(gradient), grid, values, length
-    )
+    return Contour(graph.text, points.label(0), point, value, tuple(gradient), grid, values, length)
 
 
-def _contour_file(ax: Axes, contour: _Contour) -> None:
-    x, y = contour.grid
-    z = np.ma.masked_invalid(contour.values)
-    lines = ax.contour(x, y, z, CONTOUR_LEVELS, cmap="viridis", linewidths=1)
-    ax.clabel(lines, fontsize=7)
-    if z.min() < contour.value < z.max():
-        ax.contour(x, y, z, [contour.value], colors="crimson", linestyles="dotted")
-        ax.plot([], [], ":", color="crimson", label=f"level f = {_label(contour.value)}")  # legend
-    label = f"{contour.point}, f = {_label(contour.value)}"
-    ax.plot(*contour.point_xy, "o", color="crimson", ms=7, label=label)
-    norm = float(np.hypot(contour.gradient[0], contour.gradient[1]))
-    if norm > 0:
-        dx, dy = np.array(contour.gradient) * contour.arrow / norm
-        style: dict[str, Any] = {
-            "angles": "xy",
-            "scale_units": "xy",
-            "scale": 1,
-            "color": "crimson",
-        }
-        ax.quiver(*contour.point_xy, dx, dy, **style, label="gradient direction")
-    ax.set_aspect("equal")
-
-
-def _loss(values: Sequence[float], steps: Sequence[float] | None) -> _Curve:
+def _loss(values: Sequence[float], steps: Sequence[float] | None) -> Curve:
     """The values by step (0, 1, 2, ... unless ``steps`` says), NaN where not finite."""
     ys = np.asarray(values, dtype=float).reshape(-1)
     xs = np.arange(ys.size, dtype=float) if steps is None else np.asarray(steps, dtype=float)
@@ -551,138 +424,4 @@ def _loss(values: Sequence[float], steps: Sequence[float] | None) -> _Curve:
     finite = np.isfinite(ys)
     if not finite.any():
         raise InputError("nothing to plot: no recorded step has a finite value")
-    return _Curve(xs, np.where(finite, ys, np.nan))
-
-
-def _log_scale(curve: _Curve) -> bool:
-    """A log scale when every finite value is positive."""
-    return bool(np.all(curve.y[np.isfinite(curve.y)] > 0))
-
-
-def _loss_label(curve: _Curve) -> str:
-    return "value (log scale)" if _log_scale(curve) else "value"
-
-
-def _path_file(ax: Axes, grid, values: np.ndarray, path: _Curve, names: Sequence[str]) -> None:
-    x, y = grid
-    z = np.ma.masked_invalid(values)
-    levels = np.unique(np.quantile(z.compressed(), np.linspace(0, 1, CONTOUR_LEVELS + 2)[1:-1]))
-    if levels.size >= 2:
-        lines = ax.contour(x, y, z, levels, cmap="viridis", linewidths=1)
-        ax.clabel(lines, fontsize=7, fmt="%.3g")
-    ax.plot(
-        path.x, path.y, ".-", color="crimson", lw=1.2, ms=3, label=f"path ({path.x.size} points)"
-    )
-    start = f"start ({names[0]}={_label(path.x[0])}, {names[1]}={_label(path.y[0])})"
-    end = f"end ({names[0]}={_label(path.x[-1])}, {names[1]}={_label(path.y[-1])})"
-    ax.plot(path.x[0], path.y[0], "o", color="black", ms=7, label=start)
-    ax.plot(path.x[-1], path.y[-1], "*", color="crimson", ms=13, label=end)
-    ax.set_aspect("equal")
-
-
-def _loss_terminal(plt: Any, curve: _Curve, log: bool) -> None:
-    for k, piece in enumerate(curve.pieces()):
-        plt.plot(piece.x, piece.y, marker="braille", label=None if k else "value")
-    if log:
-        plt.yscale("log")
-        defined = curve.y[np.isfinite(curve.y)]
-        lo, hi = np.log10([defined.min(), defined.max()])
-        powers = list(range(math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1))
-        rows = max(plt_rows(plt) // 2, 2)  # at most one tick every other row: plotext would
-        stride = math.ceil(len(powers) / rows)  # otherwise drop clashing labels at random
-        powers = powers[::stride]
-        if len(powers) >= 2:  # powers of ten as ticks, when at least two are in range
-            plt.yticks([10.0**k for k in powers], [f"1e{k}" for k in powers])
-
-
-def plt_rows(plt: Any) -> int:
-    """The plot area's height in rows (plotext's current plot size)."""
-    return int(plt.plot_size()[1]) - 4  # less the frame and the x axis
-
-
-def _loss_file(ax: Axes, curve: _Curve, log: bool) -> None:
-    ax.plot(curve.x, curve.y, ".-" if curve.x.size <= 50 else "-", label="value")
-    if log:
-        ax.set_yscale("log")
-
-
-def _fit_terminal(plt: Any, data: _Curve, line: _Curve) -> None:
-    for k, piece in enumerate(line.pieces()):
-        plt.plot(piece.x, piece.y, marker="braille", label=None if k else "fitted curve")
-    plt.scatter(data.x, data.y, marker="●", label="data")
-
-
-def _fit_file(ax: Axes, data: _Curve, line: _Curve) -> None:
-    ax.plot(data.x, data.y, "o", ms=4, alpha=0.7, label="data")
-    ax.plot(line.x, line.y, lw=2, label="fitted curve")
-
-
-def _terminal(draw: Callable[[Any], None], frame: _Frame) -> str:
-    """Draw with plotext at a fixed size (whatever the terminal) and return the text without
-    colour codes."""
-    import plotext as plt  # imported here: it is only needed for terminal plots
-
-    if frame.width < MIN_SIZE[0] or frame.height < MIN_SIZE[1]:
-        raise InputError(
-            f"a terminal plot needs at least {MIN_SIZE[0]} columns and {MIN_SIZE[1]} lines"
-        )
-    plt.clear_figure()
-    plt.limitsize(False, False)
-    plt.plotsize(frame.width, frame.height - 1)  # and a line for the title
-    plt.theme("clear")
-    try:
-        draw(plt)
-        plt.xlabel(frame.xlabel)
-        plt.ylabel(frame.ylabel)
-        body = plt.uncolorize(plt.build())
-    except (OverflowError, ZeroDivisionError):  # plotext scales to integer rows and columns
-        raise InputError(
-            "the values to plot span too wide or too narrow a range for a terminal plot "
-            "(plotext cannot scale them); try a smaller --range or --out plot.svg"
-        ) from None
-    finally:
-        plt.clear_figure()
-    return f"{_fit_width(frame.title, frame.width).center(frame.width)}\n{body}"
-
-
-def _write(out: str, panels: Sequence[tuple[Callable[[Axes], None], _Frame]], size: Span) -> None:
-    """Draw each panel (side by side) with matplotlib (Agg, no pyplot: nothing global to close)
-    and write ``out``."""
-    if Path(out).suffix.lower() not in FILE_FORMATS:
-        raise InputError(f"--out {out}: the file name must end in .png or .svg")
-    try:
-        import matplotlib  # noqa: F401  -- optional: pip install 'gradcalc[plot]'
-    except ImportError:
-        raise InputError(f"writing {out} needs matplotlib: pip install 'gradcalc[plot]'") from None
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=size, dpi=100, layout="constrained")
-    FigureCanvasAgg(figure)
-    for k, (draw, frame) in enumerate(panels, start=1):
-        ax = figure.add_subplot(1, len(panels), k)
-        draw(ax)
-        ax.set_title(
-            textwrap.fill(frame.title, TITLE_WIDTH if len(panels) == 1 else PANEL_TITLE_WIDTH)
-        )
-        ax.set_xlabel(frame.xlabel)
-        ax.set_ylabel(frame.ylabel)
-        ax.grid(alpha=0.3)
-        ax.legend()
-    try:
-        figure.savefig(out)
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise InputError(f"cannot write {out}: {reason_of(error)}") from None
-
-
-def _padded(lo: float, hi: float, margin: float) -> Span:
-    """``lo..hi`` widened by ``margin`` of its length on each side (by 1 if it is a point)."""
-    if hi - lo <= 0:
-        return lo - 1, hi + 1
-    extra = margin * (hi - lo)
-    return lo - extra, hi + extra
-
-
-def _fit_width(text: str, width: int) -> str:
-    """Shorten a title to ``width`` (plotext's own title vanishes when it is too wide)."""
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return Curve(xs, np.where(finite, ys, np.nan))

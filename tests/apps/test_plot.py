@@ -253,8 +253,8 @@ def test_descent_draws_the_path_it_is_given_inside_the_window():
     out_ax = Figure().add_subplot()
     grid = np.meshgrid(np.linspace(-2, 2, 11), np.linspace(-1, 3, 11))
     surface = (1 - grid[0]) ** 2 + 100 * (grid[1] - grid[0] ** 2) ** 2
-    route = plotting._Curve(np.array(path["x"]), np.array(path["y"]))
-    plotting._path_file(out_ax, grid, surface, route, ["x", "y"])
+    route = plotting.Curve(np.array(path["x"]), np.array(path["y"]))
+    plotting.path_file(out_ax, grid, surface, route, ["x", "y"])
     drawn = out_ax.lines[0].get_xydata()
     assert np.array_equal(drawn, np.column_stack([path["x"], path["y"]]))
 
