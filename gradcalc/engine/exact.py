@@ -171,6 +171,6 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
                 number = nearest_float(exact) if exact.is_number else None
                 if number is not None:
                     flat[k] = number
-    except (CheckTimeout, ValueError, TypeError, ZeroDivisionError, AttributeError):
-        pass
+    except (CheckTimeout, ValueError, TypeError, ArithmeticError, AttributeError, MemoryError):
+        pass  # e.g. exp(3e9^6e9) inside a finite value: mpmath cannot hold it; the tape's stands
     return shown

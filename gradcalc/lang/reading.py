@@ -157,7 +157,7 @@ def _ambiguity(node: Binary, text: str) -> str | None:
         if (
             isinstance(power, Binary)
             and exponent is not None
-            and divisor is not None
+            and divisor  # x^2/0 is no root either
             and exponent / divisor % 1 != 0  # x^4/2 is no root
             and not text[: node.column].rstrip(" \t").endswith(")")  # (x^3)/2 is deliberate
         ):

@@ -52,7 +52,7 @@ def test_each_ambiguous_pattern_warns_with_both_readings(
     "text",
     [
         *("x^2/2", "x^4/2", "(x^3)/2", "x^(3)/2", "e^(2x)", "1/(2x)", "e^2 x", "x²y", "x^2*y"),
-        *("1/2*x", "(x/2)y", "(e^2)x", "(1/2)(x+1)"),
+        *("1/2*x", "(x/2)y", "(e^2)x", "(1/2)(x+1)", "x^3/0", "x^-2/0.0"),
     ],
 )
 def test_unambiguous_texts_do_not_warn(text) -> None:
