@@ -125,7 +125,7 @@ MALFORMED = [
     ("sin = 3", "cannot assign to 'sin'"),
     ("sin(x, y)", "sin() takes 1 argument (got 2)"),
     ("atan2(x)", "atan2() takes 2 arguments (got 1)"),
-    ("Max(x, y, axis=0)", "Max() takes 1 argument and optionally axis= (got 2)"),
+    ("Max(x, y, axis=0)", "Max() takes 1 argument and optionally axis= (with axis=, it is amax)"),
     ("log(x, 2, 3)", "log() takes 1 argument, or 2 for a base"),
     ("f(x=1)", "'=' inside parentheses: only a keyword such as axis=0"),
     ("sinn(x)", "unknown function 'sinn' — did you mean 'sin'?"),

@@ -1142,7 +1142,8 @@ class _ExpressionParser:
         assert name is not None  # only a call's parenthesis gets here
         op = FUNCTION_NAMES[name]
         keywords = tuple(opened.keywords.items())
-        if op.reduction and (len(args) == 1 or keywords):  # max(v), max(X, axis=0)
+        reduced = op.reduction is not None and (len(args) == 1 or bool(keywords))
+        if op.reduction is not None and reduced:  # max(v), max(X, axis=0): amax
             op = REGISTRY[op.reduction]
         if op.keywords:
             if len(args) == op.arity:
@@ -1153,7 +1154,10 @@ class _ExpressionParser:
                     f"{name}({_preview(args[0], 20)}, axis={_preview(args[1], 10)})",
                     column,
                 )
-            raise self.parser.error(f"{name}() takes {_arity(op)} (got {len(args)})", column)
+            reduction = f" (with {', '.join(opened.keywords)}=, it is {op.name})" * reduced
+            raise self.parser.error(
+                f"{name}() takes {_arity(op)}{reduction} (got {len(args)})", column
+            )
         if op.takes_base and len(args) == 2:  # log(x, b) is log(x) / log(b)
             log_x = self._apply(op.name, args[:1], values[:1], column)
             log_b = self._apply(op.name, args[1:], values[1:], column)
