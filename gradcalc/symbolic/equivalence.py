@@ -292,15 +292,17 @@ class _Evaluator:
         self.answer, self.truth, self.difference = answer, truth, difference
         self.names = [str(s) for s in symbols]
         self.exact = _rational_valued(answer) and _rational_valued(truth)
-        self.function = None if self.exact else sp.lambdify(symbols, [answer, truth], "mpmath")
+        self.function = None
+        if not self.exact and not (answer.has(sp.zoo, sp.nan) or truth.has(sp.zoo, sp.nan)):
+            self.function = sp.lambdify(symbols, [answer, truth], "mpmath")  # (no zoo in mpmath)
 
     def compare(self, point, deadline, first: bool) -> float | Decision | None:
         """The digits the two sides share at ``point`` (inf: equal exactly), a confirmed
         difference (a Decision), or None when the point cannot tell (not real there, the
         evaluation unstable, or out of time). ``first``: also look, with sympy's adaptive
         evalf, for a difference too small for the fixed precisions."""
-        if process_time() >= deadline:
-            return None
+        if process_time() >= deadline or not (self.exact or self.function):
+            return None  # out of time, or a side undefined everywhere (zoo): no point can tell
         try:
             with time_limit(_wall(deadline)):
                 outcome = self._exactly(point) if self.exact else self._precisely(point)
