@@ -196,8 +196,8 @@ def _compare(functions, fixed, root, others, dependent) -> float | Decision | No
 
     answer, truth = functions
     pairs = []
-    for digits in (LOW, HIGH):
-        with mpmath.workdps(digits):
+    for precision in (LOW, HIGH):
+        with mpmath.workdps(precision):
             y = +root
             pairs.append((_real(answer, fixed, y), _real(truth, fixed, y)))
     if any(v is None for pair in pairs for v in pair):
