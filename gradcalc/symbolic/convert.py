@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gradcalc.core.errors import UndefinedError
 from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
@@ -56,8 +57,34 @@ def to_sympy(graph: Graph, cut: Mapping[int, Any] | None = None) -> list[Any]:
             if node.op == "pow":
                 _check_power(*inputs)
             op = REGISTRY[node.op]
-            exprs.append(_checked(op.symbolic(sp, *inputs, **dict(node.params))))
+            expr = _checked(op.symbolic(sp, *inputs, **dict(node.params)))
+            _refuse_undefined(sp, expr, graph, node.index)
+            exprs.append(expr)
     return exprs
+
+
+def _refuse_undefined(sp: Any, expr: Any, graph: Graph, index: int) -> None:
+    """Raise :class:`UndefinedError` when node ``index`` is undefined for every value of the
+    variables: sympy made it complex infinity or NaN (``1/(x - x)``, ``(0*y)^-2``). Its
+    inputs were checked already, so such a value can only sit at the top of ``expr`` or one
+    level below (``x/0`` is ``zoo*x``); nothing deeper is searched.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> to_sympy(lower(parse_program("x^2 + x/(x - x)")))
+    Traceback (most recent call last):
+    gradcalc.core.errors.UndefinedError: x/(x - x) is undefined for every x: sympy simplifies it to complex infinity (zoo)
+    """
+    undefined = (sp.zoo, sp.nan)
+    if isinstance(expr, sp.Basic) and (
+        expr in undefined or any(arg in undefined for arg in expr.args)
+    ):
+        names = ", ".join(sorted(str(s) for s in expr.free_symbols))
+        where = f"for every {names}" if names else "everywhere"
+        value = "NaN" if sp.nan in (expr, *expr.args) else "complex infinity (zoo)"
+        raise UndefinedError(
+            f"{graph.source_text(index)} is undefined {where}: sympy simplifies it to {value}"
+        )
 
 
 def converted(graph: Graph) -> list[Any]:

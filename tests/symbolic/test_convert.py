@@ -19,7 +19,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradcalc import Tape, Variable
+from gradcalc import Tape, Variable, grad
+from gradcalc.core.errors import UndefinedError
 from gradcalc.engine.evaluate import run_graph
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
@@ -108,3 +109,38 @@ def test_a_layer_expanded_into_scalar_symbols_agrees_with_the_tape() -> None:
     assert abs(float(loss.evalf(30, subs=subs)) - float(target)) <= 1e-15 * abs(float(target))
     exact = [float(sp.diff(loss, s).evalf(30, subs=subs)) for s in expanded["W"].flat]
     np.testing.assert_allclose(grad_w.ravel(), exact, rtol=1e-12)
+
+
+# --- a node undefined for every value of the variables -----------------------------------
+
+UNDEFINED_EVERYWHERE = ["x^2 + 1/(x - x)", "(0*y)^-2 + y", "1/(1/(x - x)) + x^2", "x/(x - x)"]
+UNDEFINED_EVERYWHERE += ["(x - x)/(x - x) + x", "log(x - x) * x", "x*(y - y)^-3"]
+
+
+@pytest.mark.parametrize("text", UNDEFINED_EVERYWHERE)
+def test_a_node_undefined_for_every_value_is_refused(text) -> None:
+    """sympy simplifies such a node to zoo or NaN and would carry on (1/zoo is 0, the
+    derivative of zoo is 0): a check of a student's answer then said ✓ to "2x" for
+    1/(1/(x - x)) + x^2, which is undefined everywhere."""
+    graph = lower(parse_program(text))
+    with pytest.raises(UndefinedError, match="undefined"):
+        to_sympy(graph)
+    # independent truth: the tape, without sympy, finds it undefined at every point tried
+    for value in (-2.5, -1.0, 0.5, 3.0):
+        with pytest.raises(UndefinedError, match="tape #"):
+            grad(text, at=[{"x": value, "y": value}], check=False)
+
+
+@pytest.mark.parametrize(
+    "text", ["x/(x - 1)", "0^x", "log(x)", "1/x + tan(x)", "x^-2", "(x - 1)^-1"]
+)
+def test_a_node_undefined_somewhere_is_not_refused(text) -> None:
+    graph = lower(parse_program(text))
+    expr = to_sympy(graph)[graph.targets[0]]
+    assert not expr.has(sp.zoo, sp.nan)
+
+
+def test_check_never_accepts_an_answer_for_a_function_undefined_everywhere(cli) -> None:
+    done = cli("check", "1/(1/(x - x)) + x^2", "--answer", "2x")
+    assert done.exit_code == 3, done.output
+    assert "undefined everywhere" in done.output and "✓" not in done.output
