@@ -79,7 +79,7 @@ def _refuse_undefined(sp: Any, expr: Any, graph: Graph, index: int) -> None:
     if isinstance(expr, sp.Basic) and (
         expr in undefined or any(arg in undefined for arg in expr.args)
     ):
-        names = ", ".join(sorted(str(s) for s in expr.free_symbols))
+        names = ", ".join(_variables_under(graph, index))
         where = f"for every {names}" if names else "everywhere"
         value = "NaN" if sp.nan in (expr, *expr.args) else "complex infinity (zoo)"
         raise UndefinedError(
@@ -99,6 +99,18 @@ def converted(graph: Graph) -> list[Any]:
     if ("sympy",) not in graph.cache:
         graph.cache[("sympy",)] = to_sympy(graph)
     return graph.cache[("sympy",)]
+
+
+def _variables_under(graph: Graph, index: int) -> list[str]:
+    """The variables node ``index`` reads, sorted (``x`` for ``1/(x - x)``)."""
+    names, stack, seen = set(), [index], set()
+    while stack:
+        node = graph.nodes[stack.pop()]
+        if node.index not in seen:
+            seen.add(node.index)
+            names.update([node.text] if node.kind == "var" else [])
+            stack.extend(node.inputs)
+    return sorted(names)
 
 
 def _checked(expr: Any) -> Any:

@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gradcalc.cli.jobs import run_jobs
+from gradcalc.core.errors import UndefinedError
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.points import parse_at
 from gradcalc.symbolic.crosscheck import symbolic_gradient
@@ -100,7 +101,10 @@ def test_a_shared_derivative_is_the_expressions_own(text: str) -> None:
                 )
             except (ValueError, ZeroDivisionError):
                 continue
-            own = own_gradient(each, names)
+            try:
+                own = own_gradient(each, names)
+            except UndefinedError:  # log(0): undefined everywhere, the tape refuses it too
+                continue
             for name in names:
                 assert_same_function(shared[name], own[name], f"d/d{name} {each}")
 
