@@ -70,14 +70,24 @@ def local_slopes(row: TapeRow) -> list[np.ndarray]:
     [array(1.)]
     """
     op = REGISTRY[row.op]
+    if op.params and not op.keywords:  # sum_to, broadcast_to: they move values, scale none
+        return [np.ones_like(row.value) for _ in op.grads]
     ans = Tensor(row.value)
     inputs = [Tensor(v) for v in row.input_values]
     one = Tensor(np.ones_like(row.value))
     with np.errstate(all="ignore"):
         slopes: list[np.ndarray] = [
-            np.broadcast_to(rule(one, ans, *inputs).value, row.value.shape) for rule in op.grads
+            _as_shape(rule(one, ans, *inputs).value, row.value.shape) for rule in op.grads
         ]
     return slopes
+
+
+def _as_shape(slope: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A slope in the record's shape: a tensor op's rule may keep an axis of length 1 where
+    the record has none (``dot(x, 2)`` at one point: (1,) for a 0-d record)."""
+    if slope.shape != shape and slope.size == int(np.prod(shape)):
+        return slope.reshape(shape)
+    return np.broadcast_to(slope, shape)
 
 
 class _LazySlopes(dict[int, list[np.ndarray]]):

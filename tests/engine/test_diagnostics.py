@@ -106,3 +106,16 @@ def test_findings_have_one_mask_entry_per_point() -> None:
     result = grad("tanh(x)", at={"x": np.array([0.0, 20.0, 1.0])}, check=False)
     (finding,) = [f for f in diagnose(result, Thresholds()) if f.kind == "saturated"]
     assert finding.mask.tolist() == [False, True, False]
+
+
+@pytest.mark.parametrize("text", ["dot(x, 3)", "norm(x)", "sum(x)", "logsumexp(x)", "mean(x)"])
+def test_a_tensor_ops_slope_at_one_point_is_its_derivative(text) -> None:
+    """A tensor op's rule kept an axis of length 1 at a 0-d point (dot(x, 2) was exit 70 in
+    every command that diagnoses; found by the fuzzer). One op, so the slope of its one
+    record is the expression's central difference."""
+    from gradcalc.engine.diagnostics import local_slopes
+
+    x, h = 0.7, 1e-6
+    (row,) = grad(text, at={"x": x}, check=False).tape
+    value = [float(grad(text, at={"x": v}, check=False).value) for v in (x + h, x - h)]
+    assert float(local_slopes(row)[0]) == pytest.approx((value[0] - value[1]) / (2 * h), rel=1e-6)
