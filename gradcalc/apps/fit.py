@@ -397,7 +397,13 @@ def _damped_step(jacobian: np.ndarray, residual: np.ndarray, damping: float) -> 
     scale = np.sqrt(damping * np.sum(jacobian**2, axis=0))
     system = np.vstack([jacobian, np.diag(scale)])
     target = np.concatenate([-residual, np.zeros(scale.size)])
-    return np.linalg.lstsq(system, target, rcond=None)[0]
+    no_step = np.full(jacobian.shape[1], np.nan)  # the caller rejects it and damps harder
+    if not (np.all(np.isfinite(system)) and np.all(np.isfinite(target))):
+        return no_step  # (LAPACK would print "illegal value" and not converge)
+    try:
+        return np.linalg.lstsq(system, target, rcond=None)[0]
+    except np.linalg.LinAlgError:  # SVD did not converge (entries near 1e300)
+        return no_step
 
 
 # --- statistics --------------------------------------------------------------------------
