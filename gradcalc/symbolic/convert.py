@@ -75,13 +75,13 @@ def _refuse_undefined(sp: Any, expr: Any, graph: Graph, index: int) -> None:
     Traceback (most recent call last):
     gradcalc.core.errors.UndefinedError: x/(x - x) is undefined for every x: sympy simplifies ...
     """
-    undefined = (sp.zoo, sp.nan)
-    if isinstance(expr, sp.Basic) and (
-        expr in undefined or any(arg in undefined for arg in expr.args)
-    ):
+    if not isinstance(expr, sp.Basic):
+        return  # a tensor op's object array
+    found = next((part for part in (expr, *expr.args) if part is sp.zoo or part is sp.nan), None)
+    if found is not None:  # (zoo and nan are singletons: identity, not sympy's ==)
         names = ", ".join(_variables_under(graph, index))
         where = f"for every {names}" if names else "everywhere"
-        value = "NaN" if sp.nan in (expr, *expr.args) else "complex infinity (zoo)"
+        value = "NaN" if found is sp.nan else "complex infinity (zoo)"
         raise UndefinedError(
             f"{graph.source_text(index)} is undefined {where}: sympy simplifies it to {value}"
         )
