@@ -180,7 +180,6 @@ TESTED_ELSEWHERE = {
     "gradcalc.symbolic.notation": "apps/test_diff.py",  # derivatives in the user's notation
     "gradcalc.symbolic.numeric": "apps/test_critical.py",  # exact values of numeric points
     "gradcalc.symbolic.simplify": "apps/test_diff.py",  # the shortest form, against sympy
-    "gradcalc.engine.classify": "apps/test_critical.py",  # the second-derivative verdicts
     "gradcalc.engine.display": "render/test_html.py",  # results shown in a notebook
     "gradcalc.engine.points": "cli/test_cli_points.py",  # --at points and their errors
     "gradcalc.engine.singular": "cli/test_cli_grad.py",  # undefined points, exit 3

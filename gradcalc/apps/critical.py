@@ -515,6 +515,7 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
         if not np.all(np.abs(g[:, k]) <= tolerance):
             continue  # the tape does not confirm ∇f = 0 here
         gradient = np.zeros(len(variables)) if exact is not None else g[:, k]
+        known = np.full(len(variables), exact is not None)  # sympy solved ∇f = 0 exactly
         two = len(variables) == 2
         found.append(
             CriticalPoint(
@@ -522,7 +523,7 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
                 exact,
                 float(values[k]),
                 hessian,
-                classify(hessian, gradient, scale),
+                classify(hessian, gradient, scale, exact=known, tolerance=tolerance),
                 float(hessian[0, 0] * hessian[1, 1] - hessian[0, 1] ** 2) if two else None,
             )
         )

@@ -23,7 +23,13 @@ from gradcalc.engine import display, higher
 from gradcalc.engine.classify import Classification, classify
 from gradcalc.engine.diagnostics import KINDS, Finding, Thresholds, diagnose, non_finite
 from gradcalc.engine.evaluate import Evaluation, LazyRows, TapeRow, evaluate, source_names
-from gradcalc.engine.exact import exact_determinants, exact_texts, settled, settled_value
+from gradcalc.engine.exact import (
+    exact_determinants,
+    exact_texts,
+    known_exactly,
+    settled,
+    settled_value,
+)
 from gradcalc.engine.points import Points, parse_at
 from gradcalc.engine.replay import SweepResult, run_sweep, sweep_for
 from gradcalc.engine.singular import Singularity, singularities
@@ -368,11 +374,13 @@ def hessian_at(
     result.exact_matrix = [
         [exact_texts(result.check, f"{a},{b}") for b in sources] for a in sources
     ]
-    scale = max((float(np.max(np.abs(a))) for a in points.arrays.values()), default=1.0)
+    coordinates = [np.broadcast_to(a, (points.count,)) for a in points.arrays.values()]
+    known = np.array([known_exactly(result.check, s, points.count) for s in sources])
     for k in range(points.count):  # the test on the exact values where they are known
         h = result.shown_matrix.reshape(len(sources), len(sources), -1)[:, :, k]
         g = np.array([_shown_at(result, s, k) for s in sources])
-        result.tests.append(classify(h, g, scale))
+        scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
+        result.tests.append(classify(h, g, scale, exact=known[:, k]))
     return result
 
 

@@ -7,6 +7,16 @@ Classification(eigenvalues=[2.0, 2.0], critical=True, ..., verdict='local minimu
 'saddle point'
 >>> classify(np.array([[2.0]]), np.array([1.0])).verdict
 'not a critical point'
+
+A gradient known exactly (the symbolic check's values) is a critical point only when it is
+exactly 0; a float gradient is zero *to within rounding* when it is tiny beside what the
+Hessian makes of the point's own rounding, and the classification says which:
+
+>>> classify(np.array([[2e-12]]), np.array([1e-12]), exact=np.array([True])).verdict
+'not a critical point'
+>>> test = classify(np.array([[-1.0]]), np.array([6.1e-17]), scale=1.57)
+>>> test.critical, test.within_rounding
+(True, True)
 """
 
 from __future__ import annotations
@@ -17,7 +27,10 @@ import numpy as np
 
 #: An eigenvalue within this fraction of the largest one (or 1e-12) counts as zero.
 EIGEN_RTOL = 1e-9
-#: A gradient within this of zero, relative to the scale of the Hessian and the point, is zero.
+#: A float gradient within this of zero, relative to the Hessian's largest eigenvalue times the
+#: point's magnitude (how far the gradient moves when the point moves by its rounding), is zero
+#: to within rounding. There is no absolute floor: ``1e-12*x^2`` at 0.5 has gradient 1e-12,
+#: which is not zero.
 GRADIENT_RTOL = 1e-9
 
 
@@ -28,22 +41,36 @@ class Classification:
     ``curvature`` is ``positive definite``, ``negative definite``, ``indefinite``, or
     ``positive semidefinite`` / ``negative semidefinite`` / ``zero``; ``verdict`` is
     ``local minimum``, ``local maximum``, ``saddle point``, ``inconclusive`` (a zero
-    eigenvalue at a critical point) or ``not a critical point``.
+    eigenvalue at a critical point) or ``not a critical point``. ``within_rounding`` is true
+    when the point counts as critical although some gradient component, not known exactly,
+    is a nonzero float (within :data:`GRADIENT_RTOL` of zero, relatively).
     """
 
     eigenvalues: list[float]
     critical: bool
+    within_rounding: bool
     curvature: str
     verdict: str
 
 
-def classify(hessian: np.ndarray, gradient: np.ndarray, scale: float = 1.0) -> Classification:
+def classify(
+    hessian: np.ndarray,
+    gradient: np.ndarray,
+    scale: float = 1.0,
+    exact: np.ndarray | None = None,
+    tolerance: float | None = None,
+) -> Classification:
     """Classify a point from its (symmetric) Hessian and gradient.
 
     Args:
         hessian: the n-by-n Hessian at the point.
         gradient: the n gradient components there.
         scale: a typical magnitude of the point's coordinates (for the gradient tolerance).
+        exact: per component, whether ``gradient`` holds the exact value (the nearest float of
+            the symbolic check's exact value); those must be exactly 0 for a critical point.
+        tolerance: how close to 0 a float component may be (default: :data:`GRADIENT_RTOL`
+            times the largest eigenvalue times ``scale``), for a caller that found the point
+            by a numeric search with a tolerance of its own.
 
     A Hessian or gradient with NaN or infinite entries (the point is undefined) has no
     eigenvalues to speak of (LAPACK would not converge):
@@ -53,7 +80,7 @@ def classify(hessian: np.ndarray, gradient: np.ndarray, scale: float = 1.0) -> C
     """
     if not (np.all(np.isfinite(hessian)) and np.all(np.isfinite(gradient))):
         n = len(hessian)
-        return Classification([float("nan")] * n, False, "undefined", "undefined")
+        return Classification([float("nan")] * n, False, False, "undefined", "undefined")
     eigenvalues = np.linalg.eigvalsh((hessian + hessian.T) / 2)
     largest = float(np.max(np.abs(eigenvalues))) if eigenvalues.size else 0.0
     zero = max(EIGEN_RTOL * largest, 1e-12)
@@ -72,8 +99,12 @@ def classify(hessian: np.ndarray, gradient: np.ndarray, scale: float = 1.0) -> C
         curvature = "negative semidefinite"
     else:
         curvature = "zero"
-    tolerance = GRADIENT_RTOL * max(1.0, largest * scale)
-    critical = bool(np.all(np.abs(gradient) <= tolerance))
+    known = np.zeros(gradient.shape, bool) if exact is None else np.asarray(exact, bool)
+    rounded = ~known & (gradient != 0)  # nonzero floats that may be rounding of a zero
+    if tolerance is None:
+        tolerance = GRADIENT_RTOL * largest * abs(scale)
+    critical = bool(np.all(gradient[~rounded] == 0) and np.all(abs(gradient[rounded]) <= tolerance))
+    within_rounding = critical and bool(rounded.any())
     if not critical:
         verdict = "not a critical point"
     elif curvature == "positive definite":
@@ -84,4 +115,5 @@ def classify(hessian: np.ndarray, gradient: np.ndarray, scale: float = 1.0) -> C
         verdict = "saddle point"
     else:
         verdict = "inconclusive"
-    return Classification([float(e) + 0.0 for e in eigenvalues], critical, curvature, verdict)
+    eigen = [float(e) + 0.0 for e in eigenvalues]
+    return Classification(eigen, critical, within_rounding, curvature, verdict)

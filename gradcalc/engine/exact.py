@@ -32,7 +32,14 @@ from gradcalc.symbolic.crosscheck import (
 )
 from gradcalc.symbolic.shapes import shared_value
 
-__all__ = ["exact_determinants", "exact_texts", "nearest_float", "settled", "settled_value"]
+__all__ = [
+    "exact_determinants",
+    "exact_texts",
+    "known_exactly",
+    "nearest_float",
+    "settled",
+    "settled_value",
+]
 
 
 def nearest_float(exact: Any) -> float | None:
@@ -79,6 +86,25 @@ def settled(values: Any, check: CheckReport | None, label: str) -> np.ndarray:
         if exact is not None and np.isfinite(known[k]):
             flat[k] = known[k]
     return array
+
+
+def known_exactly(check: CheckReport | None, label: str, count: int) -> np.ndarray:
+    """Per point (flat, ``count`` of them): whether :func:`settled` shows the exact value of
+    ``label`` there -- what the second-derivative test needs to call a gradient exactly 0.
+
+    >>> from gradcalc import grad
+    >>> known_exactly(grad("sin(x)", at=["x=pi/2", "x=1.5"]).check, "x", 2).tolist()
+    [True, True]
+    >>> known_exactly(None, "x", 2).tolist()
+    [False, False]
+    """
+    known = np.zeros(count, bool)
+    exacts = _agreed_exact(check, label)
+    if exacts and check is not None:
+        floats = check.partials[label].values.reshape(-1)
+        for k, exact in enumerate(exacts[:count]):
+            known[k] = exact is not None and bool(np.isfinite(floats[k]))
+    return known
 
 
 def exact_texts(check: CheckReport | None, label: str) -> list[str | None]:

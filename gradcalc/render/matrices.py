@@ -45,6 +45,7 @@ class HessianView(GradView):
             curvature=None if bad else test.curvature,
             classification=None if bad else test.verdict,
             critical_point=None if bad else test.critical,
+            critical_within_rounding=None if bad else test.within_rounding,
         )
         if self.latex:
             obj["latex"] = latex_matrix(result)
@@ -116,9 +117,12 @@ class HessianView(GradView):
         shown = result.shown or result.gradient  # exact where the check knows it
         gradient = ", ".join(format_number(shown[n], digits) for n in names)
         summary.append(f"gradient: ({gradient})")
-        summary.append(
-            " — a critical point\n" if test.critical else " — not zero, so not a critical point\n"
-        )
+        if test.within_rounding:  # a float gradient, not known exactly: say how it was judged
+            summary.append(" — zero to within rounding (not known exactly), a critical point\n")
+        elif test.critical:
+            summary.append(" — a critical point\n")
+        else:
+            summary.append(" — not zero, so not a critical point\n")
         summary.append("second-derivative test: ")
         summary.append(test.verdict, style="bold")
         parts = [render.headline(result, digits), table, summary]
