@@ -16,7 +16,9 @@ gradcalc runs one thread, so a wall-clock deadline also bounds the request's CPU
 library may catch the deadline's exception (``except Exception``): the alarm then rings
 again every :data:`REPEAT` seconds until the block is left, and a block left after its
 deadline rang -- normally, or by another exception -- raises the deadline's exception all
-the same, so a swallowed deadline never yields a result.
+the same, so a swallowed deadline never yields a result. A ring that lands in code whose
+exceptions Python cannot raise (a ``__del__``, a garbage-collector callback) is dropped
+quietly -- not printed as "Exception ignored in ..." -- and the next ring stops the block.
 Outside any request, :func:`current` is a fresh budget: each library call has its own.
 
 >>> with request(timeout=30, symbolic=5) as budget:
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
@@ -178,6 +181,7 @@ class _Deadline:
 
 _deadlines: list[_Deadline] = []
 _previous_handler: list[Any] = []  # what signal.signal returned (a handler, or a constant)
+_previous_unraisable: list[Any] = []  # sys.unraisablehook while deadlines are open
 
 
 def _usable() -> bool:
@@ -194,6 +198,8 @@ def _deadline(when: float, error: Callable[[], BaseException]) -> Iterator[None]
     entry = _Deadline(when, error)
     if not _deadlines:
         _previous_handler.append(signal.signal(signal.SIGALRM, _on_alarm))
+        _previous_unraisable.append(sys.unraisablehook)
+        sys.unraisablehook = _drop_swallowed_rings
     _deadlines.append(entry)
     try:
         _arm()
@@ -209,8 +215,18 @@ def _deadline(when: float, error: Callable[[], BaseException]) -> Iterator[None]
             _arm()
         else:
             signal.signal(signal.SIGALRM, _previous_handler.pop())
+            sys.unraisablehook = _previous_unraisable.pop()
     if entry.rang:  # it rang, and something swallowed it: the block's result is not to be had
         raise error()
+
+
+def _drop_swallowed_rings(unraisable: Any) -> None:
+    """sys.unraisablehook while deadlines are open: a ring raised where Python could only print
+    it (``__del__``, a gc callback) is dropped -- the alarm rings again in :data:`REPEAT`
+    seconds -- and anything else goes to the hook that was there before."""
+    if isinstance(unraisable.exc_value, (CheckTimeout, OutOfTime)):
+        return
+    _previous_unraisable[-1](unraisable)
 
 
 def _arm() -> None:

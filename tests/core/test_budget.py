@@ -8,6 +8,7 @@ assertions are on what happened (an exception, work not finished), not on how lo
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 
 import pytest
@@ -74,3 +75,41 @@ def test_work_within_its_deadline_is_untouched() -> None:
     with request(timeout=30) as budget, symbolic_limit(10.0, key="quick"):
         total = sum(range(1000))
     assert total == 499500 and not budget.timed_out
+
+
+def test_a_ring_inside_a_finaliser_is_dropped_quietly_and_the_next_one_stops_the_work() -> None:
+    """A ring that lands in ``__del__`` (or a gc callback) cannot propagate: Python would print
+    "Exception ignored in ..." to stderr. It is dropped, and the alarm rings again."""
+    printed: list[object] = []
+
+    class SlowToFinalise:
+        def __del__(self) -> None:
+            spin(0.5)  # the deadline rings in here
+
+    previous = sys.unraisablehook
+    sys.unraisablehook = printed.append  # what Python would have printed
+    try:
+        with pytest.raises(CheckTimeout), symbolic_limit(0.1, key="finaliser"):
+            SlowToFinalise()  # dropped at once: __del__ runs here
+            spin(5.0)
+    finally:
+        sys.unraisablehook = previous
+    assert printed == []
+    assert sys.unraisablehook is previous  # the block restored what it found
+
+
+def test_other_unraisable_errors_still_reach_the_previous_hook() -> None:
+    printed: list[object] = []
+
+    class BrokenFinaliser:
+        def __del__(self) -> None:
+            raise ValueError("a real bug in a finaliser")
+
+    previous = sys.unraisablehook
+    sys.unraisablehook = printed.append
+    try:
+        with request(timeout=30):
+            BrokenFinaliser()
+    finally:
+        sys.unraisablehook = previous
+    assert [type(p.exc_value) for p in printed] == [ValueError]  # type: ignore[attr-defined]
