@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from time import monotonic, process_time
 from typing import Any
 
@@ -64,7 +65,8 @@ SPREAD = 10**18  # integer points are drawn from [-SPREAD, SPREAD]
 MAX_DEGREE = 10_000  # larger degree bounds are left to the other evidence
 SECONDS = 3.0  # the default budget of one decision, in CPU seconds
 SLACK = 5.0  # wall-clock seconds a piece of the decision may take per CPU second left
-TINY_SECONDS = 0.25  # evalf's budget for a difference below 10^-AGREE_DIGITS
+TINY_SECONDS = 0.25  # evalf's budget for confirming a difference (or one below 10^-AGREE_DIGITS)
+EVALF_MAX_DIGITS = 400  # evalf's working precision at most (cancellation of ~350 digits)
 QUICK_SECONDS = 0.5  # the quick proof's budget (exponentials, expanded)
 LONG = 200  # operations from which an answer's difference is evaluated by itself first
 
@@ -336,26 +338,101 @@ class _Evaluator:
             return None
         (a_low, c_low), (a, c) = values
         digits = settled(a_low, c_low, a, c)
-        if digits is None or digits < 0:
-            return None if digits is None else _witness(point, *_apart(a, c, a - c), HOW)
+        if digits is None:
+            return None
+        if digits < 0:  # a difference -- unless one side lost all its digits at both
+            # precisions (1 - tanh(x)^2 -> 0): confirmed by evalf, or (a long difference
+            # evalf cannot do in time) by both sides again at EVALF_MAX_DIGITS digits
+            deeper = partial(_deeper_gap, self.function, self.names, point, (a, c))
+            gap = confirmed_gap(self.difference, point, deeper)
+            if gap is None:
+                return None
+            yours, correct = (
+                _adaptive(side, point, v) for side, v in [(self.answer, a), (self.truth, c)]
+            )
+            return _witness(point, *_apart(yours, correct, gap), HOW)
         return digits, a, c
 
     def _tiny(self, point, a, c) -> Decision | None:
         """A difference below 10^-AGREE_DIGITS of the values (``1e-50*sin(x)`` added),
         found by evalf's adaptive precision; None when evalf cannot tell it from 0."""
         import mpmath
-        import sympy as sp
 
-        subs = {sp.Symbol(name, real=True): value for name, value in point.items()}
-        try:
-            with time_limit(TINY_SECONDS):  # a bonus: the agreement stands without it
-                gap = self.difference.evalf(DIGITS, subs=subs, strict=True)
-        except (sp.core.evalf.PrecisionExhausted, *_FAILURES):
-            return None
-        if gap == 0 or not (gap.is_real and gap.is_finite):
+        gap = confirmed_gap(self.difference, point)
+        if gap is None:
             return None
         with mpmath.workdps(HIGH):
             return _witness(point, *_apart(a, c, gap), HOW)
+
+
+def _adaptive(expr: Any, point: Mapping[str, Any], fallback: Any) -> Any:
+    """``expr`` at ``point`` by evalf's adaptive precision (for showing a side whose digits a
+    fixed precision lost), or ``fallback`` when evalf cannot give DIGITS digits in time."""
+    import sympy as sp
+
+    subs = {sp.Symbol(name, real=True): value for name, value in point.items()}
+    try:
+        with time_limit(TINY_SECONDS):
+            value = expr.evalf(DIGITS, subs=subs, strict=True, maxn=EVALF_MAX_DIGITS)
+    except (sp.core.evalf.PrecisionExhausted, *_FAILURES):
+        return fallback
+    return value if value.is_real and value.is_finite else fallback
+
+
+def confirmed_gap(
+    difference: Any, point: Mapping[str, Any], deeper: Callable[[], Any] | None = None
+) -> Any | None:
+    """The difference at ``point`` by sympy's adaptive-precision ``evalf`` (which raises
+    the precision until DIGITS digits are right), or None when it is 0, not a finite real,
+    or evalf finds it cannot know DIGITS digits. Fixed-precision evaluation can lose
+    every digit of a side and return an exact 0 at any precision (``1 - tanh(x)^2`` at
+    x = 147.5 is 4e-128); a difference is reported only when this second method confirms it.
+    When evalf runs out of TINY_SECONDS (a difference of 100,000 characters), ``deeper()``
+    decides instead (None: unconfirmed).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> truth = (1 - sp.tanh(x) ** 2) / 2
+    >>> confirmed_gap(1 / (2 * sp.cosh(x) ** 2) - truth, {"x": sp.Rational(295, 2)}) is None
+    True
+    >>> confirmed_gap(1 / sp.cosh(x) ** 2 - truth, {"x": sp.Rational(295, 2)})
+    1.52812131740150891471...e-128
+    """
+    import sympy as sp
+
+    subs = {sp.Symbol(name, real=True): value for name, value in point.items()}
+    try:
+        with time_limit(TINY_SECONDS):
+            gap = difference.evalf(DIGITS, subs=subs, strict=True, maxn=EVALF_MAX_DIGITS)
+    except sp.core.evalf.PrecisionExhausted:
+        return None  # cancellation beyond EVALF_MAX_DIGITS: this point cannot tell
+    except _FAILURES:
+        return None if deeper is None else deeper()
+    if gap == 0 or not (gap.is_real and gap.is_finite):
+        return None
+    return gap
+
+
+def _deeper_gap(
+    function: Any, names: Sequence[str], point: Mapping[str, Any], high: Sequence[Any]
+) -> Any | None:
+    """The difference of ``function``'s two values at ``point`` computed again with
+    EVALF_MAX_DIGITS digits, when each value shares AGREE_DIGITS digits with its ``high``
+    (HIGH-digit) counterpart -- neither lost its digits -- else None."""
+    import mpmath
+
+    try:
+        with mpmath.workdps(EVALF_MAX_DIGITS):
+            args = [mpmath.mpf(int(point[n].p)) / int(point[n].q) for n in names]
+            values = [_mp_real(v) for v in function(*args)]
+            if any(v is None for v in values):
+                return None
+            if min(_shared(v, h) for v, h in zip(values, high)) < AGREE_DIGITS:
+                return None
+            gap = values[0] - values[-1] if len(values) > 1 else values[0]
+            return gap if gap != 0 else None
+    except _FAILURES:
+        return None
 
 
 def _difference_witness(difference, answer, symbols, points, deadline) -> Decision | None:
@@ -383,7 +460,9 @@ def _difference_witness(difference, answer, symbols, points, deadline) -> Decisi
                     if values is None or values[1][0] == 0:
                         continue
                     (low,), (high,) = values
-                    if _shared(low, high) >= AGREE_DIGITS:
+                    deeper = partial(_deeper_gap, function, names, point, [high])
+                    stable = _shared(low, high) >= AGREE_DIGITS
+                    if stable and confirmed_gap(difference, point, deeper) is not None:
                         where = ", ".join(f"{n}={_point_text(v)}" for n, v in point.items())
                         gap = f"yours − correct = {mpmath.nstr(high, 10)}"
                         detail = f"differs at {where}: {gap} (high-precision evaluation)"

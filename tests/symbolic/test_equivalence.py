@@ -4,6 +4,8 @@ construction (the same function in another form, or a known nonzero difference).
 from __future__ import annotations
 
 import math
+import re
+from time import process_time
 
 import pytest
 import sympy as sp
@@ -13,6 +15,7 @@ from gradcalc.symbolic.equivalence import (
     NOT_EQUIVALENT,
     UNDECIDED,
     _degree,
+    _Evaluator,
     _NotRational,
     decide,
 )
@@ -149,3 +152,29 @@ def test_a_hundred_thousand_character_third_derivative_is_decided() -> None:
     term = max(sp.Add.make_args(truth), key=lambda t: len(str(t)))
     (verdict,) = check_answers(text, [sp.sstr(truth + term / 10**9)], ["x"], 3)
     assert verdict.verdict == "not equivalent", verdict.detail
+
+
+def test_a_side_whose_digits_all_cancel_is_no_witness() -> None:
+    """At x = 147.5, 1 - tanh(x)^2 is 4e-128: at 60 and at 120 digits alike it computes to an
+    exact 0, which looked 'stable' and made a right answer 'not equivalent' when sympy's
+    proof ran out of time (property run seed 1101). A difference now needs evalf's adaptive
+    precision to confirm it; this point cannot tell, the others decide."""
+    t = sp.tanh(X)  # f = atanh(tanh(x)/2) + sech(2x): a student's form and sympy's
+    answer = -2 * sp.tanh(2 * X) * sp.sech(2 * X) - t**2 / (2 - t**2 / 2) + 1 / (2 - t**2 / 2)
+    truth = (sp.Rational(1, 2) - t**2 / 2) / (1 - t**2 / 4) - 2 * sp.tanh(2 * X) * sp.sech(2 * X)
+    evaluate = _Evaluator(answer, truth, [X], answer - truth)
+    far = {"x": sp.Rational(295, 2)}
+    assert evaluate.compare(far, process_time() + 5, first=False) is None
+    near = {"x": sp.Rational(3, 2)}
+    assert evaluate.compare(near, process_time() + 5, first=False) >= 40  # digits shared
+
+
+def test_a_difference_hidden_by_cancellation_is_still_found_and_shown_truly() -> None:
+    truth = sp.sech(X) ** 2
+    answer = 2 * (1 - sp.tanh(X) ** 2)  # twice the truth: about 6e-128 at x = 147.5
+    decision = decide(answer, truth, [X], grid(("x", ["147.5"])), seconds=2)
+    assert decision.verdict == NOT_EQUIVALENT, decision
+    found = re.search(r"yours (\S+), correct (\S+) \(", decision.detail)
+    assert found, decision.detail
+    yours, correct = float(found[1]), float(found[2])
+    assert yours == pytest.approx(2 * correct, rel=1e-9) and correct > 0  # not "yours 0"
