@@ -128,7 +128,7 @@ def prepare_gradcalc(
     start = time.perf_counter()
     graph = compile_expression(text, names)
     try:
-        from gradcalc.engine.replay import sweep_for
+        from gradcalc.engine.sweep import sweep_for
     except ImportError:  # an older gradcalc records on the first call
         pass
     else:

@@ -1,4 +1,4 @@
-"""engine: evaluation on the tape, typed results, singularities, diagnostics, replay.
+"""engine: evaluation on the tape, typed results, singularities, diagnostics, the replay.
 
 Imports core, lang and symbolic.
 """

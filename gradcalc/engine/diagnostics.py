@@ -32,7 +32,7 @@ from gradcalc.engine.evaluate import TapeRow
 _short = functools.partial(format_number, digits=2)  # findings: 2 significant digits
 
 if TYPE_CHECKING:
-    from gradcalc.engine.api import GradResult
+    from gradcalc.engine.results import GradResult
 
 #: The kinds of finding, in the order they are reported.
 KINDS = ("non-finite", "vanishing", "exploding", "saturated", "kink")
@@ -104,8 +104,8 @@ class _LazySlopes(dict[int, list[np.ndarray]]):
 
 
 def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[Finding]:
-    """Every finding for a :class:`~gradcalc.engine.api.GradResult`, in a fixed order: non-finite,
-    vanishing, exploding, saturated, kink."""
+    """Every finding for a :class:`~gradcalc.engine.results.GradResult`, in a fixed order:
+    non-finite, vanishing, exploding, saturated, kink."""
     shape = result.value.shape
     defined = ~result.undefined
     slopes = _LazySlopes(result.tape)

@@ -18,7 +18,7 @@ few units in the last place (numexpr's sin, exp, ... are the C library's; numpy 
 own vectorised ones), not bit for bit.
 
 >>> import numpy as np
->>> from gradcalc.engine.replay import record_sweep
+>>> from gradcalc.engine.sweep import record_sweep
 >>> from gradcalc.lang.graph import lower
 >>> from gradcalc.lang.parser import parse_program
 >>> sweep = record_sweep(lower(parse_program("x*x + 1")), ("x",))
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from gradcalc.engine.replay import Step, Sweep
+    from gradcalc.engine.sweep import Step, Sweep
 
 #: numexpr's text for each op it can compute exactly as the op's numpy forward does (the
 #: same IEEE operation or C library function; NaN and infinity pass through alike).

@@ -14,7 +14,8 @@ import pytest
 
 from gradcalc.engine import fused
 from gradcalc.engine.api import compile_expression
-from gradcalc.engine.replay import record_sweep, run_sweep, sweep_for
+from gradcalc.engine.replay import run_sweep
+from gradcalc.engine.sweep import record_sweep, sweep_for
 from tests.engine.test_replay import random_trees
 
 numexpr = pytest.importorskip("numexpr")

@@ -1,0 +1,277 @@
+"""Record a graph and its gradient as a straight-line program over numbered slots: a
+:class:`Sweep`, which :mod:`gradcalc.engine.replay` runs over many points a chunk at a time.
+
+:func:`record_sweep` runs the graph once at a probe point under an *outer* tape while an
+inner tape differentiates it: the outer tape then holds the whole computation -- the forward
+records and the backward pass the gradient rules produced -- as one program (constants
+folded in). The program is then simplified without changing a bit of any value (repeated
+steps, ``a * 1``), and planned: which steps need a domain or finiteness check, and after
+which step each slot can be freed.
+
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> sweep = record_sweep(lower(parse_program("3*w1**2 + 2*w1*w2")), ("w1", "w2"))
+>>> sweep.variables, [step.op.name for step in sweep.steps if step.guard]
+(('w1', 'w2'), ['pow', 'mul', 'mul', 'mul', 'add'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.ops import Op
+from gradcalc.core.tape import Record, Tape
+from gradcalc.core.tensor import Tensor
+from gradcalc.engine import fused
+from gradcalc.engine.evaluate import make_leaves, run_graph, source_tensors
+from gradcalc.lang.graph import Graph
+
+_PROBE = 0.5  # any value: the program's shape does not depend on it
+
+
+@dataclass(frozen=True)
+class Step:
+    """One replayed operation: ``slots[out] = op.forward(*slots[inputs], **params)``.
+
+    ``guard`` is set for forward records (their domain and finiteness are checked);
+    ``constant_inputs`` marks inputs no gradient flows to; ``release`` lists the slots
+    whose last use this is; ``check_domain`` is off when the op's domain rule cannot fire
+    given its constant inputs (``x**2`` is defined everywhere); ``check_finite`` is off when
+    a NaN or infinity here could not vanish before reaching a checked value (see
+    :func:`_plan_finite_checks`).
+    """
+
+    op: Op
+    inputs: tuple[int, ...]
+    out: int
+    params: dict[str, Any]
+    guard: bool
+    constant_inputs: tuple[bool, ...]
+    release: tuple[int, ...] = ()
+    check_domain: bool = True
+    check_finite: bool = True
+
+
+@dataclass
+class Sweep:
+    """A straight-line forward-and-reverse program over numbered slots.
+
+    Slots ``0 .. len(variables)-1`` hold the variables' values; ``constants`` fill some
+    others; every step writes one. ``values[k]`` and ``gradients[k][source]`` name the slots
+    holding target ``k``'s value and partial derivatives (``None``: not connected);
+    ``saturation`` the local slopes of the activations that may saturate (the backward pass
+    computes the same slopes, so checking them costs one comparison).
+    """
+
+    variables: tuple[str, ...]
+    sources: tuple[str, ...]
+    constants: dict[int, np.ndarray]
+    steps: list[Step]
+    values: list[int]
+    gradients: list[dict[str, int | None]]
+    saturation: tuple[int, ...] = ()
+    size: int = 0
+    #: the tape record index of each ``saturation`` slope; ``None`` with several targets,
+    #: whose findings only a full tape sorts out (then any finding sends the batch there)
+    saturating_records: tuple[int, ...] | None = None
+    _kernels: list[fused.Kernels | None] = field(default_factory=list, repr=False)
+
+    def kernels(self) -> fused.Kernels | None:
+        """The steps as fused kernels (built once), or ``None`` without numexpr."""
+        if not self._kernels:
+            self._kernels.append(fused.fuse(self))
+        return self._kernels[0]
+
+
+def record_sweep(graph: Graph, sources: Sequence[str]) -> Sweep:
+    """Record ``graph`` and its gradient with respect to ``sources`` as a :class:`Sweep`.
+
+    Raises:
+        UndefinedError: for a constant subexpression outside its op's domain.
+    """
+    leaves, _ = make_leaves(graph, dict.fromkeys(graph.variables, _PROBE))
+    with Tape(persistent=True) as outer:
+        outer.watch(list(leaves.values()))
+        with Tape(persistent=True) as inner:
+            inner.watch(list(leaves.values()))
+            tensors = run_graph(graph, leaves)
+        wrt = source_tensors(graph, tensors, sources)
+        grads = [inner.gradient(tensors[t], wrt) for t in graph.targets]
+        # the activations on the gradient's path: their slopes are checked for saturation
+        saturating = [rec for rec in inner.records if rec.op.saturates and rec.adjoint is not None]
+        slopes = [_slope(rec) for rec in saturating]
+    slots = _Slots([leaves[v] for v in graph.variables])
+    forward = {rec.output.id for rec in inner.records}
+    steps = [_step(rec, slots, forward) for rec in outer.records]
+    saturation = tuple(slots.of(t) for t in slopes)
+    saturating_records = tuple(rec.index for rec in saturating)
+    values = [slots.of(tensors[t]) for t in graph.targets]
+    gradients = [
+        {s: None if g is None else slots.of(g) for s, g in zip(sources, target_grads)}
+        for target_grads in grads
+    ]
+    constants = slots.constants
+    steps, alias = _simplify(steps, constants)
+    sweep = Sweep(
+        tuple(graph.variables),
+        tuple(sources),
+        constants,
+        steps,
+        [alias.get(v, v) for v in values],
+        [{s: None if g is None else alias.get(g, g) for s, g in t.items()} for t in gradients],
+        tuple(alias.get(k, k) for k in saturation),
+        len(slots.slot),
+        saturating_records if len(graph.targets) == 1 else None,
+    )
+    _plan_finite_checks(sweep)
+    _plan_releases(sweep)
+    return sweep
+
+
+class _Slots:
+    """Slot numbers for the tensors of a recording: the variables first, then each constant
+    (whose value is kept) and each step's output in order of first appearance."""
+
+    def __init__(self, variables: list[Tensor]):
+        self.slot: dict[int, int] = {leaf.id: k for k, leaf in enumerate(variables)}
+        self.constants: dict[int, np.ndarray] = {}
+
+    def of(self, tensor: Tensor) -> int:
+        """The tensor's slot; a tensor seen for the first time is a constant."""
+        if tensor.id not in self.slot:
+            self.slot[tensor.id] = len(self.slot)
+            self.constants[self.slot[tensor.id]] = tensor.value
+        return self.slot[tensor.id]
+
+    def output(self, tensor: Tensor) -> int:
+        """A new slot for a step's output."""
+        self.slot[tensor.id] = len(self.slot)
+        return self.slot[tensor.id]
+
+
+def _step(rec: Record, slots: _Slots, forward: set[int]) -> Step:
+    """The step replaying the record ``rec`` (a forward one when its output is in ``forward``)."""
+    inputs = tuple(slots.of(t) for t in rec.inputs)
+    out = slots.output(rec.output)
+    constant = tuple(k in slots.constants for k in inputs)
+    return Step(rec.op, inputs, out, rec.params, rec.output.id in forward, constant)
+
+
+def _simplify(
+    steps: list[Step], constants: dict[int, np.ndarray]
+) -> tuple[list[Step], dict[int, int]]:
+    """Drop steps whose result is already known, without changing a single bit of any value:
+    repeated steps (the backward pass recomputes ``cos(x)`` for every use), ``a * 1``,
+    ``a ** 1`` and ``-(-a)``. Returns the kept steps and the slot each dropped one aliases.
+    """
+
+    def is_one(k: int) -> bool:
+        return k in constants and constants[k].ndim == 0 and constants[k] == 1.0
+
+    alias: dict[int, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
+    negated: dict[int, int] = {}
+    kept = []
+    for step in steps:
+        inputs = tuple(alias.get(i, i) for i in step.inputs)
+        key = (step.op.name, inputs, tuple(sorted(step.params.items())))
+        name = step.op.name
+        if key in seen:
+            alias[step.out] = seen[key]
+        elif name == "mul" and (is_one(inputs[0]) or is_one(inputs[1])):
+            alias[step.out] = inputs[1] if is_one(inputs[0]) else inputs[0]
+        elif name == "pow" and is_one(inputs[1]):
+            alias[step.out] = inputs[0]
+        elif name == "neg" and inputs[0] in negated:
+            alias[step.out] = negated[inputs[0]]
+        else:
+            seen[key] = step.out
+            if name == "neg":
+                negated[step.out] = inputs[0]
+            kept.append(replace(step, inputs=inputs, check_domain=_may_fire(step, constants)))
+    return kept, alias
+
+
+def _may_fire(step: Step, constants: dict[int, np.ndarray]) -> bool:
+    """Whether the step's domain rule can report anything, given its constant inputs.
+
+    Only steps with a constant input are examined: their rule is tried on every probe value
+    for the other inputs (``x**2`` never fires, ``x**0.5`` and ``1/x`` do).
+    """
+    if step.op.domain is None or not step.guard:
+        return False
+    if not any(step.constant_inputs) or step.op.arity < 2:
+        return True
+    values = [
+        constants[i] if const else np.array(step.op.probes)
+        for i, const in zip(step.inputs, step.constant_inputs)
+    ]
+    return any(
+        issue.arg is None or not step.constant_inputs[issue.arg]
+        for issue in step.op.issues(*values)
+    )
+
+
+def _slope(rec: Record) -> Tensor:
+    """The local slope of an activation (its gradient rule with an incoming adjoint of 1)."""
+    return rec.op.grads[0](Tensor(np.ones(())), rec.output, *rec.inputs, **rec.params)
+
+
+def _propagates(step: Step, position: int, constants: dict[int, np.ndarray]) -> bool:
+    """Whether a non-finite input at ``position`` surely makes ``step``'s result non-finite."""
+    return step.op.propagates(position, [constants.get(i) for i in step.inputs])
+
+
+def _plan_finite_checks(sweep: Sweep) -> None:
+    """Check a forward value for NaN or infinity only where one could get lost on its way to
+    a target's value, which :func:`_store` checks: where some forward reader does not
+    propagate it. A value no forward step reads is either a target (checked there) or part
+    of a statement the targets do not use (which cannot make them undefined)."""
+    readers: dict[int, list[tuple[Step, int]]] = {}
+    for step in sweep.steps:
+        if step.guard:
+            for position, i in enumerate(step.inputs):
+                readers.setdefault(i, []).append((step, position))
+    sweep.steps = [
+        replace(
+            step,
+            check_finite=any(
+                not _propagates(reader, position, sweep.constants)
+                for reader, position in readers.get(step.out, ())
+            ),
+        )
+        if step.guard
+        else step
+        for step in sweep.steps
+    ]
+
+
+def _plan_releases(sweep: Sweep) -> None:
+    """Mark each computed slot for release right after its last reader."""
+    kept = set(sweep.values) | set(sweep.saturation)
+    kept |= {s for g in sweep.gradients for s in g.values() if s is not None}
+    last: dict[int, int] = {}
+    for k, step in enumerate(sweep.steps):
+        for i in step.inputs:
+            last[i] = k
+    computed = {step.out for step in sweep.steps}
+    releases: dict[int, list[int]] = {}
+    for i, k in last.items():
+        if i in computed and i not in kept:
+            releases.setdefault(k, []).append(i)
+    sweep.steps = [
+        replace(step, release=tuple(releases.get(k, ()))) for k, step in enumerate(sweep.steps)
+    ]
+
+
+def sweep_for(graph: Graph, sources: Sequence[str]) -> Sweep:
+    """The graph's :class:`Sweep` for ``sources``, recorded once and cached on the graph."""
+    key = ("sweep", tuple(sources))
+    if key not in graph.cache:
+        graph.cache[key] = record_sweep(graph, sources)
+    sweep: Sweep = graph.cache[key]
+    return sweep
