@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from gradcalc.symbolic.crosscheck import (
     time_limit,
     to_sympy,
 )
+from gradcalc.symbolic.defined import undefined_at
 from gradcalc.symbolic.derivative import derivative, symbol
 from gradcalc.symbolic.equivalence import ENOUGH, decide, patient
 from gradcalc.symbolic.notation import user_text
@@ -42,6 +44,7 @@ POOL = 2048  # random candidate points per check
 SAMPLES = 64  # fewer candidates than this inside the domain: draw more near them
 KEEP = 512  # test points kept from the domain
 PROOF_SECONDS = 3.0
+DOMAIN_TRIES = 4  # points where the tape finds your answer undefined, confirmed by sympy
 BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
 SEED = 20261129
 
@@ -454,14 +457,18 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     points, count = sampled.points, sampled.count
     yours, undefined = _evaluate(answer_graph, points, count)
     defined = np.isfinite(tape_values)
-    for k in np.flatnonzero(defined & undefined)[:1]:
+
+    def exact_point(k: Any) -> dict[str, Any]:
+        return {n: sp.Rational(repr(float(points.arrays[n][k]))) for n in points.names}
+
+    for k in np.flatnonzero(defined & undefined)[:DOMAIN_TRIES]:
+        if not undefined_at(answer_graph, exact_point(k)):
+            continue  # a float artefact (exp(-1695) underflowed in a denominator): no witness
         at = ", ".join(f"{n}={_number(float(points.arrays[n][k]))}" for n in points.names)
         detail = f"differs at {at}: yours undefined, correct {_number(tape_values[k])}"
         return Verdict(label, text, shown, "not equivalent", detail, evidence="domain")
     common = np.flatnonzero(defined & np.isfinite(yours))
-    exact_points = [
-        {n: sp.Rational(repr(float(points.arrays[n][k]))) for n in points.names} for k in common
-    ]
+    exact_points = [exact_point(k) for k in common]
     symbols = [symbol(n) for n in graph.variables]
     decision = decide(answer, truth, symbols, exact_points, PROOF_SECONDS)
     detail = decision.detail

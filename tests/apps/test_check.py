@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import sympy as sp
 
 from gradcalc.apps.check import check_answers, check_expect
 from gradcalc.core.errors import ExitCode, InputError
@@ -271,3 +272,19 @@ def test_an_expanded_third_derivative_is_equivalent_though_some_points_lose_thei
     truth = sp.expand(sp.diff(y * sp.acos(sp.tanh(2 * y - 3 * z) / 2), y, 3))
     (verdict,) = check_answers("y*acos(tanh(2y - 3z)/2)", [sp.sstr(truth)], ["y"], 3)
     assert verdict.verdict == "equivalent", verdict.detail
+
+
+def test_an_answer_undefined_only_in_floats_is_not_wrong() -> None:
+    """softplus(x + y - 2z)'s third derivative, expanded: at x = -565.1 its denominators
+    underflow to 0 in floats and the tape called it undefined there -- a right answer was
+    judged "not equivalent" (property run seed 1201). sympy now confirms a domain witness."""
+    x, y, z = sp.symbols("x y z", real=True)
+    truth = sp.expand(sp.diff(sp.log(sp.exp(x + y - 2 * z) + 1), x, 3))
+    (verdict,) = check_answers("softplus(x + y - 2z)", [sp.sstr(truth)], ["x"], 3)
+    assert verdict.verdict == "equivalent", verdict.detail
+
+
+def test_an_answer_truly_undefined_where_the_derivative_is_defined_is_wrong() -> None:
+    (verdict,) = check_answers("x^2", ["2*exp(log(x))"], ["x"], 1)  # not simplified to 2x
+    assert verdict.verdict == "not equivalent" and verdict.evidence == "domain", verdict
+    assert "yours undefined" in verdict.detail
