@@ -71,7 +71,8 @@ def constant_value(text: str) -> float:
         return float(text)  # a plain number: what the parser makes of it, sooner
     from gradcalc.engine.evaluate import evaluate
     from gradcalc.lang.graph import lower
-    from gradcalc.lang.parser import Program, Statement, parse_constant
+    from gradcalc.lang.parser import parse_constant
+    from gradcalc.lang.syntax import Program, Statement
 
     node = parse_constant(text)
     graph = lower(Program(text, (Statement(None, node, 0),)))

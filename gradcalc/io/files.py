@@ -300,12 +300,12 @@ class _Pick:
 
 def check_header(name: str, column: int, what: str) -> None:
     """A header cell must be a variable name by the expression parser's own rules."""
-    from gradcalc.lang.parser import _checked_variables
+    from gradcalc.lang.lexer import checked_variables
 
     if not name:
         raise InputError(f"{what} header: column {column} has no name")
     try:
-        _checked_variables([name])
+        checked_variables([name])
     except InputError as error:
         raise InputError(f"{what} header, column {column}: {error.message}") from None
 

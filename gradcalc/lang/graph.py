@@ -21,9 +21,10 @@ from typing import Any
 
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
-from gradcalc.lang.parser import Binary, Call, Const, Name, Neg, Num, Program, postorder, unparse
-from gradcalc.lang.parser import Node as Syntax
 from gradcalc.lang.reading import ambiguities, read_as
+from gradcalc.lang.syntax import Binary, Call, Const, Name, Neg, Num, Program, postorder
+from gradcalc.lang.syntax import Node as Syntax
+from gradcalc.lang.unparsing import unparse
 
 
 @dataclass

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypeGuard
 
-from gradcalc.lang.parser import (
+from gradcalc.lang.parser import parse_program
+from gradcalc.lang.syntax import (
     Binary,
     Call,
     Const,
@@ -28,10 +29,9 @@ from gradcalc.lang.parser import (
     Num,
     Program,
     is_binary,
-    parse_program,
     postorder,
-    unparse,
 )
+from gradcalc.lang.unparsing import unparse
 
 __all__ = ["ambiguities", "equation_read_as", "read_as", "reading"]
 

@@ -30,7 +30,8 @@ from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import DECIMAL
-from gradcalc.lang.parser import Program, Statement, parse_constant
+from gradcalc.lang.parser import parse_constant
+from gradcalc.lang.syntax import Program, Statement
 from gradcalc.symbolic.convert import (  # noqa: F401 (the conversion's names, used from here)
     MAX_EXACT_DIGITS,
     ExactTooLarge,

@@ -1,0 +1,313 @@
+"""Text to tokens, checked as they are read: the character allowlist, the fixed limits on
+length, names, numbers and nesting depth, and where each statement's ``=`` stands.
+
+Every refusal is an :class:`~gradcalc.core.errors.InputError` with the column of the culprit.
+
+>>> [(kind, lexeme) for kind, lexeme, _ in Lexer("a = 2x").run()[0].tokens]
+[('name', 'a'), ('=', '='), ('number', '2'), ('name', 'x')]
+>>> Lexer("x " + "(" * 201).run()
+Traceback (most recent call last):
+...
+gradcalc.core.errors.InputError: expression nested too deeply (limit 200, fixed): simplify it ...
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from gradcalc.core.errors import InputError
+from gradcalc.core.ops import FUNCTION_NAMES, OPERATORS
+
+__all__ = [
+    "MAX_CONSTANT",
+    "MAX_CONSTANT_TEXT",
+    "MAX_DEPTH",
+    "MAX_EXPONENT",
+    "MAX_INTEGER_DIGITS",
+    "MAX_LENGTH",
+    "MAX_NAME_LENGTH",
+    "TOKEN_OPS",
+    "UNICODE_SYMBOLS",
+    "Lexer",
+    "Token",
+    "TokenStatement",
+    "check_characters",
+    "checked_variables",
+    "shorten",
+]
+
+#: Longest accepted text, in characters.
+MAX_LENGTH = 1_000_000
+#: Deepest nesting of parentheses, calls, unary signs and chained powers.
+MAX_DEPTH = 200
+#: Longest accepted name.
+MAX_NAME_LENGTH = 64
+#: Most digits before a number's decimal point.
+MAX_INTEGER_DIGITS = 30
+#: Largest magnitude of a constant exponent.
+MAX_EXPONENT = 1000
+#: Largest magnitude of a number or constant subexpression.
+MAX_CONSTANT = 1e300
+
+MAX_CONSTANT_TEXT = "1e300"
+_PYTHON_OPERATOR_WORDS = frozenset({"and", "or", "not", "if", "else", "is", "in"})
+
+
+# --- characters ----------------------------------------------------------------------------
+
+#: The few math characters students paste, each read as the ASCII it stands for (an
+#: explicit allow-list: every other character outside ASCII is refused).
+UNICODE_SYMBOLS = {"×": "*", "·": "*", "−": "-", "²": "^2", "³": "^3", "π": "pi"}
+_DISALLOWED = re.compile(r"[^A-Za-z0-9_ \t+\-*/^@().,=;\[\]\n\r×·−²³π]|\r(?!\n)")
+_ALLOWED = "use only ASCII letters, digits, _, spaces and + - * / ^ @ ( ) [ ] . , = ;"
+_HINTS = {
+    "'": "there are no strings in expressions",
+    '"': "there are no strings in expressions",
+    "{": "use ( ) for grouping",
+    "}": "use ( ) for grouping",
+    "|": "write abs(x) for |x|",
+    "!": "there is no factorial",
+    "%": "there is no remainder operator",
+    "<": "there are no comparisons",
+    ">": "there are no comparisons",
+}
+
+
+def check_characters(text: str) -> None:
+    """Refuse overlong text and any character outside the allowlist (before tokenising)."""
+    if len(text) > MAX_LENGTH:
+        raise InputError(
+            f"input too long: {len(text):,} characters (limit {MAX_LENGTH:,}, fixed): shorten "
+            "it, or split the work into several runs",
+            text,
+            MAX_LENGTH,
+        )
+    bad = _DISALLOWED.search(text)
+    if bad is not None:
+        raise InputError(_describe_character(bad.group()), text, bad.start())
+
+
+def _describe_character(char: str) -> str:
+    if char.isascii() and char.isprintable():
+        return f"character {char!r} is not allowed: {_HINTS.get(char, _ALLOWED)}"
+    name = unicodedata.name(char, "control character")
+    if unicodedata.category(char)[0] in "LN":
+        hint = "retype it as a plain ASCII letter or digit"
+    elif char.isprintable() and not char.isspace():
+        hint = _ALLOWED
+    else:
+        hint = "delete this invisible character"
+    return f"character U+{ord(char):04X} ({name}) is not allowed: {hint}"
+
+
+# --- tokens --------------------------------------------------------------------------------
+
+#: A token: (kind, lexeme, column); kind is number, name, op, ``(``, ``)``, ``,`` or ``=``.
+Token = tuple[str, str, int]
+
+
+class TokenStatement(NamedTuple):
+    """The tokens of one non-blank statement, and the index of its '=' if it has one."""
+
+    tokens: list[Token]
+    equals: int | None
+
+
+_LEXEME = re.compile(
+    r"[ \t]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*"
+    r"|\*\*|//|==|\r?\n|."
+)
+_KINDS = {  # a lexeme's kind, by its first character
+    **dict.fromkeys("0123456789.", "number"),
+    **dict.fromkeys(string.ascii_letters + "_", "name"),
+    **dict.fromkeys(" \t", "space"),
+    **dict.fromkeys("+-*/^@", "op"),
+    **dict.fromkeys(";\r\n", "end"),
+    **{symbol: symbol for symbol in "(),=[]"},
+}
+TOKEN_OPS = {token: op.name for token, op in OPERATORS.items()}
+_REFUSED = {
+    "//": "'//' (floor division) is not supported: write floor(x/y)",
+    "==": "'==' compares, and there are no comparisons: use '=' to assign a name",
+    ".": "'.' can only appear inside a number such as 0.5",
+}
+_ATTRIBUTE_CALL = re.compile(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # .sin( of math.sin(x)
+_BEFORE_OPERAND = frozenset({"op", "(", ",", "=", "end"})  # a sign after these is unary
+_UNICODE_LEXEMES = {
+    symbol: _LEXEME.findall(ascii_text) for symbol, ascii_text in UNICODE_SYMBOLS.items()
+}
+
+
+class Lexer:
+    """Splits text into statements of tokens in one pass, checking as it goes: numbers, names,
+    where '=' stands, and the nesting depth -- the open parentheses plus, within each, the
+    unary signs and powers still pending (each nests until the next ``+ - * / , =`` of its
+    level), so that ``((((...`` or ``----...`` fails at its 201st level, before any parsing."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.statements: list[TokenStatement] = []
+        self.tokens: list[Token] = []
+        self.equals: int | None = None
+        self.levels = [0]  # pending signs and powers, per open parenthesis
+        self.depth = 0
+
+    def run(self) -> list[TokenStatement]:
+        column, previous = 0, "end"
+        for lexeme in _LEXEME.findall(self.text):
+            if lexeme in UNICODE_SYMBOLS:  # read as its ASCII, at the column of the symbol
+                if lexeme in "²³" and previous == "superscript":
+                    raise InputError(
+                        "two superscripts in a row: write the power with ^, as in x^23",
+                        self.text,
+                        column,
+                    )
+                for ascii_lexeme in _UNICODE_LEXEMES[lexeme]:
+                    previous = self._take(_KINDS[ascii_lexeme[0]], ascii_lexeme, column, previous)
+                previous = "superscript" if lexeme in "²³" else previous
+                column += 1
+                continue
+            previous = self._take(_KINDS[lexeme[0]], lexeme, column, previous)
+            column += len(lexeme)
+        self._end_statement()
+        return self.statements
+
+    def _take(self, kind: str, lexeme: str, column: int, previous: str) -> str:
+        """Check and keep one lexeme; return the kind that the next one follows."""
+        called = _ATTRIBUTE_CALL.match(self.text, column)
+        if lexeme == "." and previous == "name" and called and called[1] in FUNCTION_NAMES:
+            module = self.tokens[-1][1]  # math.sin(x), np.exp(x): Python habits
+            raise InputError(
+                f"drop `{module}.`: functions are written without a module, e.g. sin(x)",
+                self.text,
+                self.tokens[-1][2],
+            )
+        if lexeme in _REFUSED:
+            raise InputError(_REFUSED[lexeme], self.text, column)
+        if kind == "name":
+            _check_name(self.text, lexeme, column)
+        elif kind == "number":
+            _check_number(self.text, lexeme, column)
+        elif kind == "op":
+            unary = previous in _BEFORE_OPERAND and lexeme in ("+", "-")
+            if unary or lexeme in ("**", "^"):
+                self._nest(column)
+            else:
+                self._unnest()
+        elif kind in ("(", ")", ",", "="):
+            self._structure(kind, column)
+        elif kind == "end":
+            self._end_statement()
+        if kind not in ("space", "end"):
+            self.tokens.append((kind, lexeme, column))
+        return previous if kind == "space" else kind
+
+    def _structure(self, kind: str, column: int) -> None:
+        if kind == "(":
+            self.levels.append(0)
+            self._deeper(column)
+        elif kind == ")":
+            if len(self.levels) > 1:
+                self.depth -= 1 + self.levels.pop()
+        else:
+            if kind == "=":
+                self._equals(column)
+            self._unnest()
+
+    def _nest(self, column: int) -> None:
+        """A unary sign or power: one more level until its operand ends."""
+        self.levels[-1] += 1
+        self._deeper(column)
+
+    def _deeper(self, column: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise InputError(
+                f"expression nested too deeply (limit {MAX_DEPTH}, fixed): "
+                "simplify it or split it into assignments (a = ...; b = f(a))",
+                self.text,
+                column,
+            )
+
+    def _unnest(self) -> None:
+        """A binary ``+ - * /``, ``,`` or ``=``: the pending signs and powers end here."""
+        self.depth -= self.levels[-1]
+        self.levels[-1] = 0
+
+    def _equals(self, column: int) -> None:
+        if len(self.levels) > 1:
+            return  # a keyword argument, sum(X, axis=0): the parser checks it
+        if self.equals is not None:
+            raise InputError(
+                "only one '=' per statement: split a = b = c into b = c; a = b", self.text, column
+            )
+        self.equals = len(self.tokens)
+
+    def _end_statement(self) -> None:
+        if self.tokens:
+            self.statements.append(TokenStatement(self.tokens, self.equals))
+        self.tokens, self.equals = [], None
+        self.levels, self.depth = [0], 0
+
+
+def _check_number(text: str, lexeme: str, column: int) -> None:
+    """Refuse literals with too many integer digits, above MAX_CONSTANT, or rounding to 0."""
+    mantissa = lexeme.lower().partition("e")[0]
+    if len(mantissa.partition(".")[0]) > MAX_INTEGER_DIGITS:
+        raise InputError(
+            f"number out of range: at most {MAX_INTEGER_DIGITS} digits before the decimal point "
+            "(a fixed limit): use an exponent, 1.5e40",
+            text,
+            column,
+        )
+    value = float(lexeme)
+    if not value <= MAX_CONSTANT or (value == 0 and mantissa.strip("0.")):
+        raise InputError(
+            f"number out of range: {shorten(lexeme)} "
+            f"(use magnitudes up to {MAX_CONSTANT_TEXT} that do not round to 0; a fixed limit)",
+            text,
+            column,
+        )
+
+
+def _check_name(text: str, name: str, column: int) -> None:
+    if name.startswith("_"):
+        message = f"names must start with a letter: {shorten(name)!r}"
+    elif "__" in name:
+        message = f"names may not contain '__': {shorten(name)!r}"
+    elif len(name) > MAX_NAME_LENGTH:
+        message = f"name too long: {shorten(name)!r} (limit {MAX_NAME_LENGTH} characters, fixed)"
+    elif name in _PYTHON_OPERATOR_WORDS:
+        message = (
+            f"{name!r} is a Python keyword, not an operator here: "
+            "use + - * / ^ and functions, and rename such variables"
+        )
+    else:
+        return
+    raise InputError(message, text, column)
+
+
+def checked_variables(variables: Iterable[str]) -> frozenset[str]:
+    names = tuple(variables)
+    for name in names:
+        valid = re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) and "__" not in name
+        if not valid or len(name) > MAX_NAME_LENGTH or name in _PYTHON_OPERATOR_WORDS:
+            raise InputError(
+                f"invalid variable name {shorten(name)!r}: use a letter, then letters, digits or _"
+            )
+        if name in FUNCTION_NAMES:
+            raise InputError(f"{name!r} is a function and cannot be a variable: rename it")
+    return frozenset(names)
+
+
+def shorten(text: str, limit: int = 30) -> str:
+    """``text`` cut to ``limit`` characters for a message.
+
+    >>> shorten("x" * 40, 5)
+    'xxxxx...'
+    """
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,87 @@
+"""The lexer: hostile text is refused fast with a caret on the culprit, nesting is bounded while
+tokenising, and statements are split where the text says."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradcalc.core.errors import InputError
+from gradcalc.lang.lexer import MAX_DEPTH, Lexer
+from gradcalc.lang.parser import parse_program
+from tests.hostile_inputs import HOSTILE
+from tests.lang.trees import expr, refusal, shape
+
+
+def _label(case: tuple[str, str]) -> str:
+    text = case[0]
+    return ascii(text if len(text) <= 40 else f"{text[:20]}...({len(text)} chars)")
+
+
+@pytest.mark.parametrize(("text", "fragment"), HOSTILE, ids=[_label(c) for c in HOSTILE])
+def test_hostile_input_is_refused_with_a_caret_on_the_culprit(text: str, fragment: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_program(text)
+    error = caught.value
+    assert fragment in error.message
+    assert "\n" not in error.message
+    assert error.text == text
+    assert 0 <= error.column < len(text)
+    line, caret = error.render().split("\n")[-2:]
+    assert caret.strip() == "^"
+    culprit = text[error.column]
+    shown = culprit if culprit.isprintable() else "�"  # invisible characters are not echoed
+    assert line[caret.index("^")] == shown  # the caret sits under the culprit
+
+
+def test_hostile_list_is_broad() -> None:
+    assert len(HOSTILE) >= 45
+    assert len({text for text, _ in HOSTILE}) == len(HOSTILE)
+
+
+@pytest.mark.parametrize("text", ["(" * 100_000, "-" * 100_000 + "x", "+-" * 50_000 + "x"])
+def test_nesting_bombs_are_refused_at_the_limit(text: str) -> None:
+    error = refusal(text)  # at the limit's column: the rest of the text is never read
+    assert "nested too deeply" in error.message
+    assert error.column == MAX_DEPTH
+
+
+def test_nesting_at_the_limit_is_fine() -> None:
+    text = "(" * MAX_DEPTH + "x" + ")" * MAX_DEPTH
+    assert shape(expr(text)) == shape(expr("x"))
+    assert "nested too deeply" in refusal("(" + text + ")").message
+
+
+def test_unicode_lookalike_is_named() -> None:
+    error = refusal("2*\u0445")
+    assert error.message.startswith("character U+0445 (CYRILLIC SMALL LETTER HA) is not allowed")
+    assert error.column == 2
+
+
+def test_variables_must_be_names_that_are_not_functions() -> None:
+    for bad in ["sin", "2x", "a b", "__x", "not"]:
+        with pytest.raises(InputError):
+            parse_program("1", [bad])
+
+
+def test_statements_are_split_at_semicolons_and_newlines_with_their_equals() -> None:
+    statements = Lexer("a = 1;\n\n b = a(2)\r\n a + b").run()
+    assert [[lexeme for _, lexeme, _ in s.tokens] for s in statements] == [
+        ["a", "=", "1"],
+        ["b", "=", "a", "(", "2", ")"],
+        ["a", "+", "b"],
+    ]
+    assert [s.equals for s in statements] == [1, 1, None]
+    assert [s.tokens[0][2] for s in statements] == [0, 9, 20]  # columns into the whole text
+
+
+def test_pasted_math_symbols_read_as_ascii_at_their_column() -> None:
+    (statement,) = Lexer("2·x² − π").run()
+    assert [(lexeme, column) for _, lexeme, column in statement.tokens] == [
+        ("2", 0),
+        ("*", 1),
+        ("x", 2),
+        ("^", 3),
+        ("2", 3),
+        ("-", 5),
+        ("pi", 7),
+    ]
