@@ -35,8 +35,10 @@ from gradcalc.symbolic.crosscheck import (
 )
 from gradcalc.symbolic.defined import undefined_at
 from gradcalc.symbolic.derivative import derivative, symbol
-from gradcalc.symbolic.equivalence import ENOUGH, decide, patient
+from gradcalc.symbolic.equivalence import decide
 from gradcalc.symbolic.notation import user_text
+from gradcalc.symbolic.patience import patient
+from gradcalc.symbolic.precision import ENOUGH
 
 RTOL = 1e-9
 ATOL = 1e-12

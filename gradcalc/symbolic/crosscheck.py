@@ -395,12 +395,12 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
 
 def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where) -> None:
     """Where the tape parts from sympy's derivative evaluated in floats, evaluate the
-    derivative again to 40+ digits (:func:`~gradcalc.symbolic.equivalence.precise_value`),
+    derivative again to 40+ digits (:func:`~gradcalc.symbolic.precision.precise_value`),
     at up to CONFIRM points: a disagreement is never one with float rounding (sympy's
     ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1)."""
     import sympy as sp
 
-    from gradcalc.symbolic.equivalence import precise_value
+    from gradcalc.symbolic.precision import precise_value
 
     shape = where.skip.shape
     columns = {v: np.broadcast_to(where.point[v], shape).reshape(-1) for v in graph.variables}

@@ -30,22 +30,18 @@ from collections.abc import Sequence
 from time import process_time
 from typing import Any
 
-from gradcalc.symbolic.equivalence import (
+from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.symbolic.decision import (
     EQUIVALENT,
-    HIGH,
     HOW,
-    LOW,
     NOT_EQUIVALENT,
     UNDECIDED,
     Decision,
-    _apart,
-    _mp_real,
-    _point_text,
-    _simplifies_to_zero,
-    agreement,
-    settled,
-    time_limit,
+    apart,
+    point_text,
 )
+from gradcalc.symbolic.equivalence import simplifies_to_zero
+from gradcalc.symbolic.precision import HIGH, LOW, agreement, mp_real, settled
 
 SECONDS = 4.0  # CPU seconds for the points on the curve
 TRIES = 40  # values of the other variables tried
@@ -97,7 +93,7 @@ def decide_on_curve(
                 return outcome
             if outcome is not None:
                 agreed.append(outcome)
-    if _simplifies_to_zero(difference, _monotonic_deadline(seconds)):
+    if simplifies_to_zero(difference, _monotonic_deadline(seconds)):
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
     agreeing = agreement(agreed, "the curve")
     if agreeing is not None:
@@ -184,7 +180,7 @@ def _real(function, fixed, y) -> Any:
 
     args = [mpmath.mpf(int(v.p)) / int(v.q) for v in fixed]
     try:
-        return _mp_real(function(*args, y))
+        return mp_real(function(*args, y))
     except (ValueError, ZeroDivisionError, TypeError, OverflowError):
         return None
 
@@ -208,10 +204,10 @@ def _compare(functions, fixed, root, others, dependent) -> float | Decision | No
         if digits is None or digits >= 0:
             return digits
         where = ", ".join(
-            [f"{s}={_point_text(v)}" for s, v in zip(others, fixed)]
+            [f"{s}={point_text(v)}" for s, v in zip(others, fixed)]
             + [f"{dependent}≈{mpmath.nstr(root, 8)}"]
         )
-        yours, correct = _apart(a, c, a - c)
+        yours, correct = apart(a, c, a - c)
     return Decision(
         NOT_EQUIVALENT,
         "high precision",

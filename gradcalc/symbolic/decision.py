@@ -1,0 +1,108 @@
+"""A verdict on two expressions and how it is written: the :class:`Decision` record, and the
+texts of a witness -- the point where the two sides differ, and their values, short.
+
+>>> import sympy as sp
+>>> witness({"x": sp.Rational(1, 2)}, "1.5", "1.25", "exact").detail
+'differs at x=0.5: yours 1.5, correct 1.25 (exact)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "EQUIVALENT",
+    "HOW",
+    "NOT_EQUIVALENT",
+    "UNDECIDED",
+    "Decision",
+    "apart",
+    "number_text",
+    "point_text",
+    "witness",
+]
+
+EQUIVALENT = "equivalent"
+NOT_EQUIVALENT = "not equivalent"
+UNDECIDED = "could not decide"
+HOW = "high-precision evaluation"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One verdict: ``verdict`` (EQUIVALENT, NOT_EQUIVALENT or UNDECIDED), the
+    ``evidence`` it rests on (``"proof"``, ``"exact points"``, ``"exact"``,
+    ``"high precision"``; empty when undecided) and a one-line ``detail`` for people.
+
+    >>> Decision(UNDECIDED, "", "no test point").ok is None
+    True
+    """
+
+    verdict: str
+    evidence: str
+    detail: str
+
+    @property
+    def ok(self) -> bool | None:
+        """True when equivalent, False when not, None when undecided."""
+        return {EQUIVALENT: True, NOT_EQUIVALENT: False}.get(self.verdict)
+
+
+def witness(point: Mapping[str, Any], yours: str, correct: str, how: str) -> Decision:
+    """NOT_EQUIVALENT, with the point and both values; ``how`` says how they were found."""
+    where = ", ".join(f"{name}={point_text(v)}" for name, v in point.items())
+    detail = f"differs at {where or 'every point'}: yours {yours}, correct {correct} ({how})"
+    return Decision(NOT_EQUIVALENT, "exact" if how == "exact" else "high precision", detail)
+
+
+def point_text(value: Any) -> str:
+    """An exact rational as people write it: a decimal when it has a short one, else p/q.
+
+    >>> import sympy as sp
+    >>> [point_text(sp.Rational(n, d)) for n, d in [(2111, 1000), (-1, 20), (1, 3), (7, 1)]]
+    ['2.111', '-0.05', '1/3', '7']
+    """
+    p, q = int(value.p), int(value.q)
+    places = next((k for k in range(1, 41) if 10**k % q == 0), None)
+    if q == 1 or places is None:
+        return str(value)
+    digits = str(abs(p) * (10**places // q)).rjust(places + 1, "0")
+    return f"{'-' if p < 0 else ''}{digits[:-places]}.{digits[-places:]}"
+
+
+def number_text(value: Any) -> str:
+    """An exact rational, short: as :func:`point_text` when that is short, else 12
+    significant digits.
+
+    >>> import sympy as sp
+    >>> number_text(sp.Rational(-67, 20)), number_text(sp.Rational(1, 10**40))
+    ('-3.35', '1.0e-40')
+    """
+    import mpmath
+
+    text = point_text(value)
+    if len(text) <= 24:
+        return text
+    with mpmath.workdps(30):
+        return mpmath.nstr(mpmath.mpf(int(value.p)) / int(value.q), 12)
+
+
+def apart(yours: Any, correct: Any, gap: Any) -> tuple[str, str]:
+    """Two different numbers with enough digits (10 to 20) to show their difference to
+    about 3 digits; when 20 are not enough, the second text also gives the difference.
+
+    >>> apart(1.00000000001, 1.0, 1e-11)
+    ('1.00000000001', '1.0')
+    >>> apart(1, 1, 1e-30)
+    ('1.0', '1.0, yours − correct = 1.0e-30')
+    """
+    import mpmath
+
+    a, c, d = (mpmath.mpf(v) for v in (yours, correct, gap))
+    scale = max(abs(a), abs(c))
+    digits = max(10, int(mpmath.ceil(mpmath.log10(scale / abs(d)))) + 3)
+    if digits > 20:
+        return mpmath.nstr(a, 10), f"{mpmath.nstr(c, 10)}, yours − correct = {mpmath.nstr(d, 10)}"
+    return mpmath.nstr(a, digits), mpmath.nstr(c, digits)

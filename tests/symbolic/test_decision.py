@@ -1,0 +1,39 @@
+"""symbolic.decision: a witness's texts say the exact point and values, short."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from gradcalc.symbolic.decision import NOT_EQUIVALENT, apart, number_text, point_text, witness
+
+
+@pytest.mark.parametrize(("p", "q"), [(2111, 1000), (-1, 20), (7, 1), (3, 8), (-123456789, 2**20)])
+def test_a_point_with_a_short_decimal_is_written_as_that_decimal_exactly(p: int, q: int) -> None:
+    text = point_text(sp.Rational(p, q))
+    assert "/" not in text
+    assert Fraction(text) == Fraction(p, q)  # read back exactly, not rounded
+
+
+def test_a_point_without_a_short_decimal_is_a_fraction() -> None:
+    assert point_text(sp.Rational(-2, 3)) == "-2/3"
+
+
+def test_a_long_exact_value_is_shortened_to_12_digits() -> None:
+    value = sp.Rational(10**30 + 1, 3)
+    assert len(point_text(value)) > 24
+    assert float(number_text(value)) == pytest.approx(float(value), rel=1e-11)
+
+
+def test_two_close_values_are_shown_with_enough_digits_to_differ() -> None:
+    yours, correct = apart(1 + 1e-12, 1.0, 1e-12)
+    assert yours != correct and float(yours) - float(correct) == pytest.approx(1e-12, rel=1e-3)
+
+
+def test_a_witness_names_the_point_and_the_evidence() -> None:
+    decision = witness({"x": sp.Rational(1, 4), "y": sp.Integer(2)}, "3", "2", "exact")
+    assert decision.verdict == NOT_EQUIVALENT and decision.evidence == "exact"
+    assert decision.detail == "differs at x=0.25, y=2: yours 3, correct 2 (exact)"
+    assert witness({}, "3", "2", "high-precision evaluation").evidence == "high precision"
