@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
@@ -306,6 +307,23 @@ def evaluate(
         upstream = ancestors(tape, tensors[target])
         evaluation.problems.append([p for p in tape.problems() if p.record.index in upstream])
     return evaluation
+
+
+def lazy_rows(
+    graph: Graph, point: Mapping[str, object], sources: Sequence[str]
+) -> list[Sequence[TapeRow]]:
+    """Each target's tape rows at ``point``, recorded on one full tape when first read.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> rows = lazy_rows(lower(parse_program("sin(x)")), {"x": 0.0}, ("x",))
+    >>> rows[0].recorded, rows[0][0].formula, rows[0].recorded
+    (False, 'sin(x)', True)
+    """
+    record = functools.cache(lambda: evaluate(graph, point, sources).rows)
+    return [
+        LazyRows(functools.partial(lambda k: record()[k], k)) for k in range(len(graph.targets))
+    ]
 
 
 def ancestors(tape: Tape, target: Tensor) -> set[int]:

@@ -15,12 +15,13 @@ a chain of thirty nodes, never a tree. Everything here is iterative.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
+from gradcalc.lang.literals import CONSTANT_VALUES
 from gradcalc.lang.reading import ambiguities, read_as
 from gradcalc.lang.syntax import Binary, Call, Const, Name, Neg, Num, Program, postorder
 from gradcalc.lang.syntax import Node as Syntax
@@ -129,6 +130,39 @@ class Graph:
     def variable_node(self, name: str) -> int:
         """The node index of a free variable."""
         return self.variable_nodes[name]
+
+
+def shape(graph: Graph, varies: Callable[[str], bool]) -> tuple[Hashable, tuple[int, ...]]:
+    """The graph's structure with some of its numbers left out, and those numbers' nodes.
+
+    A number is left out when ``varies`` accepts its text, unless it is an operand of a
+    power (``x^2`` and ``x^3`` differ in structure) or a named constant (``pi``). Graphs with
+    equal keys are the same computation but for the values of the numbers left out: every
+    node, its op's parameters, how nodes share inputs, the variables and the targets.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> def key(text):
+    ...     return shape(lower(parse_program(text)), lambda number: number != "1")
+    >>> key("2.5*x + x^2")[0] == key("7*x + x^2")[0], key("2.5*x + x^2")[1]
+    (True, (0,))
+    >>> key("2.5*x + x^3")[0] == key("2.5*x + x^2")[0], key("1*x + x^2")[1]
+    (False, ())
+    """
+    powers = {i for node in graph.nodes if node.op == "pow" for i in node.inputs}
+    key: list[tuple] = []
+    numbers: list[int] = []
+    for node in graph.nodes:
+        if (
+            node.kind == "const"
+            and node.index not in powers
+            and node.text not in CONSTANT_VALUES
+            and varies(node.text)
+        ):
+            numbers.append(node.index)
+            key.append(("number",))
+        else:
+            key.append((node.kind, node.op, node.inputs, node.text, node.params))
+    return (tuple(key), graph.targets), tuple(numbers)
 
 
 class _Builder:

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from gradcalc.lang.graph import Graph
-from gradcalc.lang.literals import CONSTANT_VALUES, DECIMAL
+from gradcalc.lang.graph import Graph, shape
+from gradcalc.lang.literals import DECIMAL
 from gradcalc.symbolic.convert import (
     MAX_EXACT_BITS,
     MAX_EXACT_DIGITS,
@@ -144,24 +144,18 @@ def shape_of(graph: Graph) -> tuple[Hashable, dict[int, Any], dict[Any, Any]] | 
     if not graph.elementwise:  # tensor ops (sum, @, indexing): never shared
         graph.cache[("shape",)] = None
         return None
-    powers = {i for node in graph.nodes if node.op == "pow" for i in node.inputs}
-    key: list[tuple] = []
+    key, numbers = shape(graph, lambda text: constant_to_sympy(text) not in (0, 1))
     symbols: dict[int, Any] = {}
     values: dict[Any, Any] = {}
     digits = 0
-    for node in graph.nodes:
-        if node.kind == "const" and node.index not in powers and node.text not in CONSTANT_VALUES:
-            value = constant_to_sympy(node.text)
-            if value not in (0, 1):
-                digits += len(str(value.p)) + len(str(value.q))
-                symbols[node.index] = symbol_for(node.index)
-                values[symbols[node.index]] = value
-                key.append(("number",))
-                continue
-        key.append((node.kind, node.op, node.inputs, node.text, node.params))
+    for index in numbers:
+        value = constant_to_sympy(graph.nodes[index].text)
+        digits += len(str(value.p)) + len(str(value.q))
+        symbols[index] = symbol_for(index)
+        values[symbols[index]] = value
     found = None
     if symbols and digits <= MAX_SHARED_DIGITS:
-        found = (tuple(key), graph.targets), symbols, values
+        found = key, symbols, values
     graph.cache[("shape",)] = found
     return found
 
