@@ -23,7 +23,8 @@ its text, when known) and the stream goes on -- whatever went wrong in that job,
 error or a bug included (``"exit_code": 70``); one undefined at its point is answered like
 ``grad`` answers it (``"undefined"`` says why). Compiled expressions are cached up to
 :data:`CACHE_NODES` graph nodes in all; expressions that differ only in their numbers
-share one symbolic derivative (:mod:`gradcalc.symbolic.shapes`).
+share one symbolic derivative (:mod:`gradcalc.symbolic.shapes`) and, from the second on,
+one plan that computes their point without a tape (:mod:`gradcalc.engine.scalar`).
 
 >>> import io, json
 >>> out = io.StringIO()
@@ -50,6 +51,7 @@ from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at
 from gradcalc.engine.points import Points, parse_at, points_from_rows
+from gradcalc.engine.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import to_json
@@ -77,7 +79,7 @@ def run_jobs(lines: Iterable[str], out: TextIO, timeout: float = 0.0, **options:
     settings = Options(**{"strict": False, **options})
     seen: set[int] = set()
     cache = _Cache()
-    with sharing(cache.shapes):
+    with sharing(cache.shapes), planning(cache.plans):
         for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
             if isinstance(line, int):
                 message = f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
@@ -145,6 +147,7 @@ class _Cache:
         self.graphs: OrderedDict[tuple, Graph] = OrderedDict()
         self.nodes = 0
         self.shapes = Shapes()
+        self.plans = Plans()
 
     def compiled(self, expression: str, names: tuple[str, ...], of: tuple | None) -> Graph:
         key = (expression, names, of)
@@ -165,6 +168,7 @@ class _Cache:
         self.graphs.clear()
         self.nodes = 0
         self.shapes.clear()
+        self.plans = Plans()
 
 
 def _one_source(graph: Graph, wrt: list[str] | None, order: int) -> str:

@@ -30,6 +30,7 @@ from gradcalc.engine.results import (
     JacobianResult,
     Options,
 )
+from gradcalc.engine.scalar import scalar_evaluation
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_program
 from gradcalc.symbolic.crosscheck import check_against, symbolic_gradient, target_expression
@@ -161,14 +162,20 @@ def gradient_at(
 
     With many points (unless ``options.tape`` is ``True``), the recorded tape is replayed
     chunk by chunk (:mod:`gradcalc.engine.replay`); only the points that need explaining
-    (undefined, at a kink, NaN) are computed again on a full tape and merged back.
+    (undefined, at a kink, NaN) are computed again on a full tape and merged back. In a
+    stream of jobs (:func:`~gradcalc.engine.scalar.planning`), one point is computed by its
+    shape's plan where nothing needs explaining (:mod:`gradcalc.engine.scalar`).
 
     >>> graph = compile_expression("x*y")
     >>> many = Points(("x", "y"), {"x": np.arange(3.0), "y": np.ones(3)}, None)
     >>> gradient_at(graph, many, options=Options(check=False, tape=False))[0].gradient["x"]
     array([1., 1., 1.])
     """
-    run = swept(graph, points, wrt, options) or evaluate(graph, points.arrays, wrt)
+    run = (
+        swept(graph, points, wrt, options)
+        or (None if options.tape else scalar_evaluation(graph, points, wrt, options.thresholds))
+        or evaluate(graph, points.arrays, wrt)
+    )
     return gradient_results(run, points, options)
 
 

@@ -13,7 +13,6 @@ replay's findings told by a full tape at one point each.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -22,7 +21,7 @@ import numpy as np
 
 from gradcalc.core.tape import Problem
 from gradcalc.engine.diagnostics import KINDS, Finding
-from gradcalc.engine.evaluate import Evaluation, LazyRows, TapeRow, evaluate, source_names
+from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, lazy_rows, source_names
 from gradcalc.engine.judge import gradient_results
 from gradcalc.engine.points import Points
 from gradcalc.engine.replay import SweepResult, run_sweep
@@ -53,8 +52,7 @@ def swept(
     targets = range(len(graph.targets))
     rows: list[Sequence[TapeRow]] = [[] for _ in targets]
     if options.tape is None:  # recorded on a full tape if anyone looks
-        record = functools.cache(lambda: evaluate(graph, arrays, sources).rows)
-        rows = [LazyRows(functools.partial(lambda k: record()[k], k)) for k in targets]
+        rows = lazy_rows(graph, arrays, sources)
     findings = _findings(graph, points, sources, options, out)  # tracked for one target only
     run = Evaluation(
         graph,

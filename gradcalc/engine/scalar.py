@@ -3,7 +3,7 @@
 A ``--jobs`` stream answers many small expressions, each at one point. Most share a shape
 with earlier ones (:func:`~gradcalc.lang.graph.shape`: ``1.3*x^2 + 0.9*x*y`` and
 ``2.8*x^2 + 0.7*x*y``). For a shape seen before, the graph is recorded once as a
-straight-line forward-and-reverse program (:func:`~gradcalc.engine.replay.record_sweep`)
+straight-line forward-and-reverse program (:func:`~gradcalc.engine.sweep.record_sweep`)
 with its numbers as inputs, like the variables; each job of the shape then runs that
 program on plain numpy scalars -- no tape, no arrays of length 1, no bookkeeping per op.
 
@@ -44,7 +44,7 @@ from gradcalc.core.ops import REGISTRY
 from gradcalc.engine.diagnostics import Thresholds
 from gradcalc.engine.evaluate import Evaluation, lazy_rows
 from gradcalc.engine.points import Points
-from gradcalc.engine.replay import record_sweep
+from gradcalc.engine.sweep import record_sweep
 from gradcalc.lang.graph import Graph, Node, shape
 from gradcalc.lang.literals import DECIMAL
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import random
 import select
 import subprocess
 import sys
@@ -146,3 +148,52 @@ def test_run_jobs_directly() -> None:
     out = io.StringIO()
     assert run_jobs(["x*y\tx=2,y=3"], out, check=False) == 0
     assert json.loads(out.getvalue())["gradient"] == {"x": 3.0, "y": 2.0}
+
+
+def _alone_and_streamed(lines: list[str], **options) -> tuple[list[str], list[str]]:
+    """Each job's answer in a stream of its own, and in one stream of them all."""
+    alone = []
+    for line in lines:
+        out = io.StringIO()
+        run_jobs([line], out, **options)
+        alone.append(out.getvalue())
+    out = io.StringIO()
+    run_jobs(lines, out, **options)
+    streamed = out.getvalue().splitlines(keepends=True)
+    return [json.dumps({**json.loads(a), "job": 0}) for a in alone], [
+        json.dumps({**json.loads(s), "job": 0}) for s in streamed
+    ]
+
+
+TEMPLATES = [
+    "{a}*x^2+{b}*x*y",
+    "exp({a}*x)*y-{b}*x*y^2",
+    "log(1+x^2)*y+{a}*cos(y)",
+    "{a}*x*y/(1+y^2)+{b}*x",
+    "{a}*abs(x)+sqrt({b}*y)",
+    "sigmoid({a}*x)*tanh({b}*y)",
+    "u = {a}*x*y; v = u^2 + {b}/x",
+]
+#: Kinks, domain edges, zeros, overflow and underflow, and ordinary points.
+AWKWARD = ["0", "-0.0", "1", "-1", "0.5", "-2.5", "1e-300", "1e300", "-1e300", "710", "3"]
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_a_streams_answers_are_each_jobs_answer_alone(check, monkeypatch) -> None:
+    """In one stream, jobs of one shape share a plan and a derivative (the fast paths); alone,
+    each job is computed on a full tape and differentiated by itself: the same answers."""
+    import gradcalc.engine.api as api
+
+    fast = []
+    plain = api.scalar_evaluation
+    monkeypatch.setattr(api, "scalar_evaluation", lambda *a: fast.append(plain(*a)) or fast[-1])
+    rng = random.Random(17)
+    lines = []
+    for _ in range(60 if check else 150):
+        numbers = {k: str(round(rng.uniform(0.2, 3.0), 2)) for k in "ab"}
+        point = {v: rng.choice([*AWKWARD, str(round(rng.uniform(-3, 3), 3))]) for v in "xy"}
+        expr = rng.choice(TEMPLATES).format(**numbers)
+        lines.append(json.dumps({"expr": expr, "at": point}))
+    alone, streamed = _alone_and_streamed(lines, check=check)
+    assert streamed == alone
+    assert sum(run is not None for run in fast) > len(lines) // 4  # the fast path was taken
