@@ -59,7 +59,7 @@ class Plan:
     when its domain is checked, which inputs are constants); ``slots`` the initial slot
     values (the constants; the variables and then the numbers fill the first ones)."""
 
-    steps: tuple[tuple[Any, tuple[int, ...], int, dict, Any, tuple[bool, ...]], ...]
+    steps: tuple[tuple[Any, tuple[int, ...], int, dict[str, Any], Any, tuple[bool, ...]], ...]
     slots: tuple[Any, ...]
     values: tuple[int, ...]
     gradients: tuple[dict[str, int | None], ...]
@@ -75,7 +75,7 @@ class Plans:
         self.seen: set[Hashable] = set()
 
     def plan(
-        self, key: Hashable, graph: Graph, numbers: tuple[int, ...], sources: tuple
+        self, key: Hashable, graph: Graph, numbers: tuple[int, ...], sources: tuple[str, ...]
     ) -> Plan | None:
         """The plan under ``key``: made from ``graph`` the second time the key is asked for
         (a shape seen once is not worth recording), ``None`` before that or when the
@@ -208,9 +208,9 @@ def _varies(text: str) -> bool:
     return bool(DECIMAL.fullmatch(text)) and float(text) not in (0.0, 1.0)
 
 
-def _record(graph: Graph, numbers: tuple[int, ...], sources: tuple) -> Plan | None:
-    """The plan of ``graph`` with its ``numbers`` as inputs after the variables (they are
-    variables of a copy of the graph that ``sources`` leaves out)."""
+def _record(graph: Graph, numbers: tuple[int, ...], sources: tuple[str, ...]) -> Plan | None:
+    """The plan of ``graph`` with its ``numbers`` as inputs after the variables: they become
+    variables of a copy of the graph, differentiated with respect to ``sources`` only."""
     names = [f"_c{i}" for i in numbers]  # no variable's name: names start with a letter
     nodes = list(graph.nodes)
     for i, name in zip(numbers, names):
@@ -274,7 +274,7 @@ def _run(plan: Plan, inputs: list[Any], thresholds: Thresholds) -> list[Any] | N
     # a margin of 2 either side: the check may show the exact value in place of the tape's
     low, high = 2 * thresholds.vanishing, thresholds.exploding / 2
     for gradient in plan.gradients:
-        for k in gradient.values():
-            if k is not None and not low <= abs(slots[k]) <= high:
+        for held in gradient.values():
+            if held is not None and not low <= abs(slots[held]) <= high:
                 return None  # 0, vanishing, exploding (or not finite): the tape explains it
     return slots
