@@ -320,10 +320,21 @@ def lazy_rows(
     >>> rows[0].recorded, rows[0][0].formula, rows[0].recorded
     (False, 'sin(x)', True)
     """
-    record = functools.cache(lambda: evaluate(graph, point, sources).rows)
-    return [
-        LazyRows(functools.partial(lambda k: record()[k], k)) for k in range(len(graph.targets))
-    ]
+    tape = _Recording(graph, point, sources)
+    return [LazyRows(functools.partial(tape.rows, k)) for k in range(len(graph.targets))]
+
+
+class _Recording:
+    """One full tape's rows per target, recorded when first asked for."""
+
+    def __init__(self, graph: Graph, point: Mapping[str, object], sources: Sequence[str]):
+        self.graph, self.point, self.sources = graph, point, sources
+        self.recorded: list[Sequence[TapeRow]] | None = None
+
+    def rows(self, target: int) -> Sequence[TapeRow]:
+        if self.recorded is None:
+            self.recorded = evaluate(self.graph, self.point, self.sources).rows
+        return self.recorded[target]
 
 
 def ancestors(tape: Tape, target: Tensor) -> set[int]:

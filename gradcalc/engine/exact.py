@@ -186,7 +186,7 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
     try:
         with time_limit(where.timeout):
             for k, point in enumerate(where.exact_point[: flat.size]):
-                shared = shared_value(graph, target, None, point)  # in a stream: cheaper
+                shared = shared_value(graph, target, None, point, exact_only=True)  # in a stream
                 if isinstance(shared, float) or not np.isfinite(flat[k]):
                     continue  # no exact value (or the tape's is undefined): the tape's stands
                 if shared is not None:

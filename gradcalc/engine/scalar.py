@@ -177,30 +177,18 @@ def _plannable(graph: Graph) -> tuple[Hashable, tuple[int, ...]] | None:
     key, numbers = shape(graph, _varies)
     numbered = set(numbers)
     fixed: list[bool] = []  # computed from numbers and constants alone
+    counted: list[bool] = []  # ... and from a shared number among them
     for node in graph.nodes:
-        fixed.append(
-            node.kind == "const" or (node.kind == "op" and all(fixed[i] for i in node.inputs))
-        )
+        inputs = node.inputs
+        fixed.append(node.kind == "const" or (node.kind == "op" and all(fixed[i] for i in inputs)))
+        counted.append(node.index in numbered or (fixed[-1] and any(counted[i] for i in inputs)))
         if node.kind != "op":
             continue
-        if node.index in numbered or not _reads_number(graph, node, fixed, numbered):
-            continue
-        if fixed[-1] and REGISTRY[node.op].domain is not None:
+        if counted[-1] and REGISTRY[node.op].domain is not None:
             return None  # a tape checks a constant subexpression's domain apart
-        if node.op == "pow" and fixed[node.inputs[1]]:
+        if node.op == "pow" and counted[inputs[1]]:
             return None  # the power rule reads a constant exponent's value
     return key, numbers
-
-
-def _reads_number(graph: Graph, node: Node, fixed: list[bool], numbered: set[int]) -> bool:
-    """Whether a number-only input of ``node`` (or ``node`` itself) holds a shared number."""
-    stack = [i for i in node.inputs if fixed[i]]
-    while stack:
-        i = stack.pop()
-        if i in numbered:
-            return True
-        stack.extend(graph.nodes[i].inputs)
-    return False
 
 
 def _varies(text: str) -> bool:

@@ -70,6 +70,8 @@ class Shape:
     expressions: list[Any]
     size: int
     derivatives: dict[tuple[int, str], Any] = field(default_factory=dict)
+    #: by (target, source), the symbols of the numbers its derivative holds
+    numbers: dict[tuple[int, str], list[Any]] = field(default_factory=dict)
     #: by (target, source), a source of ``None`` for the target's own value
     evaluators: dict[tuple[int, str | None], Any] = field(default_factory=dict)
 
@@ -183,9 +185,10 @@ def shared_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[s
     for source in sources:
         if (target, source) not in shape.derivatives:
             general = shape.expressions[graph.targets[target]]
-            shape.derivatives[target, source] = derivative(general, symbol(source))
+            shape.derivatives[target, source] = general = derivative(general, symbol(source))
+            shape.numbers[target, source] = sorted(general.free_symbols & set(values), key=str)
         general = shape.derivatives[target, source]
-        used = tuple(values[c] for c in sorted(general.free_symbols & set(values), key=str))
+        used = tuple(values[c] for c in shape.numbers[target, source])
         given = (key, target, source, used)
         if given not in store.given:
             _bounded(store.given)[given] = exact_at(general, values)
@@ -227,14 +230,19 @@ def shared_target(graph: Graph, target: int) -> Any | None:
 
 
 def shared_value(
-    graph: Graph, target: int, source: str | None, point: Mapping[str, str]
+    graph: Graph,
+    target: int,
+    source: str | None,
+    point: Mapping[str, str],
+    exact_only: bool = False,
 ) -> Fraction | float | None:
     """The shared derivative of target ``target`` with respect to ``source`` (``None``: the
     target itself) at one point given as plain numbers: exactly, as a :class:`Fraction`, for
     a rational function; to :data:`DIGITS` digits, as a float (NaN where not real), for any
     other; ``None`` where sympy's exact arithmetic is to be used instead (a point such as
-    ``pi/4``, no shape, or an evaluation that failed). Call it after :func:`shared_gradient`
-    (or :func:`shared_target`), which make the shape's expressions.
+    ``pi/4``, no shape, or an evaluation that failed). With ``exact_only``, a value that
+    would be to :data:`DIGITS` digits is not computed: NaN stands for it. Call it after
+    :func:`shared_gradient` (or :func:`shared_target`), which make the shape's expressions.
 
     >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
@@ -243,8 +251,9 @@ def shared_value(
     ...     _ = shared_gradient(graph, 0, ["x", "y"])
     ...     value = shared_value(graph, 0, "x", {"x": "0.5", "y": "1"})
     ...     exact = shared_value(graph, 0, "x", {"x": "pi/6", "y": "1"})
-    >>> value, exact
-    (2.193956404725932, None)
+    ...     left_out = shared_value(graph, 0, "x", {"x": "0.5", "y": "1"}, exact_only=True)
+    >>> value, exact, left_out
+    (2.193956404725932, None, nan)
     >>> graph = lower(parse_program("2.5*x^2*y"))
     >>> with sharing(Shapes()):
     ...     _ = shared_gradient(graph, 0, ["x"])
@@ -270,6 +279,8 @@ def shared_value(
     evaluate = shape.evaluators[which]
     if evaluate is None:
         return None
+    if exact_only and not isinstance(evaluate, _Exact):
+        return math.nan
     numbers = [Fraction(int(c.p), int(c.q)) for c in values.values()]
     try:
         if isinstance(evaluate, _Exact):
