@@ -7,7 +7,10 @@ The evidence, strongest first, as in :mod:`gradcalc.symbolic.equivalence`:
 - **proof**: the difference is 0, or (F a polynomial) the numerator of the difference is a
   polynomial multiple of F, or ``simplify`` reduces the difference to 0;
 - **high precision on the curve**: points of the curve are found by fixing the other
-  variables at random decimals and solving F = 0 for the dependent one with mpmath at 120
+  variables at random decimals -- by turns in [-3, 3] and of either sign with a magnitude
+  from 0.01 to 30,000, since a curve may have no real points near the origin (the real
+  points of 652525x²y² + 2x²y + 108xy + 12 = 0 have |x| > 2744) -- and solving F = 0 for
+  the dependent one with mpmath at 120
   digits (a sign change of F bracketing each root); both sides are evaluated there at 60 and
   120 digits. A point where they part far above that precision is a witness; 12 points
   where they share 40+ digits make "equivalent".
@@ -44,7 +47,7 @@ from gradcalc.symbolic.equivalence import simplifies_to_zero
 from gradcalc.symbolic.precision import HIGH, LOW, agreement, mp_real, settled
 
 SECONDS = 4.0  # CPU seconds for the points on the curve
-TRIES = 40  # values of the other variables tried
+TRIES = 80  # values of the other variables tried
 GRID = 400  # values of the dependent variable scanned for a sign change of F
 SPAN = 12.0  # ... in [-SPAN, SPAN], and a few of larger magnitude
 POINTS = 16  # points on the curve evaluated at most
@@ -79,10 +82,10 @@ def decide_on_curve(
     agreed: list[float] = []
     draw = random.Random(20261201)
     polynomial = curve.is_polynomial(dependent)
-    for _ in range(TRIES):
+    for tries in range(TRIES):
         if process_time() > deadline or len(agreed) >= POINTS:
             break
-        fixed = [sp.Rational(draw.randint(-3000, 3000), 1000) for _ in others]
+        fixed = [_decimal(draw, tries) for _ in others]
         if polynomial:
             roots = _polynomial_roots(curve.xreplace(dict(zip(others, fixed))), dependent)
         else:
@@ -103,6 +106,22 @@ def decide_on_curve(
         "",
         f"agrees at only {len(agreed)} points found on the curve and sympy found no proof",
     )
+
+
+def _decimal(draw: random.Random, turn: int) -> Any:
+    """A random exact decimal: on even turns in [-3, 3] (3 decimals), on odd ones of either
+    sign with a magnitude from 10^-2 to 10^4.5 (4 significant digits).
+
+    >>> draw = random.Random(1)
+    >>> [str(_decimal(draw, k)) for k in range(4)]
+    ['-19/10', '-501/10', '-911/1000', '5841/100000']
+    """
+    import sympy as sp
+
+    if turn % 2 == 0:
+        return sp.Rational(draw.randint(-3000, 3000), 1000)
+    magnitude = float(f"{10 ** draw.uniform(-2, 4.5):.4g}")
+    return sp.Rational(repr(magnitude)) * draw.choice((-1, 1))
 
 
 def _multiple_of(difference: Any, curve: Any, symbols: Sequence[Any]) -> bool:

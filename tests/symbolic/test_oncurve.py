@@ -54,3 +54,17 @@ def test_a_curve_without_real_points_cannot_decide() -> None:
     curve = x**2 + y**2 + 1  # no real point
     decision = decide_on_curve(x / y, -x / y, curve, [x, y], y)
     assert decision.verdict == "could not decide"
+
+
+def test_a_curve_without_real_points_near_the_origin_is_still_searched() -> None:
+    """652525x²y² + 2x²y + 108xy + 12 = 0 has real points only where |x| > 2744 (the
+    discriminant in y); with x drawn from [-3, 3] alone no point was found and three wrong
+    answers of benchmarks/exercises.py were "could not decide"."""
+    curve = -652525 * x**2 * y**2 - 2 * x**2 * y - 108 * x * y - 12
+    fx, fy = sp.diff(curve, x), sp.diff(curve, y)
+    truth = -fx / fy
+    for wrong in [fx / fy, (-fx + 1) / fy, -fy / fx]:
+        decision = decide_on_curve(wrong, truth, curve, [x, y], y)
+        assert decision.verdict == "not equivalent", (wrong, decision)
+        at = float(decision.detail.split("x=")[1].split(",")[0])
+        assert abs(at) > 2744  # a real point of the curve
