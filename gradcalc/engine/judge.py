@@ -16,6 +16,7 @@ besides the tape's numbers.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -88,7 +89,7 @@ def filled(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
     >>> filled(False, (2,)), filled(-1, (10**6,)).strides
     (array([False, False]), (0,))
     """
-    if int(np.prod(shape)) < 4096:
+    if math.prod(shape) < 4096:
         return np.full(shape, value)
     return np.broadcast_to(np.asarray(value), shape)
 
@@ -130,7 +131,7 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
     if options.strict and found:
         raise UndefinedError(found[0].describe(points, name))
-    size = max(int(np.prod(shape)), 1)
+    size = max(math.prod(shape), 1)
     first_reason = np.full(size, -1) if found else filled(-1, (size,))
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i

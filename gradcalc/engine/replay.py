@@ -45,6 +45,10 @@ from gradcalc.engine.sweep import Step, Sweep
 #: (measured: 2,048 points per slice is 2x slower, per-step overhead; 65,536 no faster).
 CHUNK = 32768
 
+#: Slices at least this long are computed in a few reused, aligned arrays (shorter ones
+#: in the arrays numpy allocates, which cost less to make than the reused ones).
+POOLED = 4096
+
 #: Threads that replay slices at once (numpy computes with the GIL released), at most.
 MAX_THREADS = 4
 
@@ -181,16 +185,21 @@ class _Replay:
         slots: list[Any] = [None] * sweep.size
         for k, value in sweep.constants.items():
             slots[k] = value
+        width = min(self.chunk, self.n)
+        # the steps' buffers and one more for _store (numpy recycles small arrays itself)
+        pool = [_aligned(width) for _ in range(sweep.buffers + 1)] if width >= POOLED else []
         with np.errstate(all="ignore"):
             for start in starts:
                 part = slice(start, min(start + self.chunk, self.n))
                 for k, column in enumerate(self.columns):
                     slots[k] = column[part]
                 flag = functools.partial(self.marks.mark, FLAGGED, part)
+                size = part.stop - part.start
+                buffers = [b[:size] for b in pool] if size < width else pool
                 outputs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
                 if self.kernels is None:
                     outputs = {slot: (col, col[part]) for slot, col in self.written.items()}
-                    _replay(sweep.steps, slots, flag, outputs)
+                    _replay(sweep.steps, slots, flag, outputs, buffers)
                 else:
                     fused.run(
                         self.kernels,
@@ -198,7 +207,10 @@ class _Replay:
                         functools.partial(_check_domain, flag=flag),
                         functools.partial(_check_finite, flag=flag),
                     )
-                _store(sweep, slots, self.result, part, self.thresholds, self.marks, outputs)
+                scratch = buffers[-1] if buffers else None
+                _store(
+                    sweep, slots, self.result, part, self.thresholds, self.marks, outputs, scratch
+                )
 
 
 FLAGGED = ("flagged", None)  # the key of the flagged points among the marks
@@ -236,22 +248,41 @@ class _Marks:
         return {key: self.masks[key] for key in kinds if key in self.masks}
 
 
+def _aligned(size: int) -> np.ndarray:
+    """An uninitialised float64 array starting on a 64-byte boundary (a vector register's
+    width: numpy's loops write a misaligned array at half speed).
+
+    >>> _aligned(5).ctypes.data % 64, _aligned(5).shape
+    (0, (5,))
+    """
+    raw = np.empty(size + 8)
+    skip = (-raw.ctypes.data % 64) // 8
+    return raw[skip : skip + size]
+
+
 def _replay(
     steps: list[Step],
     slots: list[Any],
     flag: Callable[[np.ndarray], None],
     outputs: Mapping[int, tuple[np.ndarray, np.ndarray]],
+    buffers: list[np.ndarray],
 ) -> None:
     """Run every step on the current slice, passing ``flag`` the points needing the tape; a
-    numpy ufunc whose result is an output writes it into its place in the result directly
-    (``outputs``: slot -> (result column, its part for this slice))."""
+    ufunc step writes into its place in the result where its value is an output
+    (``outputs``: slot -> (result column, its part for this slice)), else into its buffer
+    (see :func:`gradcalc.engine.sweep._plan_buffers`)."""
     for step in steps:
         values = [slots[i] for i in step.inputs]
-        forward = step.op.forward
-        if step.out in outputs and isinstance(forward, np.ufunc) and not step.params:
-            out = forward(*values, out=outputs[step.out][1])
+        ufunc = step.ufunc
+        if ufunc is None:
+            out = step.op.forward(*values, **step.params)
         else:
-            out = forward(*values, **step.params)
+            target = outputs.get(step.out)
+            if target is not None:
+                into: np.ndarray | None = target[1]
+            else:
+                into = None if step.buffer is None or not buffers else buffers[step.buffer]
+            out = ufunc(*values[: ufunc.nin], out=into)
         if step.guard:
             if step.check_domain:
                 _check_domain(step, values, flag)
@@ -264,9 +295,11 @@ def _replay(
 
 def _check_domain(step: Step, values: list[Any], flag: Callable[[np.ndarray], None]) -> None:
     """Flag the points where the step's inputs are outside its op's domain (except for
-    issues about a constant input)."""
-    for issue in step.op.issues(*values):
-        if issue.arg is None or not step.constant_inputs[issue.arg]:
+    issues about a constant input); the caller ignores floating-point errors (as
+    :meth:`~gradcalc.core.ops.Op.issues` would)."""
+    assert step.op.domain is not None  # else check_domain is off
+    for issue in step.op.domain(*values):
+        if (issue.arg is None or not step.constant_inputs[issue.arg]) and issue.mask.any():
             flag(issue.mask)
 
 
@@ -290,12 +323,21 @@ def _store(
     thresholds: Thresholds,
     marks: _Marks,
     outputs: Mapping[int, tuple[np.ndarray, np.ndarray]],
+    scratch: np.ndarray | None = None,
 ) -> None:
     """Copy the slice's outputs into the result (unless a step wrote them there) and mark
-    its unhealthy points: findings, or (untracked, and for NaN or infinity) flagged points."""
+    its unhealthy points: findings, or (untracked, and for NaN or infinity) flagged points.
+    ``scratch``, an array of the slice's length, holds the magnitudes looked at."""
+
+    def magnitude(values: np.ndarray) -> np.ndarray:
+        fits = scratch is not None and values.shape == scratch.shape
+        size: np.ndarray = np.absolute(values, out=scratch if fits else None)
+        return size
+
     for k, slot in enumerate(sweep.saturation):
-        slope = np.abs(slots[slot])
-        if not slope.min(initial=np.inf) >= thresholds.saturation:  # rare (or NaN): mark
+        slope = magnitude(slots[slot])
+        if not np.minimum.reduce(slope, axis=None, initial=np.inf) >= thresholds.saturation:
+            # rare (or NaN): mark the points
             index = None if sweep.saturating_records is None else sweep.saturating_records[k]
             marks.mark(("saturated", index), part, slope < thresholds.saturation)
     for k, slot in enumerate(sweep.values):
@@ -307,14 +349,15 @@ def _store(
             column = result.gradients[k][source]
             if held is None or column is None:
                 continue
-            size = np.abs(slots[held])
-            largest = size.max(initial=0.0)
+            size = magnitude(slots[held])
+            largest = np.maximum.reduce(size, axis=None, initial=0.0)
             clean = math.isfinite(largest)  # else a NaN hides the minimum too: mark all
             if not clean:
                 marks.mark(FLAGGED, part, ~np.isfinite(size))
             if not clean or largest > thresholds.exploding:  # rare: then mark the points
                 marks.mark(("exploding", source), part, size > thresholds.exploding)
-            if not clean or size.min(initial=np.inf) < thresholds.vanishing:  # or exactly 0
+            smallest = np.minimum.reduce(size, axis=None, initial=np.inf)
+            if not clean or smallest < thresholds.vanishing:  # or exactly 0
                 vanishing = (size > 0) & (size < thresholds.vanishing)
                 if vanishing.any():
                     marks.mark(("vanishing", source), part, vanishing)

@@ -42,7 +42,10 @@ class Step:
     whose last use this is; ``check_domain`` is off when the op's domain rule cannot fire
     given its constant inputs (``x**2`` is defined everywhere); ``check_finite`` is off when
     a NaN or infinity here could not vanish before reaching a checked value (see
-    :func:`_plan_finite_checks`).
+    :func:`_plan_finite_checks`). ``ufunc`` is set where the replay may have the op write
+    into an array it gives (see :func:`_plan_buffers`): a numpy ufunc computing float64 from
+    float64, called with the first ``ufunc.nin`` inputs; ``buffer`` numbers that array
+    among the replay's reused ones (``None``: numpy allocates the result).
     """
 
     op: Op
@@ -54,6 +57,8 @@ class Step:
     release: tuple[int, ...] = ()
     check_domain: bool = True
     check_finite: bool = True
+    ufunc: np.ufunc | None = None
+    buffer: int | None = None
 
 
 @dataclass
@@ -78,6 +83,8 @@ class Sweep:
     #: the tape record index of each ``saturation`` slope; ``None`` with several targets,
     #: whose findings only a full tape sorts out (then any finding sends the batch there)
     saturating_records: tuple[int, ...] | None = None
+    #: how many arrays of one chunk's length the steps' ``buffer`` numbers
+    buffers: int = 0
     _kernels: list[fused.Kernels | None] = field(default_factory=list, repr=False)
 
     def kernels(self) -> fused.Kernels | None:
@@ -129,6 +136,7 @@ def record_sweep(graph: Graph, sources: Sequence[str]) -> Sweep:
     )
     _plan_finite_checks(sweep)
     _plan_releases(sweep)
+    _plan_buffers(sweep)
     return sweep
 
 
@@ -266,6 +274,62 @@ def _plan_releases(sweep: Sweep) -> None:
     sweep.steps = [
         replace(step, release=tuple(releases.get(k, ()))) for k, step in enumerate(sweep.steps)
     ]
+
+
+def _ufunc(step: Step, constants: dict[int, np.ndarray]) -> np.ufunc | None:
+    """The ufunc that computes ``step`` into a float64 array it is given, if there is one:
+    its op's forward (a float64 ufunc without parameters), or ``np.square`` for a power of
+    exactly 2 (numpy computes ``np.power(x, 2.0)`` as ``np.square(x)``: the same bits).
+
+    >>> from gradcalc.core.ops import REGISTRY
+    >>> two = {1: np.array(2.0)}
+    >>> _ufunc(Step(REGISTRY["pow"], (0, 1), 2, {}, True, (False, True)), two)
+    <ufunc 'square'>
+    """
+    forward = step.op.forward
+    if not isinstance(forward, np.ufunc) or step.params or forward.nout != 1:
+        return None
+    try:
+        dtypes = forward.resolve_dtypes((np.dtype(np.float64),) * forward.nin + (None,))
+    except TypeError:  # no float64 loop
+        return None
+    if dtypes[-1] != np.float64:
+        return None
+    exponent = constants.get(step.inputs[-1]) if step.op.name == "pow" else None
+    if exponent is not None and exponent.shape == () and exponent == 2.0:
+        return np.square
+    return forward
+
+
+def _plan_buffers(sweep: Sweep) -> None:
+    """Give each step that computes an array of one chunk's length with a ufunc (other than
+    an output, written into the result directly) a buffer to write into, reused once the
+    value in it is released: the values of a chunk stay in the same few arrays, warm in the
+    cache, instead of a fresh array per step. A step whose domain is checked after it runs
+    never writes over its own inputs (the check reads them)."""
+    outputs = set(sweep.values) | {s for g in sweep.gradients for s in g.values() if s is not None}
+    vectors = set(range(len(sweep.variables)))
+    owner: dict[int, int] = {}  # slot -> its buffer
+    free: list[int] = []
+    count = 0
+    steps = []
+    for step in sweep.steps:
+        ufunc = _ufunc(step, sweep.constants)
+        in_place = not (step.guard and step.check_domain)
+        if in_place:
+            free += [owner.pop(i) for i in step.release if i in owner]
+        buffer = None
+        if any(i in vectors for i in step.inputs):
+            vectors.add(step.out)
+            scalars = all(sweep.constants[i].ndim == 0 for i in step.inputs if i not in vectors)
+            if ufunc is not None and scalars and step.out not in outputs:
+                buffer = free.pop() if free else count
+                count += buffer == count
+                owner[step.out] = buffer
+        if not in_place:
+            free += [owner.pop(i) for i in step.release if i in owner]
+        steps.append(replace(step, ufunc=ufunc, buffer=buffer))
+    sweep.steps, sweep.buffers = steps, count
 
 
 def sweep_for(graph: Graph, sources: Sequence[str]) -> Sweep:

@@ -125,7 +125,12 @@ class Graph:
         >>> lower(parse_program("x*y")).elementwise, lower(parse_program("sum(x)")).elementwise
         (True, False)
         """
-        return all(REGISTRY[node.op].elementwise for node in self.nodes if node.kind == "op")
+        if ("elementwise",) not in self.cache:
+            self.cache[("elementwise",)] = all(
+                REGISTRY[node.op].elementwise for node in self.nodes if node.kind == "op"
+            )
+        elementwise: bool = self.cache[("elementwise",)]
+        return elementwise
 
     def variable_node(self, name: str) -> int:
         """The node index of a free variable."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -17,7 +18,9 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gradcalc.engine import replay
 from gradcalc.engine.api import Options, compile_expression, gradient_at
+from gradcalc.engine.evaluate import evaluate
 from gradcalc.engine.points import Points
 from gradcalc.engine.replay import run_sweep
 from gradcalc.engine.sweep import record_sweep
@@ -123,6 +126,47 @@ def test_random_trees_replay_as_the_tape_computes(tree, seed) -> None:
     assert [s.describe(points, "f") for s in swept.singularities] == [
         s.describe(points, "f") for s in taped.singularities
     ]
+
+
+@random_trees
+def test_random_trees_replay_in_reused_buffers_as_the_tape_computes(tree, seed) -> None:
+    """Slices long enough to be computed in the reused buffers (see replay.POOLED), the last
+    one shorter: every point the replay does not flag has the tape's numbers, bit for bit."""
+    text, _ = tree
+    graph = compile_expression(text, ["x", "y"])
+    sweep = record_sweep(graph, ("x", "y"))
+    points = random_points(("x", "y"), 3 * 64 + 17, seed=seed, low=-3.0, high=3.0)
+    with mock.patch.object(replay, "POOLED", 64):
+        out = run_sweep(sweep, points.arrays, chunk=64)
+    taped = evaluate(graph, points.arrays, ("x", "y"))
+    clean = np.ones(len(points.arrays["x"]), dtype=bool)
+    if out.flagged is not None:
+        clean = ~out.flagged
+    tape_value = np.broadcast_to(taped.values[0], clean.shape)
+    assert np.array_equal(out.values[0][clean], tape_value[clean])
+    for name in ("x", "y"):
+        tape_gradient = taped.gradients[0][name]
+        if tape_gradient is not None:
+            got = out.gradients[0][name]
+            assert got is not None
+            assert np.array_equal(got[clean], np.broadcast_to(tape_gradient, clean.shape)[clean])
+
+
+def test_power_two_is_squaring_bit_for_bit() -> None:
+    """The replay computes ``x**2`` as ``np.square(x)``: numpy's power does the same for an
+    exponent of 2, down to NaN, infinities, signed zeros and subnormals."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate(
+        [
+            rng.uniform(-1e3, 1e3, 10_000),
+            rng.standard_normal(1000) * 1e-160,  # squares underflow to subnormals or 0
+            rng.standard_normal(1000) * 1e160,  # and overflow
+            [np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1.5, -3.0],
+        ]
+    )
+    with np.errstate(all="ignore"):
+        power, square = np.power(x, np.array(2.0)), np.square(x)
+    assert np.array_equal(power.view(np.int64), square.view(np.int64))
 
 
 @pytest.mark.parametrize(

@@ -37,3 +37,17 @@ def test_the_backward_pass_is_deduplicated() -> None:
     names = [s.op.name for s in sweep.steps]
     assert names.count("sigmoid") == 2  # sigmoid(x) and sigmoid(-x), once each
     assert len(names) == len({(s.op.name, s.inputs) for s in sweep.steps})
+
+
+def test_buffers_are_reused_but_never_under_a_checked_input() -> None:
+    """``sqrt(x*x + 1) * exp(x)``: few buffers for many steps; the sqrt, whose input is
+    checked after it runs, writes elsewhere than that input; outputs get none."""
+    _, sweep = recorded("sqrt(x*x + 1) * exp(x)")
+    steps = {step.out: step for step in sweep.steps}
+    assert 0 < sweep.buffers < len(sweep.steps) / 2
+    outputs = set(sweep.values) | set(sweep.gradients[0].values())
+    assert all(steps[slot].buffer is None for slot in outputs if slot in steps)
+    (root,) = [s for s in sweep.steps if s.op.name == "sqrt"]
+    assert root.check_domain and root.buffer is not None
+    assert steps[root.inputs[0]].buffer != root.buffer
+    assert {s.ufunc for s in sweep.steps if s.op.name == "mul"} == {np.multiply}
