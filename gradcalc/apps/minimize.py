@@ -25,39 +25,40 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.core.errors import InputError, UndefinedError, did_you_mean
-from gradcalc.core.ops import NOT_DIFFERENTIABLE
-from gradcalc.core.tape import Tape
-from gradcalc.core.tensor import Tensor, constant
+from gradcalc.apps.descent import (
+    DEFAULT_LR,
+    PROGRESS_EVERY,
+    UPDATES,
+    Judge,
+    Objective,
+    Progress,
+    Recorder,
+    Step,
+    Stop,
+    check_options,
+    descend,
+)
+from gradcalc.core.errors import InputError, did_you_mean
+from gradcalc.core.numbers import format_number
 from gradcalc.engine.api import compile_expression
-from gradcalc.engine.evaluate import run_graph
 from gradcalc.engine.points import parse_at
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import json_number
 
+__all__ = [
+    "DEFAULT_LR",
+    "METHODS",
+    "PROGRESS_EVERY",
+    "SCIPY_MISSING",
+    "Minimum",
+    "Step",
+    "minimize",
+    "path_rows",
+    "to_json",
+]
+
 METHODS = ("gd", "momentum", "adam", "bfgs")
-#: The learning rate of each first-order method unless told (bfgs needs none).
-DEFAULT_LR = {"gd": 1e-3, "momentum": 1e-3, "adam": 1e-2}
-MOMENTUM_BETA = 0.9
-ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
-#: The default path keeps PATH_ROWS to 2 * PATH_ROWS evenly spaced rows, and the last step.
-PATH_ROWS = 50
-#: ``progress`` is called every this many steps, and once at the end.
-PROGRESS_EVERY = 100
 SCIPY_MISSING = "--method bfgs needs scipy: pip install 'gradcalc[optimize]'"
-
-Update = Callable[[np.ndarray, int], np.ndarray]
-Progress = Callable[[int], None] | None
-
-
-@dataclass(frozen=True)
-class Step:
-    """One recorded row of the path: the iterate after ``step`` updates (0: the start)."""
-
-    step: int
-    point: dict[str, float]
-    value: float
-    gradient_norm: float
 
 
 @dataclass
@@ -90,18 +91,6 @@ class Minimum:
         from gradcalc.render.optimizers import minimum_tables
 
         return to_html(minimum_tables(self, None))
-
-
-@dataclass(frozen=True)
-class _Stop:
-    """The last iterate of a run and why the run ended there."""
-
-    x: np.ndarray
-    value: float
-    norm: float
-    step: int
-    reason: str
-    converged: bool
 
 
 def minimize(
@@ -145,20 +134,12 @@ def minimize(
     """
     if method not in METHODS:
         raise InputError(f"--method {method}: choose one of {', '.join(METHODS)}")
-    _check_options(lr, steps, tol, every)
+    check_options(lr, steps, tol, every)
     values = _start_values(start)
     graph = compile_expression(expression, list(values))
     x = _start_point(graph, values)
-    objective = _Objective(graph)
-    _, start_norm = objective.start(x)
-    path = _Path(graph.variables, every)
-    if method == "bfgs":
-        judge = _Judge(objective, steps, tol, start_norm, "raise --steps")
-        stop = _bfgs(objective, x, judge, path, progress)
-    else:
-        judge = _Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
-        update = _UPDATES[method](DEFAULT_LR[method] if lr is None else lr)
-        stop = _descend(objective, x, update, judge, path, progress)
+    path = Recorder(graph.variables, every)
+    stop = _run(Objective(graph), x, method, lr, steps, tol, path, progress)
     path.add(stop.step, stop.x, stop.value, stop.norm)
     if progress is not None:
         progress(stop.step)
@@ -166,6 +147,26 @@ def minimize(
     return Minimum(
         point, stop.value, stop.norm, stop.step, stop.reason, stop.converged, method, path.rows
     )
+
+
+def _run(
+    objective: Objective,
+    x: np.ndarray,
+    method: str,
+    lr: float | None,
+    steps: int,
+    tol: float,
+    path: Recorder,
+    progress: Progress,
+) -> Stop:
+    """One run of ``method`` from ``x`` (checked: the start is finite) until it stops."""
+    _, start_norm = objective.start(x)
+    if method == "bfgs":
+        judge = Judge(objective, steps, tol, start_norm, "raise --steps")
+        return _bfgs(objective, x, judge, path, progress)
+    judge = Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
+    update = UPDATES[method](DEFAULT_LR[method] if lr is None else lr)
+    return descend(objective, x, update, judge, path, progress)
 
 
 def to_json(m: Minimum) -> dict:
@@ -209,190 +210,9 @@ def path_rows(m: Minimum) -> tuple[list[str], list[list[float]]]:
     return header, rows
 
 
-# --- evaluation ----------------------------------------------------------------------
-
-
-class _Objective:
-    """The compiled expression's value and tape gradient at a point (a vector ordered like
-    ``graph.variables``): one tape per call, nothing else recorded or checked."""
-
-    def __init__(self, graph: Graph):
-        self.graph = graph
-        self.target = graph.targets[0]
-        self._last: tuple[Tape, list[Tensor]] = (Tape(), [])  # the latest evaluation
-
-    def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        sources = [constant(v) for v in x.tolist()]
-        with Tape() as tape:
-            tape.watch(sources)
-            tensors = run_graph(self.graph, dict(zip(self.graph.variables, sources)))
-        grads = tape.gradient(tensors[self.target], sources, unconnected="zero")
-        self._last = (tape, tensors)
-        return float(tensors[self.target].value), np.array([float(g.value) for g in grads])
-
-    def at(self, x: np.ndarray) -> tuple[float, float]:
-        """The value and the gradient's Euclidean norm at ``x``."""
-        value, gradient = self(x)
-        return value, float(np.linalg.norm(gradient))
-
-    def explain(self) -> str:
-        """Why the latest evaluation was not finite, as ``" (subexpression: reason)"``."""
-        tape, tensors = self._last
-        node_of = {tensor.id: i for i, tensor in enumerate(tensors)}
-        # only records the target depends on (those the backward pass reached) can explain
-        # it, and a domain error or an overflow explains more than a kink does: kinks last
-        problems = [p for p in tape.problems() if p.record.adjoint is not None]
-        problems.sort(key=lambda p: p.kind == NOT_DIFFERENTIABLE)
-        if not problems:
-            return ""
-        node = node_of.get(problems[0].record.output.id)
-        where = problems[0].record.op.name if node is None else self.graph.source_text(node)
-        return f" ({where}: {problems[0].reason})"
-
-    def start(self, x: np.ndarray) -> tuple[float, float]:
-        """The value and gradient norm at the start ``x``.
-
-        Raises:
-            UndefinedError: when the value or the gradient is not finite there.
-        """
-        value, gradient = self(x)
-        bad = _non_finite(value, gradient)
-        if bad:
-            where = ", ".join(f"{n}={_text(v)}" for n, v in zip(self.graph.variables, x.tolist()))
-            what, number = bad
-            raise UndefinedError(
-                f"cannot start from {where}: the {what} is {number}{self.explain()}"
-            )
-        return value, float(np.linalg.norm(gradient))
-
-
-def _non_finite(value: float, gradient: np.ndarray) -> tuple[str, str] | None:
-    """``("value", "inf")``, ``("gradient", "NaN")``..., or ``None`` when all are finite."""
-    if not math.isfinite(value):
-        return "value", _short(value)
-    bad = gradient[~np.isfinite(gradient)]
-    return ("gradient", _short(float(bad[0]))) if bad.size else None
-
-
-# --- gd, momentum and adam -----------------------------------------------------------
-
-
-def _gd(lr: float) -> Update:
-    return lambda g, k: -lr * g
-
-
-def _momentum(lr: float) -> Update:
-    velocity: np.ndarray | float = 0.0
-
-    def update(g: np.ndarray, k: int) -> np.ndarray:
-        nonlocal velocity
-        velocity = MOMENTUM_BETA * velocity + g
-        return -lr * velocity
-
-    return update
-
-
-def _adam(lr: float) -> Update:
-    m: np.ndarray | float = 0.0
-    v: np.ndarray | float = 0.0
-
-    def update(g: np.ndarray, k: int) -> np.ndarray:
-        nonlocal m, v
-        m = ADAM_BETA1 * m + (1 - ADAM_BETA1) * g
-        v = ADAM_BETA2 * v + (1 - ADAM_BETA2) * g * g
-        m_hat = m / (1 - ADAM_BETA1 ** (k + 1))
-        v_hat = v / (1 - ADAM_BETA2 ** (k + 1))
-        return -lr * m_hat / (np.sqrt(v_hat) + ADAM_EPS)
-
-    return update
-
-
-_UPDATES: dict[str, Callable[[float], Update]] = {"gd": _gd, "momentum": _momentum, "adam": _adam}
-
-
-def _descend(
-    objective: _Objective,
-    x: np.ndarray,
-    update: Update,
-    judge: _Judge,
-    path: _Path,
-    progress: Progress,
-) -> _Stop:
-    """``x += update(gradient, k)`` until ``judge`` says stop."""
-    k = 0
-    with np.errstate(all="ignore"):
-        value, gradient = objective(x)
-        norm = float(np.linalg.norm(gradient))
-        while (stop := judge(value, gradient, norm, k)) is None:
-            if path.wants(k):
-                path.add(k, x, value, norm)
-            if progress is not None and k % PROGRESS_EVERY == 0:
-                progress(k)
-            x = x + update(gradient, k)
-            k += 1
-            value, gradient = objective(x)
-            norm = float(np.linalg.norm(gradient))
-    return _Stop(x, value, norm, k, *stop)
-
-
-@dataclass
-class _Judge:
-    """When a run stops, and why: the value or gradient is not finite, the gradient norm is
-    at most ``tol``, or ``steps`` updates are made. ``start_norm`` is the norm at step 0;
-    ``rises`` counts the steps where the value went up (a sign of a learning rate too big)."""
-
-    objective: _Objective
-    steps: int
-    tol: float
-    start_norm: float
-    more: str  # what to raise when the steps run out
-    rises: int = 0
-    previous: float = math.inf
-
-    def __call__(
-        self, value: float, gradient: np.ndarray, norm: float, k: int
-    ) -> tuple[str, bool] | None:
-        """The reason to stop at step ``k`` and whether it converged, or ``None`` to go on."""
-        bad = _non_finite(value, gradient)
-        if bad:
-            return self.diverged(bad, k, value), False
-        self.rises += value > self.previous
-        self.previous = value
-        if norm <= self.tol:
-            return self.converged(norm), True
-        if k >= self.steps:
-            return self.exhausted(norm), False
-        return None
-
-    def converged(self, norm: float) -> str:
-        return f"gradient norm {_short(norm)} ≤ tol {_short(self.tol)}"
-
-    def exhausted(self, norm: float) -> str:
-        if norm > self.start_norm:
-            return (
-                f"reached {self.steps} steps with the gradient norm growing "
-                f"({_short(self.start_norm)} → {_short(norm)}): "
-                "the expression may have no minimum, or lower --lr"
-            )
-        if self.rises > self.steps // 10:
-            return (
-                f"reached {self.steps} steps (gradient norm {_short(norm)}) with the value "
-                f"going up in {self.rises} of them: lower --lr"
-            )
-        return f"reached {self.steps} steps (gradient norm {_short(norm)}): {self.more}"
-
-    def diverged(self, bad: tuple[str, str], k: int, value: float) -> str:
-        hint = "the expression may have no minimum" if value == -math.inf else "lower --lr"
-        what, number = bad
-        return f"diverged: {what} became {number} at step {k}{self.objective.explain()} — {hint}"
-
-
-# --- bfgs ----------------------------------------------------------------------------
-
-
 def _bfgs(
-    objective: _Objective, x0: np.ndarray, judge: _Judge, path: _Path, progress: Progress
-) -> _Stop:
+    objective: Objective, x0: np.ndarray, judge: Judge, path: Recorder, progress: Progress
+) -> Stop:
     """scipy's BFGS on the tape's value and gradient; ``tol`` bounds the gradient's 2-norm."""
     scipy_minimize = _scipy_minimize()
     iteration = 0
@@ -423,8 +243,8 @@ def _bfgs(
         stop = (judge.converged(norm), True)
     elif stop is None:  # scipy gave up early, e.g. precision loss in its line search
         message = str(found.message).rstrip(".")
-        stop = (f"scipy's BFGS stopped: {message} (gradient norm {_short(norm)})", False)
-    return _Stop(np.asarray(found.x, dtype=float), value, norm, found.nit, *stop)
+        stop = (f"scipy's BFGS stopped: {message} (gradient norm {format_number(norm, 2)})", False)
+    return Stop(np.asarray(found.x, dtype=float), value, norm, found.nit, *stop)
 
 
 def _scipy_minimize() -> Callable:
@@ -434,52 +254,6 @@ def _scipy_minimize() -> Callable:
     except ImportError as error:
         raise InputError(SCIPY_MISSING) from error
     return scipy_minimize
-
-
-# --- the path ------------------------------------------------------------------------
-
-
-class _Path:
-    """The recorded rows: every ``every`` steps; by default every ``stride`` steps, where the
-    stride doubles (and every other row is dropped) whenever 2 * PATH_ROWS rows are kept, so
-    a run of any length keeps PATH_ROWS to 2 * PATH_ROWS evenly spaced rows."""
-
-    def __init__(self, names: Sequence[str], every: int | None):
-        self.names = tuple(names)
-        self.stride = every or 1
-        self.adaptive = every is None
-        self.rows: list[Step] = []
-
-    def wants(self, k: int) -> bool:
-        """Whether step ``k`` is to be recorded."""
-        return k % self.stride == 0
-
-    def add(self, k: int, x: np.ndarray, value: float, norm: float) -> None:
-        """Record step ``k`` (once: the last step may already be there)."""
-        if self.rows and self.rows[-1].step == k:
-            return
-        self.rows.append(Step(k, dict(zip(self.names, x.tolist())), value, norm))
-        if self.adaptive and len(self.rows) >= 2 * PATH_ROWS:
-            self.rows = self.rows[::2]
-            self.stride *= 2
-
-
-# --- checking the input --------------------------------------------------------------
-
-
-def _check_options(lr: float | None, steps: int, tol: float, every: int | None) -> None:
-    if lr is not None and not (math.isfinite(lr) and lr > 0):
-        raise InputError(f"--lr must be a positive number, got {lr}")
-    if not _is_count(steps):
-        raise InputError(f"--steps must be a positive whole number, got {steps}")
-    if not (math.isfinite(tol) and tol >= 0):
-        raise InputError(f"--tol must be a number ≥ 0, got {tol}")
-    if every is not None and not _is_count(every):
-        raise InputError(f"--every must be a positive whole number, got {every}")
-
-
-def _is_count(n: object) -> bool:
-    return isinstance(n, int) and not isinstance(n, bool) and n >= 1
 
 
 def _start_values(start: Sequence[str] | Mapping[str, float]) -> dict[str, float]:
@@ -523,30 +297,6 @@ def _start_point(graph: Graph, values: Mapping[str, float]) -> np.ndarray:
     if not graph.variables:
         raise InputError("nothing to minimize: the expression has no variables")
     return np.array([values[v] for v in graph.variables])
-
-
-# --- formatting ----------------------------------------------------------------------
-
-
-def _short(x: float) -> str:
-    """Two significant digits, with a compact exponent below 0.01 and from 10^4 on.
-
-    >>> _short(8.2e-11), _short(1e-10), _short(0.0031), _short(0.25), _short(0.0)
-    ('8.2e-11', '1e-10', '3.1e-3', '0.25', '0')
-    >>> _short(2136.8), _short(float("nan")), _short(-math.inf)
-    ('2100', 'NaN', '-inf')
-    """
-    if math.isnan(x):
-        return "NaN"
-    if x == 0 or math.isinf(x) or 0.01 <= abs(x) < 1e4:
-        return f"{float(f'{x:.2g}'):g}"
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return f"{mantissa.removesuffix('.0')}e{int(exponent)}"
-
-
-def _text(x: float) -> str:
-    """A number exactly, without a needless ``.0``: ``-1``, ``-1.2``."""
-    return repr(x).removesuffix(".0")
 
 
 def _json_point(point: Mapping[str, float]) -> dict[str, float | None]:

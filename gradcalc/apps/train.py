@@ -23,15 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.apps import minimize
-from gradcalc.apps.minimize import (
-    _UPDATES,
+from gradcalc.apps.descent import (
     DEFAULT_LR,
+    UPDATES,
+    Judge,
+    Objective,
+    Recorder,
     Step,
-    _check_options,
-    _descend,
-    _Judge,
-    _Path,
+    check_options,
+    descend,
 )
 from gradcalc.core.errors import InputError
 from gradcalc.core.tape import Tape
@@ -87,16 +87,16 @@ def train(
         raise InputError(f"--method {method}: a tensor program trains with {', '.join(METHODS)}")
     if not parameters:
         raise InputError("nothing to train: give the parameters' start values with --from")
-    _check_options(lr, steps, tol, every)
+    check_options(lr, steps, tol, every)
     rate = DEFAULT_LR[method] if lr is None else lr
     names = tuple(parameters)
     before = tensor_gradient(graph, {**data, **parameters}, names, thresholds)
     objective = _Objective(graph, data, parameters)
     x = objective.flat(parameters)
     start_norm = float(np.linalg.norm(objective.flat(before.gradient)))
-    judge = _Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
-    path = _Path((), every)
-    stop = _descend(objective, x, _UPDATES[method](rate), judge, path, progress)
+    judge = Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
+    path = Recorder((), every)
+    stop = descend(objective, x, UPDATES[method](rate), judge, path, progress)
     path.add(stop.step, stop.x, stop.value, stop.norm)
     trained = objective.unflat(stop.x)
     diverged = not (np.isfinite(stop.value) and np.isfinite(stop.norm))
@@ -107,7 +107,7 @@ def train(
     )  # fmt: skip
 
 
-class _Objective(minimize._Objective):
+class _Objective(Objective):
     """The loss and its gradient as functions of one flat vector of every parameter (what
     ``minimize``'s loop asks of its objective)."""
 
