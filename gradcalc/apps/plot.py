@@ -44,7 +44,7 @@ from gradcalc.apps.figures import (
 )
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import UNDEFINED
-from gradcalc.core.tape import NON_FINITE_VALUE
+from gradcalc.core.problems import NON_FINITE_VALUE
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.evaluate import evaluate
 from gradcalc.engine.points import Points, constant_value, parse_at

@@ -30,11 +30,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
+from gradcalc.core.ops import REGISTRY, Op
+from gradcalc.core.problems import Problem, find_problems
 from gradcalc.core.tensor import Tensor, Variable, active_tapes, as_tensor, quiet
-
-NON_FINITE_VALUE = "non-finite value"
-NON_FINITE_ADJOINT = "non-finite adjoint"
 
 
 class TapeError(RuntimeError):
@@ -87,28 +85,6 @@ class Record:
         """The shape of the output value (``()`` for one number); the adjoint, once
         computed, has the same shape or broadcasts to it."""
         return self.output.shape
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Something about a record that makes its value or gradient untrustworthy.
-
-    ``kind`` is one of ``"undefined"`` (inputs outside the op's domain),
-    ``"not differentiable"`` (a kink, jump or infinite slope), ``"non-finite value"``
-    or ``"non-finite adjoint"`` (NaN or infinity, e.g. overflow). ``mask`` marks the
-    affected points.
-    """
-
-    record: Record
-    kind: str
-    reason: str
-    mask: np.ndarray
-
-    def __repr__(self) -> str:
-        return f"<Problem {self}>"
-
-    def __str__(self) -> str:
-        return f"record #{self.record.index} ({self.record.op.name}): {self.kind}: {self.reason}"
 
 
 Sources = Any  # a Tensor, a sequence of Tensors, or a dict of Tensors
@@ -376,54 +352,7 @@ class Tape:
         >>> [str(p) for p in tape.problems()]
         ['record #1 (log): undefined: log is undefined for negative numbers']
         """
-        found: list[Problem] = []
-        trouble: dict[int, np.ndarray] = {}  # record output id -> points with a problem there
-        for rec in self.records:
-            problems = self._value_problems(rec)
-            found += problems
-            if problems:
-                trouble[rec.output.id] = _union(rec.value.shape, (p.mask for p in problems))
-        users: dict[int, list[Record]] = {}
-        for rec in self.records:
-            for t in rec.inputs:
-                users.setdefault(t.id, []).append(rec)
-        for rec in self.records:
-            if rec.adjoint is None or np.isfinite(rec.adjoint).all():
-                continue
-            adjoint = np.broadcast_to(rec.adjoint, rec.value.shape)
-            # a non-finite adjoint is news only where no later record already explains it
-            explained = _trouble(trouble, rec).copy()
-            for user in users.get(rec.output.id, ()):
-                if user.adjoint is not None:
-                    caused = _trouble(trouble, user) | ~np.isfinite(user.adjoint)
-                    explained |= caused if caused.shape == explained.shape else caused.any()
-            news = ~np.isfinite(adjoint) & ~explained
-            found += _non_finite_problems(rec, NON_FINITE_ADJOINT, adjoint, news)
-        found.sort(key=lambda p: p.record.index)
-        return found
-
-    def _value_problems(self, rec: Record) -> list[Problem]:
-        """Domain issues of one record, and a non-finite value its inputs do not explain."""
-        found = []
-        for issue in rec.op.issues(*(t.value for t in rec.inputs), **rec.params):
-            if issue.arg is not None and rec.inputs[issue.arg].id not in self._on_tape:
-                continue  # concerns an input nobody differentiates with respect to
-            found.append(
-                Problem(rec, issue.kind, issue.reason, np.broadcast_to(issue.mask, rec.value.shape))
-            )
-        if not found and np.isfinite(rec.value).all():
-            return found
-        undefined = _union(rec.value.shape, (p.mask for p in found if p.kind == UNDEFINED))
-        if rec.op.elementwise:
-            inputs_finite = (
-                _union(rec.value.shape, (~np.isfinite(t.value) for t in rec.inputs)) == 0
-            )
-        else:  # each result element may depend on every input element
-            inputs_finite = np.full(
-                rec.value.shape, all(np.isfinite(t.value).all() for t in rec.inputs)
-            )
-        news = ~np.isfinite(rec.value) & ~undefined & inputs_finite
-        return found + _non_finite_problems(rec, NON_FINITE_VALUE, rec.value, news)
+        return find_problems(self.records, self._on_tape)
 
 
 def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
@@ -443,36 +372,9 @@ def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tenso
             adjoints[x.id] = part if previous is None else previous + part
 
 
-def _trouble(trouble: dict[int, np.ndarray], rec: Record) -> np.ndarray:
-    """The points where ``rec`` has a problem of its own (none if it is not in ``trouble``)."""
-    found = trouble.get(rec.output.id)
-    return np.zeros(rec.value.shape, dtype=bool) if found is None else found
-
-
-def _union(shape: tuple[int, ...], masks: Iterator[np.ndarray] | Any) -> np.ndarray:
-    """The points marked in any of ``masks`` (broadcast to ``shape``)."""
-    union = np.zeros(shape, dtype=bool)
-    for mask in masks:
-        union |= mask
-    return union
-
-
 def _check_unconnected(unconnected: str) -> None:
     if unconnected not in ("none", "zero"):
         raise ValueError(f"unconnected must be 'none' or 'zero', got {unconnected!r}")
-
-
-def _non_finite_problems(
-    rec: Record, kind: str, values: np.ndarray, mask: np.ndarray
-) -> list[Problem]:
-    """Separate problems for the NaN points and the infinite points under ``mask``."""
-    nan = mask & np.isnan(values)
-    inf = mask & np.isinf(values)
-    return [
-        Problem(rec, kind, reason, where)
-        for reason, where in (("NaN (not a number)", nan), ("overflow to infinity", inf))
-        if where.any()
-    ]
 
 
 def _flatten(items: Any) -> list[Any]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.core.tape import Problem
+from gradcalc.core.problems import Problem
 from gradcalc.engine.diagnostics import KINDS, Finding
 from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, lazy_rows, source_names
 from gradcalc.engine.judge import gradient_results

@@ -19,7 +19,8 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError, did_you_mean
 from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
-from gradcalc.core.tape import Problem, Record, Tape
+from gradcalc.core.problems import Problem
+from gradcalc.core.tape import Record, Tape
 from gradcalc.core.tensor import Tensor, constant, quiet
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcalc.core.errors import InputError
-from gradcalc.core.tape import Problem, Tape
+from gradcalc.core.problems import Problem
+from gradcalc.core.tape import Tape
 from gradcalc.engine.evaluate import TapeRow, make_leaves, run_graph, tape_rows
 from gradcalc.lang.graph import Graph
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from gradcalc.core.errors import UndefinedError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
-from gradcalc.core.tape import Problem
+from gradcalc.core.problems import Problem
 from gradcalc.engine.diagnostics import Finding, diagnose, non_finite
 from gradcalc.engine.evaluate import Evaluation, TapeRow
 from gradcalc.engine.exact import exact_texts, settled, settled_value

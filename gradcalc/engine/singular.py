@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, UNDEFINED
-from gradcalc.core.tape import NON_FINITE_ADJOINT, NON_FINITE_VALUE, Problem
+from gradcalc.core.problems import NON_FINITE_ADJOINT, NON_FINITE_VALUE, Problem
 from gradcalc.engine.evaluate import TapeRow, evaluate
 from gradcalc.engine.points import Points
 from gradcalc.lang.graph import Graph

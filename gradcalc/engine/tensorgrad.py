@@ -23,7 +23,8 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
-from gradcalc.core.tape import Problem, Tape
+from gradcalc.core.problems import Problem
+from gradcalc.core.tape import Tape
 from gradcalc.core.tensor import Tensor, constant
 from gradcalc.engine.evaluate import (
     TapeRow,
