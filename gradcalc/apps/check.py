@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.apps.sampling import domain_points
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at, hessian_at
 from gradcalc.engine.evaluate import as_product, evaluate, source_names
@@ -42,13 +43,9 @@ from gradcalc.symbolic.precision import ENOUGH
 
 RTOL = 1e-9
 ATOL = 1e-12
-POOL = 2048  # random candidate points per check
-SAMPLES = 64  # fewer candidates than this inside the domain: draw more near them
-KEEP = 512  # test points kept from the domain
 PROOF_SECONDS = 3.0
 DOMAIN_TRIES = 4  # points where the tape finds your answer undefined, confirmed by sympy
 BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
-SEED = 20261129
 
 
 @dataclass
@@ -253,7 +250,7 @@ def check_answers(
             have, or the wrong number of answers.
     """
     graph = compile_expression(expression)
-    points = _test_points(graph, at)  # first: an undefined constant (cot(0)) is exit 3
+    points = domain_points(graph, at)  # first: an undefined constant (cot(0)) is exit 3
     if not isinstance(answers, Mapping):
         answers, order = _shaped(answers, graph, wrt, order)
     target = Target(expression, wrt, order)
@@ -348,82 +345,6 @@ def _answer_expression(text: str, graph: Graph):
     except UndefinedError as error:
         raise InputError(f"the answer {text!r}: {error.message}") from None
     return answer, to_sympy(answer)[answer.targets[0]]
-
-
-@dataclass(frozen=True)
-class Sample:
-    """The test points, how many there are, and how many random points were tried."""
-
-    points: Points
-    count: int
-    tried: int
-
-
-def _test_points(graph: Graph, at: Sequence[str]) -> Sample:
-    """Test points from the expression's domain: the ``at`` points first, then random
-    decimals (fixed seed) of several kinds -- in [-3, 3], in (0, 3], and of magnitudes from
-    0.01 to 10^4 -- kept where the expression is defined (the registry's domain rules on
-    the tape). When few are, more are drawn close to those that are, so that a small
-    domain (``acosh(x/4)``: x >= 4) still gets enough points."""
-    given = parse_at(list(at)) if at else None
-    missing = [v for v in graph.variables if given is not None and v not in given.arrays]
-    if missing:  # (found by fuzzing: the given point would make one column longer)
-        raise InputError(
-            f"--at must give every variable of the expression: add {missing[0]}=... "
-            f"(it has {', '.join(graph.variables)})"
-        )
-    if not graph.variables:
-        return Sample(Points((), {}, None), 1, 1)
-    rng = np.random.default_rng(SEED)
-    names = graph.variables
-    pool = {name: _candidates(rng, POOL) for name in names}
-    inside = _in_domain(graph, pool)
-    if 0 < inside.sum() < SAMPLES:  # a small domain: look around the points inside it
-        centres = {name: values[inside] for name, values in pool.items()}
-        near = {name: _near(rng, values, POOL) for name, values in centres.items()}
-        pool = {name: np.concatenate([pool[name][inside], near[name]]) for name in names}
-        inside = _in_domain(graph, pool)
-    tried = len(pool[names[0]])
-    arrays = {name: values[inside][:KEEP] for name, values in pool.items()}
-    if given is not None:
-        arrays = {
-            name: np.concatenate([np.atleast_1d(given.arrays[name]), values])
-            for name, values in arrays.items()
-        }
-    return Sample(Points(tuple(names), arrays, None), len(arrays[names[0]]), tried)
-
-
-def _candidates(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` random decimals, by turns in [-3, 3], in (0, 3], of either sign with a
-    magnitude from 0.01 to 1000, and positive from 0.01 to 10^4 (4 significant digits)."""
-    kind = np.arange(n) % 4
-    small = np.where(kind == 0, rng.uniform(-3, 3, n), rng.uniform(0.05, 3, n))
-    sign = np.where((kind == 2) & (rng.uniform(size=n) < 0.5), -1.0, 1.0)
-    magnitude = 10.0 ** np.where(kind == 2, rng.uniform(-2, 3, n), rng.uniform(-2, 4, n))
-    return np.where(kind < 2, np.round(small, 3), _significant(sign * magnitude, 4))
-
-
-def _near(rng: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarray:
-    """``n`` decimals close to the ``centres`` (relative steps from 10^-1 to 10^-4)."""
-    picks = centres[rng.integers(0, len(centres), n)]
-    step = 10.0 ** rng.uniform(-4, -1, n) * np.maximum(np.abs(picks), 1e-3)
-    return _significant(picks + rng.normal(size=n) * step, 7)
-
-
-def _significant(values: np.ndarray, digits: int) -> np.ndarray:
-    """``values`` rounded to ``digits`` significant decimal digits."""
-    return np.array([float(f"{v:.{digits}g}") for v in values])
-
-
-def _in_domain(graph: Graph, pool: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Where the expression is defined and finite at the pool's points."""
-    run = evaluate(graph, pool, wrt=[])
-    count = len(next(iter(pool.values())))
-    inside = np.isfinite(np.broadcast_to(run.values[0], (count,)))
-    for problem in run.problems[0]:
-        if problem.kind == "undefined":
-            inside = inside & ~np.broadcast_to(problem.mask, (count,))
-    return inside
 
 
 def _tape_at(graph, sampled, target, wanted) -> list[np.ndarray]:
