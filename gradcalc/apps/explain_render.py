@@ -21,7 +21,7 @@ from gradcalc.symbolic.derivative import symbol
 from gradcalc.symbolic.notation import user_latex, user_text
 
 if TYPE_CHECKING:
-    from gradcalc.apps.explain import (
+    from gradcalc.apps.explanation import (
         Derivation,
         Explanation,
         ForwardStep,
@@ -296,18 +296,7 @@ def to_rich(e: Explanation) -> Any:
         return Panel(Text("\n".join(lines)), title=title, title_align="left")
 
     reverse = [_reverse_line(s) + ("" if s.terms else f"   ({_seed_note(e)})") for s in e.reverse]
-    symbolic = []
-    for d in e.derivations:
-        symbolic.append(f"∂{e.target}/∂{d.source}:")
-        for number, formula, rule, definition in _rule_lines(d):
-            if number > len(d.steps):  # the last step, after the omitted ones
-                symbolic.append(f"  … ({d.omitted} more steps)")
-            note = rule if definition is None else f"{rule}; {definition}"
-            symbolic.append(f"  {formula}   ({note})")
-        symbolic.append(f"  {_result_line(e, d)}")
-        simplified = _simplified_line(e, d)
-        symbolic += [] if simplified is None else [f"  {simplified}"]
-    rule_by_rule = panel("Symbolic derivative, rule by rule", symbolic)
+    rule_by_rule = panel("Symbolic derivative, rule by rule", _symbolic_lines(e))
     heading = [
         Text(f"read as: {_title(e)}"),
         *(Text(f"warning: {warning}", style="yellow") for warning in e.warnings),
@@ -327,6 +316,22 @@ def to_rich(e: Explanation) -> Any:
 
 
 # --- LaTeX ---------------------------------------------------------------------------------
+
+
+def _symbolic_lines(e: Explanation) -> list[str]:
+    """The rule-by-rule panel's lines: per source, its steps, result and simplified form."""
+    lines = []
+    for d in e.derivations:
+        lines.append(f"∂{e.target}/∂{d.source}:")
+        for number, formula, rule, definition in _rule_lines(d):
+            if number > len(d.steps):  # the last step, after the omitted ones
+                lines.append(f"  … ({d.omitted} more steps)")
+            note = rule if definition is None else f"{rule}; {definition}"
+            lines.append(f"  {formula}   ({note})")
+        lines.append(f"  {_result_line(e, d)}")
+        simplified = _simplified_line(e, d)
+        lines += [] if simplified is None else [f"  {simplified}"]
+    return lines
 
 
 def _latex(expr: Any, values: Mapping[Any, float] | None = None) -> str:

@@ -11,7 +11,6 @@ import sympy as sp
 from rich.console import Console
 
 from gradcalc import grad
-from gradcalc.apps import explain as explain_module
 from gradcalc.apps.explain import Explanation, explain
 from gradcalc.apps.explain_render import to_latex, to_markdown, to_rich
 from gradcalc.core.errors import InputError, UndefinedError
@@ -203,12 +202,6 @@ def test_rules_are_named_and_the_result_is_sympys(expression, reference, rule) -
     assert sp.simplify(final - truth) == 0
 
 
-def test_the_chain_rule_names_the_outer_derivative() -> None:
-    md = to_markdown(explain("exp(x**2)", at={"x": 1}))
-    assert "1. `d/dx [x**2] = 2*x` (power rule)" in md
-    assert "2. `d/dx [exp(x**2)] = 2*x*exp(x**2)` (chain rule: d/du exp(u) = exp(u))" in md
-
-
 def test_one_derivation_per_source() -> None:
     e = explain(HEADLINE, at={"w1": 5, "w2": 3})
     w1, w2 = sp.symbols("w1 w2", real=True)
@@ -225,36 +218,11 @@ def test_an_unused_variable_is_independent() -> None:
     assert e.derivations[1].result == 0
 
 
-def test_a_long_derivation_is_capped_but_finished() -> None:
-    program = "a0 = x; " + "; ".join(f"a{k + 1} = a{k}*1.01 + 1" for k in range(60))
-    e = explain(program, at={"x": 0.5})
-    (d,) = e.derivations
-    assert len(d.steps) == explain_module.MAX_RULE_STEPS
-    assert d.omitted == 2 * 60 - explain_module.MAX_RULE_STEPS
-    assert d.result == sp.Rational(101, 100) ** 60
-    assert e.gradient["x"] == pytest.approx(1.01**60, rel=1e-12)
-    md = to_markdown(e)
-    assert f"- … ({d.omitted} more steps)" in md
-    assert "120. `d/dx [a60] = " in md
-
-
 def test_a_derivative_too_large_to_print_is_described() -> None:
     program = "a0 = x; " + "; ".join(f"a{k + 1} = sin(a{k}) + a{k}/2" for k in range(30))
     e = explain(program, at={"x": 0.5})
     assert "too large to show" in to_markdown(e)
     assert "too large to show" in to_latex(e)
-    assert balanced(to_latex(e))
-
-
-def test_a_derivation_out_of_time_keeps_its_steps(monkeypatch) -> None:
-    monkeypatch.setattr(explain_module, "SYMBOLIC_TIMEOUT", 1e-6)
-    program = "a0 = x; " + "; ".join(f"a{k + 1} = sin(a{k}) + a{k}/2" for k in range(30))
-    e = explain(program, at={"x": 0.5})
-    (d,) = e.derivations
-    assert d.result is None
-    assert d.note.startswith("stopped after")
-    assert e.gradient["x"] == pytest.approx(grad(program, at={"x": 0.5}, check=False).gradient["x"])
-    assert f"∂a30/∂x: {d.note}" in to_markdown(e)
     assert balanced(to_latex(e))
 
 

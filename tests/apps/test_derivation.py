@@ -1,0 +1,68 @@
+"""apps.derivation: the symbolic derivative rule by rule -- each step sympy's derivative of
+its subject, the rules named, long derivations capped, slow ones stopped with their steps."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from gradcalc import grad
+from gradcalc.apps import derivation as derivation_module
+from gradcalc.apps.derivation import MAX_RULE_STEPS, derivation
+from gradcalc.apps.explain import explain
+from gradcalc.apps.explain_render import to_markdown
+from gradcalc.engine.api import compile_expression
+from gradcalc.symbolic.crosscheck import to_sympy
+from gradcalc.symbolic.derivative import symbol
+
+
+def derived(program: str, source: str):
+    graph = compile_expression(program)
+    statements = {i: symbol(name) for name, i in graph.bindings.items()}
+    return derivation(graph, statements, to_sympy(graph, statements), source)
+
+
+def test_each_step_is_sympys_derivative_of_its_subject() -> None:
+    x = sp.Symbol("x", real=True)
+    d = derived("y = x**2; z = sin(y)*y", "x")
+    assert [step.rule for step in d.steps] == ["power rule", "chain rule", "product rule"]
+    y = x**2
+    assert d.steps[0].result == sp.diff(y, x)
+    assert sp.simplify(d.steps[1].result.subs(symbol("y"), y) - sp.diff(sp.sin(y), x)) == 0
+    assert sp.simplify(d.expanded - sp.diff(sp.sin(y) * y, x)) == 0
+
+
+def test_a_statement_source_is_held_independent() -> None:
+    d = derived("y = x**2; z = y**3 + x", "y")
+    assert d.result == 3 * symbol("y") ** 2  # x is not seen through y
+    assert d.expanded == 3 * sp.Symbol("x", real=True) ** 4
+
+
+def test_the_chain_rule_names_the_outer_derivative() -> None:
+    md = to_markdown(explain("exp(x**2)", at={"x": 1}))
+    assert "1. `d/dx [x**2] = 2*x` (power rule)" in md
+    assert "2. `d/dx [exp(x**2)] = 2*x*exp(x**2)` (chain rule: d/du exp(u) = exp(u))" in md
+
+
+def test_a_long_derivation_is_capped_but_finished() -> None:
+    program = "a0 = x; " + "; ".join(f"a{k + 1} = a{k}*1.01 + 1" for k in range(60))
+    e = explain(program, at={"x": 0.5})
+    (d,) = e.derivations
+    assert len(d.steps) == MAX_RULE_STEPS
+    assert d.omitted == 2 * 60 - MAX_RULE_STEPS
+    assert d.result == sp.Rational(101, 100) ** 60
+    assert e.gradient["x"] == pytest.approx(1.01**60, rel=1e-12)
+    md = to_markdown(e)
+    assert f"- … ({d.omitted} more steps)" in md
+    assert "120. `d/dx [a60] = " in md
+
+
+def test_a_derivation_out_of_time_keeps_its_steps(monkeypatch) -> None:
+    monkeypatch.setattr(derivation_module, "SYMBOLIC_TIMEOUT", 1e-6)
+    program = "a0 = x; " + "; ".join(f"a{k + 1} = sin(a{k}) + a{k}/2" for k in range(30))
+    e = explain(program, at={"x": 0.5})
+    (d,) = e.derivations
+    assert d.result is None
+    assert d.note.startswith("stopped after")
+    assert e.gradient["x"] == pytest.approx(grad(program, at={"x": 0.5}, check=False).gradient["x"])
+    assert f"∂a30/∂x: {d.note}" in to_markdown(e)
