@@ -1,0 +1,53 @@
+"""apps.continua: critical points on a line, a curve or a region are one described entry, and
+isolated degenerate points are not joined into one."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gradcalc.apps.continua import describe
+from gradcalc.apps.critical import critical_points
+
+
+def test_points_on_a_line_are_described_by_its_equation() -> None:
+    t = np.array([-2.0, -0.5, 1.0, 3.0])
+    x = np.array([t, 2 * t + 1])  # the line y = 2x + 1, that is 2x - y = -1
+    text = describe(x, ("x", "y"), 1)
+    assert text.startswith("a continuum of critical points along x - 1/2·y = -1/2 (")
+    assert "4 points found on it" in text
+
+
+def test_points_on_a_circle_are_a_curve() -> None:
+    angles = np.linspace(0, 2 * np.pi, 9)[:-1]
+    text = describe(np.array([np.cos(angles), np.sin(angles)]), ("x", "y"), 1)
+    assert "a curve (not a line)" in text
+
+
+@pytest.mark.parametrize(
+    ("expression", "fragments"),
+    [
+        ("max(x, y) + x^2", ["along x = -1/2", "numeric"]),  # the half-line x = -1/2, y < -1/2
+        ("relu(x) + 0", ["along x from -4.", "numeric"]),  # x < 0, one variable
+        ("relu(x^2 + y^2 - 1)", ["a region where ∇f = 0"]),  # the open unit disc
+        ("(x^2 + y^2 - 1)^2*exp(x/10)", ["a curve (not a line)"]),  # the unit circle
+    ],
+)
+def test_a_numeric_continuum_is_one_entry_not_a_list_of_points(expression, fragments) -> None:
+    result = critical_points(expression)
+    assert result.method == "numeric"
+    (continuum,) = result.continua
+    assert all(fragment in continuum for fragment in fragments), continuum
+    for p in result.points:  # what is left is isolated: not on the continuum
+        assert not (expression.startswith("max") and abs(p.point["x"] + 0.5) < 1e-6)
+
+
+def test_isolated_degenerate_points_on_a_line_are_no_continuum() -> None:
+    # sin(x)^4 + y^4: critical at x = k pi/2 on y = 0, each Hessian singular; between
+    # them grad f is not 0, so they stay points
+    result = critical_points("sin(x)^4 + y^4", "x=-4..4,y=-2..2")
+    assert result.continua == []
+    xs = sorted(round(p.point["x"] / (math.pi / 2)) for p in result.points)
+    assert xs and all(abs(p.point["y"]) < 1e-3 for p in result.points)
