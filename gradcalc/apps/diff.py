@@ -158,11 +158,7 @@ def differentiate(
     >>> r.kind, r.determinant.text
     ('jacobian', 'r')
     """
-    if order < 1:
-        raise InputError(f"--order must be 1 or more (got {order})")
-    graph = compile_expression(expression)
-    if not graph.variables:
-        raise InputError(f"{expression!r} has no variables to differentiate with respect to")
+    graph = _compiled(expression, order)
     sources = source_names(graph, wrt)
     kind = _kind(graph, sources, order, kind)
     start = time.monotonic()
@@ -191,13 +187,24 @@ def differentiate(
         verification=Verification("unverified", 0),
         notes=notes,
     )
-    result.verification = verify(
-        graph,
-        [*entries, *([determinant] if determinant else [])],
-        lambda points: _tape_values(graph, result, points),
-        max(deadline - time.monotonic(), 1.0),
-    )
+    result.verification = _verified(graph, result, max(deadline - time.monotonic(), 1.0))
     return result
+
+
+def _compiled(expression: str, order: int) -> Graph:
+    """The expression's graph, once the order is known to be sound and it has variables."""
+    if order < 1:
+        raise InputError(f"--order must be 1 or more (got {order})")
+    graph = compile_expression(expression)
+    if not graph.variables:
+        raise InputError(f"{expression!r} has no variables to differentiate with respect to")
+    return graph
+
+
+def _verified(graph: Graph, result: DiffResult, seconds: float) -> Verification:
+    """Every entry (and the determinant) checked against the tape at points."""
+    shown = [*result.entries, *([result.determinant] if result.determinant else [])]
+    return verify(graph, shown, lambda points: _tape_values(graph, result, points), seconds)
 
 
 # --- what is asked -------------------------------------------------------------------------

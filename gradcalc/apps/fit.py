@@ -143,12 +143,10 @@ def fit(
     """
     names = _param_names(params)
     columns = _columns(data)
-    if y not in columns:
-        raise InputError(f"no column {y!r} to fit in the data; its columns: {', '.join(columns)}")
+    observed = _observed(columns, y)
     graph, inputs = _compile(model, names, columns, y)
-    if max_steps < 0 or not tol >= 0:
-        raise InputError("max_steps and tol must not be negative")
-    residuals = _Residuals(graph, names, {c: columns[c] for c in inputs}, columns[y])
+    _check_limits(max_steps, tol)
+    residuals = _Residuals(graph, names, {c: columns[c] for c in inputs}, observed)
     best, steps, reason, converged = _minimise(residuals, _initial(init, names), max_steps, tol)
     warnings = [] if converged else [f"the fit did not converge ({reason})"]
     stderr = _standard_errors(best.jacobian, best.rss, names, warnings)
@@ -168,6 +166,18 @@ def fit(
         fitted=best.residual + residuals.y,
         graph=graph,
     )
+
+
+def _observed(columns: Mapping[str, np.ndarray], y: str) -> np.ndarray:
+    """The column the model is fitted to."""
+    if y not in columns:
+        raise InputError(f"no column {y!r} to fit in the data; its columns: {', '.join(columns)}")
+    return columns[y]
+
+
+def _check_limits(max_steps: int, tol: float) -> None:
+    if max_steps < 0 or not tol >= 0:
+        raise InputError("max_steps and tol must not be negative")
 
 
 def read_data(

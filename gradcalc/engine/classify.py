@@ -85,20 +85,7 @@ def classify(
     largest = float(np.max(np.abs(eigenvalues))) if eigenvalues.size else 0.0
     zero = max(EIGEN_RTOL * largest, 1e-12)
     positive = int(np.sum(eigenvalues > zero))
-    negative = int(np.sum(eigenvalues < -zero))
-    n = eigenvalues.size
-    if positive == n:
-        curvature = "positive definite"
-    elif negative == n:
-        curvature = "negative definite"
-    elif positive and negative:
-        curvature = "indefinite"
-    elif positive:
-        curvature = "positive semidefinite"
-    elif negative:
-        curvature = "negative semidefinite"
-    else:
-        curvature = "zero"
+    curvature = _curvature(positive, int(np.sum(eigenvalues < -zero)), eigenvalues.size)
     known = np.zeros(gradient.shape, bool) if exact is None else np.asarray(exact, bool)
     rounded = ~known & (gradient != 0)  # nonzero floats that may be rounding of a zero
     if tolerance is None:
@@ -117,3 +104,21 @@ def classify(
         verdict = "inconclusive"
     eigen = [float(e) + 0.0 for e in eigenvalues]
     return Classification(eigen, critical, within_rounding, curvature, verdict)
+
+
+def _curvature(positive: int, negative: int, n: int) -> str:
+    """The Hessian's definiteness from how many of its n eigenvalues are positive and
+    negative (the rest are zero).
+
+    >>> _curvature(2, 0, 2), _curvature(1, 1, 2), _curvature(0, 1, 2), _curvature(0, 0, 2)
+    ('positive definite', 'indefinite', 'negative semidefinite', 'zero')
+    """
+    if positive == n:
+        return "positive definite"
+    if negative == n:
+        return "negative definite"
+    if positive and negative:
+        return "indefinite"
+    if positive:
+        return "positive semidefinite"
+    return "negative semidefinite" if negative else "zero"

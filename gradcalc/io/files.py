@@ -226,14 +226,7 @@ def read_points(
             cell that is not a finite number (naming the row and column).
     """
     lines = bounded_lines(stream, what)
-    try:
-        header = next(csv.reader([next(lines, "")], strict=True), None)
-    except csv.Error as error:
-        raise InputError(f"{what} header: not valid CSV ({error})") from None
-    if not header or not any(cell.strip().lstrip("\ufeff") for cell in header):
-        raise InputError(f"the {what} is empty: it needs a header row of variable names")
-    names = tuple(cell.strip().lstrip("\ufeff") for cell in header)
-    pick = _Pick.of(names, columns, id_column, what)
+    pick = _Pick.of(_header(lines, what), columns, id_column, what)
     start = 2  # file row number of the next line
     any_rows = False
     while raw := list(itertools.islice(lines, chunk_rows)):
@@ -296,6 +289,17 @@ class _Pick:
     def everything(self) -> bool:
         """Whether every cell is a variable's (the fast path reads whole lines)."""
         return self.id_index is None and self.indexes == tuple(range(len(self.header)))
+
+
+def _header(lines: Iterator[str], what: str) -> tuple[str, ...]:
+    """The names in the first line of a CSV (a byte-order mark and spaces stripped)."""
+    try:
+        header = next(csv.reader([next(lines, "")], strict=True), None)
+    except csv.Error as error:
+        raise InputError(f"{what} header: not valid CSV ({error})") from None
+    if not header or not any(cell.strip().lstrip("\ufeff") for cell in header):
+        raise InputError(f"the {what} is empty: it needs a header row of variable names")
+    return tuple(cell.strip().lstrip("\ufeff") for cell in header)
 
 
 def check_header(name: str, column: int, what: str) -> None:

@@ -66,38 +66,50 @@ def nested_literal(text: str) -> tuple[tuple[int, ...], list[str]]:
         ValueError: for unbalanced brackets, an empty list, ragged rows or too many elements
             (the message says which).
     """
-    tokens = [t for t in re.split(r"([\[\],()])", text) if t.strip()]
-    position = 0
+    reader = _LiteralReader(text)
+    shape, elements = reader.read(0)
+    if reader.position != len(reader.tokens) or not shape:
+        raise ValueError(f"{text} is not one bracketed list such as [[1, 2], [3, 4]]")
+    return shape, elements
 
-    def element() -> str:
+
+class _LiteralReader:
+    """Reads the tokens of a bracket literal left to right (``position``: the next one)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = [t for t in re.split(r"([\[\],()])", text) if t.strip()]
+        self.position = 0
+
+    def element(self) -> str:
         """Tokens up to a comma or bracket outside parentheses: one element's text."""
-        nonlocal position
         depth, parts = 0, []
-        while position < len(tokens):
-            token = tokens[position]
+        while self.position < len(self.tokens):
+            token = self.tokens[self.position]
             if depth == 0 and token in ",[]":
                 break
             depth += (token == "(") - (token == ")")
             parts.append(token)
-            position += 1
+            self.position += 1
         if not parts:
-            raise ValueError(f"an empty element or list in {text}")
+            raise ValueError(f"an empty element or list in {self.text}")
         return "".join(parts).strip()
 
-    def read(level: int) -> tuple[tuple[int, ...], list[str]]:
-        nonlocal position
-        if position >= len(tokens) or tokens[position] != "[":
-            return (), [element()]
+    def read(self, level: int) -> tuple[tuple[int, ...], list[str]]:
+        """The shape and elements of the element or list at ``position``, ``level`` deep."""
+        tokens, text = self.tokens, self.text
+        if self.position >= len(tokens) or tokens[self.position] != "[":
+            return (), [self.element()]
         if level == MAX_LITERAL_DEPTH:
             raise ValueError(f"brackets nested deeper than {MAX_LITERAL_DEPTH} levels")
-        position += 1
-        items = [read(level + 1)]
-        while position < len(tokens) and tokens[position] == ",":
-            position += 1
-            items.append(read(level + 1))
-        if position >= len(tokens) or tokens[position] != "]":
+        self.position += 1
+        items = [self.read(level + 1)]
+        while self.position < len(tokens) and tokens[self.position] == ",":
+            self.position += 1
+            items.append(self.read(level + 1))
+        if self.position >= len(tokens) or tokens[self.position] != "]":
             raise ValueError(f"unbalanced brackets in {text}")
-        position += 1
+        self.position += 1
         shapes = [shape for shape, _ in items]
         if any(shape != shapes[0] for shape in shapes):
             odd = next(k for k, shape in enumerate(shapes) if shape != shapes[0])
@@ -108,8 +120,3 @@ def nested_literal(text: str) -> tuple[tuple[int, ...], list[str]]:
         if len(elements) > MAX_LITERAL_ELEMENTS:
             raise ValueError(f"more than {MAX_LITERAL_ELEMENTS:,} elements: use a file")
         return (len(items), *shapes[0]), elements
-
-    shape, elements = read(0)
-    if position != len(tokens) or not shape:
-        raise ValueError(f"{text} is not one bracketed list such as [[1, 2], [3, 4]]")
-    return shape, elements

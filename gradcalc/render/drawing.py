@@ -34,6 +34,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,7 @@ import numpy as np
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.api import GradResult
+from gradcalc.engine.evaluate import TapeRow
 from gradcalc.render.gradient import at_point, point_values, read_as_line
 
 RENDERED = {".svg": "svg", ".png": "png"}
@@ -243,29 +245,34 @@ def render_file(dot_text: str, path: str | Path) -> None:
         raise InputError(f"cannot write {path}: {reason_of(error)}") from None
     with scratch:
         temporary = Path(scratch.name) / path.name
-        try:
-            done = subprocess.run(
-                [program, f"-T{RENDERED[suffix]}", f"-o{temporary}"],
-                input=dot_text,
-                text=True,
-                capture_output=True,
-                timeout=DOT_TIMEOUT,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise InputError(
-                f"Graphviz 'dot' took more than {DOT_TIMEOUT:g} s to draw {path.name}"
-            ) from None
-        except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-            raise InputError(f"cannot run Graphviz 'dot': {reason_of(error)}") from None
-        if done.returncode != 0:
-            lines = (done.stderr or "").strip().splitlines()
-            detail = lines[0] if lines else f"exit status {done.returncode}"
-            raise InputError(f"Graphviz 'dot' could not draw {path.name}: {detail}")
+        _run_dot([program, f"-T{RENDERED[suffix]}", f"-o{temporary}"], dot_text, path.name)
         try:
             os.replace(temporary, path)
         except (OSError, ValueError) as error:  # ValueError: a NUL in the path
             raise InputError(f"cannot write {path}: {reason_of(error)}") from None
+
+
+def _run_dot(command: list[str], dot_text: str, name: str) -> None:
+    """Run Graphviz's ``dot`` on ``dot_text``; its failures as one-line input errors."""
+    try:
+        done = subprocess.run(
+            command,
+            input=dot_text,
+            text=True,
+            capture_output=True,
+            timeout=DOT_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise InputError(
+            f"Graphviz 'dot' took more than {DOT_TIMEOUT:g} s to draw {name}"
+        ) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise InputError(f"cannot run Graphviz 'dot': {reason_of(error)}") from None
+    if done.returncode != 0:
+        lines = (done.stderr or "").strip().splitlines()
+        detail = lines[0] if lines else f"exit status {done.returncode}"
+        raise InputError(f"Graphviz 'dot' could not draw {name}: {detail}")
 
 
 def write_text(path: str | Path, text: str) -> None:
@@ -312,23 +319,44 @@ def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawi
     def number(value: object) -> str:
         return format_number(at_point(np.asarray(value), k), digits)
 
-    rows = result.tape
     target_row = _target_row(result)
     variables = {name: f"v{i}" for i, name in enumerate(result.points.names)}
+    nodes = _variable_nodes(result, variables, target_row, number)
+    edges = _record_nodes(result.tape, variables, target_row, number, nodes)
+    return Drawing(_title(result, k, digits), nodes, edges)
+
+
+def _variable_nodes(
+    result: GradResult,
+    variables: Mapping[str, str],
+    target_row: TapeRow | None,
+    number: Callable[[object], str],
+) -> list[Node]:
+    """One node per variable: its value and adjoint; the target when the expression is one
+    variable (no record computes it)."""
     target_variable = None
     if target_row is None:
         connected = [n for n, g in result.gradient.items() if g is not None and n in variables]
         if len(connected) == 1:
             target_variable = connected[0]
-
-    nodes: list[Node] = []
+    nodes = []
     for name, node_id in variables.items():
         lines = [name, f"value = {number(result.points.arrays[name])}"]
         if name in result.gradient:
             gradient = result.gradient[name]
             lines.append(f"adjoint = {number(0.0 if gradient is None else gradient)}")
         nodes.append(Node(node_id, tuple(lines), "variable", target=name == target_variable))
+    return nodes
 
+
+def _record_nodes(
+    rows: Sequence[TapeRow],
+    variables: Mapping[str, str],
+    target_row: TapeRow | None,
+    number: Callable[[object], str],
+    nodes: list[Node],
+) -> list[tuple[str, str]]:
+    """Append a node per record (and one per constant input) to ``nodes``; the edges."""
     edges: list[tuple[str, str]] = []
     drawn = {row.index for row in rows}
     for row in rows:
@@ -354,12 +382,16 @@ def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawi
                 off_path=row.adjoint is None,
             )
         )
+    return edges
 
+
+def _title(result: GradResult, k: int, digits: int | None) -> tuple[str, ...]:
+    """The expression as read, the point, and why the gradient is undefined there if it is."""
     point = ", ".join(
         f"{n} = {format_number(v, digits)}" for n, v in point_values(result, k).items()
     )
     where = f"at {point}   " if point else ""
-    if count > 1:
+    if result.points.count > 1:
         where = f"point {k}: {where}"
     title = [
         _ONE_LINE.sub("; ", read_as_line(result).plain.strip()),
@@ -368,10 +400,10 @@ def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawi
     reason = result.reason(k)
     if reason:
         title.append(f"gradient undefined here: {reason}")
-    return Drawing(tuple(title), nodes, edges)
+    return tuple(title)
 
 
-def _target_row(result: GradResult):
+def _target_row(result: GradResult) -> TapeRow | None:
     """The record the backward pass started from: the last record with an adjoint.
 
     Only records the target depends on get one, and they all come before the target on the
