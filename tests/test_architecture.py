@@ -197,6 +197,7 @@ TESTED_ELSEWHERE = {
     "gradcalc.render.optimizers": "cli/test_cli_minimize.py",  # and cli/test_cli_fit.py
     "gradcalc.apps.views": "render/test_formats.py",  # the apps' views, likewise
     "gradcalc.apps.explain_render": "apps/test_explain.py",  # an explanation in each format
+    "gradcalc.apps.explanation": "apps/test_explain.py",  # the records explain builds
     "gradcalc.apps.figures": "apps/test_plot.py",  # every plot, in the terminal and in files
     "gradcalc.cli.app": "cli/test_cli_niceties.py",  # root options, exits, suggestions
     "gradcalc.cli.console": "cli/test_cli_niceties.py",  # colour, closed pipes, narrow tables
@@ -240,3 +241,44 @@ def test_the_tests_mirror_the_package() -> None:
     assert not stale, f"TESTED_ELSEWHERE lists modules gone or with their own test file: {stale}"
     missing = [f for f in TESTED_ELSEWHERE.values() if not (TESTS / f).exists()]
     assert not missing, f"TESTED_ELSEWHERE names test files that do not exist: {missing}"
+
+
+#: The most lines a module may have, docstrings and comments included.
+MAX_MODULE_LINES = 500
+#: The most lines a function may have, from ``def`` to its last line; a Typer command's
+#: signature (its options, each with its help) does not count, only its body.
+MAX_FUNCTION_LINES = 60
+
+
+def _is_typer_command(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    arguments = [*function.args.args, *function.args.kwonlyargs]
+    return any(a.annotation and "typer." in ast.unparse(a.annotation) for a in arguments)
+
+
+def function_lengths(source: str) -> Iterator[tuple[str, int]]:
+    """Each function's name and length in lines (a Typer command's: its body's).
+
+    >>> dict(function_lengths("def f():\\n    '''Doc.'''\\n    return 1\\n"))
+    {'f': 3}
+    """
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            assert node.end_lineno is not None
+            first = node.body[0].lineno if _is_typer_command(node) else node.lineno
+            yield node.name, node.end_lineno - first + 1
+
+
+def test_modules_are_small() -> None:
+    sizes = {module: len(path.read_text().splitlines()) for module, path in MODULES.items()}
+    large = {module: lines for module, lines in sizes.items() if lines > MAX_MODULE_LINES}
+    assert not large, f"modules over {MAX_MODULE_LINES} lines (split them by job): {large}"
+
+
+def test_functions_are_short() -> None:
+    long = {
+        f"{module}.{name}": lines
+        for module, path in MODULES.items()
+        for name, lines in function_lengths(path.read_text())
+        if lines > MAX_FUNCTION_LINES
+    }
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
