@@ -44,7 +44,6 @@ from gradcalc.core.ops import REGISTRY
 from gradcalc.engine.diagnostics import Thresholds
 from gradcalc.engine.evaluate import Evaluation, lazy_rows
 from gradcalc.engine.points import Points
-from gradcalc.engine.sweep import record_sweep
 from gradcalc.lang.graph import Graph, Node, shape
 from gradcalc.lang.literals import DECIMAL
 
@@ -210,6 +209,8 @@ def _record(graph: Graph, numbers: tuple[int, ...], sources: tuple[str, ...]) ->
         variable_nodes={**graph.variable_nodes, **dict(zip(names, numbers))},
         cache={},
     )
+    from gradcalc.engine.sweep import record_sweep  # only a stream with a shape seen twice
+
     try:
         sweep = record_sweep(general, sources)
     except GradcalcError:  # e.g. a constant subexpression undefined: the full tape says so

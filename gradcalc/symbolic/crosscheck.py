@@ -269,16 +269,20 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
 
     exact_point, skip, exact_text = where.exact_point, where.skip, where.exact_text
     assert exact_point is not None  # the caller checked
-    substitutions = [
-        {sp.Symbol(name, real=True): exact_value(text) for name, text in values.items()}
-        for values in exact_point
-    ]
+    substitutions: dict[int, dict] = {}  # made when sympy evaluates at a point (rarely)
+
+    def substitution(k: int) -> dict:
+        if k not in substitutions:
+            point = exact_point[k].items()
+            substitutions[k] = {sp.Symbol(n, real=True): exact_value(t) for n, t in point}
+        return substitutions[k]
+
     partials = {}
     for source, expr in derivatives.items():
         values: list[float] = []
         shown: list[str | None] = []
         exacts: list[str | None] = []
-        for k, subs in enumerate(substitutions):
+        for k in range(len(exact_point)):
             if skip.reshape(-1)[k] if skip.ndim else bool(skip):
                 values.append(np.nan)
                 shown.append(None)
@@ -291,7 +295,7 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
                 exacts.append(None)
                 continue
             if known is None:
-                exact = _substitute(expr, subs)
+                exact = _substitute(expr, substitution(k))
             else:  # an exact rational
                 exact = sp.Rational(known.numerator, known.denominator)
             values.append(real_value(exact))

@@ -332,23 +332,44 @@ class _Exact:
             slots[e] = len(self.steps) - 1
 
     def __call__(self, values: list[Fraction]) -> Fraction:
-        done: list[Fraction] = []
+        # numerator and denominator apart, reduced once at the end (and before a power,
+        # whose size is checked on the reduced base): a Fraction reduces at every step
+        done: list[tuple[int, int]] = []
         for kind, what in self.steps:
             if kind == "argument":
-                done.append(values[what])
+                done.append((values[what].numerator, values[what].denominator))
             elif kind == "number":
-                done.append(what)
+                done.append((what.numerator, what.denominator))
             elif kind == "add":
-                done.append(sum((done[i] for i in what), Fraction(0)))
+                n, d = 0, 1
+                for i in what:
+                    a, b = done[i]
+                    n, d = (n + a, d) if b == d else (n * b + a * d, d * b)
+                done.append(_reduced(n, d))
             elif kind == "mul":
-                done.append(math.prod((done[i] for i in what), start=Fraction(1)))
+                n, d = 1, 1
+                for i in what:
+                    a, b = done[i]
+                    n, d = n * a, d * b
+                done.append(_reduced(n, d))
             else:  # sized before it is built, as exact_at does: C cannot be interrupted
-                base = done[what[0]]
+                base = Fraction(*done[what[0]])
                 bits = max(base.numerator.bit_length(), base.denominator.bit_length())
                 if bits > 1 and bits * abs(what[1]) > MAX_EXACT_BITS:
                     raise ExactTooLarge
-                done.append(base ** what[1])
-        return done[-1]
+                n, d = base.numerator, base.denominator
+                done.append(
+                    (n ** what[1], d ** what[1]) if what[1] >= 0 else (d ** -what[1], n ** -what[1])
+                )
+        return Fraction(*done[-1])
+
+
+def _reduced(n: int, d: int) -> tuple[int, int]:
+    """``n/d`` in lowest terms once either has more than 128 bits (long sums stay short)."""
+    if max(n.bit_length(), d.bit_length()) <= 128:
+        return n, d
+    common = math.gcd(n, d)
+    return (n // common, d // common) if common > 1 else (n, d)
 
 
 def _evaluator(general: Any, arguments: list[Any]) -> _Exact | Callable[..., Any] | None:
