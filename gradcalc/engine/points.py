@@ -43,8 +43,8 @@ class Points:
     @property
     def count(self) -> int:
         """How many points."""
-        first = next(iter(self.arrays.values()), np.zeros(()))
-        return 1 if first.ndim == 0 else len(first)
+        first = next(iter(self.arrays.values()), None)
+        return 1 if first is None or first.ndim == 0 else len(first)
 
     def label(self, k: int) -> str:
         """Point ``k`` written as ``x=1, y=2`` (exact text where known)."""

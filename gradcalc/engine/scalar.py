@@ -157,23 +157,30 @@ def scalar_evaluation(
 
 def plannable(graph: Graph) -> tuple[Hashable, tuple[int, ...]] | None:
     """The graph's shape key and its numbers' nodes (see :func:`~gradcalc.lang.graph.shape`),
-    or ``None`` when the graph is not to be planned: tensor ops, or a number that a tape
-    treats apart from the variables. Cached on the graph.
+    ``None`` for a graph with tensor ops. Cached on the graph.
 
     >>> from gradcalc.engine.api import compile_expression
-    >>> plannable(compile_expression("2.5*x + x^2"))[1], plannable(compile_expression("log(2.5)*x"))
+    >>> plannable(compile_expression("2.5*x + x^2"))[1], plannable(compile_expression("sum(x)"))
     ((0,), None)
     """
     if ("plannable",) not in graph.cache:
-        graph.cache[("plannable",)] = _plannable(graph)
-    found: tuple[Hashable, tuple[int, ...]] | None = graph.cache[("plannable",)]
-    return found
+        found = shape(graph, _varies) if graph.elementwise else None
+        graph.cache[("plannable",)] = found
+    plain: tuple[Hashable, tuple[int, ...]] | None = graph.cache[("plannable",)]
+    return plain
 
 
-def _plannable(graph: Graph) -> tuple[Hashable, tuple[int, ...]] | None:
-    if not graph.elementwise:
-        return None
-    key, numbers = shape(graph, _varies)
+def treated_apart(graph: Graph, numbers: tuple[int, ...]) -> bool:
+    """Whether a tape treats some of the shape's ``numbers`` apart from the variables: in a
+    number-only subexpression under a domain rule (``log(2.5)``, checked as a constant) or
+    in an exponent (the power rule reads a constant exponent's value). Such a shape is not
+    planned.
+
+    >>> from gradcalc.engine.api import compile_expression
+    >>> graphs = [compile_expression(text) for text in ("log(2.5)*x", "2.5*x")]
+    >>> [treated_apart(graph, plannable(graph)[1]) for graph in graphs]
+    [True, False]
+    """
     numbered = set(numbers)
     fixed: list[bool] = []  # computed from numbers and constants alone
     counted: list[bool] = []  # ... and from a shared number among them
@@ -184,10 +191,10 @@ def _plannable(graph: Graph) -> tuple[Hashable, tuple[int, ...]] | None:
         if node.kind != "op":
             continue
         if counted[-1] and REGISTRY[node.op].domain is not None:
-            return None  # a tape checks a constant subexpression's domain apart
+            return True
         if node.op == "pow" and counted[inputs[1]]:
-            return None  # the power rule reads a constant exponent's value
-    return key, numbers
+            return True
+    return False
 
 
 def _varies(text: str) -> bool:
@@ -197,7 +204,10 @@ def _varies(text: str) -> bool:
 
 def _record(graph: Graph, numbers: tuple[int, ...], sources: tuple[str, ...]) -> Plan | None:
     """The plan of ``graph`` with its ``numbers`` as inputs after the variables: they become
-    variables of a copy of the graph, differentiated with respect to ``sources`` only."""
+    variables of a copy of the graph, differentiated with respect to ``sources`` only;
+    ``None`` for a shape whose numbers a tape treats apart (:func:`treated_apart`)."""
+    if treated_apart(graph, numbers):
+        return None
     names = [f"_c{i}" for i in numbers]  # no variable's name: names start with a letter
     nodes = list(graph.nodes)
     for i, name in zip(numbers, names):

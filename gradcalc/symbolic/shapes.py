@@ -86,6 +86,7 @@ class Shapes:
         #: and printed expressions: repeated ones (d/dy of a*x^2 + b*x*y is b*x) come back
         self.given: dict[Hashable, Any] = {}
         self.texts: dict[Any, str] = {}
+        self.printer: Any = None  # sympy's str printer, made once per stream
 
     def clear(self) -> None:
         """Forget every shape."""
@@ -207,7 +208,11 @@ def printed(expr: Any) -> str:
     if store is None:
         return str(expr)
     if expr not in store.texts:
-        _bounded(store.texts)[expr] = str(expr)
+        if store.printer is None:  # str() makes a printer per call, with these settings
+            from sympy.printing.str import StrPrinter
+
+            store.printer = StrPrinter({"order": None})
+        _bounded(store.texts)[expr] = store.printer.doprint(expr)
     return store.texts[expr]
 
 

@@ -144,7 +144,11 @@ def test_anything_unusual_is_left_to_the_tape(text, at) -> None:
     ],
 )
 def test_shapes_a_tape_treats_apart_are_not_planned(text) -> None:
-    assert plannable(compile_expression(text, ["x"])) is None
+    graph = compile_expression(text, ["x"])
+    store = Plans()
+    with planning(store):
+        runs = [scalar_evaluation(graph, parse_at(["x=0.5"])) for _ in range(3)]
+    assert runs == [None] * 3 and all(plan is None for plan in store.plans.values())
 
 
 def test_a_shape_is_planned_the_second_time_and_only_inside_planning() -> None:
