@@ -6,7 +6,7 @@ resource bombs (huge numbers, deep nesting, long text) that must fail within mil
 Invisible and look-alike characters are written as escapes.
 """
 
-from gradcalc.lang.parser import MAX_LENGTH
+from gradcalc.lang.lexer import MAX_LENGTH
 
 NOT_ALLOWED = "is not allowed"
 

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY
 from gradcalc.lang.graph import lower
-from gradcalc.lang.parser import parse_program, unparse
+from gradcalc.lang.parser import parse_program
+from gradcalc.lang.unparsing import unparse
 
 pytestmark = pytest.mark.slow  # hypothesis: hundreds of random expressions against sympy
 
@@ -388,7 +389,8 @@ def _parsed_value(text: str) -> float:
     """What the validated parser makes of a value (the slow path of constant_value)."""
     from gradcalc.core.errors import InputError
     from gradcalc.engine.evaluate import evaluate
-    from gradcalc.lang.parser import Program, Statement, parse_constant
+    from gradcalc.lang.parser import parse_constant
+    from gradcalc.lang.syntax import Program, Statement
 
     node = parse_constant(text)
     value = float(evaluate(lower(Program(text, (Statement(None, node, 0),))), {}).values[0])

@@ -171,7 +171,7 @@ class Session:
     def define(self, name: str, text: str) -> int:
         from gradcalc.core.ops import FUNCTION_NAMES
         from gradcalc.engine.api import compile_expression
-        from gradcalc.lang.parser import CONSTANTS
+        from gradcalc.lang.literals import CONSTANTS
 
         if name in FUNCTION_NAMES or name in CONSTANTS:
             raise InputError(f"{name!r} is a built-in name: call your function something else")
@@ -338,7 +338,7 @@ class Session:
     def words(self) -> list[str]:
         """What may follow a command: functions, variables, names of the language."""
         from gradcalc.core.ops import FUNCTION_NAMES
-        from gradcalc.lang.parser import CONSTANTS
+        from gradcalc.lang.literals import CONSTANTS
 
         variables = [v for f in self.functions.values() for v in f.variables]
         return sorted({*self.functions, *variables, *FUNCTION_NAMES, *CONSTANTS, "at"})

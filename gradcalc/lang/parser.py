@@ -48,6 +48,7 @@ Limits, all checked before anything else sees the tree:
   :data:`MAX_EXPONENT` in magnitude. Assigned constants count: ``a = 9^9; a^a`` is refused.
   These are reported once the whole text has parsed, so syntax errors come first.
 
+>>> from gradcalc.lang.unparsing import unparse
 >>> program = parse_program("r = sqrt(x^2 + y^2); 2r")
 >>> [statement.target for statement in program.statements], program.free_variables
 (['r', None], ('x', 'y'))
@@ -73,11 +74,7 @@ from gradcalc.lang.expression import ExpressionParser
 from gradcalc.lang.lexer import (
     MAX_CONSTANT,
     MAX_CONSTANT_TEXT,
-    MAX_DEPTH,
     MAX_EXPONENT,
-    MAX_INTEGER_DIGITS,
-    MAX_LENGTH,
-    MAX_NAME_LENGTH,
     Lexer,
     Token,
     TokenStatement,
@@ -86,46 +83,10 @@ from gradcalc.lang.lexer import (
 )
 from gradcalc.lang.literals import CONSTANTS
 from gradcalc.lang.spelling import closest_function
-from gradcalc.lang.syntax import (
-    Binary,
-    Call,
-    Const,
-    Name,
-    Neg,
-    Node,
-    Num,
-    Program,
-    Statement,
-    children,
-    postorder,
-)
-from gradcalc.lang.unparsing import preview, unparse
+from gradcalc.lang.syntax import Binary, Call, Name, Node, Program, Statement, postorder
+from gradcalc.lang.unparsing import preview
 
-__all__ = [
-    "CONSTANTS",
-    "MAX_CONSTANT",
-    "MAX_DEPTH",
-    "MAX_EXPONENT",
-    "MAX_INTEGER_DIGITS",
-    "MAX_LENGTH",
-    "MAX_NAME_LENGTH",
-    "Binary",
-    "Call",
-    "Const",
-    "Name",
-    "Neg",
-    "Node",
-    "Num",
-    "Program",
-    "ProgramParser",
-    "Statement",
-    "children",
-    "parse_constant",
-    "parse_equation",
-    "parse_program",
-    "postorder",
-    "unparse",
-]
+__all__ = ["ProgramParser", "parse_constant", "parse_equation", "parse_program"]
 
 
 # --- public entry points -----------------------------------------------------------------
@@ -136,6 +97,7 @@ def parse_program(text: str, variables: Iterable[str] = ()) -> Program:
 
     ``variables`` are names that are variables even if they would be constants (``e``).
 
+    >>> from gradcalc.lang.unparsing import unparse
     >>> program = parse_program("a = 2x\\nb = a^2; b, -b")
     >>> [(s.target, unparse(s.expr)) for s in program.statements]
     [('a', '2*x'), ('b', 'a**2'), (None, 'b'), (None, '-b')]
@@ -152,6 +114,7 @@ def parse_equation(text: str) -> Program:
     """Parse an equation ``left = right`` as the program ``left - right`` (its zero set is
     the curve or surface); ``variables`` work as in :func:`parse_program`.
 
+    >>> from gradcalc.lang.unparsing import unparse
     >>> unparse(parse_equation("x^2 + y^2 = 25").statements[0].expr)
     'x**2 + y**2 - 25'
     >>> parse_equation("x + y")
@@ -183,6 +146,7 @@ def parse_equation(text: str) -> Program:
 def parse_constant(text: str) -> Node:
     """Parse a point value: one expression of numbers, ``pi``, ``e`` and functions only.
 
+    >>> from gradcalc.lang.unparsing import unparse
     >>> unparse(parse_constant("pi/4"))
     'pi/4'
     >>> parse_constant("-1e-3")

@@ -12,7 +12,9 @@ import sympy as sp
 from gradcalc.apps import catalog
 from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY
 from gradcalc.engine import api
-from gradcalc.lang.parser import CONSTANTS, Call, parse_program
+from gradcalc.lang.literals import CONSTANTS
+from gradcalc.lang.parser import parse_program
+from gradcalc.lang.syntax import Call
 
 FUNCTIONS = catalog.functions()
 BY_NAME = {item.name: item for item in FUNCTIONS}

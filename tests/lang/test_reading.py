@@ -9,8 +9,9 @@ import pytest
 
 from gradcalc.core.errors import InputError
 from gradcalc.engine.api import grad
-from gradcalc.lang.parser import parse_program, unparse
+from gradcalc.lang.parser import parse_program
 from gradcalc.lang.reading import ambiguities, read_as
+from gradcalc.lang.unparsing import unparse
 
 
 def value(text: str, **at: float) -> float:
