@@ -348,10 +348,11 @@ def test_the_memory_message_names_the_cap_in_force() -> None:
 
 def test_a_library_warning_is_one_line_on_stderr() -> None:
     script = (
-        "import sys, warnings; import gradcalc.cli.app as a; real = a.app\n"
-        "def noisy(*args, **kwargs):\n"
-        "    warnings.warn('first\\nsecond', RuntimeWarning); return real(*args, **kwargs)\n"
-        "a.app = noisy; sys.argv = ['gradcalc', 'grad', 'x', '--at', 'x=1', '--format', 'plain']\n"
+        "import sys, warnings; import gradcalc.cli.app as a; real = a._app_for\n"
+        "def noisy(args):\n"
+        "    warnings.warn('first\\nsecond', RuntimeWarning); return real(args)\n"
+        "a._app_for = noisy\n"
+        "sys.argv = ['gradcalc', 'grad', 'x', '--at', 'x=1', '--format', 'plain']\n"
         "a.main()\n"
     )
     done = subprocess.run(

@@ -7,7 +7,7 @@ one-line message and exit code (see :class:`gradcalc.core.errors.ExitCode`); ``a
 Typer application without that handling. Heavy imports (numpy, sympy) happen inside the
 commands, so ``gradcalc --help`` and ``--version`` start fast.
 
->>> [command.name or command.callback.__name__ for command in app.registered_commands][:3]
+>>> [command.callback.__name__ for command in build().registered_commands][:3]
 ['grad', 'hessian', 'jacobian']
 """
 
@@ -15,45 +15,42 @@ from __future__ import annotations
 
 import functools
 import gc
+import importlib
 import inspect
 import os
 import sys
+import typing
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
 
 from gradcalc import __version__
-from gradcalc.cli.commands import (
-    check,
-    critical,
-    diff,
-    explain,
-    fit,
-    grad,
-    graph,
-    hessian,
-    jacobian,
-    minimize,
-    ops,
-    plot,
-    repl,
-    taylor,
-)
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
 from gradcalc.core.errors import ExitCode
+from gradcalc.symbolic.startup import defer_sympy_tensors
 
-app = typer.Typer(
-    name="gradcalc",
-    cls=Group,
-    help="Exact gradients from a reverse-mode tape, cross-checked against sympy.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
+#: The commands, in the order of gradcalc --help: each is the function of its name in
+#: ``gradcalc.cli.commands.<name>``; all but ops and repl take an EXPRESSION.
+COMMANDS = (
+    "grad",
+    "hessian",
+    "jacobian",
+    "diff",
+    "critical",
+    "taylor",
+    "check",
+    "explain",
+    "graph",
+    "minimize",
+    "fit",
+    "plot",
+    "ops",
+    "repl",
 )
+_PLAIN = ("ops", "repl")  # (no EXPRESSION)
 
 
 def _version(value: bool) -> None:
@@ -62,7 +59,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     ctx: typer.Context,
     version: Annotated[
@@ -132,13 +128,34 @@ def root(
     context.timeout, context.files = timeout, files
 
 
+def _valued_root_options() -> frozenset[str]:
+    """The root options that take a value (``--max-cpu SECONDS``), read from :func:`root`.
+
+    >>> sorted(_valued_root_options())
+    ['--max-cpu', '--max-memory', '--timeout']
+    """
+    found: set[str] = set()
+    for parameter in inspect.signature(root, eval_str=True).parameters.values():
+        kind, *infos = typing.get_args(parameter.annotation) or (parameter.annotation,)
+        if kind in (bool, bool | None, typer.Context):
+            continue
+        for info in infos:  # Annotated: the first name is the OptionInfo's default
+            names = (getattr(info, "default", None), *(getattr(info, "param_decls", ()) or ()))
+            found.update(n for n in names if isinstance(n, str) and n.startswith("-"))
+    return frozenset(found)
+
+
+_ROOT_VALUED = _valued_root_options()
+
+
 def typer_command(command: Callable[..., int]) -> Callable[..., None]:
     """The Typer callback of a command function ``command(context, **options) -> int``.
 
     Its parameters are the command's options after ``context``; it runs the command with the
     :class:`AppContext` of the root options (:meth:`AppContext.call`) and exits with its code.
 
-    >>> callback = typer_command(ops.ops)
+    >>> from gradcalc.cli.commands.ops import ops
+    >>> callback = typer_command(ops)
     >>> list(inspect.signature(callback).parameters)
     ['ctx', 'names', 'output']
     """
@@ -196,29 +213,65 @@ def _epilog(name: str) -> str:
     return "\b\nExamples:\n" + "\n".join(f"  {example}" for example in examples)
 
 
-app.info.epilog = _epilog("gradcalc")
-# the commands, in the order of gradcalc --help; all but ops and repl take an EXPRESSION
-for _command in (
-    grad.grad,
-    hessian.hessian,
-    jacobian.jacobian,
-    diff.diff,
-    critical.critical,
-    taylor.taylor,
-    check.check,
-    explain.explain,
-    graph.graph,
-    minimize.minimize,
-    fit.fit,
-    plot.plot,
-):
-    app.command(
-        cls=Command,
-        context_settings=EXPRESSIONS_MAY_START_WITH_MINUS,
-        epilog=_epilog(_command.__name__),
-    )(typer_command(_command))
-for _plain in (ops.ops, repl.repl):  # (no EXPRESSION)
-    app.command(cls=Command, epilog=_epilog(_plain.__name__))(typer_command(_plain))
+@functools.cache
+def build(names: Sequence[str] = COMMANDS) -> typer.Typer:
+    """The Typer app with the root options and the commands ``names`` (a tuple, in the
+    order of :data:`COMMANDS`), importing only their modules. :data:`app` has them all;
+    :func:`run` builds one with only the command it runs, when it can tell which (each
+    command costs its module, its signature and its click parameters at start-up).
+
+    >>> [info.callback.__name__ for info in build(("ops",)).registered_commands]
+    ['ops']
+    """
+    typer_app = typer.Typer(
+        name="gradcalc",
+        cls=Group,
+        help="Exact gradients from a reverse-mode tape, cross-checked against sympy.",
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        epilog=_epilog("gradcalc"),
+    )
+    typer_app.callback()(root)
+    for name in names:
+        command = getattr(importlib.import_module(f"gradcalc.cli.commands.{name}"), name)
+        settings = {} if name in _PLAIN else EXPRESSIONS_MAY_START_WITH_MINUS
+        typer_app.command(cls=Command, context_settings=settings, epilog=_epilog(name))(
+            typer_command(command)
+        )
+    return typer_app
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the Typer app with every command (built on first use)."""
+    if name == "app":
+        return build()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _app_for(args: list[str] | None) -> typer.Typer:
+    """The app :func:`run` needs for ``args`` (default: the process's): only the command
+    they name, or every command when they name none (``--help``, a misspelled command,
+    shell completion).
+
+    >>> [i.callback.__name__ for i in _app_for(["--wide", "grad", "x"]).registered_commands]
+    ['grad']
+    >>> len(_app_for(["--max-cpu", "9", "--help"]).registered_commands) == len(COMMANDS)
+    True
+    """
+    words = sys.argv[1:] if args is None else args
+    if any(key.startswith("_GRADCALC_COMPLETE") for key in os.environ):
+        return build()
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in _ROOT_VALUED:
+            skip = True  # its value follows
+        elif not word.startswith("-"):
+            return build((word,)) if word in COMMANDS else build()
+    return build()
 
 
 def _one_line_note(message: Any, category: Any, *where: Any, **more: Any) -> None:
@@ -238,6 +291,7 @@ def main() -> None:
     # collector's default (a pass every 700 allocations, rescanning every survivor) cost a
     # quarter of a 10,000-term sum; cycles are rare here, so collect far less often
     gc.set_threshold(GC_THRESHOLD, 20, 20)
+    defer_sympy_tensors()  # every sympy sum would load its tensor algebra (20 ms) for nothing
     sys.exit(run(None, AppContext(process=True)))  # the root options may cap its CPU, memory
 
 
@@ -253,7 +307,8 @@ def run(args: list[str] | None = None, context: AppContext | None = None) -> int
 
     context = context or AppContext()
     try:
-        code = app(args, prog_name="gradcalc", standalone_mode=False, obj=context)
+        typer_app = _app_for(args)
+        code = typer_app(args, prog_name="gradcalc", standalone_mode=False, obj=context)
     except typer.Exit as done:
         return int(done.exit_code)
     except click.ClickException as error:

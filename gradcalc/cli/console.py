@@ -31,7 +31,14 @@ def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
     """
     if color is None and os.environ.get("NO_COLOR"):
         color = False
-    options: dict[str, Any] = {"stderr": stderr, "highlight": False, "soft_wrap": False}
+    # emoji off: ":name:" is never an emoji code in gradcalc's output (and rich's table of
+    # them is a 4 ms import)
+    options: dict[str, Any] = {
+        "stderr": stderr,
+        "highlight": False,
+        "soft_wrap": False,
+        "emoji": False,
+    }
     if color is False:
         options.update(color_system=None, no_color=True)
     elif color is True:

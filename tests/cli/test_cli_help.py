@@ -38,3 +38,29 @@ def test_every_example_runs(cli, example, monkeypatch) -> None:
     result = cli.invoke(args[1:], input=stdin)
     assert result.exit_code == 0, (example, result.stdout, result.stderr)
     assert result.stdout.strip()
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_process_builds_only_its_command_with_the_same_help(name, capsys, monkeypatch) -> None:
+    """run() (a real process) builds the app with only the command it runs: the same help
+    page and exit code as the app with every command."""
+    from gradcalc.cli import app as module
+
+    args = ["--no-color", "--timeout", "5", name, "--help"]
+    only = module._app_for(args)
+    assert [info.callback.__name__ for info in only.registered_commands] == [name]
+    assert module.run(args) == 0
+    alone = capsys.readouterr().out
+    monkeypatch.setattr(module, "_app_for", lambda args: module.build())
+    assert module.run(args) == 0
+    assert capsys.readouterr().out == alone
+    assert f"gradcalc {name} [OPTIONS]" in alone
+
+
+def test_a_word_that_is_no_command_gets_every_command(capsys) -> None:
+    from gradcalc.cli.app import COMMANDS as ALL
+    from gradcalc.cli.app import _app_for, run
+
+    assert len(_app_for(["--timeout", "grad", "gard"]).registered_commands) == len(ALL)
+    assert run(["gard", "x"]) == 2
+    assert "did you mean grad?" in capsys.readouterr().err
