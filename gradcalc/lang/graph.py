@@ -178,25 +178,29 @@ class _Builder:
         self._index: dict[tuple, int] = {}
 
     def add(self, key: tuple, node: Node) -> int:
-        found = self._index.get(key)
-        if found is not None:
-            return found
-        node.index = len(self.graph.nodes)
+        """Keep ``node`` under ``key`` (new to the graph); its index."""
+        node.index = self._index[key] = len(self.graph.nodes)
         self.graph.nodes.append(node)
-        self._index[key] = node.index
         return node.index
 
     def variable(self, name: str) -> int:
-        index = self.add(("var", name), Node(0, "var", text=name, label=name))
-        self.graph.variable_nodes[name] = index
+        index = self._index.get(("var", name))
+        if index is None:
+            index = self.add(("var", name), Node(0, "var", text=name, label=name))
+            self.graph.variable_nodes[name] = index
         return index
 
     def constant(self, text: str) -> int:
-        return self.add(("const", text), Node(0, "const", text=text))
+        index = self._index.get(("const", text))
+        return self.add(("const", text), Node(0, "const", text=text)) if index is None else index
 
     def op(self, name: str, inputs: Sequence[int], params: tuple[tuple[str, Any], ...] = ()) -> int:
-        node = Node(0, "op", op=name, inputs=tuple(inputs), params=params)
-        return self.add(("op", name, params, *inputs), node)
+        key = ("op", name, params, *inputs)
+        index = self._index.get(key)
+        if index is None:
+            node = Node(0, "op", op=name, inputs=tuple(inputs), params=params)
+            index = self.add(key, node)
+        return index
 
 
 def lower(
@@ -267,25 +271,26 @@ def _choose_targets(program, outputs, bindings, of) -> list[tuple[str, int]]:
 def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict) -> int:
     """Postorder walk of one expression; returns the index of its root node."""
     made: dict[int, int] = {}  # id(ir node) -> graph node index
+    origins = builder.graph.origins
     for item in postorder(expr):
-        if isinstance(item, Num):
-            index = builder.constant(item.text)
-        elif isinstance(item, Const):
-            index = builder.constant(item.name)  # "pi" or "E", see lang.literals
-        elif isinstance(item, Name):
+        if isinstance(item, Name):  # (the commonest kinds first)
             bound = scope.get(item.name)
             if bound is None:
                 free[item.name] = None
                 bound = builder.variable(item.name)
             index = bound
-        elif isinstance(item, Neg):
-            index = builder.op("neg", [made[id(item.operand)]])
         elif isinstance(item, Binary):
-            index = builder.op(item.op, [made[id(item.left)], made[id(item.right)]])
+            index = builder.op(item.op, (made[id(item.left)], made[id(item.right)]))
         elif isinstance(item, Call):
             index = builder.op(item.op, [made[id(a)] for a in item.args], item.params)
+        elif isinstance(item, Num):
+            index = builder.constant(item.text)
+        elif isinstance(item, Const):
+            index = builder.constant(item.name)  # "pi" or "E", see lang.literals
+        elif isinstance(item, Neg):
+            index = builder.op("neg", (made[id(item.operand)],))
         else:  # pragma: no cover - the parser produces nothing else
             raise TypeError(f"unexpected node {item!r}")
         made[id(item)] = index
-        builder.graph.origins.setdefault(index, item)
+        origins.setdefault(index, item)
     return made[id(expr)]

@@ -178,15 +178,17 @@ class Lexer:
 
     def _take(self, kind: str, lexeme: str, column: int, previous: str) -> str:
         """Check and keep one lexeme; return the kind that the next one follows."""
-        called = _ATTRIBUTE_CALL.match(self.text, column)
-        if lexeme == "." and previous == "name" and called and called[1] in FUNCTION_NAMES:
-            module = self.tokens[-1][1]  # math.sin(x), np.exp(x): Python habits
-            raise InputError(
-                f"drop `{module}.`: functions are written without a module, e.g. sin(x)",
-                self.text,
-                self.tokens[-1][2],
-            )
+        if kind == "space":
+            return previous
         if lexeme in _REFUSED:
+            called = _ATTRIBUTE_CALL.match(self.text, column) if lexeme == "." else None
+            if previous == "name" and called and called[1] in FUNCTION_NAMES:
+                module = self.tokens[-1][1]  # math.sin(x), np.exp(x): Python habits
+                raise InputError(
+                    f"drop `{module}.`: functions are written without a module, e.g. sin(x)",
+                    self.text,
+                    self.tokens[-1][2],
+                )
             raise InputError(_REFUSED[lexeme], self.text, column)
         if kind == "name":
             _check_name(self.text, lexeme, column)
@@ -202,9 +204,9 @@ class Lexer:
             self._structure(kind, column)
         elif kind == "end":
             self._end_statement()
-        if kind not in ("space", "end"):
+        if kind != "end":
             self.tokens.append((kind, lexeme, column))
-        return previous if kind == "space" else kind
+        return kind
 
     def _structure(self, kind: str, column: int) -> None:
         if kind == "(":
