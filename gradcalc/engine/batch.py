@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,10 +24,11 @@ from gradcalc.engine.diagnostics import KINDS, Finding
 from gradcalc.engine.evaluate import Evaluation, TapeRow, evaluate, lazy_rows, source_names
 from gradcalc.engine.judge import gradient_results
 from gradcalc.engine.points import Points
-from gradcalc.engine.replay import SweepResult, run_sweep
 from gradcalc.engine.results import Options
-from gradcalc.engine.sweep import sweep_for
 from gradcalc.lang.graph import Graph
+
+if TYPE_CHECKING:
+    from gradcalc.engine.replay import SweepResult
 
 #: Fewer points than this are computed on a full tape (the replay only pays off for batches).
 SWEEP_MIN_POINTS = 256
@@ -48,6 +49,11 @@ def swept(
     if len({c.shape for c in columns}) > 1:
         columns = list(np.broadcast_arrays(*columns))
     arrays = dict(zip(graph.variables, columns))
+    # (imported here: a command at one point never replays, and need not start with the
+    # replay's thread pool and fused kernels)
+    from gradcalc.engine.replay import run_sweep
+    from gradcalc.engine.sweep import sweep_for
+
     out = run_sweep(sweep_for(graph, sources), arrays, options.thresholds)
     targets = range(len(graph.targets))
     rows: list[Sequence[TapeRow]] = [[] for _ in targets]
