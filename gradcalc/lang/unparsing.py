@@ -57,6 +57,10 @@ def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
         item = stack.pop()
         if isinstance(item, str):
             yield item
+        elif isinstance(item, Name):  # the commonest leaves, without a layout
+            yield item.name
+        elif isinstance(item, Num):
+            yield item.text
         else:
             stack.extend(reversed(_layout(item, reading)))
 

@@ -34,8 +34,6 @@ n
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO
 
@@ -177,6 +175,8 @@ class Json(OutputFormat):
     name, needs = "json", ("records",)
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
+        import json  # (here: a table, the default, never needs it)
+
         ascii_only = getattr(view, "ascii_json", True)
         objects = view.records(data, sink.tape)
         if sink.extra:
@@ -202,6 +202,8 @@ class Csv(OutputFormat):
     name, needs = "csv", ("csv_header", "csv_rows")
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
+        import csv  # (here: a table, the default, never needs it)
+
         out = csv.writer(sink.out, lineterminator="\n")
         if not sink.started:
             out.writerow(view.csv_header(data))
