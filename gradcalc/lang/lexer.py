@@ -293,10 +293,13 @@ def _check_name(text: str, name: str, column: int) -> None:
     raise InputError(message, text, column)
 
 
+_VARIABLE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")  # (a points file checks each column)
+
+
 def checked_variables(variables: Iterable[str]) -> frozenset[str]:
     names = tuple(variables)
     for name in names:
-        valid = re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) and "__" not in name
+        valid = _VARIABLE.fullmatch(name) and "__" not in name
         if not valid or len(name) > MAX_NAME_LENGTH or name in _PYTHON_OPERATOR_WORDS:
             raise InputError(
                 f"invalid variable name {shorten(name)!r}: use a letter, then letters, digits or _"
