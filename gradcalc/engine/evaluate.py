@@ -361,7 +361,8 @@ def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:
     watched = {t.id for t in tape.watched}  # variables, and statements given as sources
     inputs: dict[int, RowInput] = {}  # by tensor id
     for rec in tape.records:
-        inputs[rec.output.id] = RowInput("record", f"#{rec.index}", None, rec.index)
+        if rec.output.id not in node_of:  # (a node's tensor is named by the loop below)
+            inputs[rec.output.id] = RowInput("record", f"#{rec.index}", None, rec.index)
     for node, tensor in zip(graph.nodes, tensors):
         record = made.get(tensor.id)
         if node.kind == "var" or (record is None and tensor.id in watched):
