@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,8 +77,11 @@ def grad(
         of: statement names to differentiate (default: the last statement). With more
             than one target, a list of results is returned.
         **options: the fields of :class:`Options`: ``check`` (compare with sympy's
-            symbolic derivative), ``subgradient`` (at kinks, return the conventional value
-            -- 0 for ``abs`` at 0, as PyTorch does -- with a warning instead of raising),
+            symbolic derivative; without it, the compiled expression -- parsed, and its
+            program recorded for many points -- is kept for the next unchecked call with
+            the same text, variables and ``of``), ``subgradient`` (at kinks, return the
+            conventional value -- 0 for ``abs`` at 0, as PyTorch does -- with a warning
+            instead of raising),
             ``check_timeout`` (seconds before the check is skipped), ``exact`` (keep every
             exact symbolic value as text, however long), ``strict`` (raise
             :class:`~gradcalc.core.errors.UndefinedError` if any point is undefined; ``False``
@@ -98,8 +102,12 @@ def grad(
     {'x': array(108.), 'y': array(18.)}
     """
     points = as_points(at)
-    graph = compile_expression(expression, points.names, of)
-    results = gradient_at(graph, points, wrt, Options(**options))
+    chosen = Options(**options)
+    if chosen.check:  # the check keeps what it learns (a timeout) on its graph: a fresh one
+        graph = compile_expression(expression, points.names, of)
+    else:
+        graph = _compiled(expression, points.names, None if of is None else tuple(of))
+    results = gradient_at(graph, points, wrt, chosen)
     return results[0] if len(results) == 1 else results
 
 
@@ -153,6 +161,14 @@ def compile_expression(
     """
     program = parse_program(expression, variables=variables)
     return lower(program, of=of, extra_variables=variables)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(expression: str, variables: tuple[str, ...], of: tuple[str, ...] | None) -> Graph:
+    """:func:`compile_expression`, kept for the next unchecked call with the same text: its
+    graph holds the recorded program the replay runs (see :func:`~gradcalc.engine.sweep.sweep_for`),
+    so calling ``grad(..., check=False)`` in a loop parses and records once."""
+    return compile_expression(expression, variables, of)
 
 
 def gradient_at(

@@ -28,6 +28,7 @@ from gradcalc.core.tape import Record, Tape
 from gradcalc.core.tensor import Tensor
 from gradcalc.engine import fused
 from gradcalc.engine.evaluate import make_leaves, run_graph, source_tensors
+from gradcalc.engine.signs import fold_signs
 from gradcalc.lang.graph import Graph
 
 _PROBE = 0.5  # any value: the program's shape does not depend on it
@@ -123,15 +124,23 @@ def record_sweep(graph: Graph, sources: Sequence[str]) -> Sweep:
     ]
     constants = slots.constants
     steps, alias = _simplify(steps, constants)
+    kept = {alias.get(k, k) for k in [*values, *saturation]}
+    kept |= {alias.get(g, g) for t in gradients for g in t.values() if g is not None}
+    steps, signs, size = fold_signs(steps, constants, len(slots.slot), kept)
+
+    def read(k: int) -> int:
+        k = alias.get(k, k)
+        return signs.get(k, k)
+
     sweep = Sweep(
         tuple(graph.variables),
         tuple(sources),
         constants,
         steps,
-        [alias.get(v, v) for v in values],
-        [{s: None if g is None else alias.get(g, g) for s, g in t.items()} for t in gradients],
-        tuple(alias.get(k, k) for k in saturation),
-        len(slots.slot),
+        [read(v) for v in values],
+        [{s: None if g is None else read(g) for s, g in t.items()} for t in gradients],
+        tuple(read(k) for k in saturation),
+        size,
         saturating_records if len(graph.targets) == 1 else None,
     )
     _plan_finite_checks(sweep)

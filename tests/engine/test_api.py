@@ -51,3 +51,26 @@ def test_a_malformed_at_is_a_one_line_input_error(at, message: str) -> None:
         gradcalc.grad(EXPR, at=at, check=False)
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_unchecked_calls_compile_a_text_once(monkeypatch) -> None:
+    """``grad(..., check=False)`` in a loop parses and records once; checked calls compile
+    afresh (the check keeps a timeout on its graph)."""
+    from gradcalc.engine import api
+
+    compiled = []
+    compile_expression = api.compile_expression
+    monkeypatch.setattr(
+        api, "compile_expression", lambda *a: compiled.append(a) or compile_expression(*a)
+    )
+    text = "x**3*y - sin(x*y) + 0.125"  # a text no other test compiles
+    at = {"x": np.linspace(-1.0, 1.0, 500), "y": np.linspace(2.0, 3.0, 500)}
+    first = gradcalc.grad(text, at=at, check=False)
+    second = gradcalc.grad(text, at={"x": at["y"], "y": at["x"]}, check=False)
+    assert len(compiled) == 1
+    x, y = at["x"], at["y"]
+    np.testing.assert_allclose(first.gradient["x"], 3 * x**2 * y - y * np.cos(x * y), rtol=1e-13)
+    np.testing.assert_allclose(second.gradient["y"], y**3 - y * np.cos(x * y), rtol=1e-13)
+    gradcalc.grad(text, at={"x": 0.5, "y": 2.0})
+    gradcalc.grad(text, at={"x": 0.5, "y": 2.0})
+    assert len(compiled) == 3
