@@ -105,6 +105,20 @@ class _Verdict:
     first_reason: np.ndarray
 
 
+def _per_point(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A problem's mask in the points' shape: a tensor op's record may keep an axis of
+    length 1 where the points have none (a nested tape's ``reshape`` in ``dot``'s rule, at
+    one point: (1,) for a 0-d value).
+
+    >>> _per_point(np.array([True]), ()).shape, _per_point(np.array(True), (3,)).tolist()
+    ((), [True, True, True])
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != shape and mask.size == math.prod(shape):
+        return mask.reshape(shape)
+    return np.broadcast_to(mask, shape)
+
+
 def _judge(run: Computed, points: Points, options: Options, warnings: list[str]) -> _Verdict:
     """Find the undefined points; with ``subgradient``, kinks take their conventional value
     with a warning; with ``strict``, any singularity left raises :class:`UndefinedError`."""
@@ -122,11 +136,11 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
             warnings.append(
                 f"{singular.describe(points, name)}; --subgradient: using the conventional value"
             )
-            conventional |= problem.mask
+            conventional |= _per_point(problem.mask, shape)
             continue
-        undefined |= problem.mask
+        undefined |= _per_point(problem.mask, shape)
         if singular.value_undefined:
-            value_undefined |= problem.mask
+            value_undefined |= _per_point(problem.mask, shape)
     if options.subgradient:
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
     if options.strict and found:

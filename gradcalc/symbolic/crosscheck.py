@@ -298,7 +298,13 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
                 exact = _substitute(expr, substitution(k))
             else:  # an exact rational
                 exact = sp.Rational(known.numerator, known.denominator)
-            values.append(real_value(exact))
+            try:
+                values.append(real_value(exact))
+            except (MemoryError, ArithmeticError, RecursionError) as failure:  # tanh(exp(3^30)):
+                raise ValueError(
+                    f"the exact value of {source} at the point is out of reach"
+                    f" ({type(failure).__name__})"
+                ) from failure
             shown.append(_short_text(exact, exact_text))
             exacts.append(exact)
         array = np.array(values).reshape(skip.shape)
