@@ -69,7 +69,7 @@ def hessian(
     leaves, shape = make_leaves(graph, point)
     xs = [leaves[name] for name in sources]
     with Tape(persistent=True) as outer:
-        outer.watch(xs)
+        outer.watch(list(leaves.values()))  # every variable: see derivatives()
         with Tape() as inner:
             inner.watch(xs)
             tensors = run_graph(graph, leaves)
@@ -106,6 +106,10 @@ def derivatives(
         for tape in tapes:
             active.append(tape.__enter__())
             tape.watch(x)
+        # the outermost tape watches every variable, as a first derivative's tape does: an
+        # input outside an op's domain (sqrt(x) at x = -1) leaves f undefined at the point
+        # whatever the variable differentiated by, and is found only on a record of it
+        tapes[0].watch(list(leaves.values()))
         tensors = run_graph(graph, leaves)
         current = tensors[graph.targets[target]]
         before = 0

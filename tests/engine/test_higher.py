@@ -170,6 +170,34 @@ def test_undefined_points_exit_3(cli, command, expr, point) -> None:
     assert result.exit_code == ExitCode.UNDEFINED, result.output
 
 
+@pytest.mark.parametrize(
+    ("expr", "op", "truth"),
+    [
+        ("sqrt(x)*y^3", "sqrt(x)", sp.sqrt(X) * Y**3),
+        ("y^4 - log(x)*y^2", "log(x)", Y**4 - sp.log(X) * Y**2),
+        ("acosh(x)*sin(y)", "acosh(x)", sp.acosh(X) * sp.sin(Y)),
+    ],
+)
+@pytest.mark.parametrize("order", [2, 3, 4])
+def test_f_undefined_by_a_variable_not_differentiated_by_is_undefined_at_every_order(
+    cli, expr, op, truth, order
+) -> None:
+    # f is undefined at x = -1 whatever it is differentiated by: d^n f/dy^n there was printed
+    # as a number (0, exit 1, "float64 rounded past a singularity") because the nested tapes
+    # watched y alone and never recorded the op outside its domain (fuzz seed 604)
+    args = ["--at", "x=-1,y=0.7", "--at", "x=3,y=0.7", "--wrt", "y"]
+    for command in (["grad", expr, "--order", str(order)], ["hessian", expr]):
+        result = cli(*command, *args, "--format", "json")
+        assert result.exit_code == ExitCode.UNDEFINED, result.output
+        assert f"{op} is undefined at x=-1, y=0.7" in result.stderr
+        if command[0] == "grad":  # the point where f is defined keeps its right answer
+            expected = sp.diff(truth, Y, order).evalf(30, subs={X: 3, Y: sp.Rational(7, 10)})
+            good = json.loads(result.stdout)[1]["derivatives"][-1]
+            assert math.isclose(good, float(expected), rel_tol=1e-12, abs_tol=1e-12), good
+    run = hessian(expr, at={"x": [-1.0, 3.0], "y": [0.7, 0.7]}, wrt=["y"], strict=False)
+    assert run.undefined.tolist() == [True, False]
+
+
 SMOOTH = [  # smooth at the point, where powers x^2 -> x^1 -> x^0 -> 0 x^-1 once made NaN
     ("atan(x)", "0"),
     ("atan(x)", "1"),

@@ -39,3 +39,20 @@ def test_a_wrong_tape_value_is_still_a_disagreement() -> None:
     report = cross_check(graph, 0, {"x": tape}, where)
     assert report.status == "disagree"
     assert np.flatnonzero(report.mismatch).tolist() == [7]
+
+
+def test_a_value_mpmath_cannot_hold_skips_the_check_with_a_note() -> None:
+    # d/dx = tanh(exp(3^30)): mpmath's tanh shifts by 2^47 bits (MemoryError), both where
+    # the exact value is computed (one point) and where a float mismatch is confirmed to
+    # 40 digits (many points); either way the check is skipped, saying why, never a crash
+    graph = lower(parse_program("tanh(exp(z^30))*x"))
+    one = CheckInput(
+        {"x": np.array(0.5), "z": np.array(3.0)}, [{"x": "0.5", "z": "3"}], np.zeros((), bool)
+    )
+    many = CheckInput(
+        {"x": np.full(20, 0.5), "z": np.full(20, 3.0)}, None, np.zeros(20, dtype=bool)
+    )
+    for where, tape in ((one, np.array(0.9)), (many, np.full(20, 0.9))):
+        report = cross_check(graph, 0, {"x": tape}, where)
+        assert report.status == "skipped", report
+        assert "out of reach (MemoryError)" in report.note
