@@ -209,15 +209,30 @@ def _deadline(when: float, error: Callable[[], BaseException]) -> Iterator[None]
             raise error() from escaping
         raise
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)  # first: no alarm while the list changes
-        _deadlines.remove(entry)
-        if _deadlines:
-            _arm()
-        else:
-            signal.signal(signal.SIGALRM, _previous_handler.pop())
-            sys.unraisablehook = _previous_unraisable.pop()
+        _close(entry)
     if entry.rang:  # it rang, and something swallowed it: the block's result is not to be had
         raise error()
+
+
+def _close(entry: _Deadline) -> None:
+    """Forget ``entry`` and re-arm for the others (or restore the previous handler). A ring
+    can land in here, before the alarm is stopped -- it would leave the deadline open and
+    ringing every REPEAT seconds in whatever runs next -- so the closing is caught and
+    carried on to the end; each step can be done again."""
+    while True:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)  # first: no alarm while the list changes
+            if entry in _deadlines:
+                _deadlines.remove(entry)
+            if _deadlines:
+                _arm()
+            elif _previous_handler:
+                signal.signal(signal.SIGALRM, _previous_handler[-1])
+                _previous_handler.pop()
+                sys.unraisablehook = _previous_unraisable.pop()
+            return
+        except (CheckTimeout, OutOfTime):
+            entry.rang = True  # (it had rung: the alarm is stopped first on the next try)
 
 
 def _drop_swallowed_rings(unraisable: Any) -> None:

@@ -113,3 +113,30 @@ def test_other_unraisable_errors_still_reach_the_previous_hook() -> None:
     finally:
         sys.unraisablehook = previous
     assert [type(p.exc_value) for p in printed] == [ValueError]  # type: ignore[attr-defined]
+
+
+def test_a_ring_while_the_deadline_closes_leaves_no_alarm_behind(monkeypatch) -> None:
+    """The alarm can ring again as its block is left, before the closing has stopped it (a
+    long property run saw it ring later inside pytest's own report). The closing is carried
+    on to the end: the deadline is gone, the handler restored, and nothing rings later."""
+    import signal
+
+    from gradcalc.core import budget
+
+    real = signal.setitimer
+    rings_left = [1]
+
+    def ring_before_stopping(which: int, seconds: float, *rest: float) -> object:
+        if seconds == 0 and rings_left[0]:  # the handler runs before setitimer(0) does
+            rings_left[0] -= 1
+            raise CheckTimeout("rang again while closing")
+        return real(which, seconds, *rest)
+
+    handler = signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr(budget.signal, "setitimer", ring_before_stopping)
+    with pytest.raises(CheckTimeout), symbolic_limit(0.1, key="closing"):
+        spin(5.0)
+    assert rings_left == [0]  # the ring during the closing did happen
+    assert budget._deadlines == []
+    assert signal.getsignal(signal.SIGALRM) == handler
+    spin(0.3)  # an alarm left behind would ring in here (every 0.05 s)
