@@ -44,7 +44,7 @@ from gradcalc.symbolic.decision import (
     point_text,
 )
 from gradcalc.symbolic.equivalence import simplifies_to_zero
-from gradcalc.symbolic.precision import HIGH, LOW, agreement, mp_real, settled
+from gradcalc.symbolic.precision import HIGH, LOW, agreement, mp_function, mp_real, settled
 
 SECONDS = 4.0  # CPU seconds for the points on the curve
 TRIES = 80  # values of the other variables tried
@@ -63,8 +63,6 @@ def decide_on_curve(
 ) -> Decision:
     """Is ``answer`` equal to ``truth`` at the real points of ``curve`` = 0 (sympy
     expressions in ``symbols``; ``dependent`` is the variable solved for)?"""
-    import sympy as sp
-
     difference = answer - truth
     if difference == 0:
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
@@ -74,9 +72,7 @@ def decide_on_curve(
     deadline = process_time() + seconds
     others = [s for s in symbols if s != dependent]
     try:
-        functions = [
-            sp.lambdify([*others, dependent], expr, "mpmath") for expr in (curve, answer, truth)
-        ]
+        functions = [mp_function([*others, dependent], expr) for expr in (curve, answer, truth)]
     except (TypeError, ValueError, SyntaxError, RecursionError) as failure:
         return Decision(UNDECIDED, "", f"could not evaluate on the curve ({failure})")
     agreed: list[float] = []

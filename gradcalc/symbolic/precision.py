@@ -44,6 +44,7 @@ __all__ = [
     "compare_at_points",
     "confirmed_gap",
     "difference_witness",
+    "mp_function",
     "mp_real",
     "precise_value",
     "settled",
@@ -62,6 +63,23 @@ EVALF_MAX_DIGITS = 400  # evalf's working precision at most (cancellation of ~35
 LONG = 200  # operations from which an answer's difference is evaluated by itself first
 
 
+def mp_function(symbols: Sequence[Any], expr: Any) -> Callable[..., Any]:
+    """An mpmath function of ``symbols`` giving ``expr`` (or a list of them), each common
+    subexpression evaluated once: an expanded third derivative of 90,000 characters
+    repeats its square roots hundreds of times, and is 80 times faster at a point so.
+
+    >>> import mpmath
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> root = sp.sqrt(x**2 + 1)
+    >>> mp_function([x], [root + 1 / root, root * x])(mpmath.mpf(3))
+    [mpf('3.4785054261852175'), mpf('9.4868329805051381')]
+    """
+    import sympy as sp
+
+    return sp.lambdify(symbols, expr, "mpmath", cse=True)
+
+
 class Evaluator:
     """Both sides at exact points: exactly where both are rational-valued there, else with
     mpmath at LOW and at HIGH digits. A value counts only where the two precisions share
@@ -75,7 +93,7 @@ class Evaluator:
         self.exact = rational_valued(answer) and rational_valued(truth)
         self.function = None
         if not self.exact and not (answer.has(sp.zoo, sp.nan) or truth.has(sp.zoo, sp.nan)):
-            self.function = sp.lambdify(symbols, [answer, truth], "mpmath")  # (no zoo in mpmath)
+            self.function = mp_function(symbols, [answer, truth])  # (no zoo in mpmath)
 
     def compare(self, point, deadline, first: bool) -> float | Decision | None:
         """The digits the two sides share at ``point`` (inf: equal exactly), a confirmed
@@ -230,7 +248,7 @@ def difference_witness(difference, answer, symbols, points, deadline) -> Decisio
     names = [str(s) for s in symbols]
     try:
         with time_limit(wall(deadline)):
-            function = sp.lambdify(symbols, [difference], "mpmath")
+            function = mp_function(symbols, [difference])
             for point in points[:MAX_POINTS]:
                 if process_time() > deadline:
                     return None
@@ -300,7 +318,7 @@ def precise_value(expr: Any, point: Mapping[str, Any]) -> float | None:
     import sympy as sp
 
     names = sorted(point)
-    function = sp.lambdify([sp.Symbol(n, real=True) for n in names], [expr], "mpmath")
+    function = mp_function([sp.Symbol(n, real=True) for n in names], [expr])
     with mpmath.workdps(HIGH):
         values = two_precisions(function, names, point)
         if values is None or shared_digits(values[0][0], values[1][0]) < AGREE_DIGITS:

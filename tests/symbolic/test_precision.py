@@ -83,6 +83,21 @@ def test_a_hundred_thousand_character_third_derivative_is_decided() -> None:
     assert verdict.verdict == "not equivalent", verdict.detail
 
 
+@pytest.mark.slow
+def test_a_ninety_thousand_character_right_answer_is_equivalent() -> None:
+    # property seeds 1406 and 1407: the expanded third derivative of acosh(2 + (linear)^2)
+    # repeats its square roots hundreds of times; evaluated term by term, only 7 points fit
+    # in the 3 s budget and the right answer was "could not decide" (12 points are needed)
+    from gradcalc.apps.check import check_answers
+
+    f = sp.acosh((-2 * X + 3 * Y + Z) ** 2 + 2) + 1
+    truth = sp.expand(sp.diff(f, X, 3))
+    assert len(sp.sstr(truth)) > 80_000
+    text = "acosh((-2x + 3y + z)^2 + 2) + 1"
+    (verdict,) = check_answers(text, [sp.sstr(truth)], ["x"], 3)
+    assert verdict.verdict == EQUIVALENT, verdict.detail
+
+
 def test_shared_digits_count_the_leading_digits_two_values_share() -> None:
     import mpmath
 
