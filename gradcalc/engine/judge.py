@@ -171,7 +171,7 @@ def _checked(
         shown_value = settled_value(run.graph, run.target, run.value, where)
     if report.note:
         warnings.append(report.note)
-    elif report.status == "disagree":
+    if report.status == "disagree":
         warnings.append(disagreement(report))
     return report, shown_value
 

@@ -322,6 +322,8 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
             partial = check.partials[name]
             exact = partial.exact[0] if partial.exact else None
             shown = exact or format_number(partial.values, digits)
+            if partial.limits and not exact:  # sympy's form was 0/0: its limit, no exact value
+                shown = f"limit {shown}"
             cells += [str(partial.derivative), "—" if shown == "nan" else shown]
         if check is not None:
             cells.append(check_mark(check, check.partials.get(name)))

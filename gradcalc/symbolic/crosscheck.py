@@ -42,6 +42,7 @@ from gradcalc.symbolic.convert import (  # noqa: F401 (the conversion's names, u
 )
 from gradcalc.symbolic.derivative import derivative
 from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
+from gradcalc.symbolic.removable import Limit, limit_at
 from gradcalc.symbolic.shapes import (
     active,
     shared_gradient,
@@ -116,6 +117,7 @@ class Partial:
     exact: list[str | None] = field(default_factory=list)
     exact_values: list[Any] = field(default_factory=list)  # sympy numbers, None if skipped
     mismatch: np.ndarray | None = None  # per point: does the tape disagree?
+    limits: list[Limit] = field(default_factory=list)  # where sympy's form was 0/0
 
 
 @dataclass
@@ -153,6 +155,8 @@ class CheckReport:
             how = "float64: sympy's derivative evaluated in floats, not a proof"
         else:
             how = "with sympy's exact values"
+        if any(p.limits for p in self.partials.values()):
+            how += "; where sympy's form is 0/0, with its limit"
         return f"{verb} rtol {RTOL:.0e} {where} ({how})".replace("e-0", "e-")
 
 
@@ -264,7 +268,22 @@ def check_against(
         return CheckReport("skipped", note=f"symbolic check skipped: {why}")
     report = _compare(partials, tape_values, where.skip)
     report.method, report.points = method, int(np.count_nonzero(~where.skip))
+    report.note = _limits_note(partials)
     return report
+
+
+def _limits_note(partials: Mapping[str, Partial]) -> str:
+    """What the check compared where sympy's form was 0/0: its limit ("" if nowhere)."""
+    used = {s: p.limits for s, p in partials.items() if p.limits}
+    if not used:
+        return ""
+    one_sided = any(limit.one_sided for limits in used.values() for limit in limits)
+    side = " (from one side: on the other the expression is not real)" if one_sided else ""
+    names = ", ".join(used)
+    return (
+        f"sympy's derivative by {names} is 0/0 at the point as sympy writes it: the check "
+        f"compared the tape with its limit there{side}"
+    )
 
 
 def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, Partial]:
@@ -285,6 +304,7 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
         values: list[float] = []
         shown: list[str | None] = []
         exacts: list[str | None] = []
+        limits: list[Limit] = []
         for k in range(len(exact_point)):
             if skip.reshape(-1)[k] if skip.ndim else bool(skip):
                 values.append(np.nan)
@@ -299,14 +319,31 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
                 continue
             if known is None:
                 exact = _substitute(expr, substitution(k))
+                limit = _limit_of_nan(expr, exact, substitution(k))
+                if limit is not None:
+                    limits.append(limit)
+                    values.append(limit.value)
+                    shown.append(None)
+                    exacts.append(None)
+                    continue
             else:  # an exact rational
                 exact = sp.Rational(known.numerator, known.denominator)
             values.append(real_value(exact))
             shown.append(_short_text(exact, exact_text))
             exacts.append(exact)
         array = np.array(values).reshape(skip.shape)
-        partials[source] = Partial(source, expr, array, shown, exacts)
+        partials[source] = Partial(source, expr, array, shown, exacts, limits=limits)
     return partials
+
+
+def _limit_of_nan(form: Any, exact: Any, substitution: Mapping[Any, Any]) -> Limit | None:
+    """Where sympy's form of a derivative is 0/0 (NaN) at a rational point, its limit
+    there (:mod:`gradcalc.symbolic.removable`); None anywhere else."""
+    import sympy as sp
+
+    if exact is not sp.nan or not all(v.is_Rational for v in substitution.values()):
+        return None
+    return limit_at(form, {str(s): v for s, v in substitution.items()})
 
 
 def real_value(exact: Any) -> float:
@@ -417,7 +454,12 @@ def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where)
         flat = values.reshape(-1)
         for k in np.flatnonzero(_mismatch(tape, values, where.skip))[:CONFIRM]:
             point = {v: sp.Rational(float(column[k])) for v, column in columns.items()}
-            precise = precise_value(derivatives[source], point)
+            try:
+                precise = precise_value(derivatives[source], point)
+            except ZeroDivisionError:  # mpmath's 0/0: sympy's form, not the derivative
+                limit = limit_at(derivatives[source], point)
+                precise = None if limit is None else limit.value
+                partial.limits += [] if limit is None else [limit]
             flat[k] = np.nan if precise is None else precise
         partial.values = values
 

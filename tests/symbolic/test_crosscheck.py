@@ -56,3 +56,44 @@ def test_a_value_mpmath_cannot_hold_skips_the_check_with_a_note() -> None:
         report = cross_check(graph, 0, {"x": tape}, where)
         assert report.status == "skipped", report
         assert "out of reach (MemoryError)" in report.note
+
+
+def test_a_derivative_sympy_writes_as_0_over_0_is_checked_against_its_limit(cli, tmp_path) -> None:
+    # sympy's d/dx (x - 1/2)^e is e*(x - 1/2)^e/(x - 1/2): 0/0 at x = 1/2, where the
+    # derivative e*(x - 1/2)^(e - 1) is 0 (from the right; the left is not real). The tape's
+    # 0 is right: the check compares it with the limit, never calls it a failure
+    at_one = cli.invoke(["grad", "(x-0.5)^e", "--at", "x=0.5", "--format", "json"])
+    assert at_one.exit_code == 0, at_one.output
+    row = json.loads(at_one.stdout)
+    assert row["check"]["status"] == "agree"
+    assert row["gradient"] == {"x": 0.0}
+    assert any("0/0" in w and "limit" in w and "one side" in w for w in row["warnings"])
+    table = cli.invoke(["grad", "(x-0.5)^e", "--at", "x=0.5", "--no-tape"])
+    assert "limit 0" in table.stdout and "✓" in table.stdout, table.output
+    # many points (sympy's derivative in floats, confirmed at high precision): the same
+    points = tmp_path / "points.csv"
+    points.write_text("x\n0.5\n1\n0.75\n", encoding="utf-8")
+    many = cli.invoke(["grad", "(x-0.5)^e", "--points", str(points), "--format", "json"])
+    assert many.exit_code == 0, many.output
+    rows = json.loads(many.stdout)
+    expected = [0.0, math.e * 0.5 ** (math.e - 1), math.e * 0.25 ** (math.e - 1)]
+    for row, value in zip(rows, expected, strict=True):
+        assert row["check"]["status"] == "agree"
+        assert math.isclose(row["gradient"]["x"], value, rel_tol=1e-14)
+    # several variables: d/dx x^e*y is e*x^e*y/x, 0/0 at x = 0
+    two = cli.invoke(["grad", "x^e*y", "--at", "x=0,y=2", "--format", "plain"])
+    assert (two.exit_code, two.stdout.split()) == (0, ["0", "0"]), two.output
+
+
+def test_a_wrong_tape_value_at_a_0_over_0_point_is_still_a_disagreement() -> None:
+    graph = lower(parse_program("(x-0.5)^e"))
+    exact = CheckInput({"x": np.array(0.5)}, [{"x": "0.5"}], np.zeros((), dtype=bool))
+    report = cross_check(graph, 0, {"x": np.array(1e-6)}, exact)
+    assert report.status == "disagree" and "limit" in report.note
+    x = np.linspace(0.5, 3.0, 40)  # lambdify, and the 0/0 point confirmed at high precision
+    tape = math.e * (x - 0.5) ** (math.e - 1)
+    tape[0] = 1e-6
+    where = CheckInput({"x": x}, None, np.zeros(x.shape, dtype=bool))
+    report = cross_check(graph, 0, {"x": tape}, where)
+    assert report.status == "disagree"
+    assert np.flatnonzero(report.mismatch).tolist() == [0]
