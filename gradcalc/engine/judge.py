@@ -126,12 +126,13 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     name = graph.target_names[k]
     shape = run.value.shape
     named_by = run.rows if run.named_by is None else run.named_by
-    found = singularities(graph, run.problems, named_by, points, k, run.sources)
+    problems = [p for p in run.problems if not _beside_the_question(graph, p, named_by, run)]
+    found = singularities(graph, problems, named_by, points, k, run.sources)
     undefined = value_undefined = conventional = filled(False, shape)
     if found:
         undefined, value_undefined = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
         conventional = np.zeros(shape, dtype=bool)
-    for singular, problem in zip(found, run.problems):
+    for singular, problem in zip(found, problems):
         if singular.kind == NOT_DIFFERENTIABLE and options.subgradient:
             warnings.append(
                 f"{singular.describe(points, name)}; --subgradient: using the conventional value"
@@ -150,6 +151,20 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i
     return _Verdict(found, undefined, value_undefined, conventional, first_reason)
+
+
+def _beside_the_question(
+    graph: Graph, problem: Problem, rows: Sequence[TapeRow], run: Computed
+) -> bool:
+    """Whether ``problem`` is a kink that no variable differentiated by reaches: ``abs(x)``
+    in ``abs(x)*y``, differentiated by y only. The derivatives asked for (of every order)
+    never use its slope, and its value is defined, so it concerns no point."""
+    if problem.kind != NOT_DIFFERENTIABLE:
+        return False
+    if not all(s in graph.variable_nodes for s in run.sources):
+        return False  # (by a statement's name: its dependencies are the statement's)
+    node = rows[problem.record.index - 1].node
+    return node is not None and not graph.variables_under(node) & set(run.sources)
 
 
 def _checked(

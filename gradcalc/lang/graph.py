@@ -136,6 +136,29 @@ class Graph:
         """The node index of a free variable."""
         return self.variable_nodes[name]
 
+    def variables_under(self, index: int) -> frozenset[str]:
+        """The variables node ``index`` reads, directly or through other nodes.
+
+        >>> from gradcalc.lang.parser import parse_program
+        >>> g = lower(parse_program("abs(x) * y + 1/(z - z)"))
+        >>> sorted(g.variables_under(g.targets[0]))
+        ['x', 'y', 'z']
+        >>> [sorted(g.variables_under(n.index)) for n in g.nodes if n.op == "abs"]
+        [['x']]
+        """
+        key = ("variables under", index)
+        if key not in self.cache:
+            names, stack, seen = set(), [index], set()
+            while stack:
+                node = self.nodes[stack.pop()]
+                if node.index not in seen:
+                    seen.add(node.index)
+                    names.update([node.text] if node.kind == "var" else [])
+                    stack.extend(node.inputs)
+            self.cache[key] = frozenset(names)
+        found: frozenset[str] = self.cache[key]
+        return found
+
 
 def shape(graph: Graph, varies: Callable[[str], bool]) -> tuple[Hashable, tuple[int, ...]]:
     """The graph's structure with some of its numbers left out, and those numbers' nodes.

@@ -79,7 +79,7 @@ def _refuse_undefined(sp: Any, expr: Any, graph: Graph, index: int) -> None:
         return  # a tensor op's object array
     found = next((part for part in (expr, *expr.args) if part is sp.zoo or part is sp.nan), None)
     if found is not None:  # (zoo and nan are singletons: identity, not sympy's ==)
-        names = ", ".join(_variables_under(graph, index))
+        names = ", ".join(sorted(graph.variables_under(index)))
         where = f"for every {names}" if names else "everywhere"
         value = "NaN" if found is sp.nan else "complex infinity (zoo)"
         raise UndefinedError(
@@ -99,18 +99,6 @@ def converted(graph: Graph) -> list[Any]:
     if ("sympy",) not in graph.cache:
         graph.cache[("sympy",)] = to_sympy(graph)
     return graph.cache[("sympy",)]
-
-
-def _variables_under(graph: Graph, index: int) -> list[str]:
-    """The variables node ``index`` reads, sorted (``x`` for ``1/(x - x)``)."""
-    names, stack, seen = set(), [index], set()
-    while stack:
-        node = graph.nodes[stack.pop()]
-        if node.index not in seen:
-            seen.add(node.index)
-            names.update([node.text] if node.kind == "var" else [])
-            stack.extend(node.inputs)
-    return sorted(names)
 
 
 def _checked(expr: Any) -> Any:

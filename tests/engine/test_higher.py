@@ -198,6 +198,32 @@ def test_f_undefined_by_a_variable_not_differentiated_by_is_undefined_at_every_o
     assert run.undefined.tolist() == [True, False]
 
 
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_a_kink_no_variable_differentiated_by_reaches_stops_no_order(cli, order) -> None:
+    # floor(x) has a jump at x = 1 and abs(x - 1) a corner, but d^n f/dy^n never uses their
+    # slopes: it is a number (exit 0), sympy's derivative at the exact point. By x it stops
+    # (exit 3), as it should
+    expr = "floor(x)*y^3 + abs(x - 1)*exp(y) + exp(x*y)"
+    truth = sp.floor(X) * Y**3 + sp.Abs(X - 1) * sp.exp(Y) + sp.exp(X * Y)
+    at = ["--at", "x=1,y=0.5", "--at", "x=2.5,y=-1"]
+    result = cli("grad", expr, *at, "--wrt", "y", "--order", str(order), "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    for row, (x, y) in zip(rows, [(1, sp.Rational(1, 2)), (sp.Rational(5, 2), -1)], strict=True):
+        expected = sp.diff(truth, Y, order).evalf(30, subs={X: x, Y: y})
+        got = row["derivatives"][-1] if order > 1 else row["gradient"]["y"]
+        assert math.isclose(got, float(expected), rel_tol=1e-12), (order, row)
+    by_x = cli("grad", expr, *at, "--wrt", "x", "--order", str(order), "--format", "json")
+    assert by_x.exit_code == ExitCode.UNDEFINED, by_x.output
+    assert "not differentiable at x=1, y=0.5" in by_x.stderr
+    if order == 2:
+        run = hessian(expr, at={"x": [1.0, 2.5], "y": [0.5, -1.0]}, wrt=["y"], strict=False)
+        assert run.undefined.tolist() == [False, False]
+        for k, (x, y) in enumerate([(1, sp.Rational(1, 2)), (sp.Rational(5, 2), -1)]):
+            expected = sp.diff(truth, Y, 2).evalf(30, subs={X: x, Y: y})
+            assert math.isclose(float(np.ravel(run.matrix)[k]), float(expected), rel_tol=1e-12)
+
+
 SMOOTH = [  # smooth at the point, where powers x^2 -> x^1 -> x^0 -> 0 x^-1 once made NaN
     ("atan(x)", "0"),
     ("atan(x)", "1"),
