@@ -198,7 +198,8 @@ def shared_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[s
 
 
 def printed(expr: Any) -> str:
-    """``str(expr)``, remembered by the store in use (printing is sympy's slowest step).
+    """``str(expr)``, remembered by the store in use (printing is sympy's slowest step), by
+    a printer that remembers the order of sums' terms (:mod:`gradcalc.symbolic.printing`).
 
     >>> import sympy as sp
     >>> printed(sp.Symbol("x") / 2)
@@ -208,10 +209,10 @@ def printed(expr: Any) -> str:
     if store is None:
         return str(expr)
     if expr not in store.texts:
-        if store.printer is None:  # str() makes a printer per call, with these settings
-            from sympy.printing.str import StrPrinter
+        if store.printer is None:  # str() makes a printer per call; this one remembers
+            from gradcalc.symbolic.printing import Printer
 
-            store.printer = StrPrinter({"order": None})
+            store.printer = Printer()
         _bounded(store.texts)[expr] = store.printer.doprint(expr)
     return store.texts[expr]
 
