@@ -190,8 +190,10 @@ class _Replay:
         for k, value in sweep.constants.items():
             slots[k] = value
         width = min(self.chunk, self.n)
-        # the steps' buffers and one more for _store (numpy recycles small arrays itself)
-        pool = [recycle.aligned(width) for _ in range(sweep.buffers + 1)] if width >= POOLED else []
+        # the steps' buffers and one more for _store (numpy recycles small arrays itself),
+        # in memory earlier calls gave back where they are large enough for that to pay
+        make = recycle.take if width >= recycle.MIN_POINTS else recycle.aligned
+        pool = [make(width) for _ in range(sweep.buffers + 1)] if width >= POOLED else []
         with np.errstate(all="ignore"):
             for start in starts:
                 part = slice(start, min(start + self.chunk, self.n))

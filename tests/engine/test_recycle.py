@@ -4,6 +4,7 @@ only once nothing refers to any array over it, and the memory kept idle stays bo
 from __future__ import annotations
 
 import threading
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -94,3 +95,13 @@ def test_a_kept_result_is_untouched_by_the_next_batch() -> None:
         run_sweep(sweep, {v: rng.uniform(-2, 2, SIZE) for v in ("w1", "w2")})
     now = [kept.values[0], *kept.gradients[0].values()]
     assert all(np.array_equal(a, b) for a, b in zip(now, copies))
+
+
+def test_a_repeated_batch_maps_no_fresh_memory() -> None:
+    graph = compile_expression("sin(x)*exp(-x**2/2) + log(1 + y**2)*tanh(x*y)")
+    sweep = sweep_for(graph, ("x", "y"))
+    points = {v: np.random.default_rng(6).uniform(-2, 2, 3 * SIZE) for v in ("x", "y")}
+    run_sweep(sweep, points, threads=1)  # its outputs and working arrays are given back
+    with mock.patch.object(recycle, "aligned", wraps=recycle.aligned) as fresh:
+        again = run_sweep(sweep, points, threads=1)
+    assert fresh.call_count == 0 and again.values[0].shape == (3 * SIZE,)
