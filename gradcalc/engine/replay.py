@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine import fused
+from gradcalc.engine import fused, recycle
 from gradcalc.engine.diagnostics import Thresholds
 from gradcalc.engine.sweep import Step, Sweep
 
@@ -145,10 +145,14 @@ def run_sweep(
 
 
 def _outputs(sweep: Sweep, n: int) -> SweepResult:
-    """A result to fill: each target's value and connected partials, ``n`` points each."""
+    """A result to fill: each target's value and connected partials, ``n`` points each, in
+    memory earlier results gave back where there is some (see :mod:`gradcalc.engine.recycle`)."""
     return SweepResult(
-        [np.empty(n) for _ in sweep.values],
-        [{s: None if g is None else np.empty(n) for s, g in t.items()} for t in sweep.gradients],
+        [recycle.take(n) for _ in sweep.values],
+        [
+            {s: None if g is None else recycle.take(n) for s, g in t.items()}
+            for t in sweep.gradients
+        ],
     )
 
 
@@ -186,8 +190,10 @@ class _Replay:
         for k, value in sweep.constants.items():
             slots[k] = value
         width = min(self.chunk, self.n)
-        # the steps' buffers and one more for _store (numpy recycles small arrays itself)
-        pool = [_aligned(width) for _ in range(sweep.buffers + 1)] if width >= POOLED else []
+        # the steps' buffers and one more for _store (numpy recycles small arrays itself),
+        # in memory earlier calls gave back where they are large enough for that to pay
+        make = recycle.take if width >= recycle.MIN_POINTS else recycle.aligned
+        pool = [make(width) for _ in range(sweep.buffers + 1)] if width >= POOLED else []
         with np.errstate(all="ignore"):
             for start in starts:
                 part = slice(start, min(start + self.chunk, self.n))
@@ -246,18 +252,6 @@ class _Marks:
         kinds += [("exploding", key) for _, key in kinds]
         kinds += [("saturated", index) for index in sweep.saturating_records or ()]
         return {key: self.masks[key] for key in kinds if key in self.masks}
-
-
-def _aligned(size: int) -> np.ndarray:
-    """An uninitialised float64 array starting on a 64-byte boundary (a vector register's
-    width: numpy's loops write a misaligned array at half speed).
-
-    >>> _aligned(5).ctypes.data % 64, _aligned(5).shape
-    (0, (5,))
-    """
-    raw = np.empty(size + 8)
-    skip = (-raw.ctypes.data % 64) // 8
-    return raw[skip : skip + size]
 
 
 def _replay(
