@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 
@@ -42,6 +43,19 @@ IDLE_BYTES = 64 << 20
 _idle: list[np.ndarray] = []  # blocks no array uses, the most recently given back last
 _returned: list[np.ndarray] = []  # given back since the last take (appended by callbacks)
 _lock = threading.Lock()  # over _idle (a callback only tries it: it may run anywhere)
+
+
+def _after_fork() -> None:
+    """A forked child starts with a free lock and no blocks (a thread of the parent may have
+    held the lock at the fork, and would never release it in the child)."""
+    global _lock
+    _lock = threading.Lock()
+    _idle.clear()
+    _returned.clear()
+
+
+if hasattr(os, "register_at_fork"):  # (not on Windows, which has no fork)
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def aligned(size: int) -> np.ndarray:

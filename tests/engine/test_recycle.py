@@ -3,6 +3,8 @@ only once nothing refers to any array over it, and the memory kept idle stays bo
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from unittest import mock
 
@@ -105,3 +107,17 @@ def test_a_repeated_batch_maps_no_fresh_memory() -> None:
     with mock.patch.object(recycle, "aligned", wraps=recycle.aligned) as fresh:
         again = run_sweep(sweep, points, threads=1)
     assert fresh.call_count == 0 and again.values[0].shape == (3 * SIZE,)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_child_forked_while_the_lock_is_held_can_still_take() -> None:
+    # a thread of the parent (a replay thread) may hold the lock at the fork; the child
+    # would wait for it forever without a fresh lock
+    with recycle._lock:
+        child = os.fork()
+        if child == 0:  # the child: take within 5 s, or be stopped by the alarm
+            signal.alarm(5)
+            array = recycle.take(SIZE)
+            os._exit(0 if array.shape == (SIZE,) else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
