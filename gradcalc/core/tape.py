@@ -23,9 +23,10 @@ Tensor(18.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
@@ -295,6 +296,22 @@ class Tape:
         array(6.)
         """
         return self._adjoints.get(tensor.id)
+
+    def adjoints(self) -> Mapping[int, np.ndarray]:
+        """Every adjoint from the latest ``gradient`` call, by tensor id. A later call makes a
+        new mapping, so this one keeps describing its own call.
+
+        >>> from gradcalc import Tape, Variable
+        >>> x = Variable(3.0)
+        >>> with Tape(persistent=True) as tape:
+        ...     y = x * x
+        >>> _ = tape.gradient(y, x)
+        >>> first = tape.adjoints()
+        >>> _ = tape.gradient(y, x, output_gradients=2.0)
+        >>> first[x.id], tape.adjoints()[x.id]
+        (array(6.), array(12.))
+        """
+        return MappingProxyType(self._adjoints)
 
     def _claim(self, what: str) -> None:
         if self._used and not self.persistent:
