@@ -40,7 +40,7 @@ class TapeError(RuntimeError):
     """A tape was used against its rules (see the message for the rule and the fix)."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Record:
     """One recorded operation.
 
@@ -338,9 +338,11 @@ class Tape:
         reached = {s.id for s in sources if s.id in self._on_tape}
         path: list[Record] = []
         for rec in self.records:
-            if any(t.id in reached for t in rec.inputs):
-                reached.add(rec.output.id)
-                path.append(rec)
+            for t in rec.inputs:  # (a loop, not any(): this runs once per record)
+                if t.id in reached:
+                    reached.add(rec.output.id)
+                    path.append(rec)
+                    break
         adjoints: dict[int, Tensor] = {}
         if target.id in reached:
             adjoints[target.id] = seed
@@ -351,9 +353,9 @@ class Tape:
         finally:
             self._recording = was
         if keep:
-            self._adjoints = {i: t.value for i, t in adjoints.items()}
+            self._adjoints = kept = {i: t.value for i, t in adjoints.items()}
             for rec in self.records:
-                rec.adjoint = self._adjoints.get(rec.output.id)
+                rec.adjoint = kept.get(rec.output.id)
         return adjoints
 
     # --- diagnostics -----------------------------------------------------------------
@@ -375,6 +377,7 @@ class Tape:
 def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
     """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
     inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
+    sum_to = REGISTRY["sum_to"]
     for rec in reversed(path):
         g = adjoints.get(rec.output.id)
         if g is None:
@@ -383,8 +386,8 @@ def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tenso
             if x.id not in reached:
                 continue
             part = rule(g, rec.output, *rec.inputs, **rec.params)
-            if part.shape != x.shape:
-                part = REGISTRY["sum_to"](part, shape=x.shape)
+            if part.value.shape != x.value.shape:
+                part = sum_to(part, shape=x.value.shape)
             previous = adjoints.get(x.id)
             adjoints[x.id] = part if previous is None else previous + part
 

@@ -223,7 +223,8 @@ def apply(op: Primitive, *args: Any, **params: Any) -> Tensor:
     >>> apply(REGISTRY["mul"], 3, 4)
     Tensor(12.)
     """
-    inputs = tuple(as_tensor(a) for a in args)
+    # (the hot path of every tape: comprehensions, not generators, and no helper calls)
+    inputs = tuple([a if isinstance(a, Tensor) else Tensor(a) for a in args])
     try:
         if _Quiet.depth:  # a caller holds quiet() for many ops (a graph, a backward pass)
             value = op.forward(*[t.value for t in inputs], **params)
@@ -232,20 +233,15 @@ def apply(op: Primitive, *args: Any, **params: Any) -> Tensor:
                 value = op.forward(*[t.value for t in inputs], **params)
     except (ValueError, IndexError) as error:  # numpy refuses the shapes, axis or index
         raise _shape_error(op, inputs, params, error) from None
-    output = _result(value)
-    for tape in active_tapes:
-        tape.record(op, inputs, output, params)
-    return output
-
-
-def _result(value: Any) -> Tensor:
-    """Wrap an op's float64 result without :func:`as_float_array`'s checks (hot path)."""
+    # the float64 result wrapped without as_float_array's checks
     if type(value) is np.float64:  # what a ufunc makes of 0-d arrays
         value = np.asarray(value)
     elif type(value) is not np.ndarray or value.dtype != np.float64:
-        return Tensor(value)
+        value = as_float_array(value)
     output = Tensor.__new__(Tensor)
     output.value, output.id = value, _next_id()
+    for tape in active_tapes:
+        tape.record(op, inputs, output, params)
     return output
 
 
