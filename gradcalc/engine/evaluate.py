@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
+from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError, UndefinedError, did_you_mean
 from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
 from gradcalc.core.problems import Problem
@@ -308,6 +309,14 @@ def evaluate(
     """
     sources = source_names(graph, wrt)
     leaves, shape = make_leaves(graph, point)
+    with paused():  # (tensors and records: no cycles for the collector to find)
+        return _on_tape(graph, leaves, shape, sources)
+
+
+def _on_tape(
+    graph: Graph, leaves: dict[str, Tensor], shape: tuple[int, ...], sources: tuple[str, ...]
+) -> Evaluation:
+    """:func:`evaluate` once the leaves are made: record, then differentiate each target."""
     with Tape(persistent=True) as tape:
         tape.watch(list(leaves.values()))
         tensors = run_graph(graph, leaves)
