@@ -67,6 +67,8 @@ def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
 
 def _layout(node: Node, reading: bool) -> list[Node | str]:
     """One node's text with its operands left as nodes, parenthesised where they must be."""
+    if isinstance(node, Binary):  # (the commonest node with operands first)
+        return _binary_layout(node, reading)
     if isinstance(node, Num):
         return [node.text]
     if isinstance(node, Const):
@@ -83,10 +85,14 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
             pieces += [", ", arg] if position else [arg]
         pieces += [f", {key}={value}" for key, value in node.params]
         return [*pieces, ")"]
-    if isinstance(node, Neg):  # reading: -(x^2), the grouping made plain
-        operand = _precedence(node.operand)
-        grouped = operand < PRECEDENCE["neg"] or (reading and operand == PRECEDENCE["pow"])
-        return ["-", *_grouped(node.operand, grouped)]
+    # a Neg: reading, -(x^2), the grouping made plain
+    operand = _precedence(node.operand)
+    grouped = operand < PRECEDENCE["neg"] or (reading and operand == PRECEDENCE["pow"])
+    return ["-", *_grouped(node.operand, grouped)]
+
+
+def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
+    """:func:`_layout` of ``left op right``."""
     own = PRECEDENCE[node.op]
     left, right = _precedence(node.left), _precedence(node.right)
     if REGISTRY[node.op].right_associative:  # a power; its right operand may carry a sign
