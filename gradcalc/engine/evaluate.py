@@ -251,17 +251,17 @@ def _run_nodes(
     graph: Graph, leaves: Mapping[str, Tensor], tensors: list[Tensor], constant_node: list[bool]
 ) -> None:
     for node in graph.nodes:
-        if node.kind == "var":
-            tensor, fixed = leaves[node.text], False
-        elif node.kind == "const":
-            tensor, fixed = constant(CONSTANT_VALUES.get(node.text) or float(node.text)), True
-        else:
+        if node.kind == "op":  # (the commonest first; comprehensions, not generators)
             inputs = [tensors[i] for i in node.inputs]
             params = dict(node.params)
             tensor = REGISTRY[node.op](*inputs, **params)
-            fixed = all(constant_node[i] for i in node.inputs)
+            fixed = all([constant_node[i] for i in node.inputs])
             if fixed:
                 _check_constant(graph, node.index, node.op, inputs, tensor, params)
+        elif node.kind == "var":
+            tensor, fixed = leaves[node.text], False
+        else:  # a number, pi or E
+            tensor, fixed = constant(CONSTANT_VALUES.get(node.text) or float(node.text)), True
         tensors.append(tensor)
         constant_node.append(fixed)
 
