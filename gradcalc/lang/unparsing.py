@@ -30,6 +30,7 @@ _SYMBOLS = {  # the loosest operators are written with spaces around them: x*y +
 }
 _PRODUCTS = ("mul", "div", "matmul")  # one precedence: read left to right
 _READING = {"add": " + ", "sub": " - ", "mul": "·", "div": "/", "pow": "^", "matmul": " @ "}
+_RIGHT_ASSOCIATIVE = {op.name for op in REGISTRY.values() if op.right_associative}
 
 
 def unparse(node: Node, reading: bool = False) -> str:
@@ -95,7 +96,7 @@ def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
     """:func:`_layout` of ``left op right``."""
     own = PRECEDENCE[node.op]
     left, right = _precedence(node.left), _precedence(node.right)
-    if REGISTRY[node.op].right_associative:  # a power; its right operand may carry a sign
+    if node.op in _RIGHT_ASSOCIATIVE:  # a power; its right operand may carry a sign
         left_needs, right_needs = left <= own, right < PRECEDENCE["neg"]
     else:
         left_needs, right_needs = left < own, right <= own
@@ -108,12 +109,10 @@ def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
             and node.left.op != node.op
             and ("matmul" in (node.op, node.left.op))
         )
-    symbols = _READING if reading else _SYMBOLS
-    return [
-        *_grouped(node.left, left_needs),
-        symbols[node.op],
-        *_grouped(node.right, right_needs),
-    ]
+    symbol = (_READING if reading else _SYMBOLS)[node.op]
+    if left_needs or right_needs:
+        return [*_grouped(node.left, left_needs), symbol, *_grouped(node.right, right_needs)]
+    return [node.left, symbol, node.right]  # (the usual case: no parentheses)
 
 
 def _ends_in_power(node: Node) -> bool:
