@@ -1,9 +1,10 @@
 """Python's cyclic garbage collector, held off while gradcalc builds large structures
 without cycles.
 
-Parsing and lowering a long expression, and recording and differentiating it on a tape,
-make hundreds of thousands of small objects -- tokens, syntax nodes, graph nodes, tensors,
-records -- that refer only to earlier ones and are freed by reference counting. The
+Parsing and lowering a long expression, recording and differentiating it on a tape, and
+writing its tape's rows and JSON make hundreds of thousands of small objects -- tokens,
+syntax nodes, graph nodes, tensors, records, rows -- that refer only to earlier ones and
+are freed by reference counting. The
 collections their allocations trigger find nothing to free, and the older generations they
 push objects into are walked again and again: compiling and differentiating the 10,000-term
 sum in a process that holds many objects spent about a fifth of its time there.

@@ -404,6 +404,14 @@ def tape_rows(
     Records that are not nodes of the graph (those of a backward pass recorded by an outer
     tape) are referred to as ``#index`` and have ``node`` ``None``.
     """
+    with paused():  # (rows and their inputs: no cycles for the collector to find)
+        return _rows(graph, tape, tensors, tape.adjoints() if adjoints is None else adjoints)
+
+
+def _rows(
+    graph: Graph, tape: Tape, tensors: list[Tensor], adjoints: Mapping[int, np.ndarray]
+) -> list[TapeRow]:
+    """:func:`tape_rows` with the adjoints chosen."""
     node_of = {tensor.id: node.index for node, tensor in zip(graph.nodes, tensors)}
     made = {rec.output.id: rec.index for rec in tape.records}
     watched = {t.id for t in tape.watched}  # variables, and statements given as sources
@@ -425,14 +433,14 @@ def tape_rows(
                 scalar = tensor.value.ndim == 0
                 text = _number(tensor) if scalar else graph.source_text(node.index)
             inputs[tensor.id] = RowInput("constant", node.label or text, node.index)
-    chosen = tape.adjoints() if adjoints is None else adjoints
-    return [_row(rec, inputs, node_of, chosen.get(rec.output.id)) for rec in tape.records]
+    return [_row(rec, inputs, node_of, adjoints.get(rec.output.id)) for rec in tape.records]
 
 
 def _row(
     rec: Record, known: dict[int, RowInput], node_of: dict[int, int], adjoint: np.ndarray | None
 ) -> TapeRow:
-    inputs = tuple(known.get(t.id) or RowInput("constant", _number(t)) for t in rec.inputs)
+    # (once per record of the tape: comprehensions, not generators)
+    inputs = tuple([known.get(t.id) or RowInput("constant", _number(t)) for t in rec.inputs])
     node = node_of.get(rec.output.id)
     return TapeRow(
         rec.index,
@@ -441,9 +449,9 @@ def _row(
         _formula(rec.op, [i.name for i in inputs]),
         inputs,
         None if node is None else _label(known[rec.output.id]),
-        rec.value,
+        rec.output.value,
         adjoint,
-        tuple(t.value for t in rec.inputs),
+        tuple([t.value for t in rec.inputs]),
     )
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO
 
+from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
 
 
@@ -175,6 +176,10 @@ class Json(OutputFormat):
     name, needs = "json", ("records",)
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
+        with paused():  # (plain dicts and lists: no cycles for the collector to find)
+            self._write(view, data, sink)
+
+    def _write(self, view: Any, data: Any, sink: Sink) -> None:
         import json  # (here: a table, the default, never needs it)
 
         ascii_only = getattr(view, "ascii_json", True)
