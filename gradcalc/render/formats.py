@@ -62,6 +62,8 @@ class OutputFormat:
 
     name: ClassVar[str]
     needs: ClassVar[tuple[str, ...]]
+    #: whether it prints through the sink's rich ``console`` (the others need no console)
+    rich: ClassVar[bool] = False
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         """Write one chunk of results (a command may give several: a file of points)."""
@@ -109,6 +111,7 @@ class Table(OutputFormat):
     """Rich tables and text, folded to the terminal's width."""
 
     name, needs = "table", ("tables",)
+    rich = True
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         for part in view.tables(data, sink.digits, sink.tape, sink.many):
