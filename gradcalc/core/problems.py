@@ -57,7 +57,7 @@ def find_problems(records: Sequence[Record], on_tape: Container[int]) -> list[Pr
     not in ``on_tape`` (ids of the tensors differentiated through) raises no domain issue."""
     found: list[Problem] = []
     trouble: dict[int, np.ndarray] = {}  # record output id -> points with a problem there
-    for rec, finite in zip(records, finite_each([rec.value for rec in records])):
+    for rec, finite in zip(records, finite_each([rec.output.value for rec in records])):
         if finite and rec.op.domain is None:
             continue  # (nothing for _value_problems to find)
         problems = _value_problems(rec, on_tape)
@@ -96,19 +96,14 @@ def finite_each(arrays: Sequence[np.ndarray | None]) -> list[bool]:
     >>> finite_each([np.array(1.0), None, np.array([2.0, np.inf]), np.zeros(100)])
     [True, True, False, True]
     """
-    finite = [True] * len(arrays)
-    small: list[tuple[int, np.ndarray]] = []
-    for i, array in enumerate(arrays):
-        if array is None:
-            continue
-        if array.size <= _SMALL:
-            small.append((i, array))
-        else:
-            finite[i] = bool(np.isfinite(array).all())
-    if small and not np.isfinite(np.concatenate([a.reshape(-1) for _, a in small])).all():
-        for i, array in small:  # (some is not: find which)
-            finite[i] = bool(np.isfinite(array).all())
-    return finite
+    small = [
+        a if a.ndim == 1 else a.reshape(-1)  # (comprehensions: this runs once per record)
+        for a in arrays
+        if a is not None and a.size <= _SMALL
+    ]
+    if not small or np.isfinite(np.concatenate(small)).all():  # the large ones one by one
+        return [a is None or a.size <= _SMALL or bool(np.isfinite(a).all()) for a in arrays]
+    return [a is None or bool(np.isfinite(a).all()) for a in arrays]  # (some is not: which)
 
 
 #: The arrays :func:`finite_each` checks together (one point each, or a few).

@@ -377,18 +377,19 @@ class Tape:
 def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
     """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
     inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
-    sum_to = REGISTRY["sum_to"]
+    sum_to, adjoint = REGISTRY["sum_to"], adjoints.get  # (this loop runs once per record)
     for rec in reversed(path):
-        g = adjoints.get(rec.output.id)
+        g = adjoint(rec.output.id)
         if g is None:
             continue
-        for x, rule in zip(rec.inputs, rec.op.grads):
+        inputs, output, params = rec.inputs, rec.output, rec.params
+        for x, rule in zip(inputs, rec.op.grads):
             if x.id not in reached:
                 continue
-            part = rule(g, rec.output, *rec.inputs, **rec.params)
+            part = rule(g, output, *inputs, **params)
             if part.value.shape != x.value.shape:
                 part = sum_to(part, shape=x.value.shape)
-            previous = adjoints.get(x.id)
+            previous = adjoint(x.id)
             adjoints[x.id] = part if previous is None else previous + part
 
 

@@ -22,7 +22,7 @@ from gradcalc.core.errors import InputError, UndefinedError, did_you_mean
 from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
 from gradcalc.core.problems import Problem
 from gradcalc.core.tape import Record, Tape
-from gradcalc.core.tensor import Tensor, constant, quiet
+from gradcalc.core.tensor import Tensor, apply, constant, quiet
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
 
@@ -254,7 +254,7 @@ def _run_nodes(
         if node.kind == "op":  # (the commonest first; comprehensions, not generators)
             inputs = [tensors[i] for i in node.inputs]
             params = dict(node.params)
-            tensor = REGISTRY[node.op](*inputs, **params)
+            tensor = apply(REGISTRY[node.op], *inputs, **params)  # (calling the op, directly)
             fixed = all([constant_node[i] for i in node.inputs])
             if fixed:
                 _check_constant(graph, node.index, node.op, inputs, tensor, params)
