@@ -93,12 +93,15 @@ class Writer:
         id_column: str | None = None,
         out: str | None = None,
     ):
-        from gradcalc.render.formats import Sink
+        from gradcalc.render.formats import FORMATS, Sink
 
         self.output = output
-        self.sink = Sink(sys.stdout, context.console(), digits, tape, many)
+        # (a rich console only where the format prints through one: JSON, CSV and plain text
+        # start without importing rich, and the errors' console is made at the first warning)
+        rich = output not in FORMATS or FORMATS[output].rich
+        self.sink = Sink(sys.stdout, context.console() if rich else None, digits, tape, many)
+        self.context = context
         self.exit_code = ExitCode.OK
-        self.errors = context.console(stderr=True)
         self.warned: set[str] = set()
         self.skipped: Any = None  # rows --skip-bad-rows left out (points.Skipped)
         self.id_column = id_column  # --id: each point's text, first in CSV and JSON
@@ -109,6 +112,11 @@ class Writer:
             from gradcalc.io.results import open_results
 
             self.results, self.results_path = open_results(out, [id_column or ""]), out
+
+    @functools.cached_property
+    def errors(self) -> Any:
+        """The console on stderr that warnings and notes are printed to."""
+        return self.context.console(stderr=True)
 
     def write(self, view: Any, computed: Any) -> None:
         from gradcalc.render.formats import choose

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gradcalc.cli.console import Writer, with_progress
@@ -136,17 +136,20 @@ def candidate_columns(header: tuple[str, ...], id_column: str | None = None) -> 
     >>> candidate_columns(("id", "x", "2nd", "x", "y"), "id")
     ['x', 'y']
     """
-    from gradcalc.io.files import check_header
+    from gradcalc.io.files import check_header, check_headers
 
-    candidates: dict[str, None] = {}  # an ordered set: one pass, however many columns
-    for column, name in enumerate(header, 1):
-        try:
-            check_header(name, column, "points file")
-        except InputError:
-            continue  # not a name: never a variable
-        if name != id_column:
-            candidates[name] = None
-    return list(candidates)
+    try:
+        check_headers([(name, column) for column, name in enumerate(header, 1)], "points file")
+        names: Sequence[str] = header  # (every cell a name, the usual case: one check)
+    except InputError:
+        names = []
+        for column, name in enumerate(header, 1):
+            try:
+                check_header(name, column, "points file")
+            except InputError:
+                continue  # not a name: never a variable
+            names.append(name)
+    return list(dict.fromkeys(n for n in names if n != id_column))  # (each once, in order)
 
 
 def columns_read(graph: Any, candidates: list[str], wrt: list[str] | None = None) -> list[str]:

@@ -57,18 +57,24 @@ def find_problems(records: Sequence[Record], on_tape: Container[int]) -> list[Pr
     not in ``on_tape`` (ids of the tensors differentiated through) raises no domain issue."""
     found: list[Problem] = []
     trouble: dict[int, np.ndarray] = {}  # record output id -> points with a problem there
-    for rec in records:
+    for rec, finite in zip(records, finite_each([rec.output.value for rec in records])):
+        if finite and rec.op.domain is None:
+            continue  # (nothing for _value_problems to find)
         problems = _value_problems(rec, on_tape)
         found += problems
         if problems:
             trouble[rec.output.id] = _union(rec.value.shape, (p.mask for p in problems))
+    unexplained = [
+        rec
+        for rec, finite in zip(records, finite_each([rec.adjoint for rec in records]))
+        if not finite
+    ]
     users: dict[int, list[Record]] = {}
-    for rec in records:
+    for rec in records if unexplained else ():
         for t in rec.inputs:
             users.setdefault(t.id, []).append(rec)
-    for rec in records:
-        if rec.adjoint is None or np.isfinite(rec.adjoint).all():
-            continue
+    for rec in unexplained:
+        assert rec.adjoint is not None  # (finite_each calls a missing adjoint finite)
         adjoint = np.broadcast_to(rec.adjoint, rec.value.shape)
         # a non-finite adjoint is news only where no later record already explains it
         explained = _trouble(trouble, rec).copy()
@@ -80,6 +86,28 @@ def find_problems(records: Sequence[Record], on_tape: Container[int]) -> list[Pr
         found += _non_finite_problems(rec, NON_FINITE_ADJOINT, adjoint, news)
     found.sort(key=lambda p: p.record.index)
     return found
+
+
+def finite_each(arrays: Sequence[np.ndarray | None]) -> list[bool]:
+    """Whether each array holds only finite numbers (``None``, no array, counts as finite).
+    Where all of them do -- the usual case -- one numpy call over the small ones says so:
+    checking 30,000 one-point records one by one costs 30,000 calls.
+
+    >>> finite_each([np.array(1.0), None, np.array([2.0, np.inf]), np.zeros(100)])
+    [True, True, False, True]
+    """
+    small = [
+        a if a.ndim == 1 else a.reshape(-1)  # (comprehensions: this runs once per record)
+        for a in arrays
+        if a is not None and a.size <= _SMALL
+    ]
+    if not small or np.isfinite(np.concatenate(small)).all():  # the large ones one by one
+        return [a is None or a.size <= _SMALL or bool(np.isfinite(a).all()) for a in arrays]
+    return [a is None or bool(np.isfinite(a).all()) for a in arrays]  # (some is not: which)
+
+
+#: The arrays :func:`finite_each` checks together (one point each, or a few).
+_SMALL = 64
 
 
 def _value_problems(rec: Record, on_tape: Container[int]) -> list[Problem]:

@@ -23,9 +23,10 @@ Tensor(18.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
@@ -39,7 +40,7 @@ class TapeError(RuntimeError):
     """A tape was used against its rules (see the message for the rule and the fix)."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Record:
     """One recorded operation.
 
@@ -296,6 +297,22 @@ class Tape:
         """
         return self._adjoints.get(tensor.id)
 
+    def adjoints(self) -> Mapping[int, np.ndarray]:
+        """Every adjoint from the latest ``gradient`` call, by tensor id. A later call makes a
+        new mapping, so this one keeps describing its own call.
+
+        >>> from gradcalc import Tape, Variable
+        >>> x = Variable(3.0)
+        >>> with Tape(persistent=True) as tape:
+        ...     y = x * x
+        >>> _ = tape.gradient(y, x)
+        >>> first = tape.adjoints()
+        >>> _ = tape.gradient(y, x, output_gradients=2.0)
+        >>> first[x.id], tape.adjoints()[x.id]
+        (array(6.), array(12.))
+        """
+        return MappingProxyType(self._adjoints)
+
     def _claim(self, what: str) -> None:
         if self._used and not self.persistent:
             raise TapeError(
@@ -321,9 +338,11 @@ class Tape:
         reached = {s.id for s in sources if s.id in self._on_tape}
         path: list[Record] = []
         for rec in self.records:
-            if any(t.id in reached for t in rec.inputs):
-                reached.add(rec.output.id)
-                path.append(rec)
+            for t in rec.inputs:  # (a loop, not any(): this runs once per record)
+                if t.id in reached:
+                    reached.add(rec.output.id)
+                    path.append(rec)
+                    break
         adjoints: dict[int, Tensor] = {}
         if target.id in reached:
             adjoints[target.id] = seed
@@ -334,9 +353,9 @@ class Tape:
         finally:
             self._recording = was
         if keep:
-            self._adjoints = {i: t.value for i, t in adjoints.items()}
+            self._adjoints = kept = {i: t.value for i, t in adjoints.items()}
             for rec in self.records:
-                rec.adjoint = self._adjoints.get(rec.output.id)
+                rec.adjoint = kept.get(rec.output.id)
         return adjoints
 
     # --- diagnostics -----------------------------------------------------------------
@@ -358,17 +377,19 @@ class Tape:
 def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
     """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
     inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
+    sum_to, adjoint = REGISTRY["sum_to"], adjoints.get  # (this loop runs once per record)
     for rec in reversed(path):
-        g = adjoints.get(rec.output.id)
+        g = adjoint(rec.output.id)
         if g is None:
             continue
-        for x, rule in zip(rec.inputs, rec.op.grads):
+        inputs, output, params = rec.inputs, rec.output, rec.params
+        for x, rule in zip(inputs, rec.op.grads):
             if x.id not in reached:
                 continue
-            part = rule(g, rec.output, *rec.inputs, **rec.params)
-            if part.shape != x.shape:
-                part = REGISTRY["sum_to"](part, shape=x.shape)
-            previous = adjoints.get(x.id)
+            part = rule(g, output, *inputs, **params)
+            if part.value.shape != x.value.shape:
+                part = sum_to(part, shape=x.value.shape)
+            previous = adjoint(x.id)
             adjoints[x.id] = part if previous is None else previous + part
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from gradcalc.core.errors import ShapeError
 
 _next_id = itertools.count(1).__next__
+_FLOAT64 = np.dtype(np.float64)
 
 #: The tapes that are recording, outermost first (see ``gradcalc.core.tape.Tape``).
 active_tapes: list[Any] = []
@@ -191,6 +192,8 @@ class Primitive(Protocol):
     @property
     def name(self) -> str: ...
     @property
+    def arity(self) -> int: ...
+    @property
     def forward(self) -> Callable[..., Any]: ...
     @property
     def shapes(self) -> str: ...
@@ -215,15 +218,21 @@ def apply(op: Primitive, *args: Any, **params: Any) -> Tensor:
     """Run primitive ``op`` on ``args`` and let each active tape record it.
 
     This is the single place where a primitive is executed; operators and the
-    functions in :mod:`gradcalc.core.ops` all come through here. Floating-point
-    warnings are silenced: a NaN or infinity is kept in the value and reported
-    by ``Tape.problems()`` instead.
+    functions in :mod:`gradcalc.core.ops` all come through here (calling an op is this
+    function). Floating-point warnings are silenced: a NaN or infinity is kept in the value
+    and reported by ``Tape.problems()`` instead.
 
     >>> from gradcalc.core.ops import REGISTRY
     >>> apply(REGISTRY["mul"], 3, 4)
     Tensor(12.)
+    >>> REGISTRY["sin"](1, 2)
+    Traceback (most recent call last):
+    TypeError: sin() takes 1 argument(s), got 2
     """
-    inputs = tuple(as_tensor(a) for a in args)
+    # (the hot path of every tape: comprehensions, not generators, and no helper calls)
+    if len(args) != op.arity:
+        raise TypeError(f"{op.name}() takes {op.arity} argument(s), got {len(args)}")
+    inputs = tuple([a if isinstance(a, Tensor) else Tensor(a) for a in args])
     try:
         if _Quiet.depth:  # a caller holds quiet() for many ops (a graph, a backward pass)
             value = op.forward(*[t.value for t in inputs], **params)
@@ -232,20 +241,15 @@ def apply(op: Primitive, *args: Any, **params: Any) -> Tensor:
                 value = op.forward(*[t.value for t in inputs], **params)
     except (ValueError, IndexError) as error:  # numpy refuses the shapes, axis or index
         raise _shape_error(op, inputs, params, error) from None
-    output = _result(value)
-    for tape in active_tapes:
-        tape.record(op, inputs, output, params)
-    return output
-
-
-def _result(value: Any) -> Tensor:
-    """Wrap an op's float64 result without :func:`as_float_array`'s checks (hot path)."""
-    if type(value) is np.float64:  # what a ufunc makes of 0-d arrays
-        value = np.asarray(value)
-    elif type(value) is not np.ndarray or value.dtype != np.float64:
-        return Tensor(value)
+    # the float64 result wrapped without as_float_array's checks
+    if type(value) is not np.ndarray:  # a ufunc makes np.float64 of 0-d arrays
+        value = np.asarray(value) if type(value) is np.float64 else as_float_array(value)
+    elif value.dtype is not _FLOAT64:  # (float64 is one dtype object: no comparison needed)
+        value = as_float_array(value)
     output = Tensor.__new__(Tensor)
     output.value, output.id = value, _next_id()
+    for tape in active_tapes:
+        tape.record(op, inputs, output, params)
     return output
 
 

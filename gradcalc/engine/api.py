@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
 from gradcalc.engine import higher
 from gradcalc.engine.batch import swept
@@ -159,8 +160,9 @@ def compile_expression(
     >>> compile_expression("x*e", ["x", "e"]).variables
     ('x', 'e')
     """
-    program = parse_program(expression, variables=variables)
-    return lower(program, of=of, extra_variables=variables)
+    with paused():  # (tokens, syntax and graph nodes: no cycles for the collector to find)
+        program = parse_program(expression, variables=variables)
+        return lower(program, of=of, extra_variables=variables)
 
 
 @functools.lru_cache(maxsize=64)

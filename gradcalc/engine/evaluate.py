@@ -11,17 +11,18 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
+from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError, UndefinedError, did_you_mean
 from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
 from gradcalc.core.problems import Problem
 from gradcalc.core.tape import Record, Tape
-from gradcalc.core.tensor import Tensor, constant, quiet
+from gradcalc.core.tensor import Tensor, apply, constant, quiet
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
 
@@ -72,8 +73,10 @@ class TapeRow:
 
 
 class LazyRows(Sequence[TapeRow]):
-    """A tape's rows, recorded only when first looked at (a batch that was replayed keeps no
-    tape: recording one holds every record's values at every point).
+    """A tape's rows, made only when first looked at: a batch that was replayed keeps no
+    tape (recording one holds every record's values at every point), and a tape's rows --
+    each input named, each formula written -- cost more than the tape when nobody reads them.
+    ``ops``, where given, are the rows' ops in order, known without making the rows.
 
     >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
@@ -82,9 +85,10 @@ class LazyRows(Sequence[TapeRow]):
     (False, 1, True, 'sin(x)')
     """
 
-    def __init__(self, record: Callable[[], Sequence[TapeRow]]):
+    def __init__(self, record: Callable[[], Sequence[TapeRow]], ops: Sequence[str] | None = None):
         self._record: Callable[[], Sequence[TapeRow]] | None = record
         self._rows: list[TapeRow] = []
+        self.ops = ops
 
     @property
     def recorded(self) -> bool:
@@ -114,6 +118,22 @@ class LazyRows(Sequence[TapeRow]):
 
     def __repr__(self) -> str:
         return repr(self._get()) if self.recorded else "<tape rows, recorded when first read>"
+
+
+def rows_of(rows: Sequence[TapeRow], ops: Container[str]) -> list[TapeRow]:
+    """The rows whose op is one of ``ops``, in tape order. Rows not made yet whose ops are
+    known (:class:`LazyRows`) stay unmade when none is.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> rows = evaluate(lower(parse_program("x*sin(x)")), {"x": 1.0}).rows[0]
+    >>> rows_of(rows, {"log"}), rows.recorded, [r.formula for r in rows_of(rows, {"sin"})]
+    ([], False, ['sin(x)'])
+    """
+    known = rows.ops if isinstance(rows, LazyRows) and not rows.recorded else None
+    if known is not None and not any(op in ops for op in known):
+        return []
+    return [row for row in rows if row.op in ops]
 
 
 @dataclass
@@ -231,17 +251,17 @@ def _run_nodes(
     graph: Graph, leaves: Mapping[str, Tensor], tensors: list[Tensor], constant_node: list[bool]
 ) -> None:
     for node in graph.nodes:
-        if node.kind == "var":
-            tensor, fixed = leaves[node.text], False
-        elif node.kind == "const":
-            tensor, fixed = constant(CONSTANT_VALUES.get(node.text) or float(node.text)), True
-        else:
+        if node.kind == "op":  # (the commonest first; comprehensions, not generators)
             inputs = [tensors[i] for i in node.inputs]
             params = dict(node.params)
-            tensor = REGISTRY[node.op](*inputs, **params)
-            fixed = all(constant_node[i] for i in node.inputs)
+            tensor = apply(REGISTRY[node.op], *inputs, **params)  # (calling the op, directly)
+            fixed = all([constant_node[i] for i in node.inputs])
             if fixed:
                 _check_constant(graph, node.index, node.op, inputs, tensor, params)
+        elif node.kind == "var":
+            tensor, fixed = leaves[node.text], False
+        else:  # a number, pi or E
+            tensor, fixed = constant(CONSTANT_VALUES.get(node.text) or float(node.text)), True
         tensors.append(tensor)
         constant_node.append(fixed)
 
@@ -289,25 +309,46 @@ def evaluate(
     """
     sources = source_names(graph, wrt)
     leaves, shape = make_leaves(graph, point)
+    with paused():  # (tensors and records: no cycles for the collector to find)
+        return _on_tape(graph, leaves, shape, sources)
+
+
+def _on_tape(
+    graph: Graph, leaves: dict[str, Tensor], shape: tuple[int, ...], sources: tuple[str, ...]
+) -> Evaluation:
+    """:func:`evaluate` once the leaves are made: record, then differentiate each target."""
     with Tape(persistent=True) as tape:
         tape.watch(list(leaves.values()))
         tensors = run_graph(graph, leaves)
     wrt_tensors = source_tensors(graph, tensors, sources)
     evaluation = Evaluation(graph, sources, [], [], [], [])
+    ops = [rec.op.name for rec in tape.records]
     for target in graph.targets:
         value = np.broadcast_to(tensors[target].value, shape)
         grads = tape.gradient(tensors[target], wrt_tensors)
         evaluation.values.append(value)
         evaluation.gradients.append(
-            {
-                s: None if g is None else np.broadcast_to(g.value, shape)
-                for s, g in zip(sources, grads)
-            }
+            {s: None if g is None else _read_only(g.value, shape) for s, g in zip(sources, grads)}
         )
-        evaluation.rows.append(tape_rows(graph, tape, tensors))
-        upstream = ancestors(tape, tensors[target])
-        evaluation.problems.append([p for p in tape.problems() if p.record.index in upstream])
+        rows = functools.partial(tape_rows, graph, tape, tensors, tape.adjoints())
+        evaluation.rows.append(LazyRows(rows, ops))  # made when read: most output leaves them
+        found = tape.problems()
+        upstream = ancestors(tape, tensors[target]) if found else set()
+        evaluation.problems.append([p for p in found if p.record.index in upstream])
     return evaluation
+
+
+def _read_only(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only view of ``values`` in ``shape``, as ``np.broadcast_to`` makes, at a tenth
+    of its cost where the shape is already right (10,000 gradient components at a point).
+
+    >>> view = _read_only(np.zeros(2), (2,))
+    >>> view.flags.writeable, _read_only(np.zeros(()), (3,)).tolist()
+    (False, [0.0, 0.0, 0.0])
+    """
+    view: np.ndarray = values.view() if values.shape == shape else np.broadcast_to(values, shape)
+    view.flags.writeable = False
+    return view
 
 
 def lazy_rows(
@@ -350,12 +391,27 @@ def ancestors(tape: Tape, target: Tensor) -> set[int]:
     return found
 
 
-def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:
-    """The tape's records as rows, inputs named as the user wrote them.
+def tape_rows(
+    graph: Graph,
+    tape: Tape,
+    tensors: list[Tensor],
+    adjoints: Mapping[int, np.ndarray] | None = None,
+) -> list[TapeRow]:
+    """The tape's records as rows, inputs named as the user wrote them, with the adjoints of
+    ``adjoints`` (:meth:`~gradcalc.core.tape.Tape.adjoints` of one ``gradient`` call; default:
+    the latest call's).
 
     Records that are not nodes of the graph (those of a backward pass recorded by an outer
     tape) are referred to as ``#index`` and have ``node`` ``None``.
     """
+    with paused():  # (rows and their inputs: no cycles for the collector to find)
+        return _rows(graph, tape, tensors, tape.adjoints() if adjoints is None else adjoints)
+
+
+def _rows(
+    graph: Graph, tape: Tape, tensors: list[Tensor], adjoints: Mapping[int, np.ndarray]
+) -> list[TapeRow]:
+    """:func:`tape_rows` with the adjoints chosen."""
     node_of = {tensor.id: node.index for node, tensor in zip(graph.nodes, tensors)}
     made = {rec.output.id: rec.index for rec in tape.records}
     watched = {t.id for t in tape.watched}  # variables, and statements given as sources
@@ -377,11 +433,14 @@ def tape_rows(graph: Graph, tape: Tape, tensors: list[Tensor]) -> list[TapeRow]:
                 scalar = tensor.value.ndim == 0
                 text = _number(tensor) if scalar else graph.source_text(node.index)
             inputs[tensor.id] = RowInput("constant", node.label or text, node.index)
-    return [_row(rec, inputs, node_of) for rec in tape.records]
+    return [_row(rec, inputs, node_of, adjoints.get(rec.output.id)) for rec in tape.records]
 
 
-def _row(rec: Record, known: dict[int, RowInput], node_of: dict[int, int]) -> TapeRow:
-    inputs = tuple(known.get(t.id) or RowInput("constant", _number(t)) for t in rec.inputs)
+def _row(
+    rec: Record, known: dict[int, RowInput], node_of: dict[int, int], adjoint: np.ndarray | None
+) -> TapeRow:
+    # (once per record of the tape: comprehensions, not generators)
+    inputs = tuple([known.get(t.id) or RowInput("constant", _number(t)) for t in rec.inputs])
     node = node_of.get(rec.output.id)
     return TapeRow(
         rec.index,
@@ -390,9 +449,9 @@ def _row(rec: Record, known: dict[int, RowInput], node_of: dict[int, int]) -> Ta
         _formula(rec.op, [i.name for i in inputs]),
         inputs,
         None if node is None else _label(known[rec.output.id]),
-        rec.value,
-        rec.adjoint,
-        tuple(t.value for t in rec.inputs),
+        rec.output.value,
+        adjoint,
+        tuple([t.value for t in rec.inputs]),
     )
 
 

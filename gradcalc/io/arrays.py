@@ -23,7 +23,7 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points, constant_value
-from gradcalc.io.files import CHUNK_ROWS, Skipped, check_header
+from gradcalc.io.files import CHUNK_ROWS, Skipped, check_headers
 
 SUFFIXES = (".npy", ".npz")
 
@@ -75,8 +75,7 @@ def choose_columns(
         if name not in names:
             raise InputError(f"{path} has no column {name} (its columns: {', '.join(names)})")
     chosen = tuple(n for n in names if n != id_column) if columns is None else tuple(columns)
-    for k, name in enumerate(chosen, 1):
-        check_header(name, k, str(path))
+    check_headers([(name, k) for k, name in enumerate(chosen, 1)], str(path))
     if len(set(chosen)) != len(chosen):
         raise InputError(f"the column {chosen[0]} is chosen twice")
     return chosen

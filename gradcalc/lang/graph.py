@@ -217,12 +217,13 @@ class _Builder:
         index = self._index.get(("const", text))
         return self.add(("const", text), Node(0, "const", text=text)) if index is None else index
 
-    def op(self, name: str, inputs: Sequence[int], params: tuple[tuple[str, Any], ...] = ()) -> int:
-        key = ("op", name, params, *inputs)
+    def op(
+        self, name: str, inputs: tuple[int, ...], params: tuple[tuple[str, Any], ...] = ()
+    ) -> int:
+        key = ("op", name, params, inputs)
         index = self._index.get(key)
         if index is None:
-            node = Node(0, "op", op=name, inputs=tuple(inputs), params=params)
-            index = self.add(key, node)
+            index = self.add(key, Node(0, "op", name, inputs, "", None, params))
         return index
 
 
@@ -295,6 +296,7 @@ def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict
     """Postorder walk of one expression; returns the index of its root node."""
     made: dict[int, int] = {}  # id(ir node) -> graph node index
     origins = builder.graph.origins
+    op = builder.op
     for item in postorder(expr):
         if isinstance(item, Name):  # (the commonest kinds first)
             bound = scope.get(item.name)
@@ -303,9 +305,9 @@ def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict
                 bound = builder.variable(item.name)
             index = bound
         elif isinstance(item, Binary):
-            index = builder.op(item.op, (made[id(item.left)], made[id(item.right)]))
+            index = op(item.op, (made[id(item.left)], made[id(item.right)]))
         elif isinstance(item, Call):
-            index = builder.op(item.op, [made[id(a)] for a in item.args], item.params)
+            index = op(item.op, tuple([made[id(a)] for a in item.args]), item.params)
         elif isinstance(item, Num):
             index = builder.constant(item.text)
         elif isinstance(item, Const):

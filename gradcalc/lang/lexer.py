@@ -171,7 +171,9 @@ class Lexer:
                 previous = "superscript" if lexeme in "²³" else previous
                 column += 1
                 continue
-            previous = self._take(_KINDS[lexeme[0]], lexeme, column, previous)
+            kind = _KINDS[lexeme[0]]
+            if kind != "space":  # (a space changes nothing: no call for it)
+                previous = self._take(kind, lexeme, column, previous)
             column += len(lexeme)
         self._end_statement()
         return self.statements

@@ -278,8 +278,10 @@ class ProgramParser:
                 node.column,
             )
             return None
+        if None in args:  # (most nodes: an operand is no constant)
+            return None
         op = REGISTRY[op_name]
-        if None in args or not op.elementwise:  # a tensor op needs tensors: not folded
+        if not op.elementwise:  # a tensor op needs tensors: not folded
             return None
         inputs = [np.float64(arg) for arg in args]
         arithmetic = _ARITHMETIC.get(op_name)  # the same IEEE doubles as numpy's, much faster

@@ -152,10 +152,17 @@ def postorder(root: Node) -> Iterator[Node]:
     """
     reverse_order: list[Node] = []
     stack = [root]
-    while stack:
+    visit, push = reverse_order.append, stack.append
+    while stack:  # (children() inlined: this runs once per node of the longest trees)
         node = stack.pop()
-        reverse_order.append(node)
-        stack.extend(children(node))
+        visit(node)
+        if isinstance(node, Binary):
+            push(node.left)
+            push(node.right)
+        elif isinstance(node, Call):
+            stack.extend(node.args)
+        elif isinstance(node, Neg):
+            push(node.operand)
     return reversed(reverse_order)
 
 

@@ -30,6 +30,7 @@ _SYMBOLS = {  # the loosest operators are written with spaces around them: x*y +
 }
 _PRODUCTS = ("mul", "div", "matmul")  # one precedence: read left to right
 _READING = {"add": " + ", "sub": " - ", "mul": "·", "div": "/", "pow": "^", "matmul": " @ "}
+_RIGHT_ASSOCIATIVE = {op.name for op in REGISTRY.values() if op.right_associative}
 
 
 def unparse(node: Node, reading: bool = False) -> str:
@@ -67,6 +68,8 @@ def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
 
 def _layout(node: Node, reading: bool) -> list[Node | str]:
     """One node's text with its operands left as nodes, parenthesised where they must be."""
+    if isinstance(node, Binary):  # (the commonest node with operands first)
+        return _binary_layout(node, reading)
     if isinstance(node, Num):
         return [node.text]
     if isinstance(node, Const):
@@ -83,13 +86,17 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
             pieces += [", ", arg] if position else [arg]
         pieces += [f", {key}={value}" for key, value in node.params]
         return [*pieces, ")"]
-    if isinstance(node, Neg):  # reading: -(x^2), the grouping made plain
-        operand = _precedence(node.operand)
-        grouped = operand < PRECEDENCE["neg"] or (reading and operand == PRECEDENCE["pow"])
-        return ["-", *_grouped(node.operand, grouped)]
+    # a Neg: reading, -(x^2), the grouping made plain
+    operand = _precedence(node.operand)
+    grouped = operand < PRECEDENCE["neg"] or (reading and operand == PRECEDENCE["pow"])
+    return ["-", *_grouped(node.operand, grouped)]
+
+
+def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
+    """:func:`_layout` of ``left op right``."""
     own = PRECEDENCE[node.op]
     left, right = _precedence(node.left), _precedence(node.right)
-    if REGISTRY[node.op].right_associative:  # a power; its right operand may carry a sign
+    if node.op in _RIGHT_ASSOCIATIVE:  # a power; its right operand may carry a sign
         left_needs, right_needs = left <= own, right < PRECEDENCE["neg"]
     else:
         left_needs, right_needs = left < own, right <= own
@@ -102,12 +109,10 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
             and node.left.op != node.op
             and ("matmul" in (node.op, node.left.op))
         )
-    symbols = _READING if reading else _SYMBOLS
-    return [
-        *_grouped(node.left, left_needs),
-        symbols[node.op],
-        *_grouped(node.right, right_needs),
-    ]
+    symbol = (_READING if reading else _SYMBOLS)[node.op]
+    if left_needs or right_needs:
+        return [*_grouped(node.left, left_needs), symbol, *_grouped(node.right, right_needs)]
+    return [node.left, symbol, node.right]  # (the usual case: no parentheses)
 
 
 def _ends_in_power(node: Node) -> bool:

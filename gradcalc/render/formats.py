@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO
 
+from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
 
 
@@ -61,6 +62,8 @@ class OutputFormat:
 
     name: ClassVar[str]
     needs: ClassVar[tuple[str, ...]]
+    #: whether it prints through the sink's rich ``console`` (the others need no console)
+    rich: ClassVar[bool] = False
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         """Write one chunk of results (a command may give several: a file of points)."""
@@ -108,6 +111,7 @@ class Table(OutputFormat):
     """Rich tables and text, folded to the terminal's width."""
 
     name, needs = "table", ("tables",)
+    rich = True
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         for part in view.tables(data, sink.digits, sink.tape, sink.many):
@@ -175,6 +179,10 @@ class Json(OutputFormat):
     name, needs = "json", ("records",)
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
+        with paused():  # (plain dicts and lists: no cycles for the collector to find)
+            self._write(view, data, sink)
+
+    def _write(self, view: Any, data: Any, sink: Sink) -> None:
         import json  # (here: a table, the default, never needs it)
 
         ascii_only = getattr(view, "ascii_json", True)

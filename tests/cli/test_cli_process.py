@@ -170,3 +170,19 @@ def test_documented_limit_defaults_are_the_ones_used() -> None:
     parameters = inspect.signature(root).parameters
     assert parameters["max_cpu"].default == limits.DEFAULT_CPU_SECONDS == 600
     assert parameters["max_memory"].default == limits.DEFAULT_MEMORY_MB == 8192
+
+
+@pytest.mark.parametrize(("fmt", "rich"), [("json", False), ("csv", False), ("table", True)])
+def test_only_a_format_that_prints_through_rich_imports_it(fmt: str, rich: bool) -> None:
+    """JSON, CSV and plain text need no rich console (its import is a few tens of ms); a
+    warning still gets one, on stderr."""
+    code = (
+        "import sys; from gradcalc.cli.app import run\n"
+        f"code = run(['grad', 'x*y', '--at', 'x=1,y=2', '--no-check', '--format', '{fmt}'])\n"
+        "print(code, 'rich' in sys.modules, file=sys.stderr)\n"
+        "run(['grad', 'abs(x)', '--at', 'x=0', '--no-check', '--format', 'json'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"0 {rich}", done.stderr
+    assert "abs(x) is not differentiable at x=0" in done.stderr and '"x": null' in done.stdout

@@ -68,3 +68,32 @@ def test_an_issue_of_an_input_nobody_differentiates_is_not_reported() -> None:
         ("not differentiable", "the derivative with respect to the exponent needs a positive base")
     ]
     assert find_problems(tape.records, {base.id}) == []
+
+
+def test_finite_each_says_what_checking_each_array_alone_says() -> None:
+    """The small arrays are checked together; a NaN or infinity among thousands of them, and
+    in a large one, is still told apart."""
+    import numpy as np
+
+    from gradcalc.core.problems import finite_each
+
+    rng = np.random.default_rng(5)
+    arrays = [rng.normal(size=rng.integers(0, 4)) for _ in range(3000)] + [rng.normal(size=500)]
+    arrays[1234] = np.array([1.0, np.nan])
+    arrays[2000] = np.array(-np.inf)
+    arrays[-1] = np.append(arrays[-1], np.inf)
+    alone = [bool(np.isfinite(a).all()) for a in arrays]
+    assert finite_each([*arrays, None]) == [*alone, True]
+    assert alone.count(False) == 3
+    assert finite_each(arrays[:1000]) == [True] * 1000
+
+
+def test_a_problem_among_thousands_of_healthy_records_is_found() -> None:
+    xs = [Variable(float(k)) for k in range(1, 2001)]
+    with Tape() as tape:
+        total = xs[0]
+        for k, x in enumerate(xs[1:], 1):
+            total = total + (F.log(x - 1800.0) if k == 1700 else x * 2.0)
+    tape.gradient(total, xs)
+    found = [(p.record.op.name, p.kind, p.reason) for p in tape.problems()]
+    assert found == [("log", "undefined", "log is undefined for negative numbers")]

@@ -119,3 +119,19 @@ def test_a_tensor_ops_slope_at_one_point_is_its_derivative(text) -> None:
     (row,) = grad(text, at={"x": x}, check=False).tape
     value = [float(grad(text, at={"x": v}, check=False).value) for v in (x + h, x - h)]
     assert float(local_slopes(row)[0]) == pytest.approx((value[0] - value[1]) / (2 * h), rel=1e-6)
+
+
+@pytest.mark.parametrize("points", [1, 70_000])
+def test_among_many_gradient_components_the_vanishing_and_exploding_ones_are_named(points):
+    """The components are compared many at a time (one at a time for many points): the
+    findings still name each component that vanishes or explodes, in order."""
+    import numpy as np
+
+    n = 300
+    text = " + ".join(
+        f"{'1e-9*' if k == 40 else '1e9*' if k in (7, 250) else ''}x{k}" for k in range(n)
+    )
+    at = {f"x{k}": np.full(points, 1.0) if points > 1 else 1.0 for k in range(n)}
+    result = grad(text, at=at, check=False)
+    found = [(f.kind, f.source) for f in diagnose(result) if f.kind in ("vanishing", "exploding")]
+    assert found == [("vanishing", "x40"), ("exploding", "x7"), ("exploding", "x250")]

@@ -52,3 +52,56 @@ def test_a_tensor_op_is_refused_on_a_batch_of_points_not_mixed_across_them() -> 
     assert float(evaluate(graph, {"x": 3.0}).values[0]) == 9.0
     with pytest.raises(InputError, match="sum combines the elements of a tensor"):
         evaluate(graph, {"x": np.array([1.0, 2.0])})
+
+
+def _plain(rows):
+    """Rows as plain values (numpy arrays compared as floats)."""
+    return [
+        (
+            r.index,
+            r.node,
+            r.op,
+            r.formula,
+            r.inputs,
+            r.label,
+            r.value.tolist(),
+            None if r.adjoint is None else r.adjoint.tolist(),
+            [v.tolist() for v in r.input_values],
+        )
+        for r in rows
+    ]
+
+
+def test_rows_made_when_read_are_the_rows_made_after_each_targets_backward_pass() -> None:
+    """evaluate makes a target's rows only when they are read, after every target's backward
+    pass: they still carry that target's adjoints, as rows made at once did."""
+    import numpy as np
+
+    from gradcalc.core.tape import Tape
+    from gradcalc.engine.evaluate import make_leaves, run_graph, source_tensors, tape_rows
+
+    graph = compile_expression("a = x*y; b = sin(a) + x^2; c = a - b", ["x", "y"])
+    graph = compile_expression(graph.text, ["x", "y"], ["a", "b", "c"])
+    point = {"x": np.array([0.5, 2.0]), "y": np.array([3.0, -1.0])}
+    run = evaluate(graph, point)
+    assert not any(rows.recorded for rows in run.rows)
+    leaves, _ = make_leaves(graph, point)
+    with Tape(persistent=True) as tape:
+        tape.watch(list(leaves.values()))
+        tensors = run_graph(graph, leaves)
+    eager = []
+    for target in graph.targets:
+        tape.gradient(tensors[target], source_tensors(graph, tensors, graph.variables))
+        eager.append(tape_rows(graph, tape, tensors))
+    lazy = [_plain(rows) for rows in run.rows]
+    assert lazy == [_plain(rows) for rows in eager]
+    assert lazy[0] != lazy[1] != lazy[2]  # (the adjoints differ from target to target)
+
+
+def test_rows_of_an_op_leave_the_rows_unmade_when_no_record_has_it() -> None:
+    from gradcalc.engine.evaluate import rows_of as having
+
+    rows = rows_of("abs(x) * sin(x)", x=1.0)
+    assert having(rows, {"log", "sqrt"}) == [] and not rows.recorded
+    assert [r.formula for r in having(rows, {"abs", "log"})] == ["abs(x)"] and rows.recorded
+    assert [r.op for r in having(list(rows), {"sin"})] == ["sin"]

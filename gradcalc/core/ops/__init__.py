@@ -46,7 +46,7 @@ from gradcalc.core.ops.record import (
     Interval,
     Op,
 )
-from gradcalc.core.tensor import Tensor
+from gradcalc.core.tensor import Tensor, apply
 
 __all__ = [
     "ANYWHERE",
@@ -97,9 +97,9 @@ def _install_operators() -> None:
             if dunder == "__getitem__":  # v[0], X[1], X[:, 0]: the index is a parameter
                 setattr(Tensor, dunder, lambda self, key, op=op: op(self, index=key))
             elif dunder.startswith("__r") and op.arity == 2:
-                setattr(Tensor, dunder, lambda self, other, op=op: op(other, self))
-            else:
-                setattr(Tensor, dunder, lambda *args, op=op: op(*args))
+                setattr(Tensor, dunder, lambda self, other, op=op: apply(op, other, self))
+            else:  # (apply directly, as calling the op does: a Python call fewer per operator)
+                setattr(Tensor, dunder, lambda *args, op=op: apply(op, *args))
 
 
 _install_operators()

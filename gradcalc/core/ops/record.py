@@ -189,10 +189,9 @@ class Op:
     def __repr__(self) -> str:
         return f"<Op {self.name}/{self.arity}>"
 
-    def __call__(self, *args: Any, **params: Any) -> Tensor:
-        if len(args) != self.arity:
-            raise TypeError(f"{self.name}() takes {self.arity} argument(s), got {len(args)}")
-        return apply(self, *args, **params)
+    #: Calling an op runs it on tensors (or numbers) through every active tape; ``apply``
+    #: itself, not a method calling it (a Python call fewer for every op of every tape).
+    __call__ = apply
 
     def symbolic(self, sp: Any, *args: Any, **params: Any) -> Any:
         """The sympy counterpart on sympy scalars or on numpy object arrays of them.

@@ -1,0 +1,56 @@
+"""core.collector: collections held off inside a block, and only there."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from gradcalc.core.collector import paused
+
+
+def test_the_collector_is_paused_inside_and_runs_again_after_an_error_too() -> None:
+    with pytest.raises(ZeroDivisionError), paused():
+        assert not gc.isenabled()
+        with paused():  # (a block inside another)
+            pass
+        assert not gc.isenabled()
+        _ = 1 / 0
+    assert gc.isenabled()
+
+
+def test_a_collector_the_caller_disabled_stays_disabled() -> None:
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_parsing_lowering_recording_and_differentiating_run_with_the_collector_paused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(Their tokens, nodes, tensors and records of a long sum would trigger dozens of
+    collections, each walking the young objects in vain.)"""
+    from gradcalc.core.tape import Tape
+    from gradcalc.engine import api, evaluate
+
+    seen: dict[str, bool] = {}
+
+    def spy(name: str, function):
+        def spied(*args, **kwargs):
+            seen[name] = gc.isenabled()
+            return function(*args, **kwargs)
+
+        return spied
+
+    monkeypatch.setattr(api, "parse_program", spy("parse", api.parse_program))
+    monkeypatch.setattr(api, "lower", spy("lower", api.lower))
+    monkeypatch.setattr(evaluate, "run_graph", spy("record", evaluate.run_graph))
+    monkeypatch.setattr(Tape, "gradient", spy("differentiate", Tape.gradient))
+    graph = api.compile_expression("x*sin(y) + y*sin(x)")
+    run = evaluate.evaluate(graph, {"x": 0.5, "y": 2.0})
+    assert seen == dict.fromkeys(["parse", "lower", "record", "differentiate"], False)
+    assert gc.isenabled() and len(run.gradients[0]) == 2
