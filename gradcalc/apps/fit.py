@@ -404,7 +404,8 @@ def _damped_step(jacobian: np.ndarray, residual: np.ndarray, damping: float) -> 
     >>> _damped_step(np.array([[1.0], [1.0]]), np.array([-2.0, -4.0]), 0.0)
     array([3.])
     """
-    scale = np.sqrt(damping * np.sum(jacobian**2, axis=0))
+    with np.errstate(over="ignore", invalid="ignore"):  # (a huge column: checked below)
+        scale = np.sqrt(damping * np.sum(jacobian**2, axis=0))
     system = np.vstack([jacobian, np.diag(scale)])
     target = np.concatenate([-residual, np.zeros(scale.size)])
     no_step = np.full(jacobian.shape[1], np.nan)  # the caller rejects it and damps harder
