@@ -126,7 +126,12 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     name = graph.target_names[k]
     shape = run.value.shape
     named_by = run.rows if run.named_by is None else run.named_by
-    problems = [p for p in run.problems if not _beside_the_question(graph, p, named_by, run)]
+    problems = [
+        p
+        for p in run.problems
+        if p.kind != NOT_DIFFERENTIABLE
+        or not _beside_the_question(graph, p.record.index, named_by, run.sources)
+    ]
     found = singularities(graph, problems, named_by, points, k, run.sources)
     undefined = value_undefined = conventional = filled(False, shape)
     if found:
@@ -154,17 +159,17 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
 
 
 def _beside_the_question(
-    graph: Graph, problem: Problem, rows: Sequence[TapeRow], run: Computed
+    graph: Graph, record: int, rows: Sequence[TapeRow], sources: Sequence[str]
 ) -> bool:
-    """Whether ``problem`` is a kink that no variable differentiated by reaches: ``abs(x)``
-    in ``abs(x)*y``, differentiated by y only. The derivatives asked for (of every order)
-    never use its slope, and its value is defined, so it concerns no point."""
-    if problem.kind != NOT_DIFFERENTIABLE:
-        return False
-    if not all(s in graph.variable_nodes for s in run.sources):
+    """Whether tape record ``record`` reaches no variable differentiated by: ``abs(x)`` in
+    ``abs(x)*y``, differentiated by y only. The derivatives asked for (of every order) never
+    use its slope, so a kink or a saturated slope there concerns none of them."""
+    if not all(s in graph.variable_nodes for s in sources):
         return False  # (by a statement's name: its dependencies are the statement's)
-    node = rows[problem.record.index - 1].node
-    return node is not None and not graph.variables_under(node) & set(run.sources)
+    if not 0 < record <= len(rows):
+        return False
+    node = rows[record - 1].node
+    return node is not None and not graph.variables_under(node) & set(sources)
 
 
 def _checked(
@@ -233,9 +238,17 @@ def finish(
     result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
     result.shown_value = shown_value
     if run.findings is None:
-        result.diagnostics = diagnose(result, options.thresholds)
+        findings = diagnose(result, options.thresholds)
     else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
-        result.diagnostics = non_finite(result) + run.findings
+        findings = non_finite(result) + run.findings
+    named_by = run.rows if run.named_by is None else run.named_by
+    result.diagnostics = [
+        f
+        for f in findings
+        if f.kind not in ("saturated", "kink")
+        or f.record is None
+        or not _beside_the_question(graph, f.record, named_by, run.sources)
+    ]
     return result
 
 

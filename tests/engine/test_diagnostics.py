@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from gradcalc import grad
@@ -135,3 +136,19 @@ def test_among_many_gradient_components_the_vanishing_and_exploding_ones_are_nam
     result = grad(text, at=at, check=False)
     found = [(f.kind, f.source) for f in diagnose(result) if f.kind in ("vanishing", "exploding")]
     assert found == [("vanishing", "x40"), ("exploding", "x7"), ("exploding", "x250")]
+
+
+@pytest.mark.parametrize("points", [1, 300])  # one point on the tape; 300 replayed
+def test_a_slope_no_variable_differentiated_by_reaches_is_no_finding(points) -> None:
+    # tanh(100x) is saturated at x = 1 and abs(z) at a kink at z = 0, but by y the gradient
+    # is tanh(100x) + abs(z): neither slope enters it. By x, the saturation is a finding
+    # (and the kink, in z alone, still is not)
+    expr = "tanh(100*x)*y + abs(z)*y"
+    at = {"x": np.full(points, 1.0), "y": np.full(points, 2.0), "z": np.zeros(points)}
+    by_y = grad(expr, at=at, wrt=["y"], check=False)
+    assert [f.kind for f in by_y.diagnostics] == []
+    assert np.allclose(by_y.gradient["y"], np.tanh(100.0))
+    by_x = grad(expr, at=at, wrt=["x"], check=False)
+    assert [f.kind for f in by_x.diagnostics] == ["vanishing", "saturated"]
+    by_z = grad(expr, at=at, wrt=["z"], check=False, strict=False)  # by z, the kink stops it
+    assert by_z.undefined.all()
