@@ -54,6 +54,23 @@ class Computed:
     #: rows naming the problems' records, where ``rows`` are not (see :class:`Evaluation`)
     named_by: list[TapeRow] | None = None
 
+    @property
+    def naming_rows(self) -> Sequence[TapeRow]:
+        """The rows that name the problems' and findings' records."""
+        return self.rows if self.named_by is None else self.named_by
+
+    def beside_the_question(self, record: int) -> bool:
+        """Whether tape record ``record`` reaches no variable differentiated by: ``abs(x)``
+        in ``abs(x)*y``, differentiated by y only. The derivatives asked for (of every
+        order) never use its slope, so a kink or a saturated slope there concerns none."""
+        graph, sources, rows = self.graph, self.sources, self.naming_rows
+        if not all(s in graph.variable_nodes for s in sources):
+            return False  # (by a statement's name: its dependencies are the statement's)
+        if not 0 < record <= len(rows):
+            return False
+        node = rows[record - 1].node
+        return node is not None and not graph.variables_under(node) & set(sources)
+
 
 Result = TypeVar("Result", bound=GradResult)
 
@@ -125,14 +142,12 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     graph, k = run.graph, run.target
     name = graph.target_names[k]
     shape = run.value.shape
-    named_by = run.rows if run.named_by is None else run.named_by
     problems = [
         p
         for p in run.problems
-        if p.kind != NOT_DIFFERENTIABLE
-        or not _beside_the_question(graph, p.record.index, named_by, run.sources)
+        if p.kind != NOT_DIFFERENTIABLE or not run.beside_the_question(p.record.index)
     ]
-    found = singularities(graph, problems, named_by, points, k, run.sources)
+    found = singularities(graph, problems, run.naming_rows, points, k, run.sources)
     undefined = value_undefined = conventional = filled(False, shape)
     if found:
         undefined, value_undefined = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
@@ -156,20 +171,6 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i
     return _Verdict(found, undefined, value_undefined, conventional, first_reason)
-
-
-def _beside_the_question(
-    graph: Graph, record: int, rows: Sequence[TapeRow], sources: Sequence[str]
-) -> bool:
-    """Whether tape record ``record`` reaches no variable differentiated by: ``abs(x)`` in
-    ``abs(x)*y``, differentiated by y only. The derivatives asked for (of every order) never
-    use its slope, so a kink or a saturated slope there concerns none of them."""
-    if not all(s in graph.variable_nodes for s in sources):
-        return False  # (by a statement's name: its dependencies are the statement's)
-    if not 0 < record <= len(rows):
-        return False
-    node = rows[record - 1].node
-    return node is not None and not graph.variables_under(node) & set(sources)
 
 
 def _checked(
@@ -241,13 +242,12 @@ def finish(
         findings = diagnose(result, options.thresholds)
     else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
         findings = non_finite(result) + run.findings
-    named_by = run.rows if run.named_by is None else run.named_by
     result.diagnostics = [
         f
         for f in findings
         if f.kind not in ("saturated", "kink")
         or f.record is None
-        or not _beside_the_question(graph, f.record, named_by, run.sources)
+        or not run.beside_the_question(f.record)
     ]
     return result
 

@@ -459,7 +459,8 @@ def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where)
             except ZeroDivisionError:  # mpmath's 0/0: sympy's form, not the derivative
                 limit = limit_at(derivatives[source], point)
                 precise = None if limit is None else limit.value
-                partial.limits += [] if limit is None else [limit]
+                if limit is not None:
+                    partial.limits.append(limit)
             flat[k] = np.nan if precise is None else precise
         partial.values = values
 

@@ -46,6 +46,7 @@ __all__ = [
     "difference_witness",
     "mp_function",
     "mp_real",
+    "precise_at",
     "precise_value",
     "settled",
     "shared_digits",
@@ -314,26 +315,50 @@ def precise_value(expr: Any, point: Mapping[str, Any]) -> float | None:
     >>> precise_value(sp.exp(x) / (1 + sp.exp(x)) ** 2, {"x": sp.Integer(-800)})  # float: nan
     0.0
     """
-    import mpmath
     import sympy as sp
 
     names = sorted(point)
     function = mp_function([sp.Symbol(n, real=True) for n in names], [expr])
-    with mpmath.workdps(HIGH):
-        values = two_precisions(function, names, point)
+    return precise_at(function, names, point)
+
+
+def precise_at(
+    function: Callable[..., list[Any]],
+    names: Sequence[str],
+    point: Mapping[str, Any],
+    digits: tuple[int, int] = (LOW, HIGH),
+) -> float | None:
+    """The first value of ``function`` (of the variables ``names``, from :func:`mp_function`)
+    at ``point`` (name -> Rational), computed at both ``digits`` and rounded to a float; None
+    where it is not real there, or where the two share fewer than AGREE_DIGITS digits.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> cancelling = mp_function([x], [(1 - sp.cos(x)) / x**2])
+    >>> at = {"x": sp.Rational(1, 10**45)}  # 1 - cos(x) is 5e-91: 60 digits see 0
+    >>> precise_at(cancelling, ["x"], at), precise_at(cancelling, ["x"], at, (200, 300))
+    (None, 0.5)
+    """
+    import mpmath
+
+    with mpmath.workdps(max(digits)):
+        values = two_precisions(function, names, point, digits)
         if values is None or shared_digits(values[0][0], values[1][0]) < AGREE_DIGITS:
             return None
         return float(values[1][0])
 
 
-def two_precisions(function, names, point) -> tuple[list, list] | None:
-    """``function``'s values at ``point`` computed with LOW and with HIGH digits; None when
-    one of them is not a finite real number. Call it inside ``mpmath.workdps(HIGH)``."""
+def two_precisions(
+    function, names, point, digits: tuple[int, int] = (LOW, HIGH)
+) -> tuple[list, list] | None:
+    """``function``'s values at ``point`` computed at each of ``digits`` (decimal digits);
+    None when one of them is not a finite real number. Call it inside
+    ``mpmath.workdps(max(digits))``."""
     import mpmath
 
     values = []
-    for digits in (LOW, HIGH):
-        with mpmath.workdps(digits):
+    for working in digits:
+        with mpmath.workdps(working):
             args = [mpmath.mpf(int(point[n].p)) / int(point[n].q) for n in names]
             values.append([mp_real(v) for v in function(*args)])
     if any(v is None for row in values for v in row):

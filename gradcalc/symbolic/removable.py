@@ -4,13 +4,13 @@ sympy writes the derivative of ``(x - 1/2)^e`` as ``e*(x - 1/2)^e/(x - 1/2)``: a
 that is 0/0, although the derivative, ``e*(x - 1/2)^(e - 1)``, is 0 there. Such a form says
 nothing about the tape's number, so before the check calls it a disagreement, the form is
 followed to the point along lines through it (every variable moved by ``t``, and by ``±t``
-alternately), from both sides, at two distances :data:`STEPS`, with mpmath at
-:data:`DIGITS` and again at more (a value counts where the two share
-:data:`~gradcalc.symbolic.precision.AGREE_DIGITS` digits: ``1 - cos(t)`` at t = 10^-45
-needs 90 digits before any are right). A line *settles* where its two values agree to
-:data:`SETTLED` (relative); the limit is taken when every line that is real near the point
-settles, and to the same value. A line on which the form is not real (the other side of a
-domain's edge) is left out, and the limit is then one-sided, as the result says.
+alternately), from both sides, at two distances :data:`STEPS`, with mpmath at both of
+:data:`DIGITS` (:func:`~gradcalc.symbolic.precision.precise_at`: a value counts where the
+two share its digits; ``1 - cos(t)`` at t = 10^-45 needs 90 digits before any are
+right). A line *settles* where its two values agree to :data:`SETTLED` (relative); the
+limit is taken when every line that is real near the point settles, and to the same value.
+A line on which the form is not real (the other side of a domain's edge) is left out, and
+the limit is then one-sided, as the result says.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gradcalc.symbolic.precision import AGREE_DIGITS, mp_function, mp_real, shared_digits
+from gradcalc.symbolic.precision import mp_function, precise_at
 
 __all__ = ["DIGITS", "FLOOR", "SETTLED", "STEPS", "Limit", "limit_at"]
 
@@ -59,7 +59,7 @@ def limit_at(form: Any, point: Mapping[str, Any]) -> Limit | None:
     import sympy as sp
 
     names = sorted(point)
-    function = mp_function([sp.Symbol(n, real=True) for n in names], form)
+    function = mp_function([sp.Symbol(n, real=True) for n in names], [form])
     directions = {tuple(1 for _ in names), tuple((-1) ** k for k in range(len(names)))}
     settled: list[float] = []
     lines = 0
@@ -69,8 +69,8 @@ def limit_at(form: Any, point: Mapping[str, Any]) -> Limit | None:
             values = []
             for step in STEPS:
                 t = side * sp.Rational(step)
-                moved = [point[n] + t * d for n, d in zip(names, direction, strict=True)]
-                values.append(_value(function, moved))
+                moved = {n: point[n] + t * d for n, d in zip(names, direction, strict=True)}
+                values.append(_value(function, names, moved))
             near, nearer = values
             if near is None or nearer is None:
                 if near is not None or nearer is not None:
@@ -85,22 +85,13 @@ def limit_at(form: Any, point: Mapping[str, Any]) -> Limit | None:
     return Limit(value, one_sided=len(settled) < lines)
 
 
-def _value(function: Any, point: list[Any]) -> float | None:
-    """``function`` at ``point`` (exact Rationals) to AGREE_DIGITS digits as a float; None
-    where it is not real, or the two precisions disagree."""
-    import mpmath
-
-    found = []
-    for digits in DIGITS:
-        with mpmath.workdps(digits):
-            try:
-                found.append(mp_real(function(*(mpmath.mpf(v.p) / v.q for v in point))))
-            except (ZeroDivisionError, ValueError, TypeError, OverflowError):
-                return None
-    low, high = found
-    if low is None or high is None or shared_digits(low, high) < AGREE_DIGITS:
+def _value(function: Any, names: list[str], point: Mapping[str, Any]) -> float | None:
+    """The form at ``point`` at :data:`DIGITS` digits, as a float; None where it is not real,
+    the two precisions disagree, or mpmath meets 0/0 there too."""
+    try:
+        return precise_at(function, names, point, DIGITS)
+    except (ZeroDivisionError, ValueError, TypeError, OverflowError):
         return None
-    return float(high)
 
 
 def _close(u: float, v: float) -> bool:
