@@ -152,17 +152,10 @@ def postorder(root: Node) -> Iterator[Node]:
     """
     reverse_order: list[Node] = []
     stack = [root]
-    visit, push = reverse_order.append, stack.append
-    while stack:  # (children() inlined: this runs once per node of the longest trees)
+    while stack:
         node = stack.pop()
-        visit(node)
-        if isinstance(node, Binary):
-            push(node.left)
-            push(node.right)
-        elif isinstance(node, Call):
-            stack.extend(node.args)
-        elif isinstance(node, Neg):
-            push(node.operand)
+        reverse_order.append(node)
+        stack.extend(children(node))
     return reversed(reverse_order)
 
 
