@@ -71,8 +71,9 @@ def aligned(size: int) -> np.ndarray:
 
 
 def take(size: int) -> np.ndarray:
-    """An uninitialised, 64-byte-aligned float64 array of ``size`` values, over a kept block
-    of that length if one is free (see the module's description)."""
+    """An uninitialised float64 array of ``size`` values: from :data:`MIN_POINTS` values on,
+    64-byte-aligned and over a kept block of that length if one is free (see the module's
+    description); below, a plain ``np.empty`` (:func:`aligned` where alignment matters)."""
     if size < MIN_POINTS:
         return np.empty(size)
     with _lock:
