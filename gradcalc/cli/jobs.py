@@ -43,12 +43,15 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TextIO
 
+from gradcalc.cli import limits
 from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
+from gradcalc.core.workers import ordered_map
 from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at
 from gradcalc.engine.points import Points, parse_at, points_from_rows
 from gradcalc.engine.scalar import Plans, planning
@@ -67,31 +70,68 @@ CACHE_GRAPHS = 256
 MAX_ORDER = 12
 
 
-def run_jobs(lines: Iterable[str], out: TextIO, timeout: float = 0.0, **options: Any) -> int:
+def run_jobs(
+    lines: Iterable[str], out: TextIO, timeout: float = 0.0, workers: int = 1, **options: Any
+) -> int:
     """Answer every job in ``lines`` on ``out``; the exit status of the whole stream.
 
     The status is 0 when every job was answered cleanly, else 1 if any check failed, else 2
     if any job was malformed, else 3 (some job undefined at its point). ``options`` are the
     fields of :class:`~gradcalc.engine.api.Options` (``check=False`` skips sympy's check).
     Each job is one request of :mod:`gradcalc.core.budget`: ``timeout`` seconds in all (0:
-    none), and ``check_timeout`` for all its sympy work.
+    none), and ``check_timeout`` for all its sympy work. ``workers`` > 1 answers the jobs in
+    that many forked processes (:func:`~gradcalc.core.workers.ordered_map`), in input order
+    all the same; a worker that dies costs only the job it was answering.
     """
     settings = Options(**{"strict": False, **options})
     seen: set[int] = set()
     cache = _Cache()
+
+    def answer(job: tuple[int, str | int]) -> tuple[str, int]:
+        number, line = job
+        if isinstance(line, int):
+            message = f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
+            reply, code = {"job": number, "error": message, "exit_code": 2}, 2
+        else:
+            reply, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
+        return json.dumps(reply), code
+
     with sharing(cache.shapes), planning(cache.plans):
-        for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
-            if isinstance(line, int):
-                message = f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
-                answer, code = {"job": number, "error": message, "exit_code": 2}, 2
-            elif not line.strip() or line.lstrip().startswith("#"):
-                continue
-            else:
-                answer, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
+        if workers > 1 and settings.check:
+            _warm_up(settings, timeout)
+        for text, code in ordered_map(answer, _numbered(lines), workers, _lost):
             seen.add(code)
-            out.write(json.dumps(answer) + "\n")
+            out.write(text + "\n")
             out.flush()
     return next((int(c) for c in EXIT_PRIORITY if c in seen), int(ExitCode.OK))
+
+
+def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str | int]]:
+    """Each job line with its line number (from 1): blank and ``#`` lines skipped, a line
+    too long to read given as its length."""
+    for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
+        if isinstance(line, int) or (line.strip() and not line.lstrip().startswith("#")):
+            yield number, line
+
+
+def _warm_up(options: Options, timeout: float) -> None:
+    """Answer one small job with a cache of its own, so that the workers forked next start
+    with sympy imported and its printers loaded, once for all of them."""
+    scratch = _Cache()
+    with sharing(scratch.shapes), planning(scratch.plans):
+        _isolated(0, "x^2*sin(y) + exp(x)/y x=1,y=2", options, scratch, timeout)
+
+
+def _lost(job: tuple[int, str | int], status: int) -> tuple[str, int]:
+    """The answer of a job whose worker process ended while answering it (``status``: its
+    exit status, negative for the signal that ended it)."""
+    if status == limits.CPU_EXIT:  # the worker reached --max-cpu (and said so on stderr)
+        error, code = limits.cpu_message(limits.applied_cpu()), 2
+    elif status == -signal.SIGKILL:
+        error, code = "the worker answering this job was killed (out of memory or CPU?)", 2
+    else:
+        error, code = f"internal error: the worker answering this job ended ({status})", 70
+    return json.dumps({"job": job[0], "error": error, "exit_code": code}), code
 
 
 def _isolated(

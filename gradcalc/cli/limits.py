@@ -33,8 +33,15 @@ CPU_ENV = "GRADCALC_MAX_CPU"
 MEMORY_ENV = "GRADCALC_MAX_MEMORY"
 #: Seconds between the SIGXCPU (soft limit) and the kernel's SIGKILL (hard limit).
 GRACE_SECONDS = 5
+#: The exit status of a process stopped at its CPU cap.
+CPU_EXIT = 2
 
 _applied: dict[str, float] = {}
+
+
+def applied_cpu() -> float:
+    """The CPU cap in force, in seconds (0: none set by :func:`apply`)."""
+    return _applied.get("cpu", 0)
 
 
 def cpu_message(seconds: float) -> str:
@@ -137,6 +144,6 @@ def _ignore_cpu_limit_at_exit() -> None:
 def _on_cpu_limit(signum: int, frame: object) -> None:
     """SIGXCPU: say which limit and how to raise it, then stop at once (no partial output is
     flushed, no handler in the code can swallow it)."""
-    message = f"gradcalc: {cpu_message(_applied.get('cpu', 0))}\n"
+    message = f"gradcalc: {cpu_message(applied_cpu())}\n"
     os.write(2, message.encode())
-    os._exit(2)
+    os._exit(CPU_EXIT)

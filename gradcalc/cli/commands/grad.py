@@ -111,6 +111,16 @@ def grad(
             "with one JSON line each.",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=0,
+            metavar="N",
+            help="With --jobs: answer the jobs in N processes, in input order all the same "
+            "(0: one per CPU on Linux, one elsewhere).",
+        ),
+    ] = 0,
 ) -> int:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
     from gradcalc.cli.tensors import refuse_unused, tensor_grad, wants_tensors
@@ -148,7 +158,9 @@ def grad(
                 f"--jobs answers one JSON line per job: drop --format {output} "
                 "(for CSV rows, give the points with --points)"
             )
-        return _run_jobs(jobs, options, context.timeout)
+        return _run_jobs(jobs, options, context.timeout, workers)
+    if workers:
+        raise InputError("--workers is for a stream of jobs: give --jobs FILE, or drop it")
     if expression is None:
         raise InputError("missing EXPRESSION (or --jobs FILE for many jobs)")
     if not at and points is None and direction is None:  # no point: the formula
@@ -228,11 +240,13 @@ def _without_point(context, expression, wrt, of, order, output, latex, check_tim
     return point_free(context, text, None, wrt, order, output, latex, check_timeout)
 
 
-def _run_jobs(path: str, options: Any, timeout: float) -> int:
+def _run_jobs(path: str, options: Any, timeout: float, workers: int) -> int:
     """``grad --jobs``: answer each line's job on stdout, each within ``timeout`` seconds
-    (0: none); the exit status of the stream."""
+    (0: none), in ``workers`` processes (0: one per CPU); the exit status of the stream."""
     from gradcalc.cli.jobs import run_jobs
+    from gradcalc.core.workers import available
     from gradcalc.io.files import open_stdin, open_text
 
+    count = workers or available()
     with open_stdin("the jobs") if path == "-" else open_text(path, "jobs file") as stream:
-        return run_jobs(stream, sys.stdout, timeout=timeout, **vars(options))
+        return run_jobs(stream, sys.stdout, timeout=timeout, workers=count, **vars(options))
