@@ -4,9 +4,10 @@ gradcalc's streaming mode (``gradcalc grad --jobs -``, JSON lines in and out) an
 the jobs in one process, and so does Maxima given every job in one ``--batch-string`` (its
 best mode for many small jobs: one start-up); the other alternatives are shell loops of
 one-shot calls (gradcalc, Maxima, qalc), timed as a bash script of one call per line over
-the first few jobs. The floor loop runs ``python -c "import sympy, numpy, typer, rich"`` per
-job: no one-shot call of a tool on this stack can beat it. The jobs are distinct small
-expressions of six templates (``benchmarks/jobs.py``), at random points.
+the first few jobs. gradcalc's stream is timed with its default (a worker process per CPU on
+Linux) and in one process (``--workers 1``). The floor loop runs ``python -c "import sympy,
+numpy, typer, rich"`` per job: no one-shot call of a tool on this stack can beat it. The jobs
+are distinct small expressions of six templates (``benchmarks/jobs.py``), at random points.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ MAXIMA_BATCH = "maxima, every job in one --batch-string (one process)"
 #: The stream targets (issue 17): jobs per second with the check on, and with --no-check.
 CHECKED_TARGET = 500
 UNCHECKED_TARGET = 2000
-STREAM = "gradcalc grad --jobs - (streaming, symbolic check on)"
-STREAM_UNCHECKED = "gradcalc grad --jobs - --no-check (streaming)"
+STREAM = "gradcalc grad --jobs - (streaming, symbolic check on, a worker per CPU)"
+STREAM_UNCHECKED = "gradcalc grad --jobs - --no-check (streaming, a worker per CPU)"
+STREAM_ONE = "gradcalc grad --jobs - --workers 1 (one process, check on)"
+STREAM_ONE_UNCHECKED = "gradcalc grad --jobs - --workers 1 --no-check (one process)"
 
 
 def streaming_available() -> bool:
@@ -141,6 +144,11 @@ def run(quick: bool) -> list[Section]:
     variants: list[tuple[str, Callable[[], tuple[float, str]]]] = [
         (STREAM, lambda: time_stream(all_jobs, runs, [])),
         (STREAM_UNCHECKED, lambda: time_stream(all_jobs, runs, ["--no-check"])),
+        (STREAM_ONE, lambda: time_stream(all_jobs, runs, ["--workers", "1"])),
+        (
+            STREAM_ONE_UNCHECKED,
+            lambda: time_stream(all_jobs, runs, ["--workers", "1", "--no-check"]),
+        ),
         (MAXIMA_BATCH, lambda: time_maxima_batch(all_jobs, runs)),
     ]
     for label, measure in variants:
