@@ -16,7 +16,9 @@ decides) and end when the caller closes their task pipe.
 
 Forking is used only on Linux (:func:`available`): macOS's system libraries are not safe
 to fork with, and Windows has no fork. Elsewhere, and for ``workers <= 1``, the map runs in
-the calling process.
+the calling process. As with any fork, a fork copies only the calling thread: call it where
+no other thread of the process holds a lock that ``answer`` needs (the command line runs
+no other thread).
 
 >>> list(ordered_map(str.upper, iter(["a", "b", "c"]), 2, lambda task, status: "?"))
 ['A', 'B', 'C']
