@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import math
+import os
 import random
 import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -120,3 +125,43 @@ def test_the_command_line_answers_the_same_with_any_workers(cli, count) -> None:
     done = cli.invoke(["grad", "--jobs", "-", "--workers", count], input="\n".join(lines) + "\n")
     code, text = _stream(lines, 1, check=True)
     assert (done.exit_code, done.stdout) == (code, text)
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as listing:
+        return [int(child) for child in listing.read().split()]
+
+
+@forks
+@pytest.mark.slow
+def test_killing_a_worker_loses_at_most_its_own_job() -> None:
+    """A worker killed mid-stream (as the OOM killer would): every other job is answered,
+    right and in order; the one it was answering, if any, says it was killed."""
+    lines = [f"{k}*x^2*sin(y) + exp(x/{k})\tx=1,y=2" for k in range(1, 401)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", "grad", "--jobs", "-",
+         "--workers", "2"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        process.stdin.write("\n".join(lines[:200]) + "\n")
+        process.stdin.flush()
+        for _ in range(600):  # the workers are forked once the stream starts
+            if len(_children(process.pid)) == 2:
+                break
+            time.sleep(0.05)
+        os.kill(_children(process.pid)[0], signal.SIGKILL)
+        out, err = process.communicate("\n".join(lines[200:]) + "\n", timeout=300)
+    finally:
+        process.kill()
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [a["job"] for a in answers] == list(range(1, 401)), err[-300:]
+    lost = [a for a in answers if "error" in a]
+    assert len(lost) <= 1 and all("was killed" in a["error"] for a in lost)
+    assert process.returncode == (2 if lost else 0)
+    for answer in answers:
+        if "error" not in answer:
+            k = answer["job"]
+            assert answer["gradient"]["x"] == pytest.approx(
+                2 * k * math.sin(2) + math.exp(1 / k) / k, rel=1e-12
+            )
