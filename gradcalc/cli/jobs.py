@@ -128,7 +128,8 @@ def _lost(job: tuple[int, str | int], status: int) -> tuple[str, int]:
     if status == limits.CPU_EXIT:  # the worker reached --max-cpu (and said so on stderr)
         error, code = limits.cpu_message(limits.applied_cpu()), 2
     elif status == -signal.SIGKILL:
-        error, code = "the worker answering this job was killed (SIGKILL: out of memory, or past its CPU cap)", 2
+        killed = "the worker answering this job was killed (SIGKILL: out of memory, or its CPU cap)"
+        error, code = killed, 2
     else:
         error, code = f"internal error: the worker answering this job ended ({status})", 70
     return json.dumps({"job": job[0], "error": error, "exit_code": code}), code
