@@ -60,15 +60,15 @@ class ExpressionParser:
 
     def parse(self) -> list[tuple[Node, float | None, int]]:
         tokens, output, values, stack = self.tokens, self.output, self.values, self.stack
-        index, expect_operand = self.start, True
-        while index < len(tokens):
+        index, expect_operand, end = self.start, True, len(tokens)
+        while index < end:
             kind, text, column = tokens[index]
             if kind in ("[", "]", "="):
                 index = self._bracket_or_keyword(index, expect_operand)
                 expect_operand = False
                 continue
             if expect_operand:
-                if kind == "name" and index + 1 < len(tokens) and tokens[index + 1][0] == "=":
+                if kind == "name" and index + 1 < end and tokens[index + 1][0] == "=":
                     index = self._keyword(index)
                     expect_operand = False
                     continue
@@ -229,14 +229,14 @@ class ExpressionParser:
         pending = self.stack.pop()
         assert not isinstance(pending, _Open)  # callers stop at an open parenthesis
         op, _, column = pending
-        operand, value = self.output.pop(), self.values.pop()
+        output, values = self.output, self.values
+        operand, value = output.pop(), values.pop()
         if op == "neg":
-            self.output.append(Neg(operand, column))
-            self.values.append(None if value is None else -value)
+            output.append(Neg(operand, column))
+            values.append(None if value is None else -value)
         else:
-            node = Binary(op, self.output[-1], operand, column)
-            self.output[-1] = node
-            self.values[-1] = self.parser.fold(node, op, (self.values[-1], value))
+            node = output[-1] = Binary(op, output[-1], operand, column)
+            values[-1] = self.parser.fold(node, op, (values[-1], value))
 
     def _reduce_to_open(self) -> _Open | None:
         """Apply pending operators down to the innermost open parenthesis (returned, kept)."""

@@ -207,7 +207,7 @@ class _Builder:
         return node.index
 
     def variable(self, name: str) -> int:
-        index = self._index.get(("var", name))
+        index = self.graph.variable_nodes.get(name)
         if index is None:
             index = self.add(("var", name), Node(0, "var", text=name, label=name))
             self.graph.variable_nodes[name] = index
@@ -294,28 +294,30 @@ def _choose_targets(program, outputs, bindings, of) -> list[tuple[str, int]]:
 
 def _lower_expression(expr, builder: _Builder, scope: dict[str, int], free: dict) -> int:
     """Postorder walk of one expression; returns the index of its root node."""
-    made: dict[int, int] = {}  # id(ir node) -> graph node index
+    operands: list[int] = []  # the graph nodes of the subtrees walked but not yet used
     origins = builder.graph.origins
     op = builder.op
     for item in postorder(expr):
         if isinstance(item, Name):  # (the commonest kinds first)
-            bound = scope.get(item.name)
-            if bound is None:
+            index = scope.get(item.name)
+            if index is None:
                 free[item.name] = None
-                bound = builder.variable(item.name)
-            index = bound
+                index = builder.variable(item.name)
         elif isinstance(item, Binary):
-            index = op(item.op, (made[id(item.left)], made[id(item.right)]))
+            right = operands.pop()
+            index = op(item.op, (operands.pop(), right))
         elif isinstance(item, Call):
-            index = op(item.op, tuple([made[id(a)] for a in item.args]), item.params)
+            first = len(operands) - len(item.args)
+            index = op(item.op, tuple(operands[first:]), item.params)
+            del operands[first:]
         elif isinstance(item, Num):
             index = builder.constant(item.text)
         elif isinstance(item, Const):
             index = builder.constant(item.name)  # "pi" or "E", see lang.literals
         elif isinstance(item, Neg):
-            index = builder.op("neg", (made[id(item.operand)],))
+            index = op("neg", (operands.pop(),))
         else:  # pragma: no cover - the parser produces nothing else
             raise TypeError(f"unexpected node {item!r}")
-        made[id(item)] = index
+        operands.append(index)
         origins.setdefault(index, item)
-    return made[id(expr)]
+    return operands[-1]

@@ -159,30 +159,30 @@ class Lexer:
     def run(self) -> list[TokenStatement]:
         column, previous = 0, "end"
         for lexeme in _LEXEME.findall(self.text):
-            if lexeme in UNICODE_SYMBOLS:  # read as its ASCII, at the column of the symbol
-                if lexeme in "²³" and previous == "superscript":
-                    raise InputError(
-                        "two superscripts in a row: write the power with ^, as in x^23",
-                        self.text,
-                        column,
-                    )
-                for ascii_lexeme in _UNICODE_LEXEMES[lexeme]:
-                    previous = self._take(_KINDS[ascii_lexeme[0]], ascii_lexeme, column, previous)
-                previous = "superscript" if lexeme in "²³" else previous
-                column += 1
-                continue
-            kind = _KINDS[lexeme[0]]
-            if kind != "space":  # (a space changes nothing: no call for it)
+            kind = _KINDS.get(lexeme[0])
+            if kind is None:  # × · − ² ³ π: read as its ASCII, at the column of the symbol
+                previous = self._symbol(lexeme, column, previous)
+            elif kind != "space":  # (a space changes nothing: no call for it)
                 previous = self._take(kind, lexeme, column, previous)
             column += len(lexeme)
         self._end_statement()
         return self.statements
 
+    def _symbol(self, symbol: str, column: int, previous: str) -> str:
+        """Check and keep the ASCII lexemes a symbol stands for; return what the next follows."""
+        if symbol in "²³" and previous == "superscript":
+            raise InputError(
+                "two superscripts in a row: write the power with ^, as in x^23", self.text, column
+            )
+        for lexeme in _UNICODE_LEXEMES[symbol]:
+            previous = self._take(_KINDS[lexeme[0]], lexeme, column, previous)
+        return "superscript" if symbol in "²³" else previous
+
     def _take(self, kind: str, lexeme: str, column: int, previous: str) -> str:
-        """Check and keep one lexeme; return the kind that the next one follows."""
-        if kind == "space":
-            return previous
-        if lexeme in _REFUSED:
+        """Check and keep one lexeme (not a space); return the kind that the next one follows."""
+        if kind == "name":  # (the commonest kind first)
+            _check_name(self.text, lexeme, column)
+        elif lexeme in _REFUSED:
             called = _ATTRIBUTE_CALL.match(self.text, column) if lexeme == "." else None
             if previous == "name" and called and called[1] in FUNCTION_NAMES:
                 module = self.tokens[-1][1]  # math.sin(x), np.exp(x): Python habits
@@ -192,8 +192,6 @@ class Lexer:
                     self.tokens[-1][2],
                 )
             raise InputError(_REFUSED[lexeme], self.text, column)
-        if kind == "name":
-            _check_name(self.text, lexeme, column)
         elif kind == "number":
             _check_number(self.text, lexeme, column)
         elif kind == "op":
@@ -202,12 +200,12 @@ class Lexer:
                 self._nest(column)
             else:
                 self._unnest()
-        elif kind in ("(", ")", ",", "="):
-            self._structure(kind, column)
         elif kind == "end":
             self._end_statement()
-        if kind != "end":
-            self.tokens.append((kind, lexeme, column))
+            return kind
+        elif kind in ("(", ")", ",", "="):
+            self._structure(kind, column)
+        self.tokens.append((kind, lexeme, column))
         return kind
 
     def _structure(self, kind: str, column: int) -> None:

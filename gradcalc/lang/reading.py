@@ -96,14 +96,16 @@ def ambiguities(program: Program) -> list[str]:
     []
     """
     found: list[str] = []
-    assigned = {statement.target for statement in program.statements}
+    transposes = "T" not in {statement.target for statement in program.statements}
     for statement in program.statements:
         for node in postorder(statement.expr):
-            if isinstance(node, Binary) and node.op in ("mul", "div"):
+            if not isinstance(node, Binary):  # (a leaf, call or sign: none of the patterns)
+                continue
+            if node.op in ("mul", "div"):
                 warning = _ambiguity(node, program.text)
                 if warning is not None:
                     found.append(warning)
-            elif _power_of_t(node) and "T" not in assigned:
+            elif transposes and _power_of_t(node):
                 found.append(_transpose_warning(node, program.text))
     return found
 

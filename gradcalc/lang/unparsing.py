@@ -23,6 +23,7 @@ __all__ = ["PRECEDENCE", "preview", "unparse"]
 PRECEDENCE = {op.name: op.precedence for op in REGISTRY.values() if op.precedence}
 _ATOM = max(PRECEDENCE.values()) + 1
 _LOOSEST = min(PRECEDENCE.values())
+_NEG = PRECEDENCE["neg"]
 _SYMBOLS = {  # the loosest operators are written with spaces around them: x*y + z
     op.name: f" {op.symbol} " if op.precedence == _LOOSEST else op.symbol
     for op in OPERATORS.values()
@@ -60,6 +61,8 @@ def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
             yield item
         elif isinstance(item, Name):  # the commonest leaves, without a layout
             yield item.name
+        elif isinstance(item, Binary):  # (the commonest node with operands)
+            stack.extend(reversed(_binary_layout(item, reading)))
         elif isinstance(item, Num):
             yield item.text
         else:
@@ -68,27 +71,29 @@ def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
 
 def _layout(node: Node, reading: bool) -> list[Node | str]:
     """One node's text with its operands left as nodes, parenthesised where they must be."""
-    if isinstance(node, Binary):  # (the commonest node with operands first)
+    if isinstance(node, Binary):
         return _binary_layout(node, reading)
+    if isinstance(node, Call) and node.op == "index":
+        subscript = ", ".join(str(i) for i in np.atleast_1d(node.params[0][1]))
+        grouped = not isinstance(node.args[0], (Num, Const, Name, Call))
+        return [*_grouped(node.args[0], grouped), f"[{subscript}]"]
+    if isinstance(node, Call):
+        pieces: list[Node | str] = [f"{node.op}(", node.args[0]]
+        for arg in node.args[1:]:
+            pieces += (", ", arg)
+        for key, value in node.params:
+            pieces.append(f", {key}={value}")
+        pieces.append(")")
+        return pieces
     if isinstance(node, Num):
         return [node.text]
     if isinstance(node, Const):
         return ["e" if reading and node.name == "E" else node.name]
     if isinstance(node, Name):
         return [node.name]
-    if isinstance(node, Call) and node.op == "index":
-        subscript = ", ".join(str(i) for i in np.atleast_1d(node.params[0][1]))
-        grouped = not isinstance(node.args[0], (Num, Const, Name, Call))
-        return [*_grouped(node.args[0], grouped), f"[{subscript}]"]
-    if isinstance(node, Call):
-        pieces: list[Node | str] = [f"{node.op}("]
-        for position, arg in enumerate(node.args):
-            pieces += [", ", arg] if position else [arg]
-        pieces += [f", {key}={value}" for key, value in node.params]
-        return [*pieces, ")"]
     # a Neg: reading, -(x^2), the grouping made plain
     operand = _precedence(node.operand)
-    grouped = operand < PRECEDENCE["neg"] or (reading and operand == PRECEDENCE["pow"])
+    grouped = operand < _NEG or (reading and operand == PRECEDENCE["pow"])
     return ["-", *_grouped(node.operand, grouped)]
 
 
@@ -97,22 +102,24 @@ def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
     own = PRECEDENCE[node.op]
     left, right = _precedence(node.left), _precedence(node.right)
     if node.op in _RIGHT_ASSOCIATIVE:  # a power; its right operand may carry a sign
-        left_needs, right_needs = left <= own, right < PRECEDENCE["neg"]
+        left_needs, right_needs = left <= own, right < _NEG
     else:
         left_needs, right_needs = left < own, right <= own
-    if reading and node.op in ("mul", "div"):  # (1/2)·x, (x^1)/2: the grouping made plain
-        left_needs = left_needs or is_binary(node.left, "div")
-        left_needs = left_needs or (node.op == "div" and _ends_in_power(node.left))
-    if reading and node.op in _PRODUCTS and isinstance(node.left, Binary):  # (a·X) @ W
-        left_needs = left_needs or (
-            node.left.op in _PRODUCTS
-            and node.left.op != node.op
-            and ("matmul" in (node.op, node.left.op))
-        )
+    if reading and node.op in _PRODUCTS and isinstance(node.left, Binary):
+        left_needs = left_needs or _plain_grouping(node.op, node.left)
     symbol = (_READING if reading else _SYMBOLS)[node.op]
     if left_needs or right_needs:
         return [*_grouped(node.left, left_needs), symbol, *_grouped(node.right, right_needs)]
     return [node.left, symbol, node.right]  # (the usual case: no parentheses)
+
+
+def _plain_grouping(op: str, left: Binary) -> bool:
+    """Whether the reading parenthesises ``left``, the binary left operand of a product
+    ``op`` (mul, div or matmul), to make the grouping plain: ``(1/2)·x``, ``(x^1)/2``,
+    ``(a·X) @ W``."""
+    if op in ("mul", "div") and (left.op == "div" or (op == "div" and _ends_in_power(left))):
+        return True
+    return left.op in _PRODUCTS and left.op != op and "matmul" in (op, left.op)
 
 
 def _ends_in_power(node: Node) -> bool:
@@ -125,7 +132,7 @@ def _ends_in_power(node: Node) -> bool:
 def _precedence(node: Node) -> int:
     if isinstance(node, Binary):
         return PRECEDENCE[node.op]
-    return PRECEDENCE["neg"] if isinstance(node, Neg) else _ATOM
+    return _NEG if isinstance(node, Neg) else _ATOM
 
 
 def _grouped(node: Node, parenthesise: bool) -> list[Node | str]:
