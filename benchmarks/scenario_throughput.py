@@ -6,9 +6,10 @@ best mode for many small jobs: one start-up); the other alternatives are shell l
 one-shot calls (gradcalc, Maxima, qalc), timed as a bash script of one call per line over
 the first few jobs. gradcalc's stream is timed with its default (a worker process per CPU on
 Linux, whatever ``--threads`` says: it is what a user gets) and in one process (``--workers
-1``), which is what is compared with Maxima's one process. The floor loop runs ``python -c "import sympy,
-numpy, typer, rich"`` per job: no one-shot call of a tool on this stack can beat it. The jobs
-are distinct small expressions of six templates (``benchmarks/jobs.py``), at random points.
+1``), which is what is compared with Maxima's one process. The floor loop runs ``python -c
+"import sympy, numpy, typer, rich"`` per job: no one-shot call of a tool on this stack can
+beat it. The jobs are distinct small expressions of six templates (``benchmarks/jobs.py``),
+at random points.
 """
 
 from __future__ import annotations
