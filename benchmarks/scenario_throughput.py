@@ -1,7 +1,7 @@
 """Scenario 3, scripting throughput: many small gradient jobs from a script.
 
 gradcalc's streaming mode (``gradcalc grad --jobs -``, JSON lines in and out) answers all
-the jobs in one process, and so does Maxima given every job in one ``--batch-string`` (its
+the jobs in one command, and so does Maxima given every job in one ``--batch-string`` (its
 best mode for many small jobs: one start-up); the other alternatives are shell loops of
 one-shot calls (gradcalc, Maxima, qalc), timed as a bash script of one call per line over
 the first few jobs. gradcalc's stream is timed with its default (a worker process per CPU on
