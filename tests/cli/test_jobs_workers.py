@@ -114,8 +114,9 @@ def test_a_lost_jobs_answer_says_why(status, code, words) -> None:
 def test_workers_need_a_stream(cli) -> None:
     done = cli.invoke(["grad", "x^2", "--at", "x=1", "--workers", "2"])
     assert done.exit_code == 2 and "--workers is for a stream of jobs" in done.output
-    done = cli.invoke(["grad", "--jobs", "-", "--workers", "-1"], input="")
-    assert done.exit_code == 2
+    for count in ("-1", "65"):  # 65: past the cap, so that a typo cannot fork thousands
+        done = cli.invoke(["grad", "--jobs", "-", "--workers", count], input="")
+        assert done.exit_code == 2 and "--workers" in done.output
 
 
 @forks

@@ -116,9 +116,10 @@ def grad(
         typer.Option(
             "--workers",
             min=0,
+            max=64,
             metavar="N",
-            help="With --jobs: answer the jobs in N processes, in input order all the same "
-            "(0: one per CPU on Linux, one elsewhere).",
+            help="With --jobs: answer the jobs in N processes (at most 64), in input order "
+            "all the same (0: one per CPU on Linux, one elsewhere).",
         ),
     ] = 0,
 ) -> int:
