@@ -5,8 +5,9 @@ than one CPU: each worker is a fork of the calling process, so it starts with ev
 and cache the caller has (no second import of sympy), and answers the tasks handed to it
 one at a time, first in first out. The caller reads the stream on a thread of its own and
 hands each task to the worker with the fewest unanswered ones (at most :data:`IN_FLIGHT`
-each), so a script that writes one task and waits for its answer before writing the next
-gets it at once, and memory stays bounded however long the stream is.
+times the workers are on their way at once), so a script that writes one task and waits
+for its answer before writing the next gets it at once, and memory stays bounded however
+long the stream is.
 
 A worker that dies (killed by a signal, or ending itself at a resource cap) costs only the
 task it was answering: ``lost(task, status)`` is that task's answer (``status`` is the
@@ -42,8 +43,9 @@ if TYPE_CHECKING:  # multiprocessing is imported only when workers start
 Task = TypeVar("Task")
 Answer = TypeVar("Answer")
 
-#: Unanswered tasks one worker may hold: enough to keep it busy while the caller writes out
-#: answers, few enough that a slow task holds back little behind it.
+#: Tasks on their way (handed out, their answers not yet given back) per worker, at most:
+#: enough to keep the workers busy while the caller writes out answers, few enough that
+#: memory stays small and a slow task holds back little behind it.
 IN_FLIGHT = 16
 #: The most workers ``--workers 0`` (as many as CPUs) starts.
 MAX_AUTO = 8
