@@ -300,12 +300,19 @@ def _critical_exercise(rng: random.Random) -> Exercise | None:
 
 def _implicit_exercise(rng: random.Random) -> Exercise | None:
     """dy/dx on a polynomial curve F(x, y) = c: right as -F_x/F_y, or a form equal to it
-    only on the curve; wrong: its sign, a coefficient off by one, upside down."""
+    only on the curve; wrong: its sign, a coefficient off by one, upside down -- each only
+    where it differs from dy/dx on the curve, not just as a formula. Curves whose F - c
+    factors (``8xy - 543295x = 0`` is the lines x = 0 and y = 543295/8, on which dy/dx is 0
+    and so is its negative) are left out: "differs on the curve" is decided here by
+    divisibility, which holds for an irreducible F - c."""
     x, y = SYMBOLS[:2]
     left = _polynomial(rng, [x, y], rng.randint(2, 4), rng.randint(1, 3))
     if sp.diff(left, y) == 0 or sp.diff(left, x) == 0:
         return None
     c = rng.randint(-20, 20)
+    _, factors = sp.factor_list(left - c)
+    if len(factors) != 1 or factors[0][1] != 1:
+        return None
     fx, fy = sp.diff(left, x), sp.diff(left, y)
     truth = -fx / fy
     on_curve = (-fx + rng.choice([1, -1, 2]) * (left - c)) / fy  # = truth where left = c
@@ -315,8 +322,20 @@ def _implicit_exercise(rng: random.Random) -> Exercise | None:
     if any(len(a) > 3000 for a in answers):
         return None
     equation = f"{student(sp.sstr(left), rng)} = {c}"
-    wrong = [[a] for a, e in zip(answers[1:], wrong_forms) if sp.cancel(e - truth) != 0]
+    wrong = [[a] for a, e in zip(answers[1:], wrong_forms) if _differs_on(left - c, e - truth)]
     return Exercise("implicit", equation, 1, None, [answers[0]], wrong, ["--implicit", "y"])
+
+
+def _differs_on(curve: sp.Expr, difference: sp.Expr) -> bool:
+    """Whether ``difference`` (a rational function) is not 0 on the irreducible curve
+    ``curve = 0``: its numerator is not a multiple of ``curve``.
+
+    >>> x, y = SYMBOLS[:2]
+    >>> _differs_on(x**2 + y**2 - 25, (x**2 + y**2 - 25) / y), _differs_on(x**2 + y**2 - 25, x / y)
+    (False, True)
+    """
+    numerator, _ = sp.fraction(sp.cancel(difference))
+    return sp.div(numerator, curve, *SYMBOLS[:2])[1] != 0
 
 
 def generate_pointfree(count: int, seed: int = 2026) -> list[Exercise]:

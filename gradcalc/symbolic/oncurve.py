@@ -11,9 +11,11 @@ The evidence, strongest first, as in :mod:`gradcalc.symbolic.equivalence`:
   from 0.01 to 30,000, since a curve may have no real points near the origin (the real
   points of 652525x²y² + 2x²y + 108xy + 12 = 0 have |x| > 2744) -- and solving F = 0 for
   the dependent one with mpmath at 120
-  digits (a sign change of F bracketing each root); both sides are evaluated there at 60 and
-  120 digits. A point where they part far above that precision is a witness; 12 points
-  where they share 40+ digits make "equivalent".
+  digits (a sign change of F bracketing each root); where that finds too few, the
+  dependent variable is fixed instead and F solved for each other one it is a polynomial in
+  (the real points of 2xy² + 679306x + 17 = 0 have x in (-2.6·10^-5, 0)). Both sides are
+  evaluated there at 60 and 120 digits. A point where they part far above that precision
+  is a witness; 12 points where they share 40+ digits make "equivalent".
 
 Otherwise "could not decide", with the reason.
 
@@ -86,12 +88,13 @@ def decide_on_curve(
             roots = _polynomial_roots(curve.xreplace(dict(zip(others, fixed))), dependent)
         else:
             roots = _roots(functions[0], fixed, deadline)
-        for root in roots:
-            outcome = _compare(functions[1:], fixed, root, others, dependent)
-            if isinstance(outcome, Decision):
-                return outcome
-            if outcome is not None:
-                agreed.append(outcome)
+        witness = _compare_at(functions[1:], fixed, roots, others, dependent, agreed)
+        if witness is not None:
+            return witness
+    if len(agreed) < POINTS:  # (x = -17/(2y² + 679306): fixing x rarely meets the curve)
+        witness = _solving_for_the_others(answer, truth, curve, others, dependent, seconds, agreed)
+        if witness is not None:
+            return witness
     if simplifies_to_zero(difference, _monotonic_deadline(seconds)):
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
     agreeing = agreement(agreed, "the curve")
@@ -102,6 +105,49 @@ def decide_on_curve(
         "",
         f"agrees at only {len(agreed)} points found on the curve and sympy found no proof",
     )
+
+
+def _solving_for_the_others(
+    answer: Any,
+    truth: Any,
+    curve: Any,
+    others: Sequence[Any],
+    dependent: Any,
+    seconds: float,
+    agreed: list[float],
+) -> Decision | None:
+    """More points of the curve, for one whose real points fixing the other variables
+    rarely meets: fix the dependent variable (and the rest) instead and solve for each
+    other variable in which the curve is a polynomial, within half of ``seconds`` more;
+    the shared digits go to ``agreed``, and a witness is returned."""
+    deadline = process_time() + seconds / 2
+    draw = random.Random(20261202)
+    for solved in others:
+        if not curve.is_polynomial(solved):
+            continue
+        free = [s for s in [*others, dependent] if s != solved]
+        sides = [mp_function([*free, solved], expr) for expr in (answer, truth)]
+        for tries in range(TRIES):
+            if process_time() > deadline or len(agreed) >= POINTS:
+                return None
+            fixed = [_decimal(draw, tries) for _ in free]
+            roots = _polynomial_roots(curve.xreplace(dict(zip(free, fixed))), solved)
+            witness = _compare_at(sides, fixed, roots, free, solved, agreed)
+            if witness is not None:
+                return witness
+    return None
+
+
+def _compare_at(sides, fixed, roots, free, solved, agreed: list[float]) -> Decision | None:
+    """Compare the two sides at each root (``free`` at ``fixed``, ``solved`` at the root):
+    a witness where they differ, else each point's shared digits added to ``agreed``."""
+    for root in roots:
+        outcome = _compare(sides, fixed, root, free, solved)
+        if isinstance(outcome, Decision):
+            return outcome
+        if outcome is not None:
+            agreed.append(outcome)
+    return None
 
 
 def _decimal(draw: random.Random, turn: int) -> Any:
