@@ -70,9 +70,8 @@ def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
 
 
 def _layout(node: Node, reading: bool) -> list[Node | str]:
-    """One node's text with its operands left as nodes, parenthesised where they must be."""
-    if isinstance(node, Binary):
-        return _binary_layout(node, reading)
+    """The text of a call, a constant or a sign (:func:`_pieces` lays out the rest) with its
+    operands left as nodes, parenthesised where they must be."""
     if isinstance(node, Call) and node.op == "index":
         subscript = ", ".join(str(i) for i in np.atleast_1d(node.params[0][1]))
         grouped = not isinstance(node.args[0], (Num, Const, Name, Call))
@@ -85,20 +84,17 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
             pieces.append(f", {key}={value}")
         pieces.append(")")
         return pieces
-    if isinstance(node, Num):
-        return [node.text]
     if isinstance(node, Const):
         return ["e" if reading and node.name == "E" else node.name]
-    if isinstance(node, Name):
-        return [node.name]
-    # a Neg: reading, -(x^2), the grouping made plain
+    assert isinstance(node, Neg), node  # (the other kinds are laid out by _pieces)
+    # reading, -(x^2): the grouping made plain
     operand = _precedence(node.operand)
     grouped = operand < _NEG or (reading and operand == PRECEDENCE["pow"])
     return ["-", *_grouped(node.operand, grouped)]
 
 
 def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
-    """:func:`_layout` of ``left op right``."""
+    """The layout of ``left op right``, as :func:`_layout` gives the other kinds'."""
     own = PRECEDENCE[node.op]
     left, right = _precedence(node.left), _precedence(node.right)
     if node.op in _RIGHT_ASSOCIATIVE:  # a power; its right operand may carry a sign
