@@ -202,14 +202,18 @@ class _Builder:
 
     def add(self, key: tuple, node: Node) -> int:
         """Keep ``node`` under ``key`` (new to the graph); its index."""
-        node.index = self._index[key] = len(self.graph.nodes)
+        self._index[key] = index = self._append(node)
+        return index
+
+    def _append(self, node: Node) -> int:
+        node.index = len(self.graph.nodes)
         self.graph.nodes.append(node)
         return node.index
 
     def variable(self, name: str) -> int:
-        index = self.graph.variable_nodes.get(name)
+        index = self.graph.variable_nodes.get(name)  # (a variable is kept by its name there)
         if index is None:
-            index = self.add(("var", name), Node(0, "var", text=name, label=name))
+            index = self._append(Node(0, "var", text=name, label=name))
             self.graph.variable_nodes[name] = index
         return index
 
