@@ -87,11 +87,11 @@ class AppContext:
             print(f"gradcalc: {error.render()}", file=sys.stderr)
             return int(error.exit_code)
         except BrokenPipeError:  # the reader went away (gradcalc ... | head -1): not an error
-            _discard_stdout()
+            discard_stdout()
             return int(ExitCode.OK)
 
 
-def _discard_stdout() -> None:
+def discard_stdout() -> None:
     """Send what is left for stdout, and Python's last flush at exit, to the null device:
     the pipe is closed, and a second BrokenPipeError would be printed at exit."""
     with contextlib.suppress(OSError, ValueError):  # no descriptor: a test's captured stdout

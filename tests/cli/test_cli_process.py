@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -14,9 +15,12 @@ from tests.hostile_inputs import HOSTILE_CLI
 pytestmark = pytest.mark.slow  # real gradcalc processes, resource limits
 
 
+MAIN = [sys.executable, "-c", "from gradcalc.cli.app import main; main()"]
+
+
 def gradcalc(*args: str, cwd=None, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", *args],
+        [*MAIN, *args],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -186,3 +190,69 @@ def test_only_a_format_that_prints_through_rich_imports_it(fmt: str, rich: bool)
     lines = done.stderr.splitlines()
     assert lines[0] == f"0 {rich}", done.stderr
     assert "abs(x) is not differentiable at x=0" in done.stderr and '"x": null' in done.stdout
+
+
+# --- the exit: a finished command skips the interpreter's teardown (cli.app.exit_with) ---
+
+
+def test_a_large_output_arrives_whole_through_the_fast_exit(tmp_path) -> None:
+    n = 3000  # ~300 kB of JSON: many pipe buffers, and a last part flushed at the exit
+    text = " + ".join(f"x{i}*sin(x{i + 1})" for i in range(1, n))
+    (tmp_path / "f.txt").write_text(text)
+    point = ",".join(f"x{i}={i / n}" for i in range(1, n + 1))
+    done = gradcalc("--file", "grad", "@f.txt", "--at", point, "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    gradient = json.loads(done.stdout)["gradient"]
+    assert len(gradient) == n
+    # d/dx_i = sin(x_{i+1}) + x_{i-1} cos(x_i), independently of the tape
+    x = {i: i / n for i in range(1, n + 1)}
+    for i in (1, 2, n // 2, n - 1, n):
+        expected = (math.sin(x[i + 1]) if i < n else 0.0) + (
+            x[i - 1] * math.cos(x[i]) if i > 1 else 0.0
+        )
+        assert gradient[f"x{i}"] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("expression", "point", "code"),
+    [("x^2", "x=3", 0), ("log(x)", "x=-1", 3), ("abs(x)", "x=0", 3)],
+)
+def test_finished_commands_keep_their_exit_codes(expression, point, code) -> None:
+    done = gradcalc("grad", expression, "--at", point, "--format", "json")
+    assert done.returncode == code, done.stderr
+    assert json.loads(done.stdout)["expression"] == expression
+
+
+def test_exit_handlers_still_run_before_the_fast_exit() -> None:
+    code = (
+        "import atexit; from gradcalc.cli.app import exit_with; "
+        "atexit.register(print, 'handler ran'); print('answer'); exit_with(1)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.stdout, done.returncode) == ("answer\nhandler ran\n", 1)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_a_full_disk_is_a_one_line_error_not_a_bug(fmt) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*MAIN, "grad", "x^2", "--at", "x=3", "--format", fmt],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 2
+    assert done.stderr == "gradcalc: cannot write the output: No space left on device\n"
+
+
+def test_a_reader_gone_before_the_last_flush_is_not_an_error() -> None:
+    process = subprocess.Popen(
+        [*MAIN, "grad", "x^2", "--at", "x=3", "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # long before the answer is written
+    errors = process.stderr.read().decode()
+    assert (process.wait(timeout=60), errors) == (0, "")
