@@ -277,6 +277,12 @@ def _app_for(args: list[str] | None) -> typer.Typer:
     return build()
 
 
+def _observed() -> bool:
+    """Whether a profiler, tracer or coverage measurement watches this process: each
+    writes its findings at the ordinary exit (``python -m cProfile -o out.prof``)."""
+    return sys.getprofile() is not None or sys.gettrace() is not None or "coverage" in sys.modules
+
+
 #: The reasons an output cannot be written that are the machine's, not gradcalc's.
 _CANNOT_WRITE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
@@ -324,8 +330,9 @@ def exit_with(code: int) -> NoReturn:
     the operating system takes a process's memory back at once. So a finished command runs
     the exit handlers, flushes its output and ends there, as mypy does. An error's exit
     (2, 70) is the ordinary one, which also closes any file a failed command left open.
-    An output that cannot be written (a full disk) is a one-line error, exit 2; a reader
-    that went away (``| head -1``) is not an error.
+    So does a process that a profiler, tracer or coverage measurement watches: they write
+    their findings at exit. An output that cannot be written (a full disk) is a one-line
+    error, exit 2; a reader that went away (``| head -1``) is not an error.
 
     >>> import subprocess, sys
     >>> code = "from gradcalc.cli.app import exit_with; print('written'); exit_with(3)"
@@ -333,7 +340,7 @@ def exit_with(code: int) -> NoReturn:
     >>> done.stdout, done.returncode
     ('written\\n', 3)
     """
-    if code not in FINISHED:
+    if code not in FINISHED or _observed():
         sys.exit(code)
     atexit._run_exitfuncs()
     try:

@@ -256,3 +256,18 @@ def test_a_reader_gone_before_the_last_flush_is_not_an_error() -> None:
     process.stdout.close()  # long before the answer is written
     errors = process.stderr.read().decode()
     assert (process.wait(timeout=60), errors) == (0, "")
+
+
+def test_a_profiled_command_still_writes_its_profile(tmp_path) -> None:
+    profile, script = tmp_path / "out.prof", tmp_path / "run.py"
+    script.write_text(MAIN[2])
+    profiled = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script)]
+    done = subprocess.run(
+        [*profiled, "grad", "x^2", "--at", "x=3", "--format", "plain"],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (0, "6\n"), done.stderr
+    import pstats
+
+    assert pstats.Stats(str(profile)).total_calls > 0
