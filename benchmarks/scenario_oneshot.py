@@ -7,6 +7,7 @@ cache); the table shows the median wall time and its ratio to the floor,
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -109,17 +110,19 @@ def check_answer(command: Command, timing: ProcessTiming) -> None:
 
 
 def heavy_imports(argument: str) -> list[str]:
-    """Which of sympy and numpy ``gradcalc ARGUMENT`` imports (run through its entry point)."""
+    """Which of sympy and numpy ``gradcalc ARGUMENT`` imports (run through its entry point,
+    which ends the process itself: the names are printed by an exit handler)."""
     code = (
-        "import sys\n"
+        "import atexit, json, sys\n"
         "from importlib.metadata import entry_points\n"
         f"sys.argv = ['gradcalc', {argument!r}]\n"
-        "main = entry_points(group='console_scripts', name='gradcalc')[0].load()\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+        f"atexit.register(lambda: print(json.dumps(sorted(m for m in {HEAVY!r} "
+        "if m in sys.modules))))\n"
+        "entry_points(group='console_scripts', name='gradcalc')[0].load()()\n"
     )
     _, done = run_command([sys.executable, "-c", code])
-    return eval(done.stdout.strip().splitlines()[-1])  # a printed list of names
+    names: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return names
 
 
 def run(quick: bool) -> list[Section]:
