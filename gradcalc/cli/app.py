@@ -313,7 +313,8 @@ def main() -> None:
     # quarter of a 10,000-term sum; cycles are rare here, so collect far less often
     gc.set_threshold(GC_THRESHOLD, 20, 20)
     defer_sympy_tensors()  # every sympy sum would load its tensor algebra (20 ms) for nothing
-    exit_with(run(None, AppContext(process=True)))  # the root options may cap its CPU, memory
+    # (a real process: the root options may cap its CPU and memory)
+    exit_with(run(None, AppContext(process=True, one_command=True)))
 
 
 #: The exit codes of a command that ran to its end: its output is all written, its files

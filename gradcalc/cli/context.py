@@ -42,6 +42,8 @@ class AppContext:
     ``--jobs``, a line of the repl; 0: none): see :mod:`gradcalc.core.budget`. ``files``
     (``gradcalc --file``) lets the command line's own EXPRESSION argument name a file as
     ``@FILE``; nothing else ever does (no job, no repl line, no option's value).
+    ``one_command``: the process runs this one command and ends (not a repl, a stream or a
+    host), so what the command compiles lasts until the exit.
     """
 
     color: bool | None = None
@@ -51,6 +53,7 @@ class AppContext:
     process: bool = False
     timeout: float = 0.0
     files: bool = False
+    one_command: bool = False
 
     def console(self, stderr: bool = False) -> Any:
         """A rich console on stdout (or stderr) that follows ``--color`` and ``--wide``."""

@@ -50,6 +50,7 @@ class Session:
         id_column: str | None = None,
         wrt: str | None = None,
     ):
+        from gradcalc.core.collector import freeze_after_pauses
         from gradcalc.engine.api import compile_expression
         from gradcalc.engine.points import parse_at
         from gradcalc.io.files import Skipped
@@ -61,6 +62,8 @@ class Session:
         if (columns or id_column) and not points:
             raise InputError("--columns and --id choose columns of a file: use them with --points")
         text = expression_text(expression, points)
+        if context is not None and context.one_command:
+            freeze_after_pauses()  # (what this command builds lasts until the process ends)
         self.skipped = Skipped() if skip_bad_rows else None
         self.header: tuple[str, ...] | None = None
         compiled: dict[tuple[str, ...], Any] = {}  # the graph compiled to choose the columns

@@ -271,3 +271,17 @@ def test_a_profiled_command_still_writes_its_profile(tmp_path) -> None:
     import pstats
 
     assert pstats.Stats(str(profile)).total_calls > 0
+
+
+@pytest.mark.parametrize(("one_command", "frozen"), [(True, True), (False, False)])
+def test_only_a_one_command_process_freezes_its_graph(one_command, frozen) -> None:
+    code = (
+        "import gc, numpy as np\n"
+        "from gradcalc.cli.context import AppContext\n"
+        "from gradcalc.cli.inputs import Session\n"
+        f"context = AppContext(one_command={one_command})\n"
+        "session = Session(context, 'x*sin(y) + y', ['x=2,y=3'], None, None)\n"
+        "print(gc.get_freeze_count() > 0, gc.isenabled(), *session.graph.variables)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == [str(frozen), "True", "x", "y"], done.stderr

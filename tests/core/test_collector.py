@@ -54,3 +54,23 @@ def test_parsing_lowering_recording_and_differentiating_run_with_the_collector_p
     run = evaluate.evaluate(graph, {"x": 0.5, "y": 2.0})
     assert seen == dict.fromkeys(["parse", "lower", "record", "differentiate"], False)
     assert gc.isenabled() and len(run.gradients[0]) == 2
+
+
+def test_freezing_after_pauses_leaves_the_collector_only_what_came_after() -> None:
+    """In a process of its own: the freeze is for the whole process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gc\n"
+        "from gradcalc.core.collector import freeze_after_pauses, paused\n"
+        "with paused():\n    before = [[i] for i in range(1000)]\n"
+        "counts = [gc.get_freeze_count()]\n"
+        "freeze_after_pauses()\n"
+        "with paused():\n    built = [[i] for i in range(1000)]\n"
+        "counts.append(gc.get_freeze_count())\n"
+        "after = [[i] for i in range(10)]\n"
+        "print(counts[0], counts[1] > 2000, gc.isenabled(), len(gc.get_objects(0)) < 1000)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["0", "True", "True", "True"], done.stderr

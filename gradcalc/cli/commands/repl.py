@@ -12,4 +12,6 @@ def repl(context: AppContext) -> int:
     from gradcalc.cli import repl as session
 
     # a line of the session never names a file, whatever --file says
-    return session.run(session.Session(context=dataclasses.replace(context, files=False)))
+    return session.run(
+        session.Session(context=dataclasses.replace(context, files=False, one_command=False))
+    )
