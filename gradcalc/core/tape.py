@@ -344,18 +344,27 @@ class Tape:
                     path.append(rec)
                     break
         adjoints: dict[int, Tensor] = {}
-        if target.id in reached:
-            adjoints[target.id] = seed
+        values: dict[int, np.ndarray] = {}
         was, self._recording = self._recording, False  # the backward pass is not our own record
         try:
             with quiet():
-                _accumulate(path, reached, adjoints)
+                if any(tape._recording for tape in active_tapes):  # it records this pass
+                    if target.id in reached:
+                        adjoints[target.id] = seed
+                    _accumulate(path, reached, adjoints)
+                    values = {i: t.value for i, t in adjoints.items()}
+                else:  # a first derivative: the same numbers on arrays, no tensor per op
+                    if target.id in reached:
+                        values[target.id] = seed.value
+                    _accumulate_arrays(path, reached, values)
+                    ids = {s.id for s in sources}
+                    adjoints = {i: Tensor(v) for i, v in values.items() if i in ids}
         finally:
             self._recording = was
         if keep:
-            self._adjoints = kept = {i: t.value for i, t in adjoints.items()}
+            self._adjoints = values
             for rec in self.records:
-                rec.adjoint = kept.get(rec.output.id)
+                rec.adjoint = values.get(rec.output.id)
         return adjoints
 
     # --- diagnostics -----------------------------------------------------------------
@@ -391,6 +400,41 @@ def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tenso
                 part = sum_to(part, shape=x.value.shape)
             previous = adjoint(x.id)
             adjoints[x.id] = part if previous is None else previous + part
+
+
+def _accumulate_arrays(
+    path: list[Record], reached: set[int], adjoints: dict[int, np.ndarray]
+) -> None:
+    """:func:`_accumulate` on arrays, for a pass that no tape records: an op's
+    ``array_grads`` where it has them (the same numpy calls as its rules, so the same
+    numbers), else its rules on tensors made for the call."""
+    sum_to, add, adjoint = REGISTRY["sum_to"].forward, REGISTRY["add"].forward, adjoints.get
+    for rec in reversed(path):
+        g = adjoint(rec.output.id)
+        if g is None:
+            continue
+        inputs, params, rules = rec.inputs, rec.params, rec.op.array_grads
+        if rules is None:
+            tensor_rules, g_tensor = rec.op.grads, Tensor(g)
+            parts = [
+                rule(g_tensor, rec.output, *inputs, **params).value if x.id in reached else None
+                for x, rule in zip(inputs, tensor_rules)
+            ]
+        else:
+            values = [x.value for x in inputs]
+            parts = [
+                rule(g, rec.output.value, *values, **params) if x.id in reached else None
+                for x, rule in zip(inputs, rules)
+            ]
+        for x, part in zip(inputs, parts):
+            if part is None:
+                continue
+            if type(part) is not np.ndarray:  # a ufunc makes np.float64 of 0-d arrays
+                part = np.asarray(part)
+            if part.shape != x.value.shape:
+                part = np.asarray(sum_to(part, shape=x.value.shape))
+            previous = adjoint(x.id)
+            adjoints[x.id] = part if previous is None else np.asarray(add(previous, part))
 
 
 def _check_unconnected(unconnected: str) -> None:

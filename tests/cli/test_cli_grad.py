@@ -198,7 +198,8 @@ def test_a_wrong_gradient_rule_is_caught_by_the_check(cli, monkeypatch) -> None:
 
     import gradcalc.core.ops as ops
 
-    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
+    rule = (lambda g, ans, x: g * ans,)  # sin's made to give sin, in both of its forms
+    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=rule, array_grads=rule)
     monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
     result = cli("grad", "sin(x) + y", "--at", "x=1,y=2")
     assert result.exit_code == ExitCode.CHECK_FAILED
@@ -317,7 +318,8 @@ def test_only_the_disagreeing_component_is_marked_wrong(cli, monkeypatch) -> Non
 
     import gradcalc.core.ops as ops
 
-    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
+    rule = (lambda g, ans, x: g * ans,)  # sin's made to give sin, in both of its forms
+    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=rule, array_grads=rule)
     monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
     rows = cli("grad", "sin(x) + y", "--at", "x=1,y=2", "--no-tape").stdout.splitlines()
     x_row = next(line for line in rows if line.startswith("│ x "))

@@ -85,7 +85,8 @@ def test_a_job_that_fails_its_check_fails_the_stream_in_workers_too(monkeypatch)
 
     import gradcalc.core.ops as ops
 
-    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=(lambda g, ans, x: g * ans,))
+    rule = (lambda g, ans, x: g * ans,)  # sin's made to give sin, in both of its forms
+    wrong = dataclasses.replace(ops.REGISTRY["sin"], grads=rule, array_grads=rule)
     monkeypatch.setitem(ops.REGISTRY, "sin", wrong)
     lines = ["x^2\tx=3", "sin(x)*y\tx=1,y=2", "x^3\tx=1"]
     code, text = _stream(lines, 2)

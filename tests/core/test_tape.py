@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 
 from gradcalc import F, Tape, TapeError, Variable, constant, reduce_sum, stop_gradient
+from gradcalc.core.ops import REGISTRY
 
 
 def test_seed_geron_example_gradients_are_36_and_10() -> None:
@@ -240,3 +241,70 @@ def test_reset_forgets_records_and_allows_a_new_gradient() -> None:
     with tape:
         z = x * x * x
     assert float(tape.gradient(z, x)) == 12.0
+
+
+# --- a first derivative on arrays (ops' array_grads) makes the tensor pass's numbers ---
+
+ARRAY_RULED = [op for op in REGISTRY.values() if op.array_grads is not None]
+SPECIALS = np.array([0.0, -0.0, 1.0, -1.0, 1e-300, -1e300, np.inf, -np.inf, np.nan, 0.5])
+
+
+def _inputs(op, rng) -> list[list[np.ndarray]]:
+    """Input sets: random values of several shapes (broadcasting ones for two inputs), and
+    every pair of special values."""
+    shapes = [[()] * op.arity, [(5,)] * op.arity, [(4, 1), (3,)][: op.arity]]
+    sets = [[rng.normal(0, 3, s) for s in shape] for shape in shapes]
+    specials = np.array(np.meshgrid(*[SPECIALS] * op.arity)).reshape(op.arity, -1)
+    return [*sets, list(specials)]
+
+
+@pytest.mark.parametrize("op", ARRAY_RULED, ids=[op.name for op in ARRAY_RULED])
+def test_array_rules_make_the_tensor_rules_numbers_bit_for_bit(op) -> None:
+    rng = np.random.default_rng(7)
+    with np.errstate(all="ignore"):
+        for xs in _inputs(op, rng):
+            ans = op.forward(*xs)
+            g = rng.normal(0, 2, np.shape(ans))
+            for k, (rule, array_rule) in enumerate(zip(op.grads, op.array_grads, strict=True)):
+                expected = rule(constant(g), constant(ans), *map(constant, xs)).value
+                got = np.asarray(array_rule(g, ans, *xs))
+                assert got.dtype == np.float64 and got.shape == expected.shape, (op.name, k)
+                assert np.array_equal(got, expected, equal_nan=True), (op.name, k, xs)
+
+
+def test_only_ops_whose_array_rules_are_tested_have_them() -> None:
+    assert {op.name for op in ARRAY_RULED} >= {"add", "mul", "sin"}  # the common ones
+    assert all(len(op.array_grads) == op.arity for op in ARRAY_RULED)
+
+
+EXPRESSIONS = [
+    "x*sin(y) + y*sin(x)",
+    "3*x^2 + 2*x*y - y/x",
+    "exp(-x^2/2)*log(1 + y^2) - sqrt(x^2 + y^2)",
+    "tanh(x*y) + sigmoid(x - y) + abs(x) * max(x, y)",
+    "atan2(y, x) + cos(x)^3 - (x - y)/(1 + exp(y))",
+    "relu(x)*softplus(y) + x^y + log(x)",  # undefined for x < 0: NaN where the tensor pass has it
+]
+
+
+@pytest.mark.parametrize("text", EXPRESSIONS)
+def test_a_first_derivative_on_arrays_equals_the_tensor_pass_bit_for_bit(text) -> None:
+    from gradcalc.engine.api import compile_expression
+    from gradcalc.engine.evaluate import evaluate
+
+    graph = compile_expression(text)
+    rng = np.random.default_rng(11)
+    point = {"x": rng.normal(0, 2, 200), "y": rng.normal(0, 2, 200)}
+    point["x"][:3] = [0.0, -1.0, np.inf]
+    arrays = evaluate(graph, point)
+    with Tape():  # a recording tape takes the backward pass on tensors, for higher orders
+        tensors = evaluate(graph, point)
+    for name in ("x", "y"):
+        a, b = arrays.gradients[0][name], tensors.gradients[0][name]
+        assert np.array_equal(a, b, equal_nan=True), name
+    rows_a, rows_b = list(arrays.rows[0]), list(tensors.rows[0])
+    assert len(rows_a) == len(rows_b) > 3
+    for ra, rb in zip(rows_a, rows_b):
+        assert (ra.adjoint is None) == (rb.adjoint is None)
+        if ra.adjoint is not None:
+            assert np.array_equal(ra.adjoint, rb.adjoint, equal_nan=True), ra.formula

@@ -122,6 +122,10 @@ class Op:
         arity: number of tensor inputs.
         forward: numpy function of the input arrays (and ``params``).
         grads: one vector-Jacobian rule per input, ``(g, ans, *xs, **params) -> Tensor``.
+        array_grads: the same rules on numpy arrays, for a backward pass that no tape
+            records (a first derivative): the very numpy calls ``grads`` makes through the
+            ops, in the same order, so the numbers are bit for bit the same, without a tensor
+            per call. ``None``: the backward pass runs ``grads`` on tensors.
         sympy: builds the sympy counterpart ``(sp, *args) -> sympy.Expr``; this is the
             true mathematics the tape is cross-checked against.
         symbol: infix symbol for operators (``"+"``); ``None`` for functions.
@@ -181,6 +185,7 @@ class Op:
     summary: str = ""
     shapes: str = "shapes that broadcast together (sizes equal or 1, aligned from the right)"
     reduction: str | None = None
+    array_grads: tuple[Callable[..., Any], ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.args:

@@ -16,9 +16,11 @@ _AWAY_FROM_POLES = ((Interval(0.2, 2.9),),)
 
 OPS = [
     Op("sin", 1, np.sin, (lambda g, ans, x: g * F.cos(x),), lambda sp, x: sp.sin(x),
-       names=("sin",), propagates=through(0)),
+       names=("sin",), propagates=through(0),
+       array_grads=(lambda g, ans, x: np.multiply(g, np.cos(x)),)),
     Op("cos", 1, np.cos, (lambda g, ans, x: -g * F.sin(x),), lambda sp, x: sp.cos(x),
-       names=("cos",), propagates=through(0)),
+       names=("cos",), propagates=through(0),
+       array_grads=(lambda g, ans, x: np.multiply(np.negative(g), np.sin(x)),)),
     Op("tan", 1, np.tan, (lambda g, ans, x: g * (1 + ans**2),), lambda sp, x: sp.tan(x),
        domain=poles(np.pi / 2, "tan", "its cosine is 0"), names=("tan",),
        propagates=through(0)),
