@@ -346,11 +346,13 @@ def exit_with(code: int) -> NoReturn:
     atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (| head -1): not an error
         code = ExitCode.OK
     except OSError as error:
         code = _unwritten(error)
-    with contextlib.suppress(OSError):
+    except (AttributeError, ValueError):  # no stdout, or a closed one: nothing to flush
+        pass
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         sys.stderr.flush()
     os._exit(code)
 

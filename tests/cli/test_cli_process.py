@@ -285,3 +285,10 @@ def test_only_a_one_command_process_freezes_its_graph(one_command, frozen) -> No
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.split() == [str(frozen), "True", "x", "y"], done.stderr
+
+
+def test_the_fast_exit_takes_a_closed_or_missing_stdout_quietly() -> None:
+    for setup in ("sys.stdout.close()", "sys.stdout = None"):
+        code = f"import sys; from gradcalc.cli.app import exit_with; {setup}; exit_with(0)"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == (0, ""), setup
