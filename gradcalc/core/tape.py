@@ -352,7 +352,8 @@ class Tape:
                     if target.id in reached:
                         adjoints[target.id] = seed
                     _accumulate(path, reached, adjoints)
-                    values = {i: t.value for i, t in adjoints.items()}
+                    if keep:
+                        values = {i: t.value for i, t in adjoints.items()}
                 else:  # a first derivative: the same numbers on arrays, no tensor per op
                     if target.id in reached:
                         values[target.id] = seed.value
