@@ -1,0 +1,247 @@
+"""The native kernels (gradcalc.engine.native) against numpy and the step-by-step replay.
+
+Arithmetic is the same IEEE operation numpy performs, so it must agree bit for bit; the maths
+functions are glibc's vector versions (or the C library's), which agree with numpy's to a few
+units in the last place. Flagged points and findings must be the replay's exactly: they
+decide which points the tape explains.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from gradcalc.core.ops import REGISTRY
+from gradcalc.engine import native, replay
+from gradcalc.engine.api import Options, compile_expression, gradient_at
+from gradcalc.engine.points import Points
+from gradcalc.engine.replay import kernels_for, run_sweep
+from gradcalc.engine.sweep import Step, Sweep, record_sweep, sweep_for
+from tests.engine.agreement import assert_same_flags_and_close, normwise_ulps, ulps
+from tests.engine.test_replay import BENCHMARK_EXPRESSIONS, random_trees
+
+pytest.importorskip("llvmlite")
+pytestmark = pytest.mark.skipif(not native.available(), reason="llvmlite makes no code here")
+
+#: Values every function meets at its edges: zeros, ones, the smallest and largest doubles,
+#: infinities, NaN, and arguments where sines and exponentials turn difficult.
+SPECIAL = np.array(
+    [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        1e-300,
+        -1e-300,
+        5e-324,
+        1e300,
+        -1e300,
+        np.inf,
+        -np.inf,
+        np.nan,
+        709.0,
+        710.0,
+        -745.0,
+        1e5,
+        -1e5,
+        1e22,
+        np.pi / 2,
+        3.0,
+        0.999999,
+    ]
+)
+
+
+@pytest.fixture(params=["libmvec", "lane by lane"])
+def vector_maths(request, monkeypatch):
+    """Both ways of computing a maths function: glibc's vector version, and the C library's
+    scalar one per lane (as on a machine without libmvec)."""
+    native._kernels.clear()
+    if request.param == "lane by lane":
+        monkeypatch.setattr(native, "_vector_name", lambda name, arity: None)
+    yield request.param
+    native._kernels.clear()
+
+
+def _one_step(ufunc: np.ufunc | None, op_name: str) -> Sweep:
+    """A program of one step: slot 2 = ufunc(slot 0[, slot 1]) (or the op's forward)."""
+    op = REGISTRY[op_name]
+    arity = ufunc.nin if ufunc is not None else op.arity
+    step = Step(op, (0, 1)[:arity], 2, {}, False, (False,) * arity, ufunc=ufunc)
+    return Sweep(("x", "y"), (), {}, [step], [2], [{}], size=3)
+
+
+def _compute(sweep: Sweep, *columns: np.ndarray) -> np.ndarray:
+    kernel = native.compile_sweep(sweep)
+    assert kernel is not None
+    slots = [*columns, *([None] * (sweep.size - len(columns)))]
+    slots += [None] * (sweep.size - len(slots))
+    native.run(kernel, slots, len(columns[0]), {}, lambda mask: None)
+    return slots[sweep.values[0]]
+
+
+def _ufunc_cases() -> list[tuple[np.ufunc | None, str]]:
+    """Every ufunc and op the kernels compute, with a registry op to carry it."""
+    carrier = {1: "neg", 2: "add"}
+    cases: list[tuple[np.ufunc | None, str]] = [
+        (getattr(np, name), carrier[getattr(np, name).nin])
+        for name in [*native.ARITHMETIC, *native.FUNCTIONS, *native._INSTRUCTIONS]
+    ]
+    return cases + [(None, name) for name in native.COMPOSITE]
+
+
+@pytest.mark.parametrize(
+    ("ufunc", "op_name"),
+    _ufunc_cases(),
+    ids=lambda v: v if isinstance(v, str) else getattr(v, "__name__", "op"),
+)
+def test_each_function_is_numpys_to_a_fewulps(vector_maths, ufunc, op_name) -> None:
+    """Random values across magnitudes and every pair of special values: NaN and infinity
+    exactly where numpy has them (with the same sign), elsewhere within 4 ulps; arithmetic,
+    square root and absolute value bit for bit."""
+    rng = np.random.default_rng(11)
+    magnitudes = np.concatenate(
+        [rng.uniform(-1, 1, 2000), rng.uniform(-30, 30, 2000), 10.0 ** rng.uniform(-8, 8, 2000)]
+    )
+    x = np.concatenate([magnitudes, np.repeat(SPECIAL, SPECIAL.size)])
+    y = np.concatenate([rng.permutation(magnitudes), np.tile(SPECIAL, SPECIAL.size)])
+    sweep = _one_step(ufunc, op_name)
+    arity = sweep.steps[0].inputs.__len__()
+    with np.errstate(all="ignore"):
+        want = (ufunc or REGISTRY[op_name].forward)(*(x, y)[:arity])
+    got = _compute(sweep, x, y)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
+    name = op_name if ufunc is None else ufunc.__name__
+    exact = name in native.ARITHMETIC or name in native._INSTRUCTIONS
+    assert ulps(want, got).max() <= (0 if exact else 4), name
+
+
+@pytest.mark.parametrize("text", BENCHMARK_EXPRESSIONS, ids="abcd")
+def test_benchmark_expressions_agree_with_the_replay(vector_maths, text: str) -> None:
+    """Three slices and a ragged last one (the kernel's own padded last pass included)."""
+    graph = compile_expression(text)
+    sweep = record_sweep(graph, graph.variables)
+    rng = np.random.default_rng(4)
+    arrays = {n: rng.uniform(-2.0, 2.0, 70_003) for n in graph.variables}
+    plain = run_sweep(sweep, arrays, kernels="numpy")
+    fast = run_sweep(sweep, arrays, kernels="native")
+    assert sweep.native_kernel() is not None
+    assert plain.flagged is None and fast.flagged is None
+    pairs = [(plain.values[0], fast.values[0])]
+    pairs += [(plain.gradients[0][n], fast.gradients[0][n]) for n in graph.variables]
+    for a, b in pairs:
+        assert normwise_ulps(a, b) <= 16
+
+
+@random_trees
+def test_random_trees_flag_the_same_points_and_agree(tree, seed) -> None:
+    """As the fused kernels' test: the same flagged points and findings, and values and
+    gradients within 1e-9 of the batch's largest at every clean point (ill-conditioned
+    expressions amplify an ulp of one function into many of the result, for any library)."""
+    text, _ = tree
+    rng = np.random.default_rng(seed)
+    arrays = {n: rng.uniform(-3.0, 3.0, 501) for n in ("x", "y")}
+    arrays["x"][:4] = [0.0, 1.0, -1.0, 1e300]
+    graph = compile_expression(text, ["x", "y"])
+    sweep = record_sweep(graph, graph.variables)
+    plain = run_sweep(sweep, arrays, kernels="numpy", chunk=128)
+    fast = run_sweep(sweep, arrays, kernels="native", chunk=128)
+    assert_same_flags_and_close(plain, fast, 501)
+
+
+def test_undefined_points_are_flagged_and_explained_by_the_tape() -> None:
+    """log, sqrt and a division at points outside their domains, among 30,000 (so the
+    default runs native code): the same undefined points and problems as the tape, the
+    tape's numbers there, and the replay's elsewhere to a few ulps."""
+    text = "log(x)*sqrt(y) + 1/(x - y) + tanh(x*y)"
+    graph = compile_expression(text)
+    rng = np.random.default_rng(8)
+    x, y = rng.uniform(-1.0, 2.0, 30_000), rng.uniform(-1.0, 2.0, 30_000)
+    x[:5], y[:5] = [0.0, 1.0, -1.0, 2.0, 0.5], [1.0, 1.0, 4.0, 0.0, 0.5]
+    points = Points(("x", "y"), {"x": x, "y": y}, None)
+    options = Options(check=False, strict=False)
+    assert kernels_for(sweep_for(graph, graph.variables), 30_000) == "native"
+    fast = gradient_at(graph, points, options=options)[0]
+    taped = gradient_at(graph, points, options=Options(check=False, strict=False, tape=True))[0]
+    assert np.array_equal(fast.undefined, taped.undefined) and fast.undefined.sum() > 10_000
+    assert [s.describe(points, "f") for s in fast.singularities] == [
+        s.describe(points, "f") for s in taped.singularities
+    ]
+    clean = ~taped.undefined
+    for name in ("x", "y"):
+        assert np.array_equal(fast.gradient[name][~clean], taped.gradient[name][~clean], True)
+        assert normwise_ulps(fast.gradient[name][clean], taped.gradient[name][clean]) <= 16
+
+
+@pytest.mark.parametrize("count", [1, 3, 4, 5, 7, 9, 33])
+def test_any_count_of_points_in_any_slicing(count: int) -> None:
+    """Counts below, at and past a pass of four lanes, in slices of 8 (ragged ones too)."""
+    graph = compile_expression("exp(-x*y)*cos(x) + y^3/(1+x^2)")
+    sweep = record_sweep(graph, graph.variables)
+    rng = np.random.default_rng(count)
+    arrays = {n: rng.uniform(-2.0, 2.0, count) for n in graph.variables}
+    plain = run_sweep(sweep, arrays, kernels="numpy", chunk=8)
+    fast = run_sweep(sweep, arrays, kernels="native", chunk=8)
+    for name in graph.variables:  # sums of terms: normwise (see test_fused)
+        assert normwise_ulps(plain.gradients[0][name], fast.gradients[0][name]) <= 16
+
+
+def test_threads_do_not_change_a_bit() -> None:
+    graph = compile_expression("sin(x)*exp(-x**2/2)+log(1+y**2)*tanh(x*y)")
+    sweep = record_sweep(graph, graph.variables)
+    rng = np.random.default_rng(2)
+    arrays = {n: rng.uniform(-2.0, 2.0, 100_000) for n in graph.variables}
+    alone = run_sweep(sweep, arrays, kernels="native", threads=1, chunk=4096)
+    shared = run_sweep(sweep, arrays, kernels="native", threads=3, chunk=4096)
+    for name in graph.variables:
+        assert np.array_equal(alone.gradients[0][name], shared.gradients[0][name])
+
+
+def test_unsupported_ops_and_choices_replay_step_by_step(monkeypatch) -> None:
+    """An op the kernels lack (erf) leaves the program to numpy, as does GRADCALC_KERNELS=numpy,
+    a count below the threshold by default, or llvmlite missing."""
+    many = replay.NATIVE_MIN_POINTS
+    lacking = sweep_for(compile_expression("erf(x) + x^2"), ("x",))
+    assert lacking.native_kernel() is None and kernels_for(lacking, many, "native") == "numpy"
+    sweep = sweep_for(compile_expression("x*sin(x)"), ("x",))
+    monkeypatch.delenv("GRADCALC_KERNELS", raising=False)
+    assert (kernels_for(sweep, many - 1), kernels_for(sweep, many)) == ("numpy", "native")
+    assert kernels_for(sweep, 10, "native") == "native"
+    monkeypatch.setenv("GRADCALC_KERNELS", "numpy")
+    assert kernels_for(sweep, many) == "numpy"
+    monkeypatch.setenv("GRADCALC_KERNELS", "auto")
+    monkeypatch.setattr(native, "available", lambda: False)
+    assert kernels_for(sweep, many) == "numpy"
+
+
+def test_one_compilation_serves_every_graph_of_the_structure() -> None:
+    """grad() compiles the text anew on every call: its kernel is found again."""
+    first = sweep_for(compile_expression("x*exp(y) + y"), ("x", "y")).native_kernel()
+    again = sweep_for(compile_expression("x*exp(y) + y"), ("x", "y")).native_kernel()
+    other = sweep_for(compile_expression("x*exp(y) + 2*y"), ("x", "y")).native_kernel()
+    assert first is again and other is not first
+
+
+def test_nothing_typed_reaches_llvm(monkeypatch) -> None:
+    """Variable names and the text of constants never appear in the code given to LLVM: slots
+    are numbers, constants are doubles in hexadecimal."""
+    import llvmlite.binding as llvm
+
+    given: list[str] = []
+    real = llvm.parse_assembly
+    monkeypatch.setattr(llvm, "parse_assembly", lambda text: given.append(text) or real(text))
+    native._kernels.clear()
+    names = ["exec", "import_", "system", "x1e5", "ret", "call"]
+    text = " + ".join(f"exp({n})*{n}**2.5e-1 + 1.2345678e-300*{n}" for n in names)
+    graph = compile_expression(text, names)
+    assert sweep_for(graph, graph.variables).native_kernel() is not None
+    (code,) = given
+    words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", code))
+    assert not words & {"exec", "import_", "system", "x1e5"}
+    assert "2.5" not in code and "e-300" not in code and "12345678" not in code
