@@ -118,10 +118,11 @@ def prepare_gradcalc_api(
 def prepare_gradcalc(
     text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray], kernels: str = "numpy"
 ) -> Prepared:
-    """gradcalc compiled once, as the peers' jit is: set-up = ``compile_expression`` and the
-    recording of the forward-and-reverse program (reported as its compile time); each call
-    = ``gradient_at`` on a :class:`~gradcalc.engine.points.Points` of 1-D float64 arrays,
-    symbolic check off, with the replay's ``kernels`` (``numpy`` or ``numexpr``)."""
+    """gradcalc compiled once, as the peers' jit is: set-up = ``compile_expression``, the
+    recording of the forward-and-reverse program and compiling its kernels (reported as its
+    compile time); each call = ``gradient_at`` on a
+    :class:`~gradcalc.engine.points.Points` of 1-D float64 arrays, symbolic check off, with
+    the replay's ``kernels`` (``native``, ``numpy`` or ``numexpr``)."""
     from gradcalc.engine.api import compile_expression, gradient_at
     from gradcalc.engine.points import Points
 
@@ -135,6 +136,8 @@ def prepare_gradcalc(
         sweep = sweep_for(graph, tuple(names))
         if kernels == "numexpr":
             sweep.kernels()  # numexpr compiles its programs
+        elif kernels == "native":
+            sweep.native_kernel()  # LLVM compiles the program
     set_up = time.perf_counter() - start
     points = Points(tuple(names), dict(arrays), None)
     options = gradcalc_options(check=False)
@@ -152,6 +155,14 @@ def prepare_gradcalc(
         return dict(result.gradient)
 
     return Prepared(call, set_up)
+
+
+def prepare_gradcalc_native(
+    text: str, names: Sequence[str], arrays: Mapping[str, np.ndarray]
+) -> Prepared:
+    """:func:`prepare_gradcalc` with the native kernels (``GRADCALC_KERNELS=native``: at every
+    size, 10^3 included, where the default takes them from 20,000 points)."""
+    return prepare_gradcalc(text, names, arrays, kernels="native")
 
 
 def prepare_gradcalc_numexpr(
@@ -339,7 +350,14 @@ def prepare_tensorflow_xla(
 BACKENDS: tuple[Backend, ...] = (
     Backend("floor", "floor: numpy forward (lambdify)", "sympy", prepare_floor, is_floor=True),
     Backend("gradcalc-api", "gradcalc: grad(), every default", "gradcalc", prepare_gradcalc_api),
-    Backend("gradcalc", "gradcalc: compiled once", "gradcalc", prepare_gradcalc, best=True),
+    Backend(
+        "gradcalc",
+        "gradcalc: compiled once, native kernels",
+        "llvmlite",
+        prepare_gradcalc_native,
+        best=True,
+    ),
+    Backend("gradcalc-numpy", "gradcalc: compiled once, numpy steps", "gradcalc", prepare_gradcalc),
     Backend(
         "gradcalc-numexpr",
         "gradcalc: compiled once, numexpr kernels",

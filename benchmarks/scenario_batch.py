@@ -1,7 +1,8 @@
 """Scenario 2, batch: the gradient of expressions (a)-(d) at many points, in process.
 
 Every tool runs in its default mode and its best one (JAX jit, PyTorch ``torch.compile``,
-TensorFlow with XLA; gradcalc as ``grad()`` with every default and compiled once). Each cell
+TensorFlow with XLA; gradcalc as ``grad()`` with every default, and compiled once with its
+native kernels, its numpy steps and numexpr's kernels). Each cell
 is the median of at least 3 timed calls after an untimed warm-up, shown with its spread and
 its ratio to the floor (numpy evaluating the expression alone); set-up (compiling, tracing,
 gradcalc's parsing and recording) has its own column. Every tool's gradient is compared with
@@ -32,7 +33,7 @@ FULL_SIZES = (1_000, 100_000, 1_000_000)
 QUICK_SIZES = (1_000, 50_000)  # 50,000: two of the replay's slices
 MEMORY_LIMIT_MB = 300
 API = "gradcalc-api"  # the row of the Python API's defaults
-OURS = "gradcalc"  # compiled once: the row compared with the peers' best modes
+OURS = "gradcalc"  # compiled once, native kernels: the row compared with the peers' best modes
 
 
 @dataclass
@@ -261,14 +262,16 @@ def notes(expressions: list[str]) -> list[str]:
         "to 7 within 3 s), ± half the range of those calls relative to the median",
         "set-up (the longest over the sizes): compiling and tracing for the jit modes "
         "(torch.compile's first call; it compiles once for every size), parsing, lowering and "
-        "recording the forward-and-reverse program for gradcalc compiled once; grad() does all "
-        "of that in every call",
+        "recording the forward-and-reverse program (and compiling its kernels) for gradcalc "
+        "compiled once; grad() does all of that in every call (its native kernel is compiled "
+        "once per process, from 20,000 points)",
         "peak = peak resident set size of a fresh process computing the gradient once; "
         "+increment = peak minus the resident size after imports, inputs and set-up (not "
         "measured for torch.compile and XLA, whose fresh processes would compile again, nor "
         "for the eager modes)",
         "every tool's gradient agrees with gradcalc's at every point of every size (within "
         "1e-8 of the component's scale) before its figures are shown",
-        "best modes (compared in the targets): gradcalc compiled once, JAX jit, "
+        "best modes (compared in the targets): gradcalc compiled once with native kernels, "
+        "JAX jit, "
         "torch.compile, TensorFlow with XLA, HIPS autograd (one mode)",
     ]

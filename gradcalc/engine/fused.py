@@ -12,7 +12,7 @@ literal), and each op's text comes from :data:`KERNELS`, a fixed table keyed by 
 name. Nothing the user typed -- no variable name, no number's text -- is part of it. Ops
 the table lacks (or steps with parameters) run as numpy calls, as in the replay.
 
-numexpr is optional (``pip install gradcalc[fast]``); without it :func:`fuse` returns
+numexpr is optional (``pip install gradcalc[numexpr]``); without it :func:`fuse` returns
 ``None`` and the replay runs step by step. Results agree with the step-by-step replay to a
 few units in the last place (numexpr's sin, exp, ... are the C library's; numpy has its
 own vectorised ones), not bit for bit.

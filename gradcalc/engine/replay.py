@@ -10,8 +10,10 @@ per op.
 The replay computes; it does not explain. It checks every forward op's domain rule, every
 value for NaN or infinity, each activation for saturation and the gradients for vanishing or
 exploding components, and marks the points where any of these fires (``flagged``): the caller
-re-runs just those points on a full tape, which explains them, and merges them back. Values
-are the same numpy calls on the same inputs, so results are bit-for-bit those of the tape.
+re-runs just those points on a full tape, which explains them, and merges them back. Step
+by step, values are the same numpy calls on the same inputs, so results are bit-for-bit
+those of the tape; the program compiled to one native loop (:mod:`gradcalc.engine.native`,
+the default from :data:`NATIVE_MIN_POINTS` points) agrees with them to a few ulps.
 
 >>> import numpy as np
 >>> from gradcalc.engine.sweep import record_sweep
@@ -37,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine import fused, recycle
+from gradcalc.engine import fused, native, recycle
 from gradcalc.engine.diagnostics import Thresholds
 from gradcalc.engine.sweep import Step, Sweep
 
@@ -96,7 +98,7 @@ def run_sweep(
     thresholds: Thresholds | None = None,
     chunk: int = CHUNK,
     threads: int | None = None,
-    fuse: bool | None = None,
+    kernels: str | None = None,
 ) -> SweepResult:
     """Replay ``sweep`` over 1-d ``arrays`` (one per variable, all the same length).
 
@@ -105,11 +107,11 @@ def run_sweep(
     marked in ``flagged`` (with one target, findings are marked point by point instead).
     The slices are shared among ``threads`` threads (default: :func:`default_threads`;
     numpy releases the GIL while it computes), each writing its own part of the result, so
-    the numbers do not depend on the thread count. With ``fuse`` (default: as
-    ``GRADCALC_KERNELS`` says, see :func:`gradcalc.engine.fused.chosen`) and numexpr
-    installed, the steps run as fused kernels (:mod:`gradcalc.engine.fused`): the same
-    numbers to a few units in the last place; else one numpy call per step, bit for bit the
-    tape's.
+    the numbers do not depend on the thread count. ``kernels`` (default: as
+    ``GRADCALC_KERNELS`` says; see :func:`kernels_for`) chooses how the steps run: as one
+    native loop (:mod:`gradcalc.engine.native`) or as numexpr's fused kernels
+    (:mod:`gradcalc.engine.fused`), the same numbers to a few units in the last place; or
+    one numpy call per step, bit for bit the tape's.
 
     >>> from gradcalc.engine.sweep import record_sweep
     >>> from gradcalc.lang.graph import lower
@@ -124,6 +126,7 @@ def run_sweep(
     columns = [np.asarray(arrays[v], dtype=np.float64) for v in sweep.variables]
     n = len(columns[0]) if columns else 1
     result = _outputs(sweep, n)
+    how = kernels_for(sweep, n, kernels)
     run = _Replay(
         sweep,
         columns,
@@ -132,8 +135,9 @@ def run_sweep(
         thresholds,
         result,
         _Marks(n, tracked=sweep.saturating_records is not None),
-        sweep.kernels() if fused.chosen(fuse) else None,
+        sweep.kernels() if how == "numexpr" else None,
         _written(sweep, result),
+        sweep.native_kernel() if how == "native" else None,
     )
     starts = list(range(0, n, chunk))
     workers = min(threads or default_threads(), len(starts))
@@ -148,6 +152,40 @@ def run_sweep(
         for mask in result.findings.values():  # a flagged point is the tape's to diagnose
             mask[result.flagged] = False
     return result
+
+
+#: Points from which the replay runs native code by default: compiling a program takes 20 to
+#: 150 ms (once per structure), replaying 20,000 points step by step about as long
+#: (docs/performance.md). The choice depends on the count alone, so the same call gives the
+#: same bits whatever ran before it.
+NATIVE_MIN_POINTS = 20_000
+
+#: The choices of ``GRADCALC_KERNELS`` (an empty or unset one is ``auto``).
+KERNELS = ("auto", "native", "numpy", "numexpr")
+
+
+def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
+    """How ``n`` points of ``sweep`` are replayed: ``"native"``, ``"numexpr"`` or ``"numpy"``.
+
+    ``kernels`` (default: the environment's ``GRADCALC_KERNELS``) is one of :data:`KERNELS`.
+    ``auto`` runs native code (with llvmlite installed and every op supported) from
+    :data:`NATIVE_MIN_POINTS` points; ``native`` at any count; ``numexpr`` fused kernels
+    (with numexpr installed); ``numpy`` one numpy call per step. A choice that cannot be had
+    falls back to numpy's.
+
+    >>> from gradcalc.engine.sweep import record_sweep
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> sweep = record_sweep(lower(parse_program("x*sin(x)")), ("x",))
+    >>> kernels_for(sweep, 10, "numpy"), kernels_for(sweep, 10, "auto")
+    ('numpy', 'numpy')
+    """
+    choice = (kernels or os.environ.get("GRADCALC_KERNELS", "")).strip().lower() or "auto"
+    if choice == "numexpr":
+        return "numexpr" if fused.chosen(True) and sweep.kernels() is not None else "numpy"
+    if choice not in ("auto", "native") or (choice == "auto" and n < NATIVE_MIN_POINTS):
+        return "numpy"  # (before asking for llvmlite, whose import takes a while)
+    return "native" if native.available() and sweep.native_kernel() is not None else "numpy"
 
 
 def _outputs(sweep: Sweep, n: int) -> SweepResult:
@@ -187,6 +225,7 @@ class _Replay:
     marks: _Marks
     kernels: fused.Kernels | None
     written: dict[int, np.ndarray]  # output slot -> its result column
+    native_kernel: native.Kernel | None = None
 
     def share(self, starts: list[int]) -> None:
         """Replay the slices beginning at ``starts`` (one thread's share), each writing its
@@ -199,7 +238,10 @@ class _Replay:
         # the steps' buffers and one more for _store (numpy recycles small arrays itself),
         # in memory earlier calls gave back where they are large enough for that to pay
         make = recycle.take if width >= recycle.MIN_POINTS else recycle.aligned
-        pool = [make(width) for _ in range(sweep.buffers + 1)] if width >= POOLED else []
+        # the native kernel's arrays that are no output (its own allocations otherwise)
+        extra = [] if self.native_kernel is None else self._unwritten(self.native_kernel)
+        count = len(extra) if self.native_kernel is not None else sweep.buffers
+        pool = [make(width) for _ in range(count + 1)] if width >= POOLED else []
         with np.errstate(all="ignore"):
             for start in starts:
                 part = slice(start, min(start + self.chunk, self.n))
@@ -209,7 +251,18 @@ class _Replay:
                 size = part.stop - part.start
                 buffers = [b[:size] for b in pool] if size < width else pool
                 outputs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-                if self.kernels is None:
+                if self.native_kernel is not None:
+                    outputs = {
+                        slot: (col, col[part])
+                        for slot, col in self.written.items()
+                        if slot in self.native_kernel.outputs
+                    }
+                    into = {slot: written for slot, (_, written) in outputs.items()}
+                    into.update(zip(extra, buffers))
+                    native.run(self.native_kernel, slots, size, into, flag)
+                    for step in self.native_kernel.checks:
+                        _check_domain(step, [slots[i] for i in step.inputs], flag)
+                elif self.kernels is None:
                     outputs = {slot: (col, col[part]) for slot, col in self.written.items()}
                     _replay(sweep.steps, slots, flag, outputs, buffers)
                 else:
@@ -223,6 +276,10 @@ class _Replay:
                 _store(
                     sweep, slots, self.result, part, self.thresholds, self.marks, outputs, scratch
                 )
+
+    def _unwritten(self, kernel: native.Kernel) -> list[int]:
+        """The kernel's output slots that go to no result column."""
+        return [slot for slot in kernel.outputs if slot not in self.written]
 
 
 FLAGGED = ("flagged", None)  # the key of the flagged points among the marks

@@ -26,7 +26,7 @@ import numpy as np
 from gradcalc.core.ops import Op
 from gradcalc.core.tape import Record, Tape
 from gradcalc.core.tensor import Tensor
-from gradcalc.engine import fused
+from gradcalc.engine import fused, native
 from gradcalc.engine.evaluate import make_leaves, run_graph, source_tensors
 from gradcalc.engine.signs import fold_signs
 from gradcalc.lang.graph import Graph
@@ -87,12 +87,20 @@ class Sweep:
     #: how many arrays of one chunk's length the steps' ``buffer`` numbers
     buffers: int = 0
     _kernels: list[fused.Kernels | None] = field(default_factory=list, repr=False)
+    _native: list[native.Kernel | None] = field(default_factory=list, repr=False)
 
     def kernels(self) -> fused.Kernels | None:
         """The steps as fused kernels (built once), or ``None`` without numexpr."""
         if not self._kernels:
             self._kernels.append(fused.fuse(self))
         return self._kernels[0]
+
+    def native_kernel(self) -> native.Kernel | None:
+        """The program as one native loop (compiled once per structure, see
+        :mod:`gradcalc.engine.native`), or ``None`` where it cannot be."""
+        if not self._native:
+            self._native.append(native.compile_sweep(self))
+        return self._native[0]
 
 
 def record_sweep(graph: Graph, sources: Sequence[str]) -> Sweep:
