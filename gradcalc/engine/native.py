@@ -17,8 +17,9 @@ are the replay's.
 
 Nothing of the user's text reaches LLVM: the module is built as objects (no source text is
 parsed from anything but what :mod:`llvmlite.ir` prints of them), slots are numbered, and a
-constant is an IEEE double written in hexadecimal. Ops outside :data:`FUNCTIONS`,
-:data:`ARITHMETIC` and :data:`COMPOSITE`, parameters, or constants that are arrays leave
+constant is an IEEE double written in hexadecimal (:mod:`gradcalc.engine.native_code`
+builds it). Ops outside its tables (``FUNCTIONS``, ``ARITHMETIC``, ``COMPOSITE``,
+``INSTRUCTIONS``), parameters, or constants that are arrays leave
 the program to the step-by-step replay.
 
 Arithmetic (+, -, *, /, negation, square, square root, absolute value) is the same IEEE
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
@@ -50,49 +52,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gradcalc.engine import native_code
+from gradcalc.engine.native_code import (
+    ARITHMETIC,
+    COMPOSITE,
+    FUNCTIONS,
+    INSTRUCTIONS,
+    module_of,
+    outputs_of,
+    target,
+    watched_of,
+)
+
 if TYPE_CHECKING:
     from gradcalc.engine.sweep import Step, Sweep
-
-#: numpy ufuncs that are one IEEE instruction (LLVM's name for it).
-ARITHMETIC: dict[str, str] = {
-    "add": "fadd",
-    "subtract": "fsub",
-    "multiply": "fmul",
-    "divide": "fdiv",
-}
-
-#: numpy ufuncs computed by a C maths function (its name): one argument, or two (pow, atan2).
-FUNCTIONS: dict[str, str] = {
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "exp": "exp",
-    "expm1": "expm1",
-    "exp2": "exp2",
-    "log": "log",
-    "log1p": "log1p",
-    "log2": "log2",
-    "log10": "log10",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
-    "cbrt": "cbrt",
-    "power": "pow",
-    "arctan2": "atan2",
-}
-
-#: Ops without a ufunc whose numpy forward is ``1 / f(x)`` (f from :data:`FUNCTIONS`).
-COMPOSITE: dict[str, str] = {"sech": "cosh", "sec": "cos", "csc": "sin", "cot": "tan"}
 
 #: Compiled kernels kept by the program's structure (a graph compiled again from the same
 #: text, as ``grad()`` does on every call, finds its kernel here).
 CACHED = 64
+
+#: The longest program compiled (LLVM's time grows faster than the program: longer ones
+#: replay step by step, whose cost per step is spread over many points anyway).
+MAX_STEPS = 4000
 
 _lock = threading.Lock()
 _kernels: OrderedDict[Hashable, Kernel | None] = OrderedDict()
@@ -100,10 +81,11 @@ _kernels: OrderedDict[Hashable, Kernel | None] = OrderedDict()
 
 @dataclass
 class Kernel:
-    """A compiled program: ``function(n, inputs, outputs, flags)`` computes ``n`` points (a
-    multiple of ``lanes``) from the arrays of the ``inputs`` slots into those of the
-    ``outputs`` slots, setting ``flags[i]`` where a checked value is not finite (when
-    ``flagging``); ``checks`` are the steps whose domain rule the caller runs afterwards."""
+    """A compiled program: ``function(n, inputs, outputs, flags, extents)`` computes ``n``
+    points (a multiple of ``lanes``) from the arrays of the ``inputs`` slots into those of
+    the ``outputs`` slots, setting ``flags[i]`` where a checked value is not finite (when
+    ``flagging``), and writes each ``watched`` output's extent per lane; ``checks`` are the
+    steps whose domain rule the caller runs afterwards."""
 
     function: Callable[..., None]
     inputs: tuple[int, ...]
@@ -112,6 +94,8 @@ class Kernel:
     flagging: bool
     lanes: int
     engine: Any = field(repr=False)  # keeps the machine code alive
+    #: the outputs whose extent (smallest and largest magnitude, any NaN) the kernel tells
+    watched: tuple[int, ...] = ()
 
 
 @functools.cache
@@ -122,7 +106,7 @@ def available() -> bool:
     True
     """
     try:
-        _target()
+        target()
     except Exception:  # no llvmlite, or no code generator for this CPU: numpy replays
         return False
     return True
@@ -147,23 +131,33 @@ def compile_sweep(sweep: Sweep) -> Kernel | None:
         return kernel
 
 
+#: An output's extent over the points computed: its smallest and largest magnitude (both
+#: NaN where any value is NaN, as numpy's minimum and maximum give them).
+Extent = tuple[float, float]
+
+
 def run(
     kernel: Kernel,
     slots: list[Any],
     size: int,
     into: Mapping[int, np.ndarray],
     flag: Callable[[np.ndarray], None],
-) -> None:
+) -> dict[int, Extent]:
     """Compute ``size`` points of the inputs in ``slots`` (1-d float64 arrays), writing each
     output slot into ``into[slot]`` (a contiguous array of ``size``) where given, else into a
     new array, and put it in ``slots``; ``flag(mask)`` gets the points with a non-finite
-    checked value. The domain checks are the caller's (``kernel.checks``)."""
+    checked value. Returns the extent of each watched output (see :data:`Extent`), which
+    spares the caller its own passes over them. The domain checks are the caller's
+    (``kernel.checks``)."""
     inputs = [np.ascontiguousarray(slots[i]) for i in kernel.inputs]
-    outputs = [into[s] if s in into else np.empty(size) for s in kernel.outputs]
+    outputs = [_writable(into.get(s), size) for s in kernel.outputs]
     flags = np.empty(size, dtype=np.uint8) if kernel.flagging else None
+    extents = np.empty((2, len(kernel.watched), native_code.PARTS, kernel.lanes))
+    extents[0, :, 0], extents[0, :, 1] = np.inf, 0.0  # (no point yet)
     bulk = size - size % kernel.lanes
     if bulk:
-        _call(kernel, bulk, inputs, outputs, flags)
+        _call(kernel, bulk, inputs, outputs, flags, extents[0])
+    extents[1] = extents[0]
     if bulk < size:  # the last few points, padded to one pass with copies of the last one
         rest = size - bulk
         padded = [
@@ -171,15 +165,46 @@ def run(
         ]
         tails = [np.empty(kernel.lanes) for _ in outputs]
         tail_flags = None if flags is None else np.empty(kernel.lanes, dtype=np.uint8)
-        _call(kernel, kernel.lanes, padded, tails, tail_flags)
+        _call(kernel, kernel.lanes, padded, tails, tail_flags, extents[1])
         for out, tail in zip(outputs, tails):
             out[bulk:] = tail[:rest]
         if flags is not None and tail_flags is not None:
             flags[bulk:] = tail_flags[:rest]
     for slot, out in zip(kernel.outputs, outputs):
+        given = into.get(slot)
+        if given is not None and given is not out:
+            given[...] = out
+            out = given
         slots[slot] = out
     if flags is not None and flags.any():
         flag(flags.view(bool))
+    return _extents(kernel, extents)
+
+
+def _extents(kernel: Kernel, extents: np.ndarray) -> dict[int, Extent]:
+    """Each watched output's extent from the lanes' minima and maxima of the two calls (the
+    bulk, the padded last pass); NaN in either, both NaN."""
+    smallest = extents[:, :, 0].min(axis=(0, 2))
+    largest = extents[:, :, 1].max(axis=(0, 2))
+    nan = np.isnan(smallest) | np.isnan(largest)
+    return {
+        slot: (math.nan, math.nan) if nan[k] else (float(smallest[k]), float(largest[k]))
+        for k, slot in enumerate(kernel.watched)
+    }
+
+
+def _writable(given: np.ndarray | None, size: int) -> np.ndarray:
+    """``given`` where the kernel can write into it (contiguous float64 of ``size``), else a
+    new array (copied into ``given`` afterwards)."""
+    if (
+        given is not None
+        and given.shape == (size,)
+        and given.dtype == np.float64
+        and given.flags.c_contiguous
+        and given.flags.writeable
+    ):
+        return given
+    return np.empty(size)
 
 
 def _call(
@@ -188,11 +213,13 @@ def _call(
     inputs: list[np.ndarray],
     outputs: list[np.ndarray],
     flags: np.ndarray | None,
+    extents: np.ndarray,
 ) -> None:
     """One call of the machine code (ctypes lets go of the GIL while it runs)."""
     reads = (ctypes.c_void_p * max(len(inputs), 1))(*(a.ctypes.data for a in inputs))
     writes = (ctypes.c_void_p * max(len(outputs), 1))(*(a.ctypes.data for a in outputs))
-    kernel.function(n, reads, writes, None if flags is None else flags.ctypes.data)
+    flagged = None if flags is None else flags.ctypes.data
+    kernel.function(n, reads, writes, flagged, extents.ctypes.data)
 
 
 def _supported(step: Step, sweep: Sweep) -> bool:
@@ -204,16 +231,14 @@ def _supported(step: Step, sweep: Sweep) -> bool:
     if step.ufunc is None:
         return step.op.name in COMPOSITE
     name = step.ufunc.__name__
-    return name in ARITHMETIC or name in FUNCTIONS or name in _INSTRUCTIONS
-
-
-#: ufuncs computed by an LLVM instruction or intrinsic of one argument (exact in IEEE).
-_INSTRUCTIONS = ("negative", "square", "sqrt", "absolute")
+    return name in ARITHMETIC or name in FUNCTIONS or name in INSTRUCTIONS
 
 
 def _structure(sweep: Sweep) -> Hashable | None:
     """The program's structure, which decides its machine code; ``None`` if unsupported."""
-    if not all(_supported(step, sweep) for step in sweep.steps):
+    if len(sweep.steps) > MAX_STEPS or not all(_supported(s, sweep) for s in sweep.steps):
+        return None
+    if any(value.ndim != 0 for value in sweep.constants.values()):
         return None
     steps = tuple(
         (
@@ -226,143 +251,28 @@ def _structure(sweep: Sweep) -> Hashable | None:
         for step in sweep.steps
     )
     constants = tuple(sorted((k, float(v).hex()) for k, v in sweep.constants.items()))
-    return (len(sweep.variables), steps, constants, _outputs(sweep))
-
-
-def _outputs(sweep: Sweep) -> tuple[int, ...]:
-    """The computed slots the kernel writes as arrays: outputs, saturation slopes, and the
-    inputs of domain checks."""
-    wanted = [*sweep.values, *sweep.saturation]
-    wanted += [s for g in sweep.gradients for s in g.values() if s is not None]
-    wanted += [i for step in sweep.steps if step.guard and step.check_domain for i in step.inputs]
-    computed = {step.out for step in sweep.steps}
-    return tuple(dict.fromkeys(s for s in wanted if s in computed))
-
-
-@functools.cache
-def _target() -> tuple[str, str, int, str | None]:
-    """This CPU's name and features for LLVM, the lanes per pass, and libmvec's prefix for
-    them (``None`` where there is no libmvec: the C library's functions, lane by lane)."""
-    import llvmlite.binding as llvm
-
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    features = llvm.get_host_cpu_features()
-    avx2 = bool(features.get("avx2")) and bool(features.get("avx"))
-    lanes, prefix = (4, "_ZGVdN4") if avx2 else (2, "_ZGVbN2")
-    cpu = (llvm.get_host_cpu_name(), features.flatten())
-    if not llvm.get_process_triple().startswith("x86_64") or _libmvec() is None:
-        return *cpu, lanes, None
-    llvm.load_library_permanently(_LIBMVEC)
-    return *cpu, lanes, prefix
-
-
-def _machine() -> Any:
-    """A new LLVM machine for this CPU (each execution engine owns the one it is given)."""
-    import llvmlite.binding as llvm
-
-    cpu, features, _, _ = _target()
-    return llvm.Target.from_default_triple().create_target_machine(
-        cpu=cpu, features=features, opt=3
-    )
-
-
-_LIBMVEC = "libmvec.so.1"
-
-
-@functools.cache
-def _libmvec() -> ctypes.CDLL | None:
-    """glibc's vector maths library, where there is one."""
-    try:
-        return ctypes.CDLL(_LIBMVEC)
-    except OSError:
-        return None
-
-
-def _vector_name(function: str, arity: int) -> str | None:
-    """libmvec's name for ``function`` on a full vector (``_ZGVdN4v_sin``), if it has it."""
-    _, _, _, prefix = _target()
-    library = _libmvec()
-    if prefix is None or library is None:
-        return None
-    name = f"{prefix}{'v' * arity}_{function}"
-    return name if hasattr(library, name) else None
+    return (len(sweep.variables), steps, constants, outputs_of(sweep))
 
 
 def _build(sweep: Sweep) -> Kernel:
     """Compile the sweep (every step supported) into a :class:`Kernel`."""
-    _, _, lanes, _ = _target()
-    module, flagging = _module(sweep, lanes)
+    _, _, lanes, _ = target()
+    module, flagging = module_of(sweep, lanes)
     engine, address = _machine_code(module)
-    prototype = ctypes.CFUNCTYPE(
-        None, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
-    )
+    pointer = ctypes.c_void_p
+    prototype = ctypes.CFUNCTYPE(None, ctypes.c_int64, pointer, pointer, pointer, pointer)
     checks = tuple(step for step in sweep.steps if step.guard and step.check_domain)
     variables = tuple(range(len(sweep.variables)))
-    return Kernel(prototype(address), variables, _outputs(sweep), checks, flagging, lanes, engine)
-
-
-def _module(sweep: Sweep, lanes: int) -> tuple[Any, bool]:
-    """The LLVM module of ``kernel(n, inputs, outputs, flags)``: a loop over the points,
-    ``lanes`` at a time; and whether it sets flags."""
-    import llvmlite.binding as llvm
-    from llvmlite import ir
-
-    double, i64 = ir.DoubleType(), ir.IntType(64)
-    vector = ir.VectorType(double, lanes)
-    pointers = double.as_pointer().as_pointer()
-    module = ir.Module(name="gradcalc_kernel")
-    module.triple = llvm.get_process_triple()
-    signature = ir.FunctionType(
-        ir.VoidType(), [i64, pointers, pointers, ir.IntType(8).as_pointer()]
+    return Kernel(
+        prototype(address),
+        variables,
+        outputs_of(sweep),
+        checks,
+        flagging,
+        lanes,
+        engine,
+        watched_of(sweep),
     )
-    function = ir.Function(module, signature, name="kernel")
-    count, reads, writes, flags_at = function.args
-    entry, loop, done = (function.append_basic_block(n) for n in ("entry", "loop", "done"))
-    builder = ir.IRBuilder(entry)
-    outputs = _outputs(sweep)
-    variables = range(len(sweep.variables))
-    columns = [builder.load(builder.gep(reads, [i64(k)])) for k in variables]
-    targets = [builder.load(builder.gep(writes, [i64(k)])) for k in range(len(outputs))]
-    builder.cbranch(builder.icmp_signed(">", count, i64(0)), loop, done)
-
-    builder.position_at_end(loop)
-    index = builder.phi(i64)
-    index.add_incoming(i64(0), entry)
-
-    def at(base: Any, kind: Any = vector) -> Any:
-        return builder.bitcast(builder.gep(base, [index]), kind.as_pointer())
-
-    values: dict[int, Any] = {k: builder.load(at(columns[k]), align=8) for k in variables}
-    for k, constant in sweep.constants.items():
-        values[k] = ir.Constant(vector, [float(constant)] * lanes)
-    bad = _body(_Emitter(module, builder, vector, lanes), sweep, values)
-    for slot, target in zip(outputs, targets):
-        builder.store(values[slot], at(target), align=8)
-    if bad is not None:
-        bytes_ = ir.VectorType(ir.IntType(8), lanes)
-        builder.store(builder.zext(bad, bytes_), at(flags_at, bytes_), align=1)
-    following = builder.add(index, i64(lanes))
-    index.add_incoming(following, loop)
-    builder.cbranch(builder.icmp_signed("<", following, count), loop, done)
-    builder.position_at_end(done)
-    builder.ret_void()
-    return module, bad is not None
-
-
-def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
-    """Every step on the vectors of ``values`` (slot -> vector, filled in); the lanes where
-    a value the replay checks is not finite, or ``None`` when none is checked."""
-    bad = None
-    for step in sweep.steps:
-        result = emit.step(step, [values[i] for i in step.inputs])
-        values[step.out] = result
-        if step.guard and step.check_finite:
-            size = emit.call_intrinsic("llvm.fabs", [result])
-            finite = emit.builder.fcmp_ordered("<", size, emit.splat(np.inf))  # not NaN or inf
-            not_finite = emit.builder.not_(finite)
-            bad = not_finite if bad is None else emit.builder.or_(bad, not_finite)
-    return bad
 
 
 def _machine_code(module: Any) -> tuple[Any, int]:
@@ -372,74 +282,9 @@ def _machine_code(module: Any) -> tuple[Any, int]:
 
     parsed = llvm.parse_assembly(str(module))
     parsed.verify()
-    machine = _machine()
+    machine = native_code.machine()
     passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=2))
     passes.getModulePassManager().run(parsed, passes)
     engine = llvm.create_mcjit_compiler(parsed, machine)
     engine.finalize_object()
     return engine, engine.get_function_address("kernel")
-
-
-class _Emitter:
-    """Emits each step's computation on vectors of ``lanes`` doubles."""
-
-    def __init__(self, module: Any, builder: Any, vector: Any, lanes: int):
-        self.module, self.builder, self.vector, self.lanes = module, builder, vector, lanes
-        self.declared: dict[str, Any] = {}
-
-    def splat(self, number: float) -> Any:
-        from llvmlite import ir
-
-        return ir.Constant(self.vector, [number] * self.lanes)
-
-    def call_intrinsic(self, name: str, arguments: list[Any]) -> Any:
-        """LLVM's intrinsic ``name`` (``llvm.sqrt``) on vectors."""
-        from llvmlite import ir
-
-        full = f"{name}.v{self.lanes}f64"
-        if full not in self.declared:
-            kind = ir.FunctionType(self.vector, [self.vector] * len(arguments))
-            self.declared[full] = ir.Function(self.module, kind, name=full)
-        return self.builder.call(self.declared[full], arguments)
-
-    def step(self, step: Step, args: list[Any]) -> Any:
-        b = self.builder
-        if step.ufunc is None:  # 1 / f(x): sech, sec, csc, cot
-            return b.fdiv(self.splat(1.0), self.function(COMPOSITE[step.op.name], args[:1]))
-        name = step.ufunc.__name__
-        args = args[: step.ufunc.nin]
-        if name in ARITHMETIC:
-            return getattr(b, ARITHMETIC[name])(args[0], args[1])
-        if name == "negative":
-            return b.fneg(args[0])
-        if name == "square":
-            return b.fmul(args[0], args[0])
-        if name == "sqrt":
-            return self.call_intrinsic("llvm.sqrt", args)
-        if name == "absolute":
-            return self.call_intrinsic("llvm.fabs", args)
-        return self.function(FUNCTIONS[name], args)
-
-    def function(self, name: str, args: list[Any]) -> Any:
-        """A C maths function of the vectors ``args``: libmvec's vector version where there is
-        one, else the C library's, lane by lane."""
-        from llvmlite import ir
-
-        b = self.builder
-        vector_name = _vector_name(name, len(args))
-        if vector_name is not None:
-            if vector_name not in self.declared:
-                kind = ir.FunctionType(self.vector, [self.vector] * len(args))
-                self.declared[vector_name] = ir.Function(self.module, kind, name=vector_name)
-            return b.call(self.declared[vector_name], args)
-        if name not in self.declared:
-            double = ir.DoubleType()
-            kind = ir.FunctionType(double, [double] * len(args))
-            self.declared[name] = ir.Function(self.module, kind, name=name)
-        result = ir.Constant(self.vector, ir.Undefined)
-        for lane in range(self.lanes):
-            parts = [b.extract_element(a, ir.IntType(32)(lane)) for a in args]
-            result = b.insert_element(
-                result, b.call(self.declared[name], parts), ir.IntType(32)(lane)
-            )
-        return result

@@ -155,7 +155,7 @@ def run_sweep(
 
 
 #: Points from which the replay runs native code by default: compiling a program takes 20 to
-#: 150 ms (once per structure), replaying 20,000 points step by step about as long
+#: 200 ms (once per structure), replaying 20,000 points step by step about as long
 #: (docs/performance.md). The choice depends on the count alone, so the same call gives the
 #: same bits whatever ran before it.
 NATIVE_MIN_POINTS = 20_000
@@ -251,17 +251,9 @@ class _Replay:
                 size = part.stop - part.start
                 buffers = [b[:size] for b in pool] if size < width else pool
                 outputs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+                extents: dict[int, native.Extent] = {}
                 if self.native_kernel is not None:
-                    outputs = {
-                        slot: (col, col[part])
-                        for slot, col in self.written.items()
-                        if slot in self.native_kernel.outputs
-                    }
-                    into = {slot: written for slot, (_, written) in outputs.items()}
-                    into.update(zip(extra, buffers))
-                    native.run(self.native_kernel, slots, size, into, flag)
-                    for step in self.native_kernel.checks:
-                        _check_domain(step, [slots[i] for i in step.inputs], flag)
+                    outputs, extents = self._native(slots, part, flag, dict(zip(extra, buffers)))
                 elif self.kernels is None:
                     outputs = {slot: (col, col[part]) for slot, col in self.written.items()}
                     _replay(sweep.steps, slots, flag, outputs, buffers)
@@ -274,8 +266,37 @@ class _Replay:
                     )
                 scratch = buffers[-1] if buffers else None
                 _store(
-                    sweep, slots, self.result, part, self.thresholds, self.marks, outputs, scratch
+                    sweep,
+                    slots,
+                    self.result,
+                    part,
+                    self.thresholds,
+                    self.marks,
+                    outputs,
+                    scratch,
+                    extents,
                 )
+
+    def _native(
+        self,
+        slots: list[Any],
+        part: slice,
+        flag: Callable[[np.ndarray], None],
+        into: dict[int, np.ndarray],
+    ) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], dict[int, native.Extent]]:
+        """Run the native kernel on the slice ``part``: its outputs written in place in the
+        result (as ``_store`` takes them) and the extents it measured. ``into``: arrays for
+        the outputs that go to no result column."""
+        kernel = self.native_kernel
+        assert kernel is not None
+        outputs = {
+            slot: (col, col[part]) for slot, col in self.written.items() if slot in kernel.outputs
+        }
+        into.update((slot, written) for slot, (_, written) in outputs.items())
+        extents = native.run(kernel, slots, part.stop - part.start, into, flag)
+        for step in kernel.checks:
+            _check_domain(step, [slots[i] for i in step.inputs], flag)
+        return outputs, extents
 
     def _unwritten(self, kernel: native.Kernel) -> list[int]:
         """The kernel's output slots that go to no result column."""
@@ -381,24 +402,35 @@ def _store(
     marks: _Marks,
     outputs: Mapping[int, tuple[np.ndarray, np.ndarray]],
     scratch: np.ndarray | None = None,
+    extents: Mapping[int, native.Extent] | None = None,
 ) -> None:
     """Copy the slice's outputs into the result (unless a step wrote them there) and mark
     its unhealthy points: findings, or (untracked, and for NaN or infinity) flagged points.
-    ``scratch``, an array of the slice's length, holds the magnitudes looked at."""
+    ``scratch``, an array of the slice's length, holds the magnitudes looked at;
+    ``extents``, the smallest and largest magnitude of outputs a native kernel measured as
+    it computed them (then only a finding makes a pass over them)."""
+    known = extents or {}
 
     def magnitude(values: np.ndarray) -> np.ndarray:
         fits = scratch is not None and values.shape == scratch.shape
         size: np.ndarray = np.absolute(values, out=scratch if fits else None)
         return size
 
+    def extent(slot: int) -> tuple[float, float]:
+        if slot in known:
+            return known[slot]
+        size = magnitude(slots[slot])  # (NaN propagates to both)
+        smallest = np.minimum.reduce(size, axis=None, initial=np.inf)
+        return smallest, np.maximum.reduce(size, axis=None, initial=0.0)
+
     for k, slot in enumerate(sweep.saturation):
-        slope = magnitude(slots[slot])
-        if not np.minimum.reduce(slope, axis=None, initial=np.inf) >= thresholds.saturation:
-            # rare (or NaN): mark the points
+        if not extent(slot)[0] >= thresholds.saturation:  # rare (or NaN): mark the points
             index = None if sweep.saturating_records is None else sweep.saturating_records[k]
+            slope = magnitude(slots[slot])
             marks.mark(("saturated", index), part, slope < thresholds.saturation)
     for k, slot in enumerate(sweep.values):
-        if not _finite(slots[slot]):
+        finite = math.isfinite(known[slot][1]) if slot in known else _finite(slots[slot])
+        if not finite:
             marks.mark(FLAGGED, part, ~np.isfinite(slots[slot]))
         _copy(result.values[k], part, slots[slot], outputs.get(slot))
     for k, target in enumerate(sweep.gradients):
@@ -406,15 +438,15 @@ def _store(
             column = result.gradients[k][source]
             if held is None or column is None:
                 continue
-            size = magnitude(slots[held])
-            largest = np.maximum.reduce(size, axis=None, initial=0.0)
+            smallest, largest = extent(held)
             clean = math.isfinite(largest)  # else a NaN hides the minimum too: mark all
             if not clean:
-                marks.mark(FLAGGED, part, ~np.isfinite(size))
+                marks.mark(FLAGGED, part, ~np.isfinite(slots[held]))
             if not clean or largest > thresholds.exploding:  # rare: then mark the points
+                size = magnitude(slots[held])
                 marks.mark(("exploding", source), part, size > thresholds.exploding)
-            smallest = np.minimum.reduce(size, axis=None, initial=np.inf)
             if not clean or smallest < thresholds.vanishing:  # or exactly 0
+                size = magnitude(slots[held])
                 vanishing = (size > 0) & (size < thresholds.vanishing)
                 if vanishing.any():
                     marks.mark(("vanishing", source), part, vanishing)

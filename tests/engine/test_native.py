@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gradcalc.core.ops import REGISTRY
-from gradcalc.engine import native, replay
+from gradcalc.engine import native, native_code, replay
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.points import Points
 from gradcalc.engine.replay import kernels_for, run_sweep
@@ -63,7 +63,7 @@ def vector_maths(request, monkeypatch):
     scalar one per lane (as on a machine without libmvec)."""
     native._kernels.clear()
     if request.param == "lane by lane":
-        monkeypatch.setattr(native, "_vector_name", lambda name, arity: None)
+        monkeypatch.setattr(native_code, "vector_name", lambda name, arity: None)
     yield request.param
     native._kernels.clear()
 
@@ -90,9 +90,9 @@ def _ufunc_cases() -> list[tuple[np.ufunc | None, str]]:
     carrier = {1: "neg", 2: "add"}
     cases: list[tuple[np.ufunc | None, str]] = [
         (getattr(np, name), carrier[getattr(np, name).nin])
-        for name in [*native.ARITHMETIC, *native.FUNCTIONS, *native._INSTRUCTIONS]
+        for name in [*native_code.ARITHMETIC, *native_code.FUNCTIONS, *native_code.INSTRUCTIONS]
     ]
-    return cases + [(None, name) for name in native.COMPOSITE]
+    return cases + [(None, name) for name in native_code.COMPOSITE]
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ def test_each_function_is_numpys_to_a_fewulps(vector_maths, ufunc, op_name) -> N
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
     name = op_name if ufunc is None else ufunc.__name__
-    exact = name in native.ARITHMETIC or name in native._INSTRUCTIONS
+    exact = name in native_code.ARITHMETIC or name in native_code.INSTRUCTIONS
     assert ulps(want, got).max() <= (0 if exact else 4), name
 
 
@@ -245,3 +245,53 @@ def test_nothing_typed_reaches_llvm(monkeypatch) -> None:
     words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", code))
     assert not words & {"exec", "import_", "system", "x1e5"}
     assert "2.5" not in code and "e-300" not in code and "12345678" not in code
+
+
+def test_long_programs_replay_step_by_step(monkeypatch) -> None:
+    """Past MAX_STEPS steps the program is not compiled (LLVM's time grows faster)."""
+    text = "sin(x)*exp(y) + cos(x*y)"
+    steps = len(sweep_for(compile_expression(text), ("x", "y")).steps)
+    monkeypatch.setattr(native, "MAX_STEPS", steps - 1)
+    assert sweep_for(compile_expression(text), ("x", "y")).native_kernel() is None
+    monkeypatch.setattr(native, "MAX_STEPS", steps)
+    assert sweep_for(compile_expression(text), ("x", "y")).native_kernel() is not None
+
+
+def test_outputs_land_in_any_array_given() -> None:
+    """An output array the kernel cannot write into directly (strided) still gets the values."""
+    sweep = sweep_for(compile_expression("x*exp(y)"), ("x", "y"))
+    kernel = sweep.native_kernel()
+    assert kernel is not None
+    x, y = np.linspace(-1, 1, 10), np.linspace(0, 2, 10)
+    slot = sweep.gradients[0]["y"]
+    strided = np.zeros(20)[::2]
+    slots = [x, y] + [None] * (sweep.size - 2)
+    for k, value in sweep.constants.items():
+        slots[k] = value
+    native.run(kernel, slots, 10, {slot: strided}, lambda mask: None)
+    assert slots[slot] is strided
+    assert ulps(strided, x * np.exp(y)).max() <= 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tanh(10*x) + exp(40*y)",  # saturated slopes, exploding and vanishing partials
+        "1/(1+exp(-30*x*y)) + y",  # a saturating sigmoid
+        "x^3*y + log(y)",  # 0 partials where x = 0; undefined where y <= 0
+    ],
+)
+def test_findings_are_the_replays(text: str) -> None:
+    """The extents the kernel measures decide which slices are looked at point by point:
+    the findings must be those numpy's steps find, point for point, in every slice (a
+    finding in the last, padded pass of a slice too)."""
+    graph = compile_expression(text)
+    sweep = record_sweep(graph, graph.variables)
+    rng = np.random.default_rng(5)
+    arrays = {n: rng.uniform(-1.0, 1.0, 4099) for n in graph.variables}
+    arrays["x"][[7, 1000, 4098]] = [0.0, 3.0, 0.0]
+    arrays["y"][[8, 2000, 4097]] = [20.0, -1e-3, 1e-300]
+    plain = run_sweep(sweep, arrays, kernels="numpy", chunk=1023)
+    fast = run_sweep(sweep, arrays, kernels="native", chunk=1023)
+    assert plain.findings or plain.flagged is not None  # something to find
+    assert_same_flags_and_close(plain, fast, 4099)
