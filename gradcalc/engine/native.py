@@ -114,7 +114,8 @@ def available() -> bool:
 
 def compile_sweep(sweep: Sweep) -> Kernel | None:
     """The sweep as one native kernel (compiled once per structure), or ``None`` when an op,
-    a parameter or an array constant is not supported, or llvmlite is missing."""
+    a parameter or an array constant is not supported, llvmlite is missing, or LLVM fails
+    to compile it (numpy's steps compute the same numbers, only slower)."""
     if not available():
         return None
     key = _structure(sweep)
@@ -124,7 +125,10 @@ def compile_sweep(sweep: Sweep) -> Kernel | None:
         if key in _kernels:
             _kernels.move_to_end(key)
             return _kernels[key]
-        kernel = _build(sweep)
+        try:
+            kernel: Kernel | None = _build(sweep)
+        except Exception:  # an LLVM that refuses the module: the step-by-step replay
+            kernel = None
         _kernels[key] = kernel
         while len(_kernels) > CACHED:
             _kernels.popitem(last=False)

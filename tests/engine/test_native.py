@@ -295,3 +295,20 @@ def test_findings_are_the_replays(text: str) -> None:
     fast = run_sweep(sweep, arrays, kernels="native", chunk=1023)
     assert plain.findings or plain.flagged is not None  # something to find
     assert_same_flags_and_close(plain, fast, 4099)
+
+
+def test_a_kernel_llvm_refuses_leaves_the_program_to_numpy(monkeypatch) -> None:
+    """Whatever goes wrong in compiling, the batch is computed, by numpy's steps."""
+
+    def refuse(sweep, lanes):
+        raise RuntimeError("LLVM ERROR: no")
+
+    native._kernels.clear()
+    monkeypatch.setattr(native, "module_of", refuse)
+    graph = compile_expression("x*exp(-y^2)")
+    sweep = sweep_for(graph, graph.variables)
+    arrays = {n: np.linspace(0.1, 1.0, 30_000) for n in graph.variables}
+    assert kernels_for(sweep, 30_000, "native") == "numpy"
+    plain = run_sweep(sweep, arrays, kernels="numpy")
+    assert np.array_equal(run_sweep(sweep, arrays).gradients[0]["y"], plain.gradients[0]["y"])
+    native._kernels.clear()
