@@ -156,12 +156,10 @@ def run(
     inputs = [np.ascontiguousarray(slots[i]) for i in kernel.inputs]
     outputs = [_writable(into.get(s), size) for s in kernel.outputs]
     flags = np.empty(size, dtype=np.uint8) if kernel.flagging else None
-    extents = np.empty((2, len(kernel.watched), native_code.PARTS, kernel.lanes))
-    extents[0, :, 0], extents[0, :, 1] = np.inf, 0.0  # (no point yet)
+    extents = _no_point_yet(len(kernel.watched), kernel.lanes).copy()  # (both calls add in)
     bulk = size - size % kernel.lanes
     if bulk:
-        _call(kernel, bulk, inputs, outputs, flags, extents[0])
-    extents[1] = extents[0]
+        _call(kernel, bulk, inputs, outputs, flags, extents)
     if bulk < size:  # the last few points, padded to one pass with copies of the last one
         rest = size - bulk
         padded = [
@@ -169,7 +167,7 @@ def run(
         ]
         tails = [np.empty(kernel.lanes) for _ in outputs]
         tail_flags = None if flags is None else np.empty(kernel.lanes, dtype=np.uint8)
-        _call(kernel, kernel.lanes, padded, tails, tail_flags, extents[1])
+        _call(kernel, kernel.lanes, padded, tails, tail_flags, extents)
         for out, tail in zip(outputs, tails):
             out[bulk:] = tail[:rest]
         if flags is not None and tail_flags is not None:
@@ -185,15 +183,23 @@ def run(
     return _extents(kernel, extents)
 
 
+@functools.cache
+def _no_point_yet(watched: int, lanes: int) -> np.ndarray:
+    """The extents before any point: smallest +inf, largest 0 (copied for each call)."""
+    start = np.empty((watched, native_code.PARTS, lanes))
+    start[:, 0], start[:, 1] = np.inf, 0.0
+    start.flags.writeable = False
+    return start
+
+
 def _extents(kernel: Kernel, extents: np.ndarray) -> dict[int, Extent]:
-    """Each watched output's extent from the lanes' minima and maxima of the two calls (the
-    bulk, the padded last pass); NaN in either, both NaN."""
-    smallest = extents[:, :, 0].min(axis=(0, 2))
-    largest = extents[:, :, 1].max(axis=(0, 2))
-    nan = np.isnan(smallest) | np.isnan(largest)
+    """Each watched output's extent from its lanes' minima and maxima; NaN in either (numpy's
+    minimum and maximum propagate it), both NaN."""
+    smallest = extents[:, 0].min(axis=1).tolist()
+    largest = extents[:, 1].max(axis=1).tolist()
     return {
-        slot: (math.nan, math.nan) if nan[k] else (float(smallest[k]), float(largest[k]))
-        for k, slot in enumerate(kernel.watched)
+        slot: (lo, hi) if lo == lo and hi == hi else (math.nan, math.nan)  # (NaN != NaN)
+        for slot, lo, hi in zip(kernel.watched, smallest, largest)
     }
 
 
