@@ -22,8 +22,9 @@ builds it). Ops outside its tables (``FUNCTIONS``, ``ARITHMETIC``, ``COMPOSITE``
 ``INSTRUCTIONS``), parameters, or constants that are arrays leave
 the program to the step-by-step replay.
 
-Arithmetic (+, -, *, /, negation, square, square root, absolute value) is the same IEEE
-operation numpy performs (no fused multiply-add, no reassociation), bit for bit; the vector
+Arithmetic (+, -, *, /, negation, square, square root, absolute value, floor, ceiling,
+sign, minimum, maximum) is the same IEEE operation numpy performs (no fused multiply-add, no
+reassociation; signed zeros and NaN as numpy treats them), bit for bit; the vector
 functions agree with the C library's to a few units in the last place (glibc documents at
 most 4), so results agree with the tape's to a few ulps, as amplified by the expression.
 

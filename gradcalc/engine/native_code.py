@@ -66,8 +66,21 @@ FUNCTIONS: dict[str, str] = {
 COMPOSITE: dict[str, str] = {"sech": "cosh", "sec": "cos", "csc": "sin", "cot": "tan"}
 
 
-#: ufuncs computed by an LLVM instruction or intrinsic of one argument (exact in IEEE).
-INSTRUCTIONS = ("negative", "square", "sqrt", "absolute")
+#: ufuncs computed by LLVM instructions and intrinsics, exactly as numpy computes them:
+#: bit for bit, signed zeros and NaN included (``sign(-0.0)`` is ``+0.0``; ``minimum`` and
+#: ``maximum`` give their second argument on a tie, so ``minimum(-0.0, 0.0)`` is ``0.0``,
+#: and NaN from either argument).
+INSTRUCTIONS = (
+    "negative",
+    "square",
+    "sqrt",
+    "absolute",
+    "floor",
+    "ceil",
+    "sign",
+    "minimum",
+    "maximum",
+)
 
 
 def outputs_of(sweep: Sweep) -> tuple[int, ...]:
@@ -304,8 +317,20 @@ class _Emitter:
             return b.fmul(args[0], args[0])
         if name == "sqrt":
             return self.call_intrinsic("llvm.sqrt", args)
-        if name == "absolute":
-            return self.call_intrinsic("llvm.fabs", args)
+        if name in ("absolute", "floor", "ceil"):
+            return self.call_intrinsic({"absolute": "llvm.fabs"}.get(name, f"llvm.{name}"), args)
+        if name in ("minimum", "maximum"):  # numpy: a if a < b (a > b) or a is NaN, else b
+            first, second = args
+            wins = b.fcmp_ordered("<" if name == "minimum" else ">", first, second)
+            wins = b.or_(wins, b.fcmp_unordered("uno", first, first))
+            return b.select(wins, first, second)
+        if name == "sign":  # 1, -1, NaN for NaN, and +0.0 for either zero
+            x = args[0]
+            zero_or_nan = b.select(b.fcmp_unordered("uno", x, x), x, self.splat(0.0))
+            negative = b.select(
+                b.fcmp_ordered("<", x, self.splat(0.0)), self.splat(-1.0), zero_or_nan
+            )
+            return b.select(b.fcmp_ordered(">", x, self.splat(0.0)), self.splat(1.0), negative)
         return self.function(FUNCTIONS[name], args)
 
     def function(self, name: str, args: list[Any]) -> Any:

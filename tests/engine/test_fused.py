@@ -38,7 +38,7 @@ def _runs(text: str, variables, arrays):
 
 
 @pytest.mark.parametrize("text", BENCHMARK_EXPRESSIONS, ids="abcd")
-def test_fused_kernels_agree_with_the_replay_to_a_fewulps(text: str) -> None:
+def test_fused_kernels_agree_with_the_replay_to_a_few_ulps(text: str) -> None:
     names = sorted(set(re.findall(r"\b(?:w1|w2|x|y|z)\b", text)))
     rng = np.random.default_rng(4)
     arrays = {n: rng.uniform(-2.0, 2.0, 70_000) for n in names}  # three slices
