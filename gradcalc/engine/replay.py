@@ -13,7 +13,7 @@ exploding components, and marks the points where any of these fires (``flagged``
 re-runs just those points on a full tape, which explains them, and merges them back. Step
 by step, values are the same numpy calls on the same inputs, so results are bit-for-bit
 those of the tape; the program compiled to one native loop (:mod:`gradcalc.engine.native`,
-the default from :data:`NATIVE_MIN_POINTS` points) agrees with them to a few ulps.
+chosen with ``GRADCALC_KERNELS=native``) agrees with them to a few ulps.
 
 >>> import numpy as np
 >>> from gradcalc.engine.sweep import record_sweep
@@ -154,12 +154,6 @@ def run_sweep(
     return result
 
 
-#: Points from which the replay runs native code by default: compiling a program takes 20 to
-#: 200 ms (once per structure), replaying 20,000 points step by step about as long
-#: (docs/performance.md). The choice depends on the count alone, so the same call gives the
-#: same bits whatever ran before it.
-NATIVE_MIN_POINTS = 20_000
-
 #: The choices of ``GRADCALC_KERNELS`` (an empty or unset one is ``auto``).
 KERNELS = ("auto", "native", "numpy", "numexpr")
 
@@ -168,10 +162,12 @@ def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
     """How ``n`` points of ``sweep`` are replayed: ``"native"``, ``"numexpr"`` or ``"numpy"``.
 
     ``kernels`` (default: the environment's ``GRADCALC_KERNELS``) is one of :data:`KERNELS`.
-    ``auto`` runs native code (with llvmlite installed and every op supported) from
-    :data:`NATIVE_MIN_POINTS` points; ``native`` at any count; ``numexpr`` fused kernels
-    (with numexpr installed); ``numpy`` one numpy call per step. A choice that cannot be had
-    falls back to numpy's.
+    ``native`` runs native code (with llvmlite installed and every op supported);
+    ``numexpr`` fused kernels (with numexpr installed); ``numpy`` and ``auto`` (the default)
+    one numpy call per step, bit for bit the tape. A choice that cannot be had falls back to
+    numpy's. (Native code is not the default yet: its few ulps can move a point across a
+    kink reached by rounding -- ``abs(sin(x + 0.5) + sin(0.5))`` at ``x = -1``, where
+    numpy's sines cancel exactly and the tape reports the kink -- see docs/performance.md.)
 
     >>> from gradcalc.engine.sweep import record_sweep
     >>> from gradcalc.lang.graph import lower
@@ -183,7 +179,7 @@ def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
     choice = (kernels or os.environ.get("GRADCALC_KERNELS", "")).strip().lower() or "auto"
     if choice == "numexpr":
         return "numexpr" if fused.chosen(True) and sweep.kernels() is not None else "numpy"
-    if choice not in ("auto", "native") or (choice == "auto" and n < NATIVE_MIN_POINTS):
+    if choice != "native":
         return "numpy"  # (before asking for llvmlite, whose import takes a while)
     return "native" if native.available() and sweep.native_kernel() is not None else "numpy"
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gradcalc.core.ops import REGISTRY
-from gradcalc.engine import native, native_code, replay
+from gradcalc.engine import native, native_code
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.points import Points
 from gradcalc.engine.replay import kernels_for, run_sweep
@@ -146,11 +146,18 @@ def test_benchmark_expressions_agree_with_the_replay(vector_maths, text: str) ->
 def test_random_trees_flag_the_same_points_and_agree(tree, seed) -> None:
     """As the fused kernels' test: the same flagged points and findings, and values and
     gradients within 1e-9 of the batch's largest at every clean point (ill-conditioned
-    expressions amplify an ulp of one function into many of the result, for any library)."""
+    expressions amplify an ulp of one function into many of the result, for any library).
+
+    Not at round points such as x = 1 or -1: there ``sin(x + 0.5) + sin(0.5)`` is exactly 0
+    with numpy's sines (the tape reports the kink of ``abs`` there) and 1 ulp away from it
+    with libmvec's, so which side of a kink or tie such a point falls on is the libraries'
+    rounding -- the reason native code is not the default (a long run found 3 such trees in
+    3,000, all at x = 1 or -1). Random points (501, with 1e300 among them) meet no exact
+    cancellation."""
     text, _ = tree
     rng = np.random.default_rng(seed)
     arrays = {n: rng.uniform(-3.0, 3.0, 501) for n in ("x", "y")}
-    arrays["x"][:4] = [0.0, 1.0, -1.0, 1e300]
+    arrays["x"][0] = 1e300
     graph = compile_expression(text, ["x", "y"])
     sweep = record_sweep(graph, graph.variables)
     plain = run_sweep(sweep, arrays, kernels="numpy", chunk=128)
@@ -158,10 +165,11 @@ def test_random_trees_flag_the_same_points_and_agree(tree, seed) -> None:
     assert_same_flags_and_close(plain, fast, 501)
 
 
-def test_undefined_points_are_flagged_and_explained_by_the_tape() -> None:
-    """log, sqrt and a division at points outside their domains, among 30,000 (so the
-    default runs native code): the same undefined points and problems as the tape, the
-    tape's numbers there, and the replay's elsewhere to a few ulps."""
+def test_undefined_points_are_flagged_and_explained_by_the_tape(monkeypatch) -> None:
+    """log, sqrt and a division at points outside their domains, among 30,000, with native
+    code chosen: the same undefined points and problems as the tape, the tape's numbers
+    there, and the replay's elsewhere to a few ulps."""
+    monkeypatch.setenv("GRADCALC_KERNELS", "native")
     text = "log(x)*sqrt(y) + 1/(x - y) + tanh(x*y)"
     graph = compile_expression(text)
     rng = np.random.default_rng(8)
@@ -206,21 +214,22 @@ def test_threads_do_not_change_a_bit() -> None:
         assert np.array_equal(alone.gradients[0][name], shared.gradients[0][name])
 
 
-def test_unsupported_ops_and_choices_replay_step_by_step(monkeypatch) -> None:
-    """An op the kernels lack (erf) leaves the program to numpy, as does GRADCALC_KERNELS=numpy,
-    a count below the threshold by default, or llvmlite missing."""
-    many = replay.NATIVE_MIN_POINTS
+def test_native_code_is_chosen_and_unsupported_ops_replay_step_by_step(monkeypatch) -> None:
+    """Native code only when asked for (GRADCALC_KERNELS=native, at any count); an op the
+    kernels lack (erf), or llvmlite missing, leaves the program to numpy's steps."""
+    many = 1_000_000
     lacking = sweep_for(compile_expression("erf(x) + x^2"), ("x",))
     assert lacking.native_kernel() is None and kernels_for(lacking, many, "native") == "numpy"
     sweep = sweep_for(compile_expression("x*sin(x)"), ("x",))
     monkeypatch.delenv("GRADCALC_KERNELS", raising=False)
-    assert (kernels_for(sweep, many - 1), kernels_for(sweep, many)) == ("numpy", "native")
+    assert kernels_for(sweep, many) == "numpy"  # the default: bit for bit the tape
     assert kernels_for(sweep, 10, "native") == "native"
-    monkeypatch.setenv("GRADCALC_KERNELS", "numpy")
-    assert kernels_for(sweep, many) == "numpy"
+    monkeypatch.setenv("GRADCALC_KERNELS", "native")
+    assert kernels_for(sweep, 10) == "native"
     monkeypatch.setenv("GRADCALC_KERNELS", "auto")
-    monkeypatch.setattr(native, "available", lambda: False)
     assert kernels_for(sweep, many) == "numpy"
+    monkeypatch.setattr(native, "available", lambda: False)
+    assert kernels_for(sweep, many, "native") == "numpy"
 
 
 def test_one_compilation_serves_every_graph_of_the_structure() -> None:
