@@ -221,15 +221,22 @@ def _simplify(
     return kept, alias
 
 
+#: The ops whose domain rule, given a constant input, is tried on probe values (see
+#: :func:`_may_fire`): where it fires depends on the other input's sign and on 0 alone.
+PROBED = frozenset({"pow", "div"})
+
+
 def _may_fire(step: Step, constants: dict[int, np.ndarray]) -> bool:
     """Whether the step's domain rule can report anything, given its constant inputs.
 
-    Only steps with a constant input are examined: their rule is tried on every probe value
-    for the other inputs (``x**2`` never fires, ``x**0.5`` and ``1/x`` do).
+    Only powers and quotients with a constant input are examined: their rule is tried on
+    every probe value for the other input (``x**2`` never fires, ``x**0.5`` and ``1/x`` do).
+    Any other op's rule may fire wherever a variable meets a constant -- ``max(x, c)`` has a
+    corner at ``x == c``, which no fixed probe hits -- so it is always checked.
     """
     if step.op.domain is None or not step.guard:
         return False
-    if not any(step.constant_inputs) or step.op.arity < 2:
+    if not any(step.constant_inputs) or step.op.arity < 2 or step.op.name not in PROBED:
         return True
     values = [
         constants[i] if const else np.array(step.op.probes)
