@@ -152,8 +152,10 @@ def test_random_trees_flag_the_same_points_and_agree(tree, seed) -> None:
     with numpy's sines (the tape reports the kink of ``abs`` there) and 1 ulp away from it
     with libmvec's, so which side of a kink or tie such a point falls on is the libraries'
     rounding -- the reason native code is not the default (a long run found 3 such trees in
-    3,000, all at x = 1 or -1). Random points (501, with 1e300 among them) meet no exact
-    cancellation."""
+    3,000, all at x = 1 or -1). Random points (501) meet no exact cancellation. x = 1e300 is
+    among them for its overflows and NaNs, whose flags must agree, but not for its numbers:
+    ``sin(exp(sin(x)) * x)`` there turns an ulp of ``exp`` into a different sine (a long run
+    found it)."""
     text, _ = tree
     rng = np.random.default_rng(seed)
     arrays = {n: rng.uniform(-3.0, 3.0, 501) for n in ("x", "y")}
@@ -162,7 +164,7 @@ def test_random_trees_flag_the_same_points_and_agree(tree, seed) -> None:
     sweep = record_sweep(graph, graph.variables)
     plain = run_sweep(sweep, arrays, kernels="numpy", chunk=128)
     fast = run_sweep(sweep, arrays, kernels="native", chunk=128)
-    assert_same_flags_and_close(plain, fast, 501)
+    assert_same_flags_and_close(plain, fast, 501, compared=np.arange(501) != 0)
 
 
 def test_undefined_points_are_flagged_and_explained_by_the_tape(monkeypatch) -> None:
