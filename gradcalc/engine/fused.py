@@ -28,7 +28,6 @@ own vectorised ones), not bit for bit.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -111,17 +110,14 @@ class Kernels:
         return [stage.text for stage in self.stages if stage.kernel is not None]
 
 
-def chosen(fuse: bool | None = None) -> bool:
-    """Whether to fuse: ``fuse`` if given, else ``GRADCALC_KERNELS=numexpr`` (the default
-    is numpy: see docs/performance.md for why); and numexpr must be installed.
+def available() -> bool:
+    """Whether numexpr is installed (``GRADCALC_KERNELS=numexpr`` chooses these kernels:
+    see :func:`gradcalc.engine.replay.kernels_for`; numpy's steps are the default, for the
+    reasons docs/performance.md gives).
 
-    >>> chosen(False)
-    False
+    >>> isinstance(available(), bool)
+    True
     """
-    if fuse is None:
-        fuse = os.environ.get("GRADCALC_KERNELS", "").strip().lower() == "numexpr"
-    if not fuse:
-        return False
     try:
         import numexpr  # noqa: F401
     except ImportError:
@@ -152,8 +148,7 @@ def _materialized(sweep: Sweep) -> set[int]:
     """The slots that must exist as arrays: outputs, values read twice or by a numpy step,
     the inputs of domain checks, values checked for NaN, and every numpy step's result."""
     readers: dict[int, int] = {}
-    kept = set(sweep.values) | set(sweep.saturation)
-    kept |= {s for g in sweep.gradients for s in g.values() if s is not None}
+    kept = set(sweep.kept_slots())
     for step in sweep.steps:
         for i in step.inputs:
             readers[i] = readers.get(i, 0) + 1
@@ -229,8 +224,7 @@ def _build(sweep: Sweep) -> Kernels:
 
 def _plan_releases(stages: list[Stage], sweep: Sweep) -> list[Stage]:
     """Free each computed slot right after the last stage that reads it."""
-    kept = set(sweep.values) | set(sweep.saturation)
-    kept |= {s for g in sweep.gradients for s in g.values() if s is not None}
+    kept = set(sweep.kept_slots())
     computed = {stage.out for stage in stages}
     last: dict[int, int] = {}
     for k, stage in enumerate(stages):

@@ -84,13 +84,10 @@ INSTRUCTIONS = (
 
 
 def outputs_of(sweep: Sweep) -> tuple[int, ...]:
-    """The computed slots the kernel writes as arrays: outputs, saturation slopes, and the
-    inputs of domain checks."""
-    wanted = [*sweep.values, *sweep.saturation]
-    wanted += [s for g in sweep.gradients for s in g.values() if s is not None]
-    wanted += [i for step in sweep.steps if step.guard and step.check_domain for i in step.inputs]
-    computed = {step.out for step in sweep.steps}
-    return tuple(dict.fromkeys(s for s in wanted if s in computed))
+    """The computed slots the kernel writes as arrays: the watched ones (see
+    :func:`watched_of`), then the inputs of domain checks."""
+    checked = [i for step in sweep.steps if step.guard and step.check_domain for i in step.inputs]
+    return tuple(dict.fromkeys([*watched_of(sweep), *_computed(sweep, checked)]))
 
 
 @functools.cache
@@ -145,11 +142,14 @@ def vector_name(function: str, arity: int) -> str | None:
 
 def watched_of(sweep: Sweep) -> tuple[int, ...]:
     """The computed outputs whose magnitudes the replay looks at: values (NaN, infinity),
-    partial derivatives (vanishing, exploding) and saturation slopes."""
-    wanted = [*sweep.values, *sweep.saturation]
-    wanted += [s for g in sweep.gradients for s in g.values() if s is not None]
+    saturation slopes and partial derivatives (vanishing, exploding)."""
+    return tuple(dict.fromkeys(_computed(sweep, sweep.kept_slots())))
+
+
+def _computed(sweep: Sweep, slots: list[int]) -> list[int]:
+    """Those of ``slots`` a step computes (not a variable's, not a constant's)."""
     computed = {step.out for step in sweep.steps}
-    return tuple(dict.fromkeys(s for s in wanted if s in computed))
+    return [s for s in slots if s in computed]
 
 
 def module_of(sweep: Sweep, lanes: int) -> tuple[Any, bool]:

@@ -178,7 +178,7 @@ def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
     """
     choice = (kernels or os.environ.get("GRADCALC_KERNELS", "")).strip().lower() or "auto"
     if choice == "numexpr":
-        return "numexpr" if fused.chosen(True) and sweep.kernels() is not None else "numpy"
+        return "numexpr" if fused.available() and sweep.kernels() is not None else "numpy"
     if choice != "native":
         return "numpy"  # (before asking for llvmlite, whose import takes a while)
     return "native" if native.available() and sweep.native_kernel() is not None else "numpy"

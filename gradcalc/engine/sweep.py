@@ -89,6 +89,12 @@ class Sweep:
     _kernels: list[fused.Kernels | None] = field(default_factory=list, repr=False)
     _native: list[native.Kernel | None] = field(default_factory=list, repr=False)
 
+    def kept_slots(self) -> list[int]:
+        """The slots read once the program has run: each target's value, the saturation
+        slopes, then every connected partial derivative (a slot may come twice)."""
+        partials = [s for target in self.gradients for s in target.values() if s is not None]
+        return [*self.values, *self.saturation, *partials]
+
     def kernels(self) -> fused.Kernels | None:
         """The steps as fused kernels (built once), or ``None`` without numexpr."""
         if not self._kernels:
@@ -284,8 +290,7 @@ def _plan_finite_checks(sweep: Sweep) -> None:
 
 def _plan_releases(sweep: Sweep) -> None:
     """Mark each computed slot for release right after its last reader."""
-    kept = set(sweep.values) | set(sweep.saturation)
-    kept |= {s for g in sweep.gradients for s in g.values() if s is not None}
+    kept = set(sweep.kept_slots())
     last: dict[int, int] = {}
     for k, step in enumerate(sweep.steps):
         for i in step.inputs:

@@ -14,7 +14,7 @@ import pytest
 
 from gradcalc.engine import fused
 from gradcalc.engine.api import compile_expression
-from gradcalc.engine.replay import run_sweep
+from gradcalc.engine.replay import kernels_for, run_sweep
 from gradcalc.engine.sweep import record_sweep, sweep_for
 from tests.engine.agreement import assert_same_flags_and_close, normwise_ulps, ulps
 from tests.engine.test_replay import BENCHMARK_EXPRESSIONS, random_trees
@@ -117,9 +117,10 @@ def test_every_template_names_a_registry_op_and_computes_its_forward() -> None:
 
 
 def test_without_numexpr_or_when_not_chosen_the_replay_runs_step_by_step(monkeypatch) -> None:
+    sweep = sweep_for(compile_expression("x*sin(x) + 1"), ("x",))
     monkeypatch.delenv("GRADCALC_KERNELS", raising=False)
-    assert not fused.chosen()
+    assert kernels_for(sweep, 10**6) == "numpy"
     monkeypatch.setenv("GRADCALC_KERNELS", "numexpr")
-    assert fused.chosen()
+    assert kernels_for(sweep, 10**6) == "numexpr"
     monkeypatch.setitem(__import__("sys").modules, "numexpr", None)  # as if not installed
-    assert not fused.chosen()
+    assert not fused.available() and kernels_for(sweep, 10**6) == "numpy"
