@@ -263,7 +263,8 @@ def notes(expressions: list[str]) -> list[str]:
         "set-up (the longest over the sizes): compiling and tracing for the jit modes "
         "(torch.compile's first call; it compiles once for every size), parsing, lowering and "
         "recording the forward-and-reverse program (and compiling its kernels) for gradcalc "
-        "compiled once; grad() does all of that in every call",
+        "compiled once; grad() does all of that in every call (its native kernel is compiled "
+        "once per process, from 20,000 points)",
         "peak = peak resident set size of a fresh process computing the gradient once; "
         "+increment = peak minus the resident size after imports, inputs and set-up (not "
         "measured for torch.compile and XLA, whose fresh processes would compile again, nor "

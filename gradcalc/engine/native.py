@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradcalc.engine import native_code
+from gradcalc.engine.native_bounds import BOUNDARIES, inexact_slots
 from gradcalc.engine.native_code import (
     ARITHMETIC,
     COMPOSITE,
@@ -97,6 +98,10 @@ class Kernel:
     engine: Any = field(repr=False)  # keeps the machine code alive
     #: the outputs whose extent (smallest and largest magnitude, any NaN) the kernel tells
     watched: tuple[int, ...] = ()
+    #: the partial derivatives that may differ from numpy's (a maths function feeds them):
+    #: the replay computes again with numpy the points where one is below the vanishing
+    #: threshold (exactly 0 is healthy, a tiny value vanishing)
+    doubtful: frozenset[int] = frozenset()
 
 
 @functools.cache
@@ -239,6 +244,8 @@ def _supported(step: Step, sweep: Sweep) -> bool:
         i in sweep.constants and sweep.constants[i].ndim != 0 for i in step.inputs
     ):
         return False
+    if step.guard and step.check_domain and step.op.name not in BOUNDARIES:
+        return False  # a rule whose decisions the loop cannot bound
     if step.ufunc is None:
         return step.op.name in COMPOSITE
     name = step.ufunc.__name__
@@ -273,6 +280,7 @@ def _build(sweep: Sweep) -> Kernel:
     pointer = ctypes.c_void_p
     prototype = ctypes.CFUNCTYPE(None, ctypes.c_int64, pointer, pointer, pointer, pointer)
     checks = tuple(step for step in sweep.steps if step.guard and step.check_domain)
+    partials = {slot for target in sweep.gradients for slot in target.values() if slot is not None}
     variables = tuple(range(len(sweep.variables)))
     return Kernel(
         prototype(address),
@@ -283,6 +291,7 @@ def _build(sweep: Sweep) -> Kernel:
         lanes,
         engine,
         watched_of(sweep),
+        frozenset(partials & inexact_slots(sweep)),
     )
 
 

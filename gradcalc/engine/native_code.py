@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gradcalc.engine.native_bounds import HUGE, Bounds, either, inexact_slots
+
 if TYPE_CHECKING:
     from gradcalc.engine.sweep import Step, Sweep
 
@@ -267,17 +269,22 @@ class _Extents:
 
 
 def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
-    """Every step on the vectors of ``values`` (slot -> vector, filled in); the lanes where
-    a value the replay checks is not finite, or ``None`` when none is checked."""
+    """Every step on the vectors of ``values`` (slot -> vector, filled in); the lanes to flag
+    for the tape -- where a value the replay checks is not finite, or where a decision could
+    fall otherwise at numpy's values (see :mod:`gradcalc.engine.native_bounds`) -- or
+    ``None`` when nothing is checked."""
+    bounds = Bounds(emit, sweep)
+    inexact = inexact_slots(sweep)
     bad = None
     for step in sweep.steps:
-        result = emit.step(step, [values[i] for i in step.inputs])
+        args = [values[i] for i in step.inputs]
+        result = emit.step(step, args)
         values[step.out] = result
-        if step.guard and step.check_finite:
+        if step.guard and step.check_finite:  # (not NaN or inf; not HUGE where inexact)
             size = emit.call_intrinsic("llvm.fabs", [result])
-            finite = emit.builder.fcmp_ordered("<", size, emit.splat(np.inf))  # not NaN or inf
-            not_finite = emit.builder.not_(finite)
-            bad = not_finite if bad is None else emit.builder.or_(bad, not_finite)
+            limit = emit.splat(HUGE if step.out in inexact else np.inf)
+            bad = either(emit.builder, bad, emit.builder.fcmp_unordered(">=", size, limit))
+        bad = either(emit.builder, bad, bounds.step(step, args, result))
     return bad
 
 

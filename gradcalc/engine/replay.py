@@ -13,7 +13,8 @@ exploding components, and marks the points where any of these fires (``flagged``
 re-runs just those points on a full tape, which explains them, and merges them back. Step
 by step, values are the same numpy calls on the same inputs, so results are bit-for-bit
 those of the tape; the program compiled to one native loop (:mod:`gradcalc.engine.native`,
-chosen with ``GRADCALC_KERNELS=native``) agrees with them to a few ulps.
+the default from :data:`NATIVE_MIN_POINTS` points) agrees with them to a few ulps, and
+sends the tape every point where those ulps could decide otherwise.
 
 >>> import numpy as np
 >>> from gradcalc.engine.sweep import record_sweep
@@ -154,6 +155,12 @@ def run_sweep(
     return result
 
 
+#: Points from which the replay runs native code by default: compiling a program takes 20 to
+#: 200 ms (once per structure), replaying 20,000 points step by step about as long
+#: (docs/performance.md). The choice depends on the count alone, so the same call gives the
+#: same bits whatever ran before it.
+NATIVE_MIN_POINTS = 20_000
+
 #: The choices of ``GRADCALC_KERNELS`` (an empty or unset one is ``auto``).
 KERNELS = ("auto", "native", "numpy", "numexpr")
 
@@ -162,12 +169,13 @@ def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
     """How ``n`` points of ``sweep`` are replayed: ``"native"``, ``"numexpr"`` or ``"numpy"``.
 
     ``kernels`` (default: the environment's ``GRADCALC_KERNELS``) is one of :data:`KERNELS`.
-    ``native`` runs native code (with llvmlite installed and every op supported);
-    ``numexpr`` fused kernels (with numexpr installed); ``numpy`` and ``auto`` (the default)
+    ``auto`` (the default) runs native code (with llvmlite installed and every op
+    supported) from :data:`NATIVE_MIN_POINTS` points, and numpy's steps below; ``native``
+    native code at any count; ``numexpr`` fused kernels (with numexpr installed); ``numpy``
     one numpy call per step, bit for bit the tape. A choice that cannot be had falls back to
-    numpy's. (Native code is not the default yet: its few ulps can move a point across a
-    kink reached by rounding -- ``abs(sin(x + 0.5) + sin(0.5))`` at ``x = -1``, where
-    numpy's sines cancel exactly and the tape reports the kink -- see docs/performance.md.)
+    numpy's. Native code's maths functions differ from numpy's in the last bits; where that
+    could decide a kink, a tie, a pole or a zero otherwise, the point goes to the tape (see
+    :mod:`gradcalc.engine.native_bounds`).
 
     >>> from gradcalc.engine.sweep import record_sweep
     >>> from gradcalc.lang.graph import lower
@@ -179,7 +187,7 @@ def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
     choice = (kernels or os.environ.get("GRADCALC_KERNELS", "")).strip().lower() or "auto"
     if choice == "numexpr":
         return "numexpr" if fused.available() and sweep.kernels() is not None else "numpy"
-    if choice != "native":
+    if choice not in ("auto", "native") or (choice == "auto" and n < NATIVE_MIN_POINTS):
         return "numpy"  # (before asking for llvmlite, whose import takes a while)
     return "native" if native.available() and sweep.native_kernel() is not None else "numpy"
 
@@ -289,10 +297,51 @@ class _Replay:
             slot: (col, col[part]) for slot, col in self.written.items() if slot in kernel.outputs
         }
         into.update((slot, written) for slot, (_, written) in outputs.items())
-        extents = native.run(kernel, slots, part.stop - part.start, into, flag)
+        size = part.stop - part.start
+        extents = native.run(kernel, slots, size, into, flag)
         for step in kernel.checks:
             _check_domain(step, [slots[i] for i in step.inputs], flag)
+        if self._settle_small_partials(kernel, slots, size, flag, extents):
+            extents = {}  # (some outputs changed: _store measures them itself)
         return outputs, extents
+
+    def _settle_small_partials(
+        self,
+        kernel: native.Kernel,
+        slots: list[Any],
+        size: int,
+        flag: Callable[[np.ndarray], None],
+        extents: Mapping[int, native.Extent],
+    ) -> bool:
+        """Compute again, with numpy's steps, the points of the slice where a partial
+        derivative the kernel computed from maths functions (``kernel.doubtful``) is below
+        the vanishing threshold, 0 included: exactly 0 is healthy and a tiny value vanishing,
+        and an ulp of another library's sine can tell them apart. Returns whether any
+        point was computed again (its outputs are then numpy's, and so are its flags)."""
+        threshold = self.thresholds.vanishing
+        small: np.ndarray | None = None
+        for slot in kernel.doubtful:
+            if not extents[slot][0] >= threshold:  # rare (or a NaN somewhere): look closer
+                below = np.absolute(slots[slot]) < threshold
+                small = below if small is None else small | below
+        if small is None or not small.any():
+            return False
+        where = np.flatnonzero(small)
+        again: list[Any] = [None] * self.sweep.size
+        for k, value in self.sweep.constants.items():
+            again[k] = value
+        for k in range(len(self.columns)):
+            again[k] = slots[k][where]
+
+        def spread(mask: np.ndarray) -> None:
+            full = np.zeros(size, dtype=bool)
+            full[where] = mask
+            flag(full)
+
+        _replay(self.sweep.steps, again, spread, {}, [])
+        for slot in kernel.watched:  # (kept to the end: never released)
+            slots[slot][where] = again[slot]
+        return True
 
     def _unwritten(self, kernel: native.Kernel) -> list[int]:
         """The kernel's output slots that go to no result column."""

@@ -46,3 +46,24 @@ def assert_same_flags_and_close(plain, fast, count: int, compared=None) -> None:
     pairs += [(a, fast.gradients[0][s]) for s, a in plain.gradients[0].items() if a is not None]
     for a, b in pairs:
         assert normwise_ulps(a[clean], b[clean]) <= 2**42
+
+
+def assert_decides_as_the_replay(plain, fast, count: int, compared=None) -> None:
+    """A native replay decides as numpy's steps: it flags every point they flag (and perhaps
+    more, where its last bits could decide otherwise: the tape then computes those), finds
+    what they find at every point it does not flag, and agrees at every point neither flags
+    (of the mask ``compared``, default all) within 1e-9 of the batch's largest."""
+    none = np.zeros(count, bool)
+    flagged = plain.flagged if plain.flagged is not None else none
+    other = fast.flagged if fast.flagged is not None else none
+    assert not (flagged & ~other).any()
+    keys = {k for k, m in [*plain.findings.items(), *fast.findings.items()] if m.any()}
+    for key in keys:
+        mine = plain.findings.get(key, none) & ~other
+        theirs = fast.findings.get(key, none)
+        assert np.array_equal(mine, theirs), key
+    clean = ~(flagged | other) if compared is None else ~(flagged | other) & compared
+    pairs = [(plain.values[0], fast.values[0])]
+    pairs += [(a, fast.gradients[0][s]) for s, a in plain.gradients[0].items() if a is not None]
+    for a, b in pairs:
+        assert normwise_ulps(a[clean], b[clean]) <= 2**42

@@ -8,18 +8,25 @@ decide which points the tape explains.
 
 from __future__ import annotations
 
+import os
 import re
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from gradcalc.core.ops import REGISTRY
-from gradcalc.engine import native, native_code
+from gradcalc.engine import native, native_bounds, native_code, replay
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.points import Points
 from gradcalc.engine.replay import kernels_for, run_sweep
 from gradcalc.engine.sweep import Step, Sweep, record_sweep, sweep_for
-from tests.engine.agreement import assert_same_flags_and_close, normwise_ulps, ulps
+from tests.engine.agreement import (
+    assert_decides_as_the_replay,
+    assert_same_flags_and_close,
+    normwise_ulps,
+    ulps,
+)
 from tests.engine.test_replay import BENCHMARK_EXPRESSIONS, random_trees
 
 pytest.importorskip("llvmlite")
@@ -142,29 +149,147 @@ def test_benchmark_expressions_agree_with_the_replay(vector_maths, text: str) ->
         assert normwise_ulps(a, b) <= 16
 
 
-@random_trees
-def test_random_trees_flag_the_same_points_and_agree(tree, seed) -> None:
-    """As the fused kernels' test: the same flagged points and findings, and values and
-    gradients within 1e-9 of the batch's largest at every clean point (ill-conditioned
-    expressions amplify an ulp of one function into many of the result, for any library).
+#: Round points, where students look and exact cancellations happen (``sin(x + 0.5) +
+#: sin(0.5)`` is exactly 0 at x = -1 with numpy's sines, 5.6e-17 with libmvec's).
+ROUND = [0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 1.5, -1.5, 3.0]
 
-    Not at round points such as x = 1 or -1: there ``sin(x + 0.5) + sin(0.5)`` is exactly 0
-    with numpy's sines (the tape reports the kink of ``abs`` there) and 1 ulp away from it
-    with libmvec's, so which side of a kink or tie such a point falls on is the libraries'
-    rounding -- the reason native code is not the default (a long run found 3 such trees in
-    3,000, all at x = 1 or -1). Random points (501) meet no exact cancellation. x = 1e300 is
-    among them for its overflows and NaNs, whose flags must agree, but not for its numbers:
-    ``sin(exp(sin(x)) * x)`` there turns an ulp of ``exp`` into a different sine (a long run
-    found it)."""
-    text, _ = tree
+
+def _round_and_random(names, count: int, seed: int) -> dict[str, np.ndarray]:
+    """``count`` random points in [-3, 3], every round value of :data:`ROUND` among them
+    for each name (as pairs of round values too)."""
     rng = np.random.default_rng(seed)
-    arrays = {n: rng.uniform(-3.0, 3.0, 501) for n in ("x", "y")}
-    arrays["x"][0] = 1e300
+    arrays = {n: rng.uniform(-3.0, 3.0, count) for n in names}
+    for k, name in enumerate(names):
+        arrays[name][: len(ROUND) ** 2] = np.repeat(ROUND, len(ROUND)) if k else ROUND * len(ROUND)
+    return arrays
+
+
+def _both_ways(graph, arrays: dict[str, np.ndarray]):
+    """The graph's gradient at ``arrays`` through gradient_at (replay, then the tape for the
+    flagged points), with numpy's steps and with native code."""
+    points = Points(tuple(graph.variables), arrays, None)
+    options = Options(check=False, strict=False, tape=False)
+    results = []
+    for kernels in ("numpy", "native"):
+        with mock.patch.dict(os.environ, {"GRADCALC_KERNELS": kernels}):
+            results.append(gradient_at(graph, points, options=options)[0])
+    return points, results
+
+
+def assert_same_answers(graph, arrays: dict[str, np.ndarray], compared=None) -> None:
+    """What a user is told is the same either way: undefined points and why, findings and
+    their points, the numbers where undefined; values and gradients elsewhere (of the mask
+    ``compared``, default all) within 1e-9 of the batch's largest."""
+    points, (plain, fast) = _both_ways(graph, arrays)
+    assert np.array_equal(plain.undefined, fast.undefined)
+    assert [s.describe(points, "f") for s in plain.singularities] == [
+        s.describe(points, "f") for s in fast.singularities
+    ]
+    found = [(f.kind, f.source, f.record, f.mask.tolist()) for f in plain.diagnostics]
+    assert found == [(f.kind, f.source, f.record, f.mask.tolist()) for f in fast.diagnostics]
+    compared = np.ones(plain.undefined.shape, bool) if compared is None else compared
+    clean, undefined = ~plain.undefined & compared, plain.undefined & compared
+    pairs = [(plain.value, fast.value)]
+    for name, column in plain.gradient.items():
+        if column is not None:
+            assert np.array_equal(column[undefined], fast.gradient[name][undefined], True)
+            pairs.append((column, fast.gradient[name]))
+    for a, b in pairs:
+        assert normwise_ulps(a[clean], b[clean]) <= 2**42
+
+
+@random_trees
+def test_random_trees_decide_as_numpys_steps_at_round_points(tree, seed) -> None:
+    """Random registry trees at random and round points (x = 1e300 too, for its overflows):
+    the native replay flags every point numpy's steps flag, finds the same elsewhere, and
+    agrees with them to 1e-9 of the batch's largest (ill-conditioned expressions amplify
+    an ulp of one function into many of the result, for any library); through gradient_at,
+    the user is told the same undefined points, reasons and findings. At 1e300 only flags
+    are compared: ``sin(exp(sin(x)) * x)`` there turns an ulp of ``exp`` into another sine."""
+    text, _ = tree
+    arrays = _round_and_random(("x", "y"), 501, seed)
+    arrays["x"][-1] = 1e300
     graph = compile_expression(text, ["x", "y"])
     sweep = record_sweep(graph, graph.variables)
     plain = run_sweep(sweep, arrays, kernels="numpy", chunk=128)
     fast = run_sweep(sweep, arrays, kernels="native", chunk=128)
-    assert_same_flags_and_close(plain, fast, 501, compared=np.arange(501) != 0)
+    away = np.arange(501) != 500
+    assert_decides_as_the_replay(plain, fast, 501, compared=away)
+    assert_same_answers(graph, arrays, compared=away)
+
+
+#: sin(x + 0.5) + sin(0.5): exactly 0 at x = -1 with numpy's sines.
+CANCELLING = "(sin(x + 0.5) + sin(0.5))"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"abs({CANCELLING})",
+        f"sign({CANCELLING}) + x",
+        f"log({CANCELLING}^2)",
+        f"sqrt({CANCELLING}^2)",
+        f"cbrt({CANCELLING})",
+        f"1/{CANCELLING}",
+        f"abs({CANCELLING})^0.5",
+        f"max({CANCELLING}, 0)",
+        f"min(x, {CANCELLING} - 1)",
+        f"floor(2 + {CANCELLING}) * x",
+        f"ceiling({CANCELLING} - 2) * x",
+        f"asin(1 - abs({CANCELLING}))",
+        f"acos({CANCELLING} - 1)",
+        f"atanh(1 + {CANCELLING})",
+        f"acosh(1 + {CANCELLING})",
+        f"cot({CANCELLING})",
+        f"csc({CANCELLING})",
+        f"tan({CANCELLING} + pi/2)",
+        f"atan2({CANCELLING}, x)",
+        "max(cosh(sin(x + x)), cosh(sin(2)))",
+        f"cbrt(1 + {CANCELLING}^2)",
+    ],
+)
+def test_a_boundary_reached_by_cancellation_is_the_tapes(text: str) -> None:
+    """Each domain rule's boundary reached at x = -1 (or 1) by an exact cancellation of
+    numpy's sines, which another library's last ulp misses: the native replay flags or
+    settles the point, and the user is told what the tape tells (the kink, the pole, the
+    tie, a partial of exactly 0 that is not vanishing)."""
+    graph = compile_expression(text)
+    sweep = record_sweep(graph, graph.variables)
+    assert sweep.native_kernel() is not None  # (else this would test numpy twice)
+    arrays = {"x": np.concatenate([[-1.0, 1.0, 0.0], np.linspace(-3.0, 3.0, 997)])}
+    plain = run_sweep(sweep, arrays, kernels="numpy")
+    fast = run_sweep(sweep, arrays, kernels="native")
+    assert_decides_as_the_replay(plain, fast, 1000)
+    assert_same_answers(graph, arrays)
+
+
+def test_a_partial_of_exactly_zero_at_many_points_is_settled_by_numpy() -> None:
+    """max(x, c) has a partial of exactly 0 wherever it picks the constant, made of maths
+    functions here: the replay computes those points again with numpy's steps (flagging
+    none of them for the tape), and the partials there are numpy's, bit for bit."""
+    graph = compile_expression("max(cosh(sin(x + x)), cosh(sin(2)))")
+    sweep = record_sweep(graph, graph.variables)
+    kernel = sweep.native_kernel()
+    assert kernel is not None and kernel.doubtful
+    arrays = {"x": np.linspace(-3.0, 3.0, 30_001)}
+    plain = run_sweep(sweep, arrays, kernels="numpy")
+    fast = run_sweep(sweep, arrays, kernels="native")
+    zero = plain.gradients[0]["x"] == 0
+    assert zero.sum() > 10_000
+    assert np.array_equal(fast.gradients[0]["x"][zero], plain.gradients[0]["x"][zero])
+    none = np.zeros(30_001, bool)
+    flagged = [none if r.flagged is None else r.flagged for r in (plain, fast)]
+    assert np.array_equal(*flagged)  # (the ties with the constant, if any, and no more)
+
+
+def test_every_checked_op_the_loop_computes_has_its_boundaries() -> None:
+    """An op with a domain rule among the kernel's tables has its boundaries in
+    native_bounds (else any program with it would stay with numpy's steps)."""
+    computed = {*native_code.ARITHMETIC, *native_code.FUNCTIONS, *native_code.INSTRUCTIONS}
+    for name, op in REGISTRY.items():
+        ufunc = getattr(op.forward, "__name__", "")
+        if op.domain is not None and (ufunc in computed or name in native_code.COMPOSITE):
+            assert name in native_bounds.BOUNDARIES, name
 
 
 def test_undefined_points_are_flagged_and_explained_by_the_tape(monkeypatch) -> None:
@@ -217,20 +342,25 @@ def test_threads_do_not_change_a_bit() -> None:
 
 
 def test_native_code_is_chosen_and_unsupported_ops_replay_step_by_step(monkeypatch) -> None:
-    """Native code only when asked for (GRADCALC_KERNELS=native, at any count); an op the
-    kernels lack (erf), or llvmlite missing, leaves the program to numpy's steps."""
-    many = 1_000_000
+    """By default native code from NATIVE_MIN_POINTS points (numpy's steps below, where
+    compiling would cost more than it saves); GRADCALC_KERNELS=native at any count, numpy
+    at none; an op the kernels lack (erf), or llvmlite missing, leaves the program to
+    numpy's steps."""
+    many, few = replay.NATIVE_MIN_POINTS, replay.NATIVE_MIN_POINTS - 1
     lacking = sweep_for(compile_expression("erf(x) + x^2"), ("x",))
     assert lacking.native_kernel() is None and kernels_for(lacking, many, "native") == "numpy"
     sweep = sweep_for(compile_expression("x*sin(x)"), ("x",))
     monkeypatch.delenv("GRADCALC_KERNELS", raising=False)
-    assert kernels_for(sweep, many) == "numpy"  # the default: bit for bit the tape
+    assert (kernels_for(sweep, many), kernels_for(sweep, few)) == ("native", "numpy")
     assert kernels_for(sweep, 10, "native") == "native"
     monkeypatch.setenv("GRADCALC_KERNELS", "native")
     assert kernels_for(sweep, 10) == "native"
-    monkeypatch.setenv("GRADCALC_KERNELS", "auto")
+    monkeypatch.setenv("GRADCALC_KERNELS", "numpy")
     assert kernels_for(sweep, many) == "numpy"
+    monkeypatch.setenv("GRADCALC_KERNELS", "auto")
+    assert kernels_for(sweep, many) == "native"
     monkeypatch.setattr(native, "available", lambda: False)
+    assert kernels_for(sweep, many) == "numpy"
     assert kernels_for(sweep, many, "native") == "numpy"
 
 

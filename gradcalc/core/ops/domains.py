@@ -13,7 +13,8 @@ import numpy as np
 
 from gradcalc.core.ops.record import NOT_DIFFERENTIABLE, UNDEFINED, Domain, DomainIssue
 
-_TINY = 4 * np.finfo(np.float64).eps
+#: How close to ``k*pi + offset`` a value counts as a pole, relative to it.
+POLE_TOLERANCE = 4 * float(np.finfo(np.float64).eps)
 
 
 def undefined(mask: Any, reason: str, arg: int | None = None) -> DomainIssue:
@@ -41,7 +42,7 @@ def multiple_of_pi(x: np.ndarray, offset: float = 0.0) -> np.ndarray:
     [True, False]
     """
     pole = np.round((x - offset) / np.pi) * np.pi + offset
-    result: np.ndarray = np.abs(x - pole) <= _TINY * np.abs(pole)
+    result: np.ndarray = np.abs(x - pole) <= POLE_TOLERANCE * np.abs(pole)
     return result
 
 

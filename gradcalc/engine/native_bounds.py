@@ -1,0 +1,524 @@
+"""How far a native kernel's numbers may be from the tape's, and the points where that could
+change a decision: those go to the tape.
+
+The native loop (:mod:`gradcalc.engine.native_code`) computes arithmetic exactly as numpy
+does, but its maths functions are another library's (glibc's vector functions), each within
+a few units in the last place of numpy's. Most of the time that is only a last digit. But a
+decision taken on an exact value -- a kink of ``abs`` at 0, a tie of ``max``, a pole, a
+partial derivative that is exactly 0 -- can go the other way: at ``x = -1``,
+``sin(x + 0.5) + sin(0.5)`` is exactly 0 with numpy's sines (the tape reports the kink of
+``abs`` there) and 5.6e-17 with libmvec's.
+
+So alongside each value a domain rule looks at, the loop carries a bound on how far it may
+be from numpy's value at that point (*running error analysis*, first order): none where the
+two are certainly the same (an input, a constant, IEEE arithmetic on such values);
+:data:`LIBRARY` of the result for a maths function, plus what its inputs' bounds become
+through its derivative; and for arithmetic on inexact values, the inputs' bounds carried
+through plus one rounding. Where a rule's boundary (``abs`` at 0, a tie of ``max``, ``log``
+at 0, ``asin`` at ±1, the poles of ``tan``, an integer for ``floor`` ...) lies within
+:data:`MARGIN` times the bound, the point is flagged: the tape computes and explains it.
+
+Two more decisions are taken on values that may differ (:func:`inexact_slots`), and the
+loop and the replay settle them more simply: a value the replay checks for infinity is
+flagged from :data:`HUGE` on (the tape might find it infinite), and where a partial
+derivative is below the vanishing threshold, 0 included, the replay computes the point
+again with numpy's steps (exactly 0 is healthy, a tiny value vanishing; a ``max`` that
+picks a constant has a partial of exactly 0 at every such point, so the tape, which
+explains each point it is given, would be too dear there).
+
+Nothing is tracked where no maths function feeds a rule (``3*w1**2 + 2*w1*w2``, the
+50-term trigonometric sum: none), and at random points such closeness is rare (a relative
+distance of about 1e-14), so this costs a few vector instructions per checked step and
+flags next to nothing. Each op with a domain rule the loop computes is in
+:data:`BOUNDARIES`; a program with a checked op that is not stays with numpy's steps.
+
+>>> sorted(BOUNDARIES)[:6]
+['abs', 'acos', 'acosh', 'asin', 'atan2', 'atanh']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gradcalc.engine.native_code import _Emitter
+    from gradcalc.engine.sweep import Step, Sweep
+
+#: How far apart two libraries' values of one maths function may be, relative to the value:
+#: 16 units in the last place (glibc's vector functions are documented within 4 ulps, and
+#: numpy's within a few), so at least twice the worst documented.
+LIBRARY = 2.0**-48
+
+#: The smallest bound of a maths function's value: 16 of the smallest subnormal's ulps
+#: (where a result underflows, its relative error is no longer a few ulps).
+FLOOR = 2.0**-1070
+
+#: One rounding of an IEEE operation, relative to its result (an ulp, generously).
+ROUNDING = 2.0**-51
+
+#: The magnitude from which an inexact value is flagged as possibly infinite at numpy's
+#: values: 2^1016, 1/256 of the largest double.
+HUGE = 2.0**1016
+
+#: A decision this many bounds from a value is certain: the bounds are first order, and the
+#: margin covers what they leave out.
+MARGIN = 4.0
+
+#: Functions whose derivative is at most 1 in magnitude: the input's bound passes unchanged.
+_LIPSCHITZ = frozenset({"sin", "cos", "tanh", "arctan", "arcsinh"})
+
+
+def either(builder: Any, a: Any, b: Any) -> Any:
+    """The lanes set in ``a`` or ``b`` (either may be ``None``: no lane)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return builder.or_(a, b)
+
+
+def tracked_slots(sweep: Sweep) -> set[int]:
+    """The slots whose bound the loop computes: the inputs of the domain rules and whatever
+    they are made of."""
+    needed: set[int] = set()
+    todo = [i for s in sweep.steps if s.guard and s.check_domain for i in s.inputs]
+    made_of = {step.out: step.inputs for step in sweep.steps}
+    while todo:
+        slot = todo.pop()
+        if slot not in needed:
+            needed.add(slot)
+            todo.extend(made_of.get(slot, ()))
+    return needed
+
+
+def inexact_slots(sweep: Sweep) -> set[int]:
+    """The slots whose value may differ from numpy's: a maths function's, and whatever is
+    computed from one (but for floor, ceiling and sign, whose jumps are flagged).
+
+    >>> from gradcalc.engine.sweep import record_sweep
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> len(inexact_slots(record_sweep(lower(parse_program("3*x**2 + x*y")), ("x", "y"))))
+    0
+    """
+    inexact: set[int] = set()
+    for step in sweep.steps:
+        name = step.op.name if step.ufunc is None else step.ufunc.__name__
+        if name not in _ARITHMETIC_BOUNDS or (
+            _ARITHMETIC_BOUNDS[name] is not _stepped and inexact.intersection(step.inputs)
+        ):
+            inexact.add(step.out)
+    return inexact
+
+
+class Bounds:
+    """The bounds of one pass of the loop, emitted step by step beside the values: call
+    :meth:`step` after each step's value; it returns the lanes to flag (or ``None``)."""
+
+    def __init__(self, emit: _Emitter, sweep: Sweep):
+        self.emit, self.sweep = emit, sweep
+        self.tracked = tracked_slots(sweep)
+        self.bounds: dict[int, Any] = {}  # slot -> vector; absent: the same as numpy's
+
+    def step(self, step: Step, args: list[Any], result: Any) -> Any:
+        """Bound ``step``'s value (``result`` of ``args``) where a domain rule needs it, and
+        return the lanes where the step's own rule could decide otherwise than the tape."""
+        errors = [self.bounds.get(i) for i in step.inputs]
+        near = None
+        if step.guard and step.check_domain and any(e is not None for e in errors):
+            near = BOUNDARIES[step.op.name](self, args, errors)
+        if step.out in self.tracked:
+            bound = self._bound(step, args, errors, result)
+            if bound is not None:
+                self.bounds[step.out] = bound
+        return near
+
+    # --- the bound of each step's value ------------------------------------------------------
+
+    def _bound(self, step: Step, args: list[Any], errors: list[Any], result: Any) -> Any:
+        if step.ufunc is None:  # 1 / f(x): f's bound, then the division's
+            from gradcalc.engine.native_code import COMPOSITE
+
+            inner = self._reciprocal(result)  # f(x), to the bound's precision
+            spread = self._function(COMPOSITE[step.op.name], [inner], errors[:1], inner)
+            return self._quotient(self.emit.splat(1.0), inner, None, spread, result)
+        name = step.ufunc.__name__
+        errors = errors[: step.ufunc.nin]
+        if name in _ARITHMETIC_BOUNDS:
+            if all(e is None for e in errors):
+                return None  # the same IEEE operation on the same numbers
+            return _ARITHMETIC_BOUNDS[name](self, args, errors, result)
+        return self._function(name, args, errors, result)
+
+    def _function(self, name: str, args: list[Any], errors: list[Any], result: Any) -> Any:
+        """A maths function's bound: its inputs' bounds through its derivative, plus the
+        libraries' own difference."""
+        own = self._add(self._times(LIBRARY, self._abs(result)), self.emit.splat(FLOOR))
+        if all(e is None for e in errors):
+            return own
+        carried = _DERIVATIVE_BOUNDS[name](self, args, errors, result)
+        return self._add(carried, own)
+
+    def _quotient(self, a: Any, b: Any, ea: Any, eb: Any, result: Any) -> Any:
+        """a / b: (ea + |a/b| eb) / (|b| - eb), infinite once eb reaches |b|."""
+        top = self._sum([ea, None if eb is None else self._mul(self._abs(result), eb)])
+        room = self._abs(b) if eb is None else self.emit.builder.fsub(self._abs(b), eb)
+        bound = self._div(top, self._positive(room))
+        return self._add(bound, self._times(ROUNDING, self._abs(result)))
+
+    # --- vector helpers ----------------------------------------------------------------------
+
+    def _abs(self, x: Any) -> Any:
+        return self.emit.call_intrinsic("llvm.fabs", [x])
+
+    def _add(self, a: Any, b: Any) -> Any:
+        return self.emit.builder.fadd(a, b)
+
+    def _sub(self, a: Any, b: Any) -> Any:
+        return self.emit.builder.fsub(a, b)
+
+    def _sqrt(self, x: Any) -> Any:
+        return self.emit.call_intrinsic("llvm.sqrt", [x])
+
+    def _mul(self, a: Any, b: Any) -> Any:
+        return self.emit.builder.fmul(a, b)
+
+    def _div(self, a: Any, b: Any) -> Any:
+        return self.emit.builder.fdiv(a, b)
+
+    def _times(self, number: float, x: Any) -> Any:
+        return self._mul(self.emit.splat(number), x)
+
+    def _sum(self, terms: list[Any]) -> Any:
+        present = [t for t in terms if t is not None]
+        total = present[0]
+        for term in present[1:]:
+            total = self._add(total, term)
+        return total
+
+    def _positive(self, x: Any) -> Any:
+        """x where it is above 0, else 0 (a bound divided by it is then infinite)."""
+        return self.emit.call_intrinsic("llvm.maxnum", [x, self.emit.splat(0.0)])
+
+    def _reciprocal(self, x: Any) -> Any:
+        return self._div(self.emit.splat(1.0), x)
+
+    def _or(self, a: Any, b: Any) -> Any:
+        return either(self.emit.builder, a, b)
+
+    def _within(self, distance: Any, bound: Any) -> Any:
+        """The lanes where ``distance`` is within reach of ``bound`` (NaN included)."""
+        return self.emit.builder.fcmp_unordered("<=", distance, self._times(MARGIN, bound))
+
+    def _near(self, x: Any, error: Any, at: float = 0.0) -> Any:
+        """The lanes where x lies within reach of ``at`` (``None`` if x is numpy's)."""
+        if error is None:
+            return None
+        distance = self._abs(x if at == 0.0 else self.emit.builder.fsub(x, self.emit.splat(at)))
+        return self._within(distance, error)
+
+    def _near_integer(self, x: Any, error: Any) -> Any:
+        if error is None:
+            return None
+        whole = self.emit.call_intrinsic("llvm.roundeven", [x])
+        return self._within(self._abs(self.emit.builder.fsub(x, whole)), error)
+
+
+def _zero(bounds: Bounds, e: Any) -> Any:
+    return bounds.emit.splat(0.0) if e is None else e
+
+
+# --- arithmetic: the same IEEE operation, on inputs that may differ ---------------------------
+
+
+def _sum_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    carried = bounds._sum(errors)
+    return bounds._add(carried, bounds._times(ROUNDING, bounds._abs(result)))
+
+
+def _product_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    (a, b), (ea, eb) = args, errors
+    terms = [
+        None if eb is None else bounds._mul(bounds._abs(a), eb),
+        None if ea is None else bounds._mul(bounds._abs(b), ea),
+        None if ea is None or eb is None else bounds._mul(ea, eb),
+    ]
+    return bounds._add(bounds._sum(terms), bounds._times(ROUNDING, bounds._abs(result)))
+
+
+def _quotient_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    return bounds._quotient(args[0], args[1], errors[0], errors[1], result)
+
+
+def _square_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    return _product_bound(bounds, [args[0], args[0]], [errors[0], errors[0]], result)
+
+
+def _same_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    """Negation and absolute value move no value further."""
+    return errors[0]
+
+
+def _either_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    """min and max pick one input (the same one, away from a tie, which is flagged)."""
+    ea, eb = (_zero(bounds, e) for e in errors)
+    return bounds.emit.call_intrinsic("llvm.maxnum", [ea, eb])
+
+
+def _root_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    """|sqrt(a) - sqrt(a')| = |a - a'| / (sqrt(a) + sqrt(a')) <= ea / (r + sqrt(a - ea))."""
+    b = bounds.emit.builder
+    lowest = bounds.emit.call_intrinsic("llvm.sqrt", [bounds._positive(b.fsub(args[0], errors[0]))])
+    bound = bounds._div(errors[0], b.fadd(result, lowest))
+    return bounds._add(bound, bounds._times(ROUNDING, result))
+
+
+def _stepped(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    """floor, ceiling and sign are the same away from a jump (a point near one is flagged)."""
+    return None
+
+
+_ARITHMETIC_BOUNDS: dict[str, Callable[..., Any]] = {
+    "add": _sum_bound,
+    "subtract": _sum_bound,
+    "multiply": _product_bound,
+    "divide": _quotient_bound,
+    "negative": _same_bound,
+    "absolute": _same_bound,
+    "square": _square_bound,
+    "sqrt": _root_bound,
+    "minimum": _either_bound,
+    "maximum": _either_bound,
+    "floor": _stepped,
+    "ceil": _stepped,
+    "sign": _stepped,
+}
+
+
+# --- maths functions: the input's bound through the derivative (first order) ------------------
+
+
+def _lipschitz(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    return errors[0]
+
+
+def _scaled(factor: Callable[[Bounds, Any, Any], Any]) -> Callable[..., Any]:
+    """The input's bound times ``factor(bounds, x, result)``: a bound on |f'| near x."""
+
+    def bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+        return bounds._mul(errors[0], factor(bounds, args[0], result))
+
+    return bound
+
+
+def _over(denominator: Callable[[Bounds, Any, Any, Any], Any]) -> Callable[..., Any]:
+    """The input's bound over ``denominator(bounds, x, error, result)``, infinite where it
+    is not above 0 (the bound reaches a pole of the derivative)."""
+
+    def bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+        below = denominator(bounds, args[0], errors[0], result)
+        return bounds._div(errors[0], bounds._positive(below))
+
+    return bound
+
+
+def _shrunk(bounds: Bounds, x: Any, error: Any) -> Any:
+    """|x| - error: the smallest magnitude within the bound."""
+    return bounds._sub(bounds._abs(x), error)
+
+
+def _log_of(scale: float) -> Callable[..., Any]:
+    """log, log2, log10 (``scale``: the log of the base): |f'| = 1 / (|x| ln base)."""
+    return _over(lambda bounds, x, e, r: bounds._times(scale, _shrunk(bounds, x, e)))
+
+
+def _beside_one(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
+    """|1 + x| - e (log1p: |f'| = 1 / |1 + x|)."""
+    return _shrunk(bounds, bounds._add(x, bounds.emit.splat(1.0)), e)
+
+
+def _unit_edge(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
+    """1 - (|x| + e)^2 (atanh: |f'| = 1 / (1 - x^2))."""
+    reach = bounds._add(bounds._abs(x), e)
+    return bounds._sub(bounds.emit.splat(1.0), bounds._mul(reach, reach))
+
+
+def _unit_root(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
+    """sqrt(1 - (|x| + e)^2) (asin, acos: |f'| = 1 / sqrt(1 - x^2))."""
+    return bounds._sqrt(bounds._positive(_unit_edge(bounds, x, e, r)))
+
+
+def _above_one(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
+    """sqrt((|x| - e)^2 - 1) (acosh: |f'| = 1 / sqrt(x^2 - 1))."""
+    low = _shrunk(bounds, x, e)
+    return bounds._sqrt(
+        bounds._positive(bounds._sub(bounds._mul(low, low), bounds.emit.splat(1.0)))
+    )
+
+
+def _cube_slope(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
+    """3 r^2 (cbrt: |f'| = 1 / (3 cbrt(x)^2))."""
+    return bounds._times(3.0, bounds._mul(r, r))
+
+
+def _grows_as_value(scale: float, plus_one: bool = False) -> Callable[..., Any]:
+    """|f'| <= scale |r| (+ 1): exp, exp2, cosh; expm1 and sinh with the 1."""
+
+    def factor(bounds: Bounds, x: Any, r: Any) -> Any:
+        size = bounds._times(scale, bounds._abs(r))
+        return bounds._add(size, bounds.emit.splat(1.0)) if plus_one else size
+
+    return _scaled(factor)
+
+
+def _tangent_slope(bounds: Bounds, x: Any, r: Any) -> Any:
+    """1 + r^2 (tan)."""
+    return bounds._add(bounds.emit.splat(1.0), bounds._mul(r, r))
+
+
+def _power_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    """x^y: |r| (|y| ex / |x| + |ln|x|| ey), first order."""
+    (x, y), (ex, ey) = args, errors
+    terms = []
+    if ex is not None:
+        relative = bounds._div(ex, bounds._positive(_shrunk(bounds, x, ex)))
+        terms.append(bounds._mul(bounds._abs(y), relative))
+    if ey is not None:
+        terms.append(bounds._mul(bounds._abs(bounds.emit.function("log", [bounds._abs(x)])), ey))
+    return bounds._mul(bounds._abs(result), bounds._sum(terms))
+
+
+def _angle_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
+    """atan2(y, x): each partial is at most 1 / hypot(x, y)."""
+    (y, x), (ey, ex) = args, errors
+    radius = bounds._sqrt(bounds._add(bounds._mul(x, x), bounds._mul(y, y)))
+    return bounds._div(bounds._sum([ey, ex]), radius)
+
+
+_DERIVATIVE_BOUNDS: dict[str, Callable[..., Any]] = {
+    **dict.fromkeys(_LIPSCHITZ, _lipschitz),
+    "tan": _scaled(_tangent_slope),
+    "exp": _grows_as_value(1.0),
+    "exp2": _grows_as_value(math.log(2.0)),
+    "cosh": _grows_as_value(1.0),
+    "expm1": _grows_as_value(1.0, plus_one=True),
+    "sinh": _grows_as_value(1.0, plus_one=True),
+    "log": _log_of(1.0),
+    "log2": _log_of(math.log(2.0)),
+    "log10": _log_of(math.log(10.0)),
+    "log1p": _over(_beside_one),
+    "cbrt": _over(_cube_slope),
+    "arcsin": _over(_unit_root),
+    "arccos": _over(_unit_root),
+    "arctanh": _over(_unit_edge),
+    "arccosh": _over(_above_one),
+    "power": _power_bound,
+    "arctan2": _angle_bound,
+}
+
+
+# --- the decisions of the domain rules (gradcalc.core.ops): where each could change -----------
+
+
+def _at_zero(position: int) -> Callable[..., Any]:
+    """A rule deciding on its input ``position`` at 0 (abs, sign, log, sqrt, a divisor)."""
+    return lambda bounds, args, errors: bounds._near(args[position], errors[position])
+
+
+def _at_unit(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
+    """asin, acos, atanh: undefined past ±1, a kink or a pole at it."""
+    return bounds._near(bounds._abs(args[0]), errors[0], 1.0)
+
+
+def _at_one(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
+    """acosh: undefined below 1, an infinite slope at 1."""
+    return bounds._near(args[0], errors[0], 1.0)
+
+
+def _at_tie(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
+    """max, min: a corner where the inputs tie."""
+    gap = bounds.emit.builder.fsub(args[0], args[1])
+    return bounds._near(gap, bounds._sum(errors))
+
+
+def _at_integer(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
+    """floor, ceiling: a jump at each integer."""
+    return bounds._near_integer(args[0], errors[0])
+
+
+def _at_power(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
+    """x^y: decided at x = 0 (its sign); for a varying y, at its integers (a negative base),
+    and at 0 and 1 (a zero base)."""
+    (x, y), (ex, ey) = args, errors
+    near = bounds._near(x, ex)
+    if ey is None:
+        return near
+    b = bounds.emit.builder
+    base = _zero(bounds, ex)
+    reach = bounds._times(MARGIN, base)
+    zero_base = b.fcmp_unordered("<=", bounds._abs(x), reach)
+    negative_base = b.fcmp_unordered("<=", x, reach)
+    small = bounds._or(bounds._near(y, ey), bounds._near(y, ey, 1.0))
+    whole = bounds._near_integer(y, ey)
+    return bounds._or(near, b.or_(b.and_(zero_base, small), b.and_(negative_base, whole)))
+
+
+def _at_pole(offset: float) -> Callable[..., Any]:
+    """tan, sec (offset pi/2), csc, cot (offset 0): undefined at offset + k pi, to within
+    the rule's own tolerance (:func:`gradcalc.core.ops.domains.multiple_of_pi`)."""
+
+    def near(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
+        from gradcalc.core.ops.domains import POLE_TOLERANCE
+
+        (x,), (e,) = args, errors
+        if e is None:
+            return None
+        b, splat = bounds.emit.builder, bounds.emit.splat
+        turns = bounds.emit.call_intrinsic(
+            "llvm.roundeven", [b.fdiv(b.fsub(x, splat(offset)), splat(math.pi))]
+        )
+        pole = b.fadd(b.fmul(turns, splat(math.pi)), splat(offset))
+        distance = bounds._abs(b.fsub(x, pole))
+        allowed = b.fadd(bounds._times(POLE_TOLERANCE, bounds._abs(pole)), bounds._times(MARGIN, e))
+        return b.fcmp_unordered("<=", distance, allowed)
+
+    return near
+
+
+def _at_origin(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
+    """atan2(y, x): undefined at (0, 0), a jump where y = 0 and x < 0: decided at y = 0
+    (and, where y is exactly numpy's, at x = 0 when y is 0)."""
+    (y, x), (ey, ex) = args, errors
+    if ey is not None:
+        return bounds._near(y, ey)
+    b = bounds.emit.builder
+    on_axis = b.fcmp_unordered("==", y, bounds.emit.splat(0.0))
+    return b.and_(on_axis, bounds._near(x, ex))
+
+
+#: Each op whose domain rule the loop may meet (by its name in the registry): the lanes
+#: where the rule could decide otherwise at numpy's values, given ``(bounds, args, errors)``
+#: (``None`` for an input that is numpy's exactly).
+BOUNDARIES: dict[str, Callable[[Bounds, list[Any], list[Any]], Any]] = {
+    "abs": _at_zero(0),
+    "sign": _at_zero(0),
+    "log": _at_zero(0),
+    "log10": _at_zero(0),
+    "sqrt": _at_zero(0),
+    "cbrt": _at_zero(0),
+    "div": _at_zero(1),
+    "pow": _at_power,
+    "max": _at_tie,
+    "min": _at_tie,
+    "floor": _at_integer,
+    "ceiling": _at_integer,
+    "asin": _at_unit,
+    "acos": _at_unit,
+    "atanh": _at_unit,
+    "acosh": _at_one,
+    "tan": _at_pole(math.pi / 2),
+    "sec": _at_pole(math.pi / 2),
+    "csc": _at_pole(0.0),
+    "cot": _at_pole(0.0),
+    "atan2": _at_origin,
+}
