@@ -183,6 +183,8 @@ TESTED_ELSEWHERE = {
     "gradcalc.engine.display": "render/test_html.py",  # results shown in a notebook
     "gradcalc.engine.points": "cli/test_cli_points.py",  # --at points and their errors
     "gradcalc.engine.native_code": "engine/test_native.py",  # each function and program run
+    "gradcalc.engine.native_rules": "engine/test_native_bounds.py",  # each rule's boundary
+    "gradcalc.engine.replay_steps": "engine/test_replay.py",  # numpy's steps, bit for bit
     "gradcalc.engine.singular": "cli/test_cli_grad.py",  # undefined points, exit 3
     "gradcalc.io.arrays": "io/test_files.py",  # .npy/.npz columns
     "gradcalc.io.parquet": "io/test_files.py",  # Parquet and Arrow columns

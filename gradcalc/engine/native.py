@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradcalc.engine import native_code
-from gradcalc.engine.native_bounds import BOUNDARIES, inexact_slots
+from gradcalc.engine.native_bounds import inexact_slots
 from gradcalc.engine.native_code import (
     ARITHMETIC,
     COMPOSITE,
@@ -65,6 +65,7 @@ from gradcalc.engine.native_code import (
     target,
     watched_of,
 )
+from gradcalc.engine.native_rules import BOUNDARIES
 
 if TYPE_CHECKING:
     from gradcalc.engine.sweep import Step, Sweep

@@ -30,16 +30,17 @@ Nothing is tracked where no maths function feeds a rule (``3*w1**2 + 2*w1*w2``, 
 50-term trigonometric sum: none), and at random points such closeness is rare (a relative
 distance of about 1e-14), so this costs a few vector instructions per checked step and
 flags next to nothing. Each op with a domain rule the loop computes is in
-:data:`BOUNDARIES`; a program with a checked op that is not stays with numpy's steps.
+:data:`gradcalc.engine.native_rules.BOUNDARIES`; a program with a checked op that is not
+stays with numpy's steps.
 
->>> sorted(BOUNDARIES)[:6]
-['abs', 'acos', 'acosh', 'asin', 'atan2', 'atanh']
+>>> MARGIN, LIBRARY == 16 * 2.0**-52
+(4.0, True)
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,6 +62,9 @@ ROUNDING = 2.0**-51
 #: The magnitude from which an inexact value is flagged as possibly infinite at numpy's
 #: values: 2^1016, 1/256 of the largest double.
 HUGE = 2.0**1016
+
+#: Each checked op's decisions: ``rule(bounds, args, errors)`` gives the lanes to flag.
+Rules = Mapping[str, Callable[["Bounds", list[Any], list[Any]], Any]]
 
 #: A decision this many bounds from a value is certain: the bounds are first order, and the
 #: margin covers what they leave out.
@@ -115,8 +119,10 @@ class Bounds:
     """The bounds of one pass of the loop, emitted step by step beside the values: call
     :meth:`step` after each step's value; it returns the lanes to flag (or ``None``)."""
 
-    def __init__(self, emit: _Emitter, sweep: Sweep):
-        self.emit, self.sweep = emit, sweep
+    def __init__(self, emit: _Emitter, sweep: Sweep, rules: Rules, composite: Mapping[str, str]):
+        """``rules``: each checked op's decisions (:data:`~gradcalc.engine.native_rules.
+        BOUNDARIES`); ``composite``: the function each ``1 / f(x)`` op divides by."""
+        self.emit, self.sweep, self.rules, self.composite = emit, sweep, rules, composite
         self.tracked = tracked_slots(sweep)
         self.bounds: dict[int, Any] = {}  # slot -> vector; absent: the same as numpy's
 
@@ -126,7 +132,7 @@ class Bounds:
         errors = [self.bounds.get(i) for i in step.inputs]
         near = None
         if step.guard and step.check_domain and any(e is not None for e in errors):
-            near = BOUNDARIES[step.op.name](self, args, errors)
+            near = self.rules[step.op.name](self, args, errors)
         if step.out in self.tracked:
             bound = self._bound(step, args, errors, result)
             if bound is not None:
@@ -137,10 +143,8 @@ class Bounds:
 
     def _bound(self, step: Step, args: list[Any], errors: list[Any], result: Any) -> Any:
         if step.ufunc is None:  # 1 / f(x): f's bound, then the division's
-            from gradcalc.engine.native_code import COMPOSITE
-
-            inner = self._reciprocal(result)  # f(x), to the bound's precision
-            spread = self._function(COMPOSITE[step.op.name], [inner], errors[:1], inner)
+            inner = self.reciprocal(result)  # f(x), to the bound's precision
+            spread = self._function(self.composite[step.op.name], [inner], errors[:1], inner)
             return self._quotient(self.emit.splat(1.0), inner, None, spread, result)
         name = step.ufunc.__name__
         errors = errors[: step.ufunc.nin]
@@ -153,97 +157,99 @@ class Bounds:
     def _function(self, name: str, args: list[Any], errors: list[Any], result: Any) -> Any:
         """A maths function's bound: its inputs' bounds through its derivative, plus the
         libraries' own difference."""
-        own = self._add(self._times(LIBRARY, self._abs(result)), self.emit.splat(FLOOR))
+        own = self.add(self.times(LIBRARY, self.magnitude(result)), self.emit.splat(FLOOR))
         if all(e is None for e in errors):
             return own
         carried = _DERIVATIVE_BOUNDS[name](self, args, errors, result)
-        return self._add(carried, own)
+        return self.add(carried, own)
 
     def _quotient(self, a: Any, b: Any, ea: Any, eb: Any, result: Any) -> Any:
         """a / b: (ea + |a/b| eb) / (|b| - eb), infinite once eb reaches |b|."""
-        top = self._sum([ea, None if eb is None else self._mul(self._abs(result), eb)])
-        room = self._abs(b) if eb is None else self.emit.builder.fsub(self._abs(b), eb)
-        bound = self._div(top, self._positive(room))
-        return self._add(bound, self._times(ROUNDING, self._abs(result)))
+        top = self.total([ea, None if eb is None else self.mul(self.magnitude(result), eb)])
+        room = self.magnitude(b) if eb is None else self.emit.builder.fsub(self.magnitude(b), eb)
+        bound = self.div(top, self.positive(room))
+        return self.add(bound, self.times(ROUNDING, self.magnitude(result)))
 
-    # --- vector helpers ----------------------------------------------------------------------
+    # --- vector helpers (for the formulas here and the rules of native_rules) ----------------
 
-    def _abs(self, x: Any) -> Any:
+    def or_zero(self, error: Any) -> Any:
+        """``error``, or a vector of zeros for a value that is numpy's."""
+        return self.emit.splat(0.0) if error is None else error
+
+    def magnitude(self, x: Any) -> Any:
         return self.emit.call_intrinsic("llvm.fabs", [x])
 
-    def _add(self, a: Any, b: Any) -> Any:
+    def add(self, a: Any, b: Any) -> Any:
         return self.emit.builder.fadd(a, b)
 
-    def _sub(self, a: Any, b: Any) -> Any:
+    def sub(self, a: Any, b: Any) -> Any:
         return self.emit.builder.fsub(a, b)
 
-    def _sqrt(self, x: Any) -> Any:
+    def sqrt(self, x: Any) -> Any:
         return self.emit.call_intrinsic("llvm.sqrt", [x])
 
-    def _mul(self, a: Any, b: Any) -> Any:
+    def mul(self, a: Any, b: Any) -> Any:
         return self.emit.builder.fmul(a, b)
 
-    def _div(self, a: Any, b: Any) -> Any:
+    def div(self, a: Any, b: Any) -> Any:
         return self.emit.builder.fdiv(a, b)
 
-    def _times(self, number: float, x: Any) -> Any:
-        return self._mul(self.emit.splat(number), x)
+    def times(self, number: float, x: Any) -> Any:
+        return self.mul(self.emit.splat(number), x)
 
-    def _sum(self, terms: list[Any]) -> Any:
+    def total(self, terms: list[Any]) -> Any:
         present = [t for t in terms if t is not None]
         total = present[0]
         for term in present[1:]:
-            total = self._add(total, term)
+            total = self.add(total, term)
         return total
 
-    def _positive(self, x: Any) -> Any:
+    def positive(self, x: Any) -> Any:
         """x where it is above 0, else 0 (a bound divided by it is then infinite)."""
         return self.emit.call_intrinsic("llvm.maxnum", [x, self.emit.splat(0.0)])
 
-    def _reciprocal(self, x: Any) -> Any:
-        return self._div(self.emit.splat(1.0), x)
+    def reciprocal(self, x: Any) -> Any:
+        return self.div(self.emit.splat(1.0), x)
 
-    def _or(self, a: Any, b: Any) -> Any:
+    def any_of(self, a: Any, b: Any) -> Any:
         return either(self.emit.builder, a, b)
 
-    def _within(self, distance: Any, bound: Any) -> Any:
+    def within(self, distance: Any, bound: Any) -> Any:
         """The lanes where ``distance`` is within reach of ``bound`` (NaN included)."""
-        return self.emit.builder.fcmp_unordered("<=", distance, self._times(MARGIN, bound))
+        return self.emit.builder.fcmp_unordered("<=", distance, self.times(MARGIN, bound))
 
-    def _near(self, x: Any, error: Any, at: float = 0.0) -> Any:
+    def near(self, x: Any, error: Any, at: float = 0.0) -> Any:
         """The lanes where x lies within reach of ``at`` (``None`` if x is numpy's)."""
         if error is None:
             return None
-        distance = self._abs(x if at == 0.0 else self.emit.builder.fsub(x, self.emit.splat(at)))
-        return self._within(distance, error)
+        distance = self.magnitude(
+            x if at == 0.0 else self.emit.builder.fsub(x, self.emit.splat(at))
+        )
+        return self.within(distance, error)
 
-    def _near_integer(self, x: Any, error: Any) -> Any:
+    def near_integer(self, x: Any, error: Any) -> Any:
         if error is None:
             return None
         whole = self.emit.call_intrinsic("llvm.roundeven", [x])
-        return self._within(self._abs(self.emit.builder.fsub(x, whole)), error)
-
-
-def _zero(bounds: Bounds, e: Any) -> Any:
-    return bounds.emit.splat(0.0) if e is None else e
+        return self.within(self.magnitude(self.emit.builder.fsub(x, whole)), error)
 
 
 # --- arithmetic: the same IEEE operation, on inputs that may differ ---------------------------
 
 
 def _sum_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
-    carried = bounds._sum(errors)
-    return bounds._add(carried, bounds._times(ROUNDING, bounds._abs(result)))
+    carried = bounds.total(errors)
+    return bounds.add(carried, bounds.times(ROUNDING, bounds.magnitude(result)))
 
 
 def _product_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
     (a, b), (ea, eb) = args, errors
     terms = [
-        None if eb is None else bounds._mul(bounds._abs(a), eb),
-        None if ea is None else bounds._mul(bounds._abs(b), ea),
-        None if ea is None or eb is None else bounds._mul(ea, eb),
+        None if eb is None else bounds.mul(bounds.magnitude(a), eb),
+        None if ea is None else bounds.mul(bounds.magnitude(b), ea),
+        None if ea is None or eb is None else bounds.mul(ea, eb),
     ]
-    return bounds._add(bounds._sum(terms), bounds._times(ROUNDING, bounds._abs(result)))
+    return bounds.add(bounds.total(terms), bounds.times(ROUNDING, bounds.magnitude(result)))
 
 
 def _quotient_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
@@ -261,16 +267,16 @@ def _same_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any)
 
 def _either_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
     """min and max pick one input (the same one, away from a tie, which is flagged)."""
-    ea, eb = (_zero(bounds, e) for e in errors)
+    ea, eb = (bounds.or_zero(e) for e in errors)
     return bounds.emit.call_intrinsic("llvm.maxnum", [ea, eb])
 
 
 def _root_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
     """|sqrt(a) - sqrt(a')| = |a - a'| / (sqrt(a) + sqrt(a')) <= ea / (r + sqrt(a - ea))."""
     b = bounds.emit.builder
-    lowest = bounds.emit.call_intrinsic("llvm.sqrt", [bounds._positive(b.fsub(args[0], errors[0]))])
-    bound = bounds._div(errors[0], b.fadd(result, lowest))
-    return bounds._add(bound, bounds._times(ROUNDING, result))
+    lowest = bounds.emit.call_intrinsic("llvm.sqrt", [bounds.positive(b.fsub(args[0], errors[0]))])
+    bound = bounds.div(errors[0], b.fadd(result, lowest))
+    return bounds.add(bound, bounds.times(ROUNDING, result))
 
 
 def _stepped(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
@@ -306,7 +312,7 @@ def _scaled(factor: Callable[[Bounds, Any, Any], Any]) -> Callable[..., Any]:
     """The input's bound times ``factor(bounds, x, result)``: a bound on |f'| near x."""
 
     def bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
-        return bounds._mul(errors[0], factor(bounds, args[0], result))
+        return bounds.mul(errors[0], factor(bounds, args[0], result))
 
     return bound
 
@@ -317,63 +323,61 @@ def _over(denominator: Callable[[Bounds, Any, Any, Any], Any]) -> Callable[..., 
 
     def bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
         below = denominator(bounds, args[0], errors[0], result)
-        return bounds._div(errors[0], bounds._positive(below))
+        return bounds.div(errors[0], bounds.positive(below))
 
     return bound
 
 
 def _shrunk(bounds: Bounds, x: Any, error: Any) -> Any:
     """|x| - error: the smallest magnitude within the bound."""
-    return bounds._sub(bounds._abs(x), error)
+    return bounds.sub(bounds.magnitude(x), error)
 
 
 def _log_of(scale: float) -> Callable[..., Any]:
     """log, log2, log10 (``scale``: the log of the base): |f'| = 1 / (|x| ln base)."""
-    return _over(lambda bounds, x, e, r: bounds._times(scale, _shrunk(bounds, x, e)))
+    return _over(lambda bounds, x, e, r: bounds.times(scale, _shrunk(bounds, x, e)))
 
 
 def _beside_one(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
     """|1 + x| - e (log1p: |f'| = 1 / |1 + x|)."""
-    return _shrunk(bounds, bounds._add(x, bounds.emit.splat(1.0)), e)
+    return _shrunk(bounds, bounds.add(x, bounds.emit.splat(1.0)), e)
 
 
 def _unit_edge(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
     """1 - (|x| + e)^2 (atanh: |f'| = 1 / (1 - x^2))."""
-    reach = bounds._add(bounds._abs(x), e)
-    return bounds._sub(bounds.emit.splat(1.0), bounds._mul(reach, reach))
+    reach = bounds.add(bounds.magnitude(x), e)
+    return bounds.sub(bounds.emit.splat(1.0), bounds.mul(reach, reach))
 
 
 def _unit_root(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
     """sqrt(1 - (|x| + e)^2) (asin, acos: |f'| = 1 / sqrt(1 - x^2))."""
-    return bounds._sqrt(bounds._positive(_unit_edge(bounds, x, e, r)))
+    return bounds.sqrt(bounds.positive(_unit_edge(bounds, x, e, r)))
 
 
 def _above_one(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
     """sqrt((|x| - e)^2 - 1) (acosh: |f'| = 1 / sqrt(x^2 - 1))."""
     low = _shrunk(bounds, x, e)
-    return bounds._sqrt(
-        bounds._positive(bounds._sub(bounds._mul(low, low), bounds.emit.splat(1.0)))
-    )
+    return bounds.sqrt(bounds.positive(bounds.sub(bounds.mul(low, low), bounds.emit.splat(1.0))))
 
 
 def _cube_slope(bounds: Bounds, x: Any, e: Any, r: Any) -> Any:
     """3 r^2 (cbrt: |f'| = 1 / (3 cbrt(x)^2))."""
-    return bounds._times(3.0, bounds._mul(r, r))
+    return bounds.times(3.0, bounds.mul(r, r))
 
 
 def _grows_as_value(scale: float, plus_one: bool = False) -> Callable[..., Any]:
     """|f'| <= scale |r| (+ 1): exp, exp2, cosh; expm1 and sinh with the 1."""
 
     def factor(bounds: Bounds, x: Any, r: Any) -> Any:
-        size = bounds._times(scale, bounds._abs(r))
-        return bounds._add(size, bounds.emit.splat(1.0)) if plus_one else size
+        size = bounds.times(scale, bounds.magnitude(r))
+        return bounds.add(size, bounds.emit.splat(1.0)) if plus_one else size
 
     return _scaled(factor)
 
 
 def _tangent_slope(bounds: Bounds, x: Any, r: Any) -> Any:
     """1 + r^2 (tan)."""
-    return bounds._add(bounds.emit.splat(1.0), bounds._mul(r, r))
+    return bounds.add(bounds.emit.splat(1.0), bounds.mul(r, r))
 
 
 def _power_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
@@ -381,18 +385,20 @@ def _power_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any
     (x, y), (ex, ey) = args, errors
     terms = []
     if ex is not None:
-        relative = bounds._div(ex, bounds._positive(_shrunk(bounds, x, ex)))
-        terms.append(bounds._mul(bounds._abs(y), relative))
+        relative = bounds.div(ex, bounds.positive(_shrunk(bounds, x, ex)))
+        terms.append(bounds.mul(bounds.magnitude(y), relative))
     if ey is not None:
-        terms.append(bounds._mul(bounds._abs(bounds.emit.function("log", [bounds._abs(x)])), ey))
-    return bounds._mul(bounds._abs(result), bounds._sum(terms))
+        terms.append(
+            bounds.mul(bounds.magnitude(bounds.emit.function("log", [bounds.magnitude(x)])), ey)
+        )
+    return bounds.mul(bounds.magnitude(result), bounds.total(terms))
 
 
 def _angle_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
     """atan2(y, x): each partial is at most 1 / hypot(x, y)."""
     (y, x), (ey, ex) = args, errors
-    radius = bounds._sqrt(bounds._add(bounds._mul(x, x), bounds._mul(y, y)))
-    return bounds._div(bounds._sum([ey, ex]), radius)
+    radius = bounds.sqrt(bounds.add(bounds.mul(x, x), bounds.mul(y, y)))
+    return bounds.div(bounds.total([ey, ex]), radius)
 
 
 _DERIVATIVE_BOUNDS: dict[str, Callable[..., Any]] = {
@@ -414,111 +420,4 @@ _DERIVATIVE_BOUNDS: dict[str, Callable[..., Any]] = {
     "arccosh": _over(_above_one),
     "power": _power_bound,
     "arctan2": _angle_bound,
-}
-
-
-# --- the decisions of the domain rules (gradcalc.core.ops): where each could change -----------
-
-
-def _at_zero(position: int) -> Callable[..., Any]:
-    """A rule deciding on its input ``position`` at 0 (abs, sign, log, sqrt, a divisor)."""
-    return lambda bounds, args, errors: bounds._near(args[position], errors[position])
-
-
-def _at_unit(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
-    """asin, acos, atanh: undefined past ±1, a kink or a pole at it."""
-    return bounds._near(bounds._abs(args[0]), errors[0], 1.0)
-
-
-def _at_one(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
-    """acosh: undefined below 1, an infinite slope at 1."""
-    return bounds._near(args[0], errors[0], 1.0)
-
-
-def _at_tie(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
-    """max, min: a corner where the inputs tie."""
-    gap = bounds.emit.builder.fsub(args[0], args[1])
-    return bounds._near(gap, bounds._sum(errors))
-
-
-def _at_integer(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
-    """floor, ceiling: a jump at each integer."""
-    return bounds._near_integer(args[0], errors[0])
-
-
-def _at_power(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
-    """x^y: decided at x = 0 (its sign); for a varying y, at its integers (a negative base),
-    and at 0 and 1 (a zero base)."""
-    (x, y), (ex, ey) = args, errors
-    near = bounds._near(x, ex)
-    if ey is None:
-        return near
-    b = bounds.emit.builder
-    base = _zero(bounds, ex)
-    reach = bounds._times(MARGIN, base)
-    zero_base = b.fcmp_unordered("<=", bounds._abs(x), reach)
-    negative_base = b.fcmp_unordered("<=", x, reach)
-    small = bounds._or(bounds._near(y, ey), bounds._near(y, ey, 1.0))
-    whole = bounds._near_integer(y, ey)
-    return bounds._or(near, b.or_(b.and_(zero_base, small), b.and_(negative_base, whole)))
-
-
-def _at_pole(offset: float) -> Callable[..., Any]:
-    """tan, sec (offset pi/2), csc, cot (offset 0): undefined at offset + k pi, to within
-    the rule's own tolerance (:func:`gradcalc.core.ops.domains.multiple_of_pi`)."""
-
-    def near(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
-        from gradcalc.core.ops.domains import POLE_TOLERANCE
-
-        (x,), (e,) = args, errors
-        if e is None:
-            return None
-        b, splat = bounds.emit.builder, bounds.emit.splat
-        turns = bounds.emit.call_intrinsic(
-            "llvm.roundeven", [b.fdiv(b.fsub(x, splat(offset)), splat(math.pi))]
-        )
-        pole = b.fadd(b.fmul(turns, splat(math.pi)), splat(offset))
-        distance = bounds._abs(b.fsub(x, pole))
-        allowed = b.fadd(bounds._times(POLE_TOLERANCE, bounds._abs(pole)), bounds._times(MARGIN, e))
-        return b.fcmp_unordered("<=", distance, allowed)
-
-    return near
-
-
-def _at_origin(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
-    """atan2(y, x): undefined at (0, 0), a jump where y = 0 and x < 0: decided at y = 0
-    (and, where y is exactly numpy's, at x = 0 when y is 0)."""
-    (y, x), (ey, ex) = args, errors
-    if ey is not None:
-        return bounds._near(y, ey)
-    b = bounds.emit.builder
-    on_axis = b.fcmp_unordered("==", y, bounds.emit.splat(0.0))
-    return b.and_(on_axis, bounds._near(x, ex))
-
-
-#: Each op whose domain rule the loop may meet (by its name in the registry): the lanes
-#: where the rule could decide otherwise at numpy's values, given ``(bounds, args, errors)``
-#: (``None`` for an input that is numpy's exactly).
-BOUNDARIES: dict[str, Callable[[Bounds, list[Any], list[Any]], Any]] = {
-    "abs": _at_zero(0),
-    "sign": _at_zero(0),
-    "log": _at_zero(0),
-    "log10": _at_zero(0),
-    "sqrt": _at_zero(0),
-    "cbrt": _at_zero(0),
-    "div": _at_zero(1),
-    "pow": _at_power,
-    "max": _at_tie,
-    "min": _at_tie,
-    "floor": _at_integer,
-    "ceiling": _at_integer,
-    "asin": _at_unit,
-    "acos": _at_unit,
-    "atanh": _at_unit,
-    "acosh": _at_one,
-    "tan": _at_pole(math.pi / 2),
-    "sec": _at_pole(math.pi / 2),
-    "csc": _at_pole(0.0),
-    "cot": _at_pole(0.0),
-    "atan2": _at_origin,
 }

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradcalc.engine.native_bounds import HUGE, Bounds, either, inexact_slots
+from gradcalc.engine.native_rules import BOUNDARIES
 
 if TYPE_CHECKING:
     from gradcalc.engine.sweep import Step, Sweep
@@ -273,7 +274,7 @@ def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
     for the tape -- where a value the replay checks is not finite, or where a decision could
     fall otherwise at numpy's values (see :mod:`gradcalc.engine.native_bounds`) -- or
     ``None`` when nothing is checked."""
-    bounds = Bounds(emit, sweep)
+    bounds = Bounds(emit, sweep, BOUNDARIES, COMPOSITE)
     inexact = inexact_slots(sweep)
     bad = None
     for step in sweep.steps:

@@ -42,7 +42,8 @@ import numpy as np
 
 from gradcalc.engine import fused, native, recycle
 from gradcalc.engine.diagnostics import Thresholds
-from gradcalc.engine.sweep import Step, Sweep
+from gradcalc.engine.replay_steps import check_domain, check_finite, is_finite, run_steps, slots_of
+from gradcalc.engine.sweep import Sweep
 
 #: Points per replayed slice: a few arrays of this many float64 fit in a core's L2 cache
 #: (measured: 2,048 points per slice is 2x slower, per-step overhead; 65,536 no faster).
@@ -235,9 +236,7 @@ class _Replay:
         """Replay the slices beginning at ``starts`` (one thread's share), each writing its
         own part of the result."""
         sweep = self.sweep
-        slots: list[Any] = [None] * sweep.size
-        for k, value in sweep.constants.items():
-            slots[k] = value
+        slots = slots_of(sweep)
         width = min(self.chunk, self.n)
         # the steps' buffers and one more for _store (numpy recycles small arrays itself),
         # in memory earlier calls gave back where they are large enough for that to pay
@@ -260,13 +259,13 @@ class _Replay:
                     outputs, extents = self._native(slots, part, flag, dict(zip(extra, buffers)))
                 elif self.kernels is None:
                     outputs = {slot: (col, col[part]) for slot, col in self.written.items()}
-                    _replay(sweep.steps, slots, flag, outputs, buffers)
+                    run_steps(sweep.steps, slots, flag, outputs, buffers)
                 else:
                     fused.run(
                         self.kernels,
                         slots,
-                        functools.partial(_check_domain, flag=flag),
-                        functools.partial(_check_finite, flag=flag),
+                        functools.partial(check_domain, flag=flag),
+                        functools.partial(check_finite, flag=flag),
                     )
                 scratch = buffers[-1] if buffers else None
                 _store(
@@ -300,7 +299,7 @@ class _Replay:
         size = part.stop - part.start
         extents = native.run(kernel, slots, size, into, flag)
         for step in kernel.checks:
-            _check_domain(step, [slots[i] for i in step.inputs], flag)
+            check_domain(step, [slots[i] for i in step.inputs], flag)
         if self._settle_small_partials(kernel, slots, size, flag, extents):
             extents = {}  # (some outputs changed: _store measures them itself)
         return outputs, extents
@@ -313,11 +312,11 @@ class _Replay:
         flag: Callable[[np.ndarray], None],
         extents: Mapping[int, native.Extent],
     ) -> bool:
-        """Compute again, with numpy's steps, the points of the slice where a partial
-        derivative the kernel computed from maths functions (``kernel.doubtful``) is below
-        the vanishing threshold, 0 included: exactly 0 is healthy and a tiny value vanishing,
-        and an ulp of another library's sine can tell them apart. Returns whether any
-        point was computed again (its outputs are then numpy's, and so are its flags)."""
+        """Compute again with numpy's steps the slice's points where a partial derivative
+        made of maths functions (``kernel.doubtful``) is below the vanishing threshold, 0
+        included (exactly 0 is healthy, a tiny value vanishing: another library's last ulp
+        can tell them apart). Returns whether any point was: its outputs and flags are
+        then numpy's."""
         threshold = self.thresholds.vanishing
         small: np.ndarray | None = None
         for slot in kernel.doubtful:
@@ -327,18 +326,15 @@ class _Replay:
         if small is None or not small.any():
             return False
         where = np.flatnonzero(small)
-        again: list[Any] = [None] * self.sweep.size
-        for k, value in self.sweep.constants.items():
-            again[k] = value
-        for k in range(len(self.columns)):
-            again[k] = slots[k][where]
+        again = slots_of(self.sweep)
+        again[: len(self.columns)] = [slots[k][where] for k in range(len(self.columns))]
 
         def spread(mask: np.ndarray) -> None:
             full = np.zeros(size, dtype=bool)
             full[where] = mask
             flag(full)
 
-        _replay(self.sweep.steps, again, spread, {}, [])
+        run_steps(self.sweep.steps, again, spread, {}, [])
         for slot in kernel.watched:  # (kept to the end: never released)
             slots[slot][where] = again[slot]
         return True
@@ -383,61 +379,6 @@ class _Marks:
         return {key: self.masks[key] for key in kinds if key in self.masks}
 
 
-def _replay(
-    steps: list[Step],
-    slots: list[Any],
-    flag: Callable[[np.ndarray], None],
-    outputs: Mapping[int, tuple[np.ndarray, np.ndarray]],
-    buffers: list[np.ndarray],
-) -> None:
-    """Run every step on the current slice, passing ``flag`` the points needing the tape; a
-    ufunc step writes into its place in the result where its value is an output
-    (``outputs``: slot -> (result column, its part for this slice)), else into its buffer
-    (see :func:`gradcalc.engine.sweep._plan_buffers`)."""
-    for step in steps:
-        values = [slots[i] for i in step.inputs]
-        ufunc = step.ufunc
-        if ufunc is None:
-            out = step.op.forward(*values, **step.params)
-        else:
-            target = outputs.get(step.out)
-            if target is not None:
-                into: np.ndarray | None = target[1]
-            else:
-                into = None if step.buffer is None or not buffers else buffers[step.buffer]
-            out = ufunc(*values[: ufunc.nin], out=into)
-        if step.guard:
-            if step.check_domain:
-                _check_domain(step, values, flag)
-            if step.check_finite:
-                _check_finite(out, flag)
-        slots[step.out] = out
-        for i in step.release:
-            slots[i] = None
-
-
-def _check_domain(step: Step, values: list[Any], flag: Callable[[np.ndarray], None]) -> None:
-    """Flag the points where the step's inputs are outside its op's domain (except for
-    issues about a constant input); the caller ignores floating-point errors (as
-    :meth:`~gradcalc.core.ops.Op.issues` would)."""
-    assert step.op.domain is not None  # else check_domain is off
-    for issue in step.op.domain(*values):
-        if (issue.arg is None or not step.constant_inputs[issue.arg]) and issue.mask.any():
-            flag(issue.mask)
-
-
-def _check_finite(values: np.ndarray, flag: Callable[[np.ndarray], None]) -> None:
-    """Flag the points where ``values`` are NaN or infinite."""
-    if not _finite(values):
-        flag(~np.isfinite(values))
-
-
-def _finite(values: np.ndarray) -> bool:
-    """One pass: a sum is finite only if every term is (a finite sum that overflows just
-    costs a second, exact look)."""
-    return math.isfinite(np.add.reduce(values, axis=None))
-
-
 def _store(
     sweep: Sweep,
     slots: list[Any],
@@ -474,7 +415,7 @@ def _store(
             slope = magnitude(slots[slot])
             marks.mark(("saturated", index), part, slope < thresholds.saturation)
     for k, slot in enumerate(sweep.values):
-        finite = math.isfinite(known[slot][1]) if slot in known else _finite(slots[slot])
+        finite = math.isfinite(known[slot][1]) if slot in known else is_finite(slots[slot])
         if not finite:
             marks.mark(FLAGGED, part, ~np.isfinite(slots[slot]))
         _copy(result.values[k], part, slots[slot], outputs.get(slot))
