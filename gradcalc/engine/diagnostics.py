@@ -241,7 +241,8 @@ def _responsible(
     if (shrink and factor >= 1) or (not shrink and factor <= 1):
         return ""
     same = [f for f, r in factors if r.op == row.op]
-    product = float(np.prod(same))
+    with np.errstate(over="ignore", under="ignore"):  # (past the doubles: inf or 0, as told)
+        product = float(np.prod(same))
     verb = "shrinks" if shrink else "grows"
     if len(same) > 1 and (product < factor if shrink else product > factor):
         return (

@@ -19,8 +19,9 @@ at 0, ``asin`` at ±1, the poles of ``tan``, an integer for ``floor`` ...) lies 
 :data:`MARGIN` times the bound, the point is flagged: the tape computes and explains it.
 
 Two more decisions are taken on values that may differ (:func:`inexact_slots`), and the
-loop and the replay settle them more simply: a value the replay checks for infinity is
-flagged from :data:`HUGE` on (the tape might find it infinite), and where a partial
+loop and the replay settle them more simply: a value the replay checks for infinity (every
+value and partial derivative it hands back among them) is flagged from :data:`HUGE` on (the
+tape might find it infinite), and where a partial
 derivative is below the vanishing threshold, 0 included, the replay computes the point
 again with numpy's steps (exactly 0 is healthy, a tiny value vanishing; a ``max`` that
 picks a constant has a partial of exactly 0 at every such point, so the tape, which

@@ -12,8 +12,10 @@ lane at a time.
 >>> sweep = record_sweep(lower(parse_program("x*sin(x)")), ("x",))
 >>> module, flags = module_of(sweep, 4)
 >>> kernel = module.get_global("kernel")  # kernel(n, inputs, outputs, flags, extents)
->>> len(kernel.args), flags  # (no value of x*sin(x) could turn NaN unseen: no flags)
-(5, False)
+>>> len(kernel.args), flags  # (it flags x*sin(x) from 2^1016 on: numpy's might overflow)
+(5, True)
+>>> module_of(record_sweep(lower(parse_program("3*x**2 + x")), ("x",)), 4)[1]  # (exact)
+False
 """
 
 from __future__ import annotations
@@ -271,9 +273,10 @@ class _Extents:
 
 def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
     """Every step on the vectors of ``values`` (slot -> vector, filled in); the lanes to flag
-    for the tape -- where a value the replay checks is not finite, or where a decision could
-    fall otherwise at numpy's values (see :mod:`gradcalc.engine.native_bounds`) -- or
-    ``None`` when nothing is checked."""
+    for the tape -- where a value the replay checks is not finite, where a value that may
+    differ from numpy's is :data:`~gradcalc.engine.native_bounds.HUGE` (numpy's might be
+    infinite), or where a decision could fall otherwise at numpy's values (see
+    :mod:`gradcalc.engine.native_bounds`) -- or ``None`` when nothing is checked."""
     bounds = Bounds(emit, sweep, BOUNDARIES, COMPOSITE)
     inexact = inexact_slots(sweep)
     bad = None
@@ -286,6 +289,11 @@ def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
             limit = emit.splat(HUGE if step.out in inexact else np.inf)
             bad = either(emit.builder, bad, emit.builder.fcmp_unordered(">=", size, limit))
         bad = either(emit.builder, bad, bounds.step(step, args, result))
+    for slot in watched_of(sweep):  # (the replay checks these itself, for infinity only)
+        if slot in inexact:
+            size = emit.call_intrinsic("llvm.fabs", [values[slot]])
+            huge = emit.builder.fcmp_unordered(">=", size, emit.splat(HUGE))
+            bad = either(emit.builder, bad, huge)
     return bad
 
 

@@ -152,3 +152,17 @@ def test_a_slope_no_variable_differentiated_by_reaches_is_no_finding(points) -> 
     assert [f.kind for f in by_x.diagnostics] == ["vanishing", "saturated"]
     by_z = grad(expr, at=at, wrt=["z"], check=False, strict=False)  # by z, the kink stops it
     assert by_z.undefined.all()
+
+
+def test_an_exploding_gradient_near_the_largest_double_is_told_without_numpy_warnings() -> None:
+    # the ops' factors multiply past the largest double: the message says so, quietly
+    import warnings
+
+    x = np.array([709.7, 709.75])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = grad("exp(x)*sin(x) + exp(x/2)", at={"x": x}, check=False)
+    assert [f.kind for f in result.diagnostics] == ["exploding"]
+    assert np.allclose(
+        result.gradient["x"], np.exp(x) * (np.sin(x) + np.cos(x)) + np.exp(x / 2) / 2
+    )

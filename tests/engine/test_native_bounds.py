@@ -92,3 +92,18 @@ def test_every_checked_op_the_loop_computes_has_its_boundaries() -> None:
         ufunc = getattr(op.forward, "__name__", "")
         if op.domain is not None and (ufunc in computed or name in native_code.COMPOSITE):
             assert name in native_rules.BOUNDARIES, name
+
+
+def test_values_near_the_largest_double_are_the_tapes() -> None:
+    """exp(x) * sin(x) near x = 709.78, where exp reaches the largest double: where one
+    library's last ulp could overflow and the other's not, the point goes to the tape (an
+    inexact value from 2^1016 on), so the undefined points are the tape's."""
+    graph = compile_expression("exp(x) * sin(x) + exp(x/2)")
+    sweep = record_sweep(graph, graph.variables)
+    assert sweep.native_kernel() is not None
+    arrays = {"x": np.concatenate([np.linspace(709.0, 710.5, 2001), [1.0, 2.0, 3.0]])}
+    plain = run_sweep(sweep, arrays, kernels="numpy")
+    fast = run_sweep(sweep, arrays, kernels="native")
+    assert fast.flagged is not None and fast.flagged[arrays["x"] > 705.4].all()
+    assert_decides_as_the_replay(plain, fast, 2004)
+    assert_same_answers(graph, arrays)
