@@ -21,11 +21,11 @@ at 0, ``asin`` at ±1, the poles of ``tan``, an integer for ``floor`` ...) lies 
 Two more decisions are taken on values that may differ (:func:`inexact_slots`), and the
 loop and the replay settle them more simply: a value the replay checks for infinity (every
 value and partial derivative it hands back among them) is flagged from :data:`HUGE` on (the
-tape might find it infinite), and where a partial
-derivative is below the vanishing threshold, 0 included, the replay computes the point
-again with numpy's steps (exactly 0 is healthy, a tiny value vanishing; a ``max`` that
-picks a constant has a partial of exactly 0 at every such point, so the tape, which
-explains each point it is given, would be too dear there).
+tape might find it infinite); and where a partial derivative is below the vanishing
+threshold, 0 included, the replay computes the point again with numpy's steps (exactly 0
+is healthy, a tiny value vanishing; a ``max`` that picks a constant has a partial of
+exactly 0 at every such point, so the tape, which explains each point it is given, would be
+too dear there).
 
 Nothing is tracked where no maths function feeds a rule (``3*w1**2 + 2*w1*w2``, the
 50-term trigonometric sum: none), and at random points such closeness is rare (a relative
