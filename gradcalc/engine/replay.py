@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.core.errors import InputError
 from gradcalc.engine import fused, native, recycle
 from gradcalc.engine.diagnostics import Thresholds
 from gradcalc.engine.replay_steps import check_domain, check_finite, is_finite, run_steps, slots_of
@@ -174,8 +175,9 @@ def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
     supported) from :data:`NATIVE_MIN_POINTS` points, and numpy's steps below; ``native``
     native code at any count; ``numexpr`` fused kernels (with numexpr installed); ``numpy``
     one numpy call per step, bit for bit the tape. A choice that cannot be had falls back to
-    numpy's. Native code's maths functions differ from numpy's in the last bits; where that
-    could decide a kink, a tie, a pole or a zero otherwise, the point goes to the tape (see
+    numpy's; a choice not in :data:`KERNELS` is an :class:`~gradcalc.core.errors.InputError`.
+    Native code's maths functions differ from numpy's in the last bits; where that could
+    decide a kink, a tie, a pole or a zero otherwise, the point goes to the tape (see
     :mod:`gradcalc.engine.native_bounds`).
 
     >>> from gradcalc.engine.sweep import record_sweep
@@ -186,6 +188,8 @@ def kernels_for(sweep: Sweep, n: int, kernels: str | None = None) -> str:
     ('numpy', 'numpy')
     """
     choice = (kernels or os.environ.get("GRADCALC_KERNELS", "")).strip().lower() or "auto"
+    if choice not in KERNELS:  # (a typo would otherwise pass unseen)
+        raise InputError(f"GRADCALC_KERNELS is {choice!r}: use one of {', '.join(KERNELS)}")
     if choice == "numexpr":
         return "numexpr" if fused.available() and sweep.kernels() is not None else "numpy"
     if choice not in ("auto", "native") or (choice == "auto" and n < NATIVE_MIN_POINTS):

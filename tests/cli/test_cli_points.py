@@ -166,3 +166,17 @@ def test_fit_reads_the_columns_the_model_and_y_use(cli, tmp_path) -> None:
     np.savez(npz, x=np.array([0.0, 1, 2]), y=np.array([1.0, 3, 5]), id=np.array(["a", "b", "c"]))
     result = cli("fit", "a*x + b", npz, "--params", "a,b", "--format", "json")
     assert json.loads(result.stdout)["params"]["a"] == pytest.approx(2.0, abs=1e-12)
+
+
+def test_an_unknown_kernels_choice_is_a_usage_error(cli, tmp_path, monkeypatch) -> None:
+    # GRADCALC_KERNELS=nativ would otherwise pass unseen; a known choice in any case works
+    path = write(tmp_path, "p.csv", "x\n" + "\n".join(str(k / 100) for k in range(300)) + "\n")
+    monkeypatch.setenv("GRADCALC_KERNELS", "nativ")
+    result = cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "gradcalc: GRADCALC_KERNELS is 'nativ': use one of auto, native, numpy, numexpr"
+    ]
+    monkeypatch.setenv("GRADCALC_KERNELS", " NumPy ")
+    rows = csv_out(cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check"))
+    assert float(rows[-1][2]) == math.cos(2.99)

@@ -15,6 +15,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
+from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
 from gradcalc.engine import native, native_code, replay
 from gradcalc.engine.api import Options, compile_expression, gradient_at
@@ -288,6 +289,8 @@ def test_native_code_is_chosen_and_unsupported_ops_replay_step_by_step(monkeypat
     monkeypatch.setattr(native, "available", lambda: False)
     assert kernels_for(sweep, many) == "numpy"
     assert kernels_for(sweep, many, "native") == "numpy"
+    with pytest.raises(InputError, match="GRADCALC_KERNELS is 'llvm'"):
+        kernels_for(sweep, many, "llvm")
 
 
 def test_one_compilation_serves_every_graph_of_the_structure() -> None:
