@@ -112,7 +112,7 @@ class Kernels:
 
 def available() -> bool:
     """Whether numexpr is installed (``GRADCALC_KERNELS=numexpr`` chooses these kernels:
-    see :func:`gradcalc.engine.replay.kernels_for`; numpy's steps are the default, for the
+    see :func:`gradcalc.engine.replay.kernels_for`; they are not the default, for the
     reasons docs/performance.md gives).
 
     >>> isinstance(available(), bool)

@@ -281,7 +281,6 @@ def _build(sweep: Sweep) -> Kernel:
     pointer = ctypes.c_void_p
     prototype = ctypes.CFUNCTYPE(None, ctypes.c_int64, pointer, pointer, pointer, pointer)
     checks = tuple(step for step in sweep.steps if step.guard and step.check_domain)
-    partials = {slot for target in sweep.gradients for slot in target.values() if slot is not None}
     variables = tuple(range(len(sweep.variables)))
     return Kernel(
         prototype(address),
@@ -292,7 +291,7 @@ def _build(sweep: Sweep) -> Kernel:
         lanes,
         engine,
         watched_of(sweep),
-        frozenset(partials & inexact_slots(sweep)),
+        frozenset(inexact_slots(sweep).intersection(sweep.partial_slots())),
     )
 
 

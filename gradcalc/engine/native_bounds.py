@@ -167,7 +167,7 @@ class Bounds:
     def _quotient(self, a: Any, b: Any, ea: Any, eb: Any, result: Any) -> Any:
         """a / b: (ea + |a/b| eb) / (|b| - eb), infinite once eb reaches |b|."""
         top = self.total([ea, None if eb is None else self.mul(self.magnitude(result), eb)])
-        room = self.magnitude(b) if eb is None else self.emit.builder.fsub(self.magnitude(b), eb)
+        room = self.magnitude(b) if eb is None else self.sub(self.magnitude(b), eb)
         bound = self.div(top, self.positive(room))
         return self.add(bound, self.times(ROUNDING, self.magnitude(result)))
 
@@ -223,16 +223,14 @@ class Bounds:
         """The lanes where x lies within reach of ``at`` (``None`` if x is numpy's)."""
         if error is None:
             return None
-        distance = self.magnitude(
-            x if at == 0.0 else self.emit.builder.fsub(x, self.emit.splat(at))
-        )
+        distance = self.magnitude(x if at == 0.0 else self.sub(x, self.emit.splat(at)))
         return self.within(distance, error)
 
     def near_integer(self, x: Any, error: Any) -> Any:
         if error is None:
             return None
         whole = self.emit.call_intrinsic("llvm.roundeven", [x])
-        return self.within(self.magnitude(self.emit.builder.fsub(x, whole)), error)
+        return self.within(self.magnitude(self.sub(x, whole)), error)
 
 
 # --- arithmetic: the same IEEE operation, on inputs that may differ ---------------------------
@@ -274,9 +272,8 @@ def _either_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: An
 
 def _root_bound(bounds: Bounds, args: list[Any], errors: list[Any], result: Any) -> Any:
     """|sqrt(a) - sqrt(a')| = |a - a'| / (sqrt(a) + sqrt(a')) <= ea / (r + sqrt(a - ea))."""
-    b = bounds.emit.builder
-    lowest = bounds.emit.call_intrinsic("llvm.sqrt", [bounds.positive(b.fsub(args[0], errors[0]))])
-    bound = bounds.div(errors[0], b.fadd(result, lowest))
+    lowest = bounds.sqrt(bounds.positive(bounds.sub(args[0], errors[0])))
+    bound = bounds.div(errors[0], bounds.add(result, lowest))
     return bounds.add(bound, bounds.times(ROUNDING, result))
 
 

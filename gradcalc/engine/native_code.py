@@ -285,16 +285,19 @@ def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
         result = emit.step(step, args)
         values[step.out] = result
         if step.guard and step.check_finite:  # (not NaN or inf; not HUGE where inexact)
-            size = emit.call_intrinsic("llvm.fabs", [result])
-            limit = emit.splat(HUGE if step.out in inexact else np.inf)
-            bad = either(emit.builder, bad, emit.builder.fcmp_unordered(">=", size, limit))
+            limit = HUGE if step.out in inexact else np.inf
+            bad = either(emit.builder, bad, _reaching(emit, result, limit))
         bad = either(emit.builder, bad, bounds.step(step, args, result))
     for slot in watched_of(sweep):  # (the replay checks these itself, for infinity only)
         if slot in inexact:
-            size = emit.call_intrinsic("llvm.fabs", [values[slot]])
-            huge = emit.builder.fcmp_unordered(">=", size, emit.splat(HUGE))
-            bad = either(emit.builder, bad, huge)
+            bad = either(emit.builder, bad, _reaching(emit, values[slot], HUGE))
     return bad
+
+
+def _reaching(emit: _Emitter, value: Any, limit: float) -> Any:
+    """The lanes where ``|value|`` is ``limit`` or more, or NaN."""
+    size = emit.call_intrinsic("llvm.fabs", [value])
+    return emit.builder.fcmp_unordered(">=", size, emit.splat(limit))
 
 
 class _Emitter:

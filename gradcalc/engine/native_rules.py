@@ -37,7 +37,7 @@ def _at_one(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
 
 def _at_tie(bounds: Bounds, args: list[Any], errors: list[Any]) -> Any:
     """max, min: a corner where the inputs tie."""
-    gap = bounds.emit.builder.fsub(args[0], args[1])
+    gap = bounds.sub(args[0], args[1])
     return bounds.near(gap, bounds.total(errors))
 
 
@@ -71,16 +71,15 @@ def _at_pole(offset: float) -> Callable[..., Any]:
         (x,), (e,) = args, errors
         if e is None:
             return None
-        b, splat = bounds.emit.builder, bounds.emit.splat
-        turns = bounds.emit.call_intrinsic(
-            "llvm.roundeven", [b.fdiv(b.fsub(x, splat(offset)), splat(math.pi))]
-        )
-        pole = b.fadd(b.fmul(turns, splat(math.pi)), splat(offset))
-        distance = bounds.magnitude(b.fsub(x, pole))
-        allowed = b.fadd(
+        splat = bounds.emit.splat
+        quotient = bounds.div(bounds.sub(x, splat(offset)), splat(math.pi))
+        turns = bounds.emit.call_intrinsic("llvm.roundeven", [quotient])
+        pole = bounds.add(bounds.mul(turns, splat(math.pi)), splat(offset))
+        distance = bounds.magnitude(bounds.sub(x, pole))
+        allowed = bounds.add(
             bounds.times(POLE_TOLERANCE, bounds.magnitude(pole)), bounds.times(MARGIN, e)
         )
-        return b.fcmp_unordered("<=", distance, allowed)
+        return bounds.emit.builder.fcmp_unordered("<=", distance, allowed)
 
     return near
 

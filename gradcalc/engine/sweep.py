@@ -92,8 +92,11 @@ class Sweep:
     def kept_slots(self) -> list[int]:
         """The slots read once the program has run: each target's value, the saturation
         slopes, then every connected partial derivative (a slot may come twice)."""
-        partials = [s for target in self.gradients for s in target.values() if s is not None]
-        return [*self.values, *self.saturation, *partials]
+        return [*self.values, *self.saturation, *self.partial_slots()]
+
+    def partial_slots(self) -> list[int]:
+        """The slot of every connected partial derivative, target by target."""
+        return [s for target in self.gradients for s in target.values() if s is not None]
 
     def kernels(self) -> fused.Kernels | None:
         """The steps as fused kernels (built once), or ``None`` without numexpr."""
