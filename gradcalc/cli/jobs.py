@@ -96,7 +96,7 @@ def run_jobs(
             reply, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
         return json.dumps(reply), code
 
-    with sharing(cache.shapes), planning(cache.plans):
+    with sharing(cache.shapes), planning(cache.plans), budget.handler_kept():
         if workers > 1 and settings.check:
             _warm_up(settings, timeout)
         for text, code in ordered_map(answer, _numbered(lines), workers, _lost):

@@ -11,6 +11,7 @@ built (:data:`MAX_EXACT_DIGITS`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -187,10 +188,12 @@ def _power_bits(
     return (num * times, den * times) if exponent >= 0 else (den * times, num * times)
 
 
+@functools.lru_cache(maxsize=4096)
 def constant_to_sympy(text: str) -> Any:
     """A literal as an exact sympy number: ``0.1`` is 1/10, ``pi`` is pi; ``0e99999999`` is 0
     without building 10^99999999, and a number of more than :data:`MAX_EXACT_DIGITS` digits
-    is refused.
+    is refused. Remembered by text (sympy's numbers are immutable): a stream of jobs reads
+    the same few literals again and again.
 
     >>> constant_to_sympy("0.1"), constant_to_sympy("2e3"), constant_to_sympy("pi")
     (1/10, 2000, pi)
@@ -209,4 +212,6 @@ def constant_to_sympy(text: str) -> Any:
     shift = int(exponent or 0) - len(fraction)
     if len(digits) + abs(shift) > MAX_EXACT_DIGITS:
         raise ExactTooLarge
-    return sp.Rational(int(digits), 1) * sp.Rational(10) ** shift
+    if shift >= 0:
+        return sp.Integer(int(digits) * 10**shift)
+    return sp.Rational(int(digits), 10**-shift)

@@ -140,3 +140,25 @@ def test_a_ring_while_the_deadline_closes_leaves_no_alarm_behind(monkeypatch) ->
     assert budget._deadlines == []
     assert signal.getsignal(signal.SIGALRM) == handler
     spin(0.3)  # an alarm left behind would ring in here (every 0.05 s)
+
+
+def test_a_kept_handler_is_installed_once_for_many_deadlines_and_put_back_after(
+    monkeypatch,
+) -> None:
+    import signal
+
+    from gradcalc.core import budget
+
+    previous = signal.getsignal(signal.SIGALRM)
+    installs = []
+    real = signal.signal
+    monkeypatch.setattr(budget.signal, "signal", lambda *args: installs.append(args) or real(*args))
+    with budget.handler_kept():
+        for _ in range(5):
+            with symbolic_limit(5.0):
+                spin(0.001)
+        with pytest.raises(CheckTimeout), symbolic_limit(0.1):
+            spin(5.0)  # a deadline still rings inside the kept block
+    assert len(installs) == 2  # installed once, put back once
+    assert signal.getsignal(signal.SIGALRM) is previous
+    assert not budget._deadlines and not budget._previous_handler
