@@ -60,18 +60,28 @@ MAX_THREADS = 4
 
 def default_threads() -> int:
     """``GRADCALC_THREADS`` if set (a whole number >= 1), else one per CPU up to
-    :data:`MAX_THREADS`.
+    :data:`MAX_THREADS`; any other value is an :class:`~gradcalc.core.errors.InputError`
+    (a typo would otherwise pass unseen).
 
     >>> import os
-    >>> os.environ["GRADCALC_THREADS"] = "1"
+    >>> os.environ["GRADCALC_THREADS"] = " 1 "
     >>> default_threads()
     1
+    >>> os.environ["GRADCALC_THREADS"] = "four"
+    >>> default_threads()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: GRADCALC_THREADS is 'four': give a whole number from 1 ...
     >>> del os.environ["GRADCALC_THREADS"]
     """
-    chosen = os.environ.get("GRADCALC_THREADS", "")
-    if chosen.isdigit() and int(chosen) >= 1:
+    chosen = os.environ.get("GRADCALC_THREADS", "").strip()
+    if not chosen:
+        return min(_cpus(), MAX_THREADS)
+    if len(chosen) <= 6 and chosen.isascii() and chosen.isdigit() and int(chosen) >= 1:
         return int(chosen)
-    return min(_cpus(), MAX_THREADS)
+    raise InputError(
+        f"GRADCALC_THREADS is {chosen[:20]!r}: give a whole number from 1 "
+        f"(unset: one per CPU, at most {MAX_THREADS})"
+    )
 
 
 @functools.cache

@@ -180,3 +180,17 @@ def test_an_unknown_kernels_choice_is_a_usage_error(cli, tmp_path, monkeypatch) 
     monkeypatch.setenv("GRADCALC_KERNELS", " NumPy ")
     rows = csv_out(cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check"))
     assert float(rows[-1][2]) == math.cos(2.99)
+
+
+def test_a_threads_setting_that_is_no_whole_number_is_a_usage_error(cli, tmp_path, monkeypatch):
+    path = write(tmp_path, "p.csv", "x\n" + "\n".join(str(k / 100) for k in range(300)) + "\n")
+    monkeypatch.setenv("GRADCALC_THREADS", "four")
+    result = cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "gradcalc: GRADCALC_THREADS is 'four': give a whole number from 1 "
+        "(unset: one per CPU, at most 4)"
+    ]
+    monkeypatch.setenv("GRADCALC_THREADS", "2")
+    rows = csv_out(cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check"))
+    assert float(rows[-1][2]) == math.cos(2.99)

@@ -18,6 +18,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gradcalc.core.errors import InputError
 from gradcalc.engine import replay
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.evaluate import evaluate
@@ -210,3 +211,22 @@ def test_a_tie_with_a_constant_is_the_tapes_kink(text: str) -> None:
     assert np.array_equal(swept.undefined, taped.undefined)
     if text != "min(x^3, 2.25)" or tie**3 == 2.25:  # (the cube root of 2.25 may not cube back)
         assert swept.undefined[7]
+
+
+@pytest.mark.parametrize("typed", ["four", "0", "-2", "1.5", "²", "9" * 40, "2 threads"])
+def test_a_threads_setting_that_is_no_whole_number_is_refused(monkeypatch, typed) -> None:
+    # it was read as "not set" (one thread per CPU), so a typo passed unseen
+    monkeypatch.setenv("GRADCALC_THREADS", typed)
+    sweep = record_sweep(lower(parse_program("x^2")), ("x",))
+    with pytest.raises(InputError, match=r"^GRADCALC_THREADS is '.{1,20}': give a whole number"):
+        run_sweep(sweep, {"x": np.arange(5.0)})
+
+
+@pytest.mark.parametrize("typed", ["1", " 2 ", "03"])
+def test_a_whole_number_of_threads_gives_the_same_numbers(monkeypatch, typed) -> None:
+    sweep = record_sweep(lower(parse_program("sin(x)*x")), ("x",))
+    x = np.linspace(-3.0, 3.0, 200_000)
+    monkeypatch.setenv("GRADCALC_THREADS", typed)
+    assert replay.default_threads() == int(typed)
+    result = run_sweep(sweep, {"x": x}, kernels="numpy")
+    assert np.array_equal(result.gradients[0]["x"], np.sin(x) + x * np.cos(x))
