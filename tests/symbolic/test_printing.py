@@ -1,14 +1,18 @@
 """symbolic.printing: the remembering printer gives ``str(expr)``, sympy's own text, for every
 expression of a stream -- sums of one skeleton with many coefficients (the remembered
-order), ties that coefficients decide, and the signed two-term sums sympy orders by sign."""
+order), ties that coefficients decide, and the signed two-term sums sympy orders by sign --
+and its precedence is sympy's for every part of such expressions."""
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sympy.printing import str as sympy_str
+from sympy.printing.precedence import precedence
 
-from gradcalc.symbolic.printing import Printer
+from gradcalc.symbolic.printing import Printer, fast_precedence
 
 X, Y, Z = sp.symbols("x y z", real=True)
 FACTORS = [
@@ -29,6 +33,13 @@ FACTORS = [
     sp.sqrt(2),
     sp.E,
     1 / (1 + X**2),
+    1 / X,
+    Y**-3,
+    X / (X + Y) ** 2,
+    sp.exp(X) / sp.sin(Y),
+    sp.Abs(X - 1),
+    sp.atan2(Y, X),
+    sp.Float("2.5") * X,
 ]
 COEFFICIENTS = st.one_of(
     st.integers(-(10**9), 10**9).filter(bool),
@@ -72,3 +83,27 @@ def test_two_term_sums_ordered_by_sign_are_asked_each_time() -> None:
     printer = Printer()
     texts = [printer.doprint(e) for e in (1 - 2 * X, -1 + 2 * X, 3 + 5 * X, sp.pi - X)]
     assert texts == ["1 - 2*x", "2*x - 1", "5*x + 3", "pi - x"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(SKELETONS, st.data())
+def test_the_fast_precedence_is_sympys_for_every_part(skeleton, data) -> None:
+    coefficients = data.draw(st.lists(COEFFICIENTS, min_size=len(skeleton), max_size=len(skeleton)))
+    expr = build(skeleton, coefficients)
+    for whole in (expr, -expr, expr * X, sp.sin(expr) / expr, sp.zoo * X, -sp.oo * X):
+        for part in sp.preorder_traversal(whole):
+            assert fast_precedence(part) == precedence(part), part
+
+
+def test_sympys_own_precedence_is_back_after_printing_even_after_an_error() -> None:
+    printer = Printer()
+    assert printer.doprint(-3 * X / 2 + Y) == "-3*x/2 + y"
+    assert sympy_str.precedence is precedence
+
+    class Unprintable(sp.Symbol):
+        def _sympystr(self, printer):
+            raise RuntimeError("no text")
+
+    with pytest.raises(RuntimeError, match="no text"):
+        printer.doprint(X + Unprintable("u"))
+    assert sympy_str.precedence is precedence
