@@ -168,29 +168,27 @@ def test_fit_reads_the_columns_the_model_and_y_use(cli, tmp_path) -> None:
     assert json.loads(result.stdout)["params"]["a"] == pytest.approx(2.0, abs=1e-12)
 
 
-def test_an_unknown_kernels_choice_is_a_usage_error(cli, tmp_path, monkeypatch) -> None:
-    # GRADCALC_KERNELS=nativ would otherwise pass unseen; a known choice in any case works
+@pytest.mark.parametrize(
+    ("variable", "typo", "message", "good"),
+    [
+        ("GRADCALC_KERNELS", "nativ", "use one of auto, native, numpy, numexpr", " NumPy "),
+        (
+            "GRADCALC_THREADS",
+            "four",
+            "give a whole number from 1 (unset: one per CPU, at most 4)",
+            "2",
+        ),
+    ],
+)
+def test_a_setting_with_a_typo_is_a_usage_error(
+    cli, tmp_path, monkeypatch, variable, typo, message, good
+) -> None:
+    # a typo (GRADCALC_KERNELS=nativ) would otherwise pass unseen; a good value in any case works
     path = write(tmp_path, "p.csv", "x\n" + "\n".join(str(k / 100) for k in range(300)) + "\n")
-    monkeypatch.setenv("GRADCALC_KERNELS", "nativ")
+    monkeypatch.setenv(variable, typo)
     result = cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check")
     assert result.exit_code == 2
-    assert result.stderr.strip().splitlines() == [
-        "gradcalc: GRADCALC_KERNELS is 'nativ': use one of auto, native, numpy, numexpr"
-    ]
-    monkeypatch.setenv("GRADCALC_KERNELS", " NumPy ")
-    rows = csv_out(cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check"))
-    assert float(rows[-1][2]) == math.cos(2.99)
-
-
-def test_a_threads_setting_that_is_no_whole_number_is_a_usage_error(cli, tmp_path, monkeypatch):
-    path = write(tmp_path, "p.csv", "x\n" + "\n".join(str(k / 100) for k in range(300)) + "\n")
-    monkeypatch.setenv("GRADCALC_THREADS", "four")
-    result = cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check")
-    assert result.exit_code == 2
-    assert result.stderr.strip().splitlines() == [
-        "gradcalc: GRADCALC_THREADS is 'four': give a whole number from 1 "
-        "(unset: one per CPU, at most 4)"
-    ]
-    monkeypatch.setenv("GRADCALC_THREADS", "2")
+    assert result.stderr.strip().splitlines() == [f"gradcalc: {variable} is {typo!r}: {message}"]
+    monkeypatch.setenv(variable, good)
     rows = csv_out(cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check"))
     assert float(rows[-1][2]) == math.cos(2.99)
