@@ -15,7 +15,11 @@ the table lacks (or steps with parameters) run as numpy calls, as in the replay.
 numexpr is optional (``pip install gradcalc[numexpr]``); without it :func:`fuse` returns
 ``None`` and the replay runs step by step. Results agree with the step-by-step replay to a
 few units in the last place (numexpr's sin, exp, ... are the C library's; numpy has its
-own vectorised ones), not bit for bit.
+own vectorised ones), not bit for bit -- except what a domain rule reads: a maths function
+whose value reaches one (a kink, a tie, a pole, a domain's edge) runs as numpy's step, and
+numexpr's arithmetic on numpy's values gives numpy's bits, so numexpr decides every such
+point as the tape does (``max(cosh(sin(x + x)), cosh(sin(2)))``: numexpr's cosh missed the
+ties that numpy's has).
 
 >>> import numpy as np
 >>> from gradcalc.engine.sweep import record_sweep
@@ -33,6 +37,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from gradcalc.engine.native_bounds import tracked_slots
 
 if TYPE_CHECKING:
     from gradcalc.engine.sweep import Step, Sweep
@@ -129,22 +135,28 @@ def fuse(sweep: Sweep) -> Kernels | None:
     """The sweep's steps as fused kernels, or ``None`` without numexpr (or when numexpr
     refuses a kernel: then the step-by-step replay is the safe answer)."""
     try:
-        return _build(sweep)
+        return _build(sweep, tracked_slots(sweep))
     except (ImportError, AttributeError, TypeError, ValueError, KeyError, SyntaxError):
         return None
 
 
-def _fusable(step: Step, sweep: Sweep) -> bool:
-    """Whether numexpr can compute the step: an op it has, no parameters, and constants
-    that are single numbers."""
+#: The ops numexpr computes as the very IEEE operation numpy does: the same bits.
+SAME_BITS = frozenset({"add", "sub", "mul", "div", "neg", "sqrt", "abs"})
+
+
+def _fusable(step: Step, sweep: Sweep, decided: set[int]) -> bool:
+    """Whether numexpr computes the step: an op it has, no parameters, constants that are
+    single numbers, and -- where a domain rule reads the value (``decided``: the slots
+    its decisions are made from) -- an op that gives numpy's bits."""
     return (
         step.op.name in KERNELS
         and not step.params
         and all(sweep.constants[i].ndim == 0 for i in step.inputs if i in sweep.constants)
+        and (step.out not in decided or step.op.name in SAME_BITS)
     )
 
 
-def _materialized(sweep: Sweep) -> set[int]:
+def _materialized(sweep: Sweep, decided: set[int]) -> set[int]:
     """The slots that must exist as arrays: outputs, values read twice or by a numpy step,
     the inputs of domain checks, values checked for NaN, and every numpy step's result."""
     readers: dict[int, int] = {}
@@ -152,20 +164,20 @@ def _materialized(sweep: Sweep) -> set[int]:
     for step in sweep.steps:
         for i in step.inputs:
             readers[i] = readers.get(i, 0) + 1
-        if step.check_domain or not _fusable(step, sweep):
+        if step.check_domain or not _fusable(step, sweep, decided):
             kept.update(step.inputs)
-        if (step.check_finite and step.guard) or not _fusable(step, sweep):
+        if (step.check_finite and step.guard) or not _fusable(step, sweep, decided):
             kept.add(step.out)
     kept |= {i for i, n in readers.items() if n > 1}
     return kept
 
 
-def _build(sweep: Sweep) -> Kernels:
+def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
     from numexpr import NumExpr
     from numexpr.necompiler import getContext, getExprNames
 
     variables = set(range(len(sweep.variables))) | set(sweep.constants)
-    kept = _materialized(sweep)
+    kept = _materialized(sweep, decided)
     inline: dict[int, tuple[str, frozenset[int], int]] = {}  # slot: (text, inputs, ops)
     stages: list[Stage] = []
     ready = set(variables)  # slots computed so far
@@ -201,7 +213,7 @@ def _build(sweep: Sweep) -> Kernels:
         emit(compile_stage(slot, text, inputs, finite=False))
 
     for step in sweep.steps:
-        if not _fusable(step, sweep):
+        if not _fusable(step, sweep, decided):
             emit(Stage(step.out, step.inputs, None, step, finite=step.guard and step.check_finite))
             continue
         while True:

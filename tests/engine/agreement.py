@@ -5,6 +5,34 @@ from __future__ import annotations
 
 import numpy as np
 
+#: sin(x + 0.5) + sin(0.5): exactly 0 at x = -1 with numpy's sines.
+CANCELLING = "(sin(x + 0.5) + sin(0.5))"
+#: Each domain rule's boundary reached at x = -1 (or 1) by an exact cancellation of numpy's
+#: sines (or a tie of numpy's cosh), which another library's last ulp may miss.
+CANCELLATIONS = [
+    f"abs({CANCELLING})",
+    f"sign({CANCELLING}) + x",
+    f"log({CANCELLING}^2)",
+    f"sqrt({CANCELLING}^2)",
+    f"cbrt({CANCELLING})",
+    f"1/{CANCELLING}",
+    f"abs({CANCELLING})^0.5",
+    f"max({CANCELLING}, 0)",
+    f"min(x, {CANCELLING} - 1)",
+    f"floor(2 + {CANCELLING}) * x",
+    f"ceiling({CANCELLING} - 2) * x",
+    f"asin(1 - abs({CANCELLING}))",
+    f"acos({CANCELLING} - 1)",
+    f"atanh(1 + {CANCELLING})",
+    f"acosh(1 + {CANCELLING})",
+    f"cot({CANCELLING})",
+    f"csc({CANCELLING})",
+    f"tan({CANCELLING} + pi/2)",
+    f"atan2({CANCELLING}, x)",
+    "max(cosh(sin(x + x)), cosh(sin(2)))",
+    f"cbrt(1 + {CANCELLING}^2)",
+]
+
 
 def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """How many units in the last place of the larger magnitude apart ``a`` and ``b`` are
