@@ -141,7 +141,7 @@ def fuse(sweep: Sweep) -> Kernels | None:
 
 
 #: The ops numexpr computes as the very IEEE operation numpy does: the same bits.
-SAME_BITS = frozenset({"add", "sub", "mul", "div", "neg", "sqrt", "abs"})
+_SAME_BITS = frozenset({"add", "sub", "mul", "div", "neg", "sqrt", "abs"})
 
 
 def _fusable(step: Step, sweep: Sweep, decided: set[int]) -> bool:
@@ -152,7 +152,7 @@ def _fusable(step: Step, sweep: Sweep, decided: set[int]) -> bool:
         step.op.name in KERNELS
         and not step.params
         and all(sweep.constants[i].ndim == 0 for i in step.inputs if i in sweep.constants)
-        and (step.out not in decided or step.op.name in SAME_BITS)
+        and (step.out not in decided or step.op.name in _SAME_BITS)
     )
 
 

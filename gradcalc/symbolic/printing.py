@@ -30,6 +30,7 @@ and :meth:`Printer.doprint` has sympy's string printer use it while it prints.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sympy import Function, Integer, Mul, Number, NumberSymbol, Rational
@@ -80,23 +81,24 @@ class Printer(StrPrinter):
         )
         if len(terms) != len(expr.args) or signed:
             return self._asked(expr)
-        skeleton = frozenset(terms)
-        if skeleton not in self.orders:
-            if len(self.orders) >= REMEMBERED:
-                self.orders.clear()
-            self.orders[skeleton] = _order_of(expr)
-        known = self.orders[skeleton]
+        known = _remembered(self.orders, frozenset(terms), lambda: _order_of(expr))
         if not known:
             return self._asked(expr)
         return [terms[part] for part in known]
 
     def _asked(self, expr: Any) -> list[Any]:
         """sympy's order of this very sum's terms, remembered by the sum."""
-        if expr not in self.sums:
-            if len(self.sums) >= REMEMBERED:
-                self.sums.clear()
-            self.sums[expr] = tuple(expr.as_ordered_terms())
-        return list(self.sums[expr])
+        return list(_remembered(self.sums, expr, lambda: tuple(expr.as_ordered_terms())))
+
+
+def _remembered(memo: dict, key: Any, make: Callable[[], Any]) -> Any:
+    """``memo[key]``, made by ``make()`` the first time (the memo emptied first when it
+    holds :data:`REMEMBERED` entries)."""
+    if key not in memo:
+        if len(memo) >= REMEMBERED:
+            memo.clear()
+        memo[key] = make()
+    return memo[key]
 
 
 def _order_of(expr: Any) -> tuple[Any, ...]:
