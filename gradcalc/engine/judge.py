@@ -100,15 +100,26 @@ def gradient_results(run: Evaluation, points: Points, options: Options) -> list[
 
 
 def filled(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
-    """An array of ``value``: for many points a read-only view of one number (filling 10^6
-    entries costs a millisecond), for a few a plain array (a view costs more to make).
+    """A read-only array of ``value``: for many points a view of one number (filling 10^6
+    entries costs a millisecond), for a few one array made once per shape and shared (a
+    point's result, or a batch's, needs no fresh one: filling costs a microsecond each).
 
     >>> filled(False, (2,)), filled(-1, (10**6,)).strides
     (array([False, False]), (0,))
+    >>> filled(False, ()) is filled(False, ()), filled(False, ()).flags.writeable
+    (True, False)
     """
     if math.prod(shape) < 4096:
-        return np.full(shape, value)
+        return _shared(value, shape)
     return np.broadcast_to(np.asarray(value), shape)
+
+
+@functools.lru_cache(maxsize=256, typed=True)  # (False and 0 are equal keys otherwise)
+def _shared(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
+    """One read-only array of ``value`` in ``shape`` (see :func:`filled`)."""
+    array = np.full(shape, value)
+    array.flags.writeable = False
+    return array
 
 
 @dataclass
