@@ -19,7 +19,12 @@ own vectorised ones), not bit for bit -- except what a domain rule reads: a math
 whose value reaches one (a kink, a tie, a pole, a domain's edge) runs as numpy's step, and
 numexpr's arithmetic on numpy's values gives numpy's bits, so numexpr decides every such
 point as the tape does (``max(cosh(sin(x + x)), cosh(sin(2)))``: numexpr's cosh missed the
-ties that numpy's has).
+ties that numpy's has). And as the native kernels do, a value that may differ from numpy's
+(a maths function's, or made from one) is flagged from
+:data:`~gradcalc.engine.native_bounds.HUGE` on where the replay checks it, and so is every
+value of a function that overflows (exp, sinh, cosh, pow: never inlined), checked or not:
+within an ulp of the largest double one library's ``exp`` may be finite where numpy's is
+infinite, and the tape decides.
 
 >>> import numpy as np
 >>> from gradcalc.engine.sweep import record_sweep
@@ -32,13 +37,19 @@ ties that numpy's has).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradcalc.engine.native_bounds import tracked_slots
+from gradcalc.engine.native_bounds import (
+    HUGE,
+    inexact_slots,
+    overflowing_slots,
+    tracked_slots,
+)
 
 if TYPE_CHECKING:
     from gradcalc.engine.sweep import Step, Sweep
@@ -90,8 +101,10 @@ MAX_OPS = 120
 @dataclass(frozen=True)
 class Stage:
     """Compute slot ``out``: with ``kernel`` (a compiled numexpr program reading the slots
-    ``inputs``, in order), or by the replay's one numpy ``step``. Then run the domain
-    checks of ``checks`` (steps whose inputs are all computed by now) and free ``release``."""
+    ``inputs``, in order), or by the replay's one numpy ``step``. Then flag the points where
+    its magnitude reaches ``limit`` (infinity: where it is not finite; ``None``: unchecked),
+    run the domain checks of ``checks`` (steps whose inputs are all computed by now) and
+    free ``release``."""
 
     out: int
     inputs: tuple[int, ...]
@@ -99,17 +112,19 @@ class Stage:
     step: Step | None
     text: str = ""
     checks: tuple[Step, ...] = ()
-    finite: bool = False
+    limit: float | None = None
     release: tuple[int, ...] = ()
 
 
 @dataclass
 class Kernels:
-    """The fused program: stages in order, and the domain checks that only read variables
-    or constants (run before the first stage)."""
+    """The fused program: stages in order, the domain checks that only read variables or
+    constants (run before the first stage), and the outputs that may differ from numpy's
+    (flagged from :data:`~gradcalc.engine.native_bounds.HUGE` on, after the last stage)."""
 
     stages: list[Stage]
     first_checks: tuple[Step, ...] = ()
+    large_outputs: tuple[int, ...] = ()
 
     def texts(self) -> list[str]:
         """The numexpr texts, in order (for tests and curiosity)."""
@@ -156,9 +171,10 @@ def _fusable(step: Step, sweep: Sweep, decided: set[int]) -> bool:
     )
 
 
-def _materialized(sweep: Sweep, decided: set[int]) -> set[int]:
+def _materialized(sweep: Sweep, decided: set[int], overflowing: set[int]) -> set[int]:
     """The slots that must exist as arrays: outputs, values read twice or by a numpy step,
-    the inputs of domain checks, values checked for NaN, and every numpy step's result."""
+    the inputs of domain checks, values checked for NaN, the values of functions that
+    overflow, and every numpy step's result."""
     readers: dict[int, int] = {}
     kept = set(sweep.kept_slots())
     for step in sweep.steps:
@@ -166,7 +182,11 @@ def _materialized(sweep: Sweep, decided: set[int]) -> set[int]:
             readers[i] = readers.get(i, 0) + 1
         if step.check_domain or not _fusable(step, sweep, decided):
             kept.update(step.inputs)
-        if (step.check_finite and step.guard) or not _fusable(step, sweep, decided):
+        if (
+            (step.check_finite and step.guard)
+            or step.out in overflowing
+            or not _fusable(step, sweep, decided)
+        ):
             kept.add(step.out)
     kept |= {i for i, n in readers.items() if n > 1}
     return kept
@@ -177,7 +197,8 @@ def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
     from numexpr.necompiler import getContext, getExprNames
 
     variables = set(range(len(sweep.variables))) | set(sweep.constants)
-    kept = _materialized(sweep, decided)
+    inexact, overflowing = inexact_slots(sweep), overflowing_slots(sweep)
+    kept = _materialized(sweep, decided, overflowing)
     inline: dict[int, tuple[str, frozenset[int], int]] = {}  # slot: (text, inputs, ops)
     stages: list[Stage] = []
     ready = set(variables)  # slots computed so far
@@ -195,7 +216,7 @@ def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
         pending = [s for s in pending if s not in now]
         stages.append(Stage(**{**vars(stage), "checks": now}))
 
-    def compile_stage(out: int, text: str, inputs: frozenset[int], finite: bool) -> Stage:
+    def compile_stage(out: int, text: str, inputs: frozenset[int], limit: float | None) -> Stage:
         order = tuple(sorted(inputs))
         signature = [(f"s{i}", np.float64) for i in order]
         program = NumExpr(text, signature)
@@ -205,16 +226,16 @@ def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
             result: np.ndarray = program(*arrays, ex_uses_vml=uses_vml)
             return result
 
-        return Stage(out, order, kernel, None, text, finite=finite)
+        return Stage(out, order, kernel, None, text, limit=limit)
 
     def materialize(slot: int) -> None:
         """Give an inlined value its own stage (its expression grew too large)."""
         text, inputs, _ = inline.pop(slot)
-        emit(compile_stage(slot, text, inputs, finite=False))
+        emit(compile_stage(slot, text, inputs, limit=None))
 
     for step in sweep.steps:
         if not _fusable(step, sweep, decided):
-            emit(Stage(step.out, step.inputs, None, step, finite=step.guard and step.check_finite))
+            emit(Stage(step.out, step.inputs, None, step, limit=_limit(step, inexact, overflowing)))
             continue
         while True:
             parts = [operand(i) for i in step.inputs]
@@ -226,12 +247,21 @@ def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
             materialize(largest)
         text = KERNELS[step.op.name].format(*(p[0] for p in parts))
         if step.out in kept:
-            finite = step.guard and step.check_finite
-            emit(compile_stage(step.out, text, inputs, finite))
+            emit(compile_stage(step.out, text, inputs, _limit(step, inexact, overflowing)))
         else:
             inline[step.out] = (text, inputs, ops)
-    stages = _plan_releases(stages, sweep)
-    return Kernels(stages, first)
+    large = tuple(dict.fromkeys(s for s in sweep.kept_slots() if s in inexact))
+    return Kernels(_plan_releases(stages, sweep), first, large)
+
+
+def _limit(step: Step, inexact: set[int], overflowing: set[int]) -> float | None:
+    """The magnitude from which the step's value is flagged where the replay checks it for
+    NaN and infinity, or where it is a function's that overflows (``overflowing``):
+    infinity, or :data:`~gradcalc.engine.native_bounds.HUGE` where it may differ from
+    numpy's (``inexact``); ``None`` where it is neither."""
+    if not (step.guard and step.check_finite) and step.out not in overflowing:
+        return None
+    return HUGE if step.out in inexact else math.inf
 
 
 def _plan_releases(stages: list[Stage], sweep: Sweep) -> list[Stage]:
@@ -259,10 +289,11 @@ def run(
     kernels: Kernels,
     slots: list[Any],
     domain: Callable[[Step, list[Any]], None],
-    finite: Callable[[np.ndarray], None],
+    reaching: Callable[[np.ndarray, float], None],
 ) -> None:
     """Compute every stage on the current slice; ``domain(step, inputs)`` and
-    ``finite(value)`` mark the points that need the tape, as in the replay."""
+    ``reaching(value, limit)`` (the points whose magnitude reaches ``limit``, or NaN) mark
+    the points that need the tape, as in the replay."""
     for step in kernels.first_checks:
         domain(step, [slots[i] for i in step.inputs])
     for stage in kernels.stages:
@@ -272,10 +303,12 @@ def run(
         else:
             assert stage.step is not None
             out = stage.step.op.forward(*values, **stage.step.params)
-        if stage.finite:
-            finite(out)
+        if stage.limit is not None:
+            reaching(out, stage.limit)
         slots[stage.out] = out
         for step in stage.checks:
             domain(step, [slots[i] for i in step.inputs])
         for i in stage.release:
             slots[i] = None
+    for slot in kernels.large_outputs:
+        reaching(slots[slot], HUGE)

@@ -19,13 +19,17 @@ at 0, ``asin`` at ±1, the poles of ``tan``, an integer for ``floor`` ...) lies 
 :data:`MARGIN` times the bound, the point is flagged: the tape computes and explains it.
 
 Two more decisions are taken on values that may differ (:func:`inexact_slots`), and the
-loop and the replay settle them more simply: a value the replay checks for infinity (every
-value and partial derivative it hands back among them) is flagged from :data:`HUGE` on (the
-tape might find it infinite); and where a partial derivative is below the vanishing
-threshold, 0 included, the replay computes the point again with numpy's steps (exactly 0
-is healthy, a tiny value vanishing; a ``max`` that picks a constant has a partial of
-exactly 0 at every such point, so the tape, which explains each point it is given, would be
-too dear there).
+loop and the replay settle them more simply: each that the replay checks for infinity
+(every value and partial derivative it hands back among them), and each value of a function
+that overflows (:data:`OVERFLOWING`, checked or not: in ``exp(x)*1e-300`` the product of an
+infinite ``exp`` stays infinite, of a finite one does not), is flagged from :data:`HUGE` on
+(the tape might find it infinite; left: arithmetic carrying an inexact value to within an
+ulp of the largest double and back down unchecked, ``exp(x)*1e10*1e-300`` near x = 686.8 --
+looking at every inexact value made the 50-term sum's loop 1.6x slower); and where a partial
+derivative is below the vanishing threshold, 0 included, the replay computes the point
+again with numpy's steps (exactly 0 is healthy, a tiny value vanishing; a ``max`` that
+picks a constant has a partial of exactly 0 at every such point, so the tape, which
+explains each point it is given, would be too dear there).
 
 Nothing is tracked where no maths function feeds a rule (``3*w1**2 + 2*w1*w2``, the
 50-term trigonometric sum: none), and at random points such closeness is rare (a relative
@@ -63,6 +67,10 @@ ROUNDING = 2.0**-51
 #: The magnitude from which an inexact value is flagged as possibly infinite at numpy's
 #: values: 2^1016, 1/256 of the largest double.
 HUGE = 2.0**1016
+
+#: The maths functions that overflow at finite arguments (within an ulp of the largest
+#: double, one library's value may be infinite where another's is not).
+OVERFLOWING = frozenset({"exp", "sinh", "cosh", "pow"})
 
 #: Each checked op's decisions: ``rule(bounds, args, errors)`` gives the lanes to flag.
 Rules = Mapping[str, Callable[["Bounds", list[Any], list[Any]], Any]]
@@ -114,6 +122,21 @@ def inexact_slots(sweep: Sweep) -> set[int]:
         ):
             inexact.add(step.out)
     return inexact
+
+
+def overflowing_slots(sweep: Sweep) -> set[int]:
+    """The values of functions that overflow (:data:`OVERFLOWING`) that may differ from
+    numpy's (``x**2`` replayed as ``square`` is numpy's, bit for bit).
+
+    >>> from gradcalc.engine.sweep import record_sweep
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> [len(overflowing_slots(record_sweep(lower(parse_program(t)), ("x",))))
+    ...  for t in ("exp(x)*1e-300", "3*x**2 + x")]
+    [1, 0]
+    """
+    inexact = inexact_slots(sweep)
+    return {s.out for s in sweep.steps if s.op.name in OVERFLOWING and s.out in inexact}
 
 
 class Bounds:

@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradcalc.engine.native_bounds import HUGE, Bounds, either, inexact_slots
+from gradcalc.engine.native_bounds import (
+    HUGE,
+    Bounds,
+    either,
+    inexact_slots,
+    overflowing_slots,
+)
 from gradcalc.engine.native_rules import BOUNDARIES
 
 if TYPE_CHECKING:
@@ -273,19 +279,20 @@ class _Extents:
 
 def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
     """Every step on the vectors of ``values`` (slot -> vector, filled in); the lanes to flag
-    for the tape -- where a value the replay checks is not finite, where a value that may
-    differ from numpy's is :data:`~gradcalc.engine.native_bounds.HUGE` (numpy's might be
-    infinite), or where a decision could fall otherwise at numpy's values (see
+    for the tape -- where a value the replay checks is not finite, where such a value that
+    may differ from numpy's, or a function's that overflows, is
+    :data:`~gradcalc.engine.native_bounds.HUGE` (numpy's might be infinite), or where a
+    decision could fall otherwise at numpy's values (see
     :mod:`gradcalc.engine.native_bounds`) -- or ``None`` when nothing is checked."""
     bounds = Bounds(emit, sweep, BOUNDARIES, COMPOSITE)
-    inexact = inexact_slots(sweep)
+    inexact, overflowing = inexact_slots(sweep), overflowing_slots(sweep)
     bad = None
     for step in sweep.steps:
         args = [values[i] for i in step.inputs]
         result = emit.step(step, args)
         values[step.out] = result
-        if step.guard and step.check_finite:  # (not NaN or inf; not HUGE where inexact)
-            limit = HUGE if step.out in inexact else np.inf
+        if (step.guard and step.check_finite) or step.out in overflowing:
+            limit = HUGE if step.out in inexact else np.inf  # (not NaN or inf; not HUGE)
             bad = either(emit.builder, bad, _reaching(emit, result, limit))
         bad = either(emit.builder, bad, bounds.step(step, args, result))
     for slot in watched_of(sweep):  # (the replay checks these itself, for infinity only)

@@ -43,7 +43,13 @@ import numpy as np
 from gradcalc.core.errors import InputError
 from gradcalc.engine import fused, native, recycle
 from gradcalc.engine.diagnostics import Thresholds
-from gradcalc.engine.replay_steps import check_domain, check_finite, is_finite, run_steps, slots_of
+from gradcalc.engine.replay_steps import (
+    check_domain,
+    check_magnitude,
+    is_finite,
+    run_steps,
+    slots_of,
+)
 from gradcalc.engine.sweep import Sweep
 
 #: Points per replayed slice: a few arrays of this many float64 fit in a core's L2 cache
@@ -279,7 +285,7 @@ class _Replay:
                         self.kernels,
                         slots,
                         functools.partial(check_domain, flag=flag),
-                        functools.partial(check_finite, flag=flag),
+                        functools.partial(check_magnitude, flag=flag),
                     )
                 scratch = buffers[-1] if buffers else None
                 _store(

@@ -89,6 +89,21 @@ def check_finite(values: np.ndarray, flag: Callable[[np.ndarray], None]) -> None
         flag(~np.isfinite(values))
 
 
+def check_magnitude(values: np.ndarray, limit: float, flag: Callable[[np.ndarray], None]) -> None:
+    """Flag the points where ``|values|`` is ``limit`` or more, or NaN (with an infinite
+    ``limit``: :func:`check_finite`).
+
+    >>> check_magnitude(np.array([1.0, -3.0, np.nan, 2.0]), 3.0, print)
+    [False  True  True False]
+    """
+    if limit == math.inf:
+        check_finite(values, flag)
+        return
+    reached = ~(np.absolute(values) < limit)
+    if reached.any():
+        flag(reached)
+
+
 def is_finite(values: np.ndarray) -> bool:
     """One pass: a sum is finite only if every term is (a finite sum that overflows just
     costs a second, exact look).

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcalc.engine.api import Options, compile_expression, gradient_at
+from gradcalc.engine.points import Points
+from gradcalc.engine.replay import run_sweep
+from gradcalc.engine.sweep import record_sweep
+
 #: sin(x + 0.5) + sin(0.5): exactly 0 at x = -1 with numpy's sines.
 CANCELLING = "(sin(x + 0.5) + sin(0.5))"
 #: Each domain rule's boundary reached at x = -1 (or 1) by an exact cancellation of numpy's
@@ -31,7 +36,39 @@ CANCELLATIONS = [
     f"atan2({CANCELLING}, x)",
     "max(cosh(sin(x + x)), cosh(sin(2)))",
     f"cbrt(1 + {CANCELLING}^2)",
+    f"(x - 3)^(2 + {CANCELLING})",  # a negative base: an integer exponent at x = -1 only
 ]
+
+#: A maths function's value near the largest double, checked as itself, as an output, or
+#: only after it is scaled down (where exp(x) overflows, numpy's product stays infinite).
+NEAR_THE_LARGEST_DOUBLE = ["exp(x)*1e-300", "exp(x)", "1e-300*cosh(x) + x"]
+
+
+def assert_huge_values_go_to_the_tape(text: str, kernels: str, monkeypatch) -> None:
+    """Within an ulp of the largest double one library's exp may be finite where numpy's is
+    infinite, so the ``kernels`` flag a maths function's value from HUGE (2^1016) on and
+    the tape decides: those points get numpy's numbers bit for bit (the others agree to a
+    few ulps, as everywhere)."""
+    x = np.resize([1.0, 700.0, 705.0, 709.78, 710.0, -705.0, -1.5], 700)  # a batch
+    sweep = record_sweep(compile_expression(text, ("x",)), ("x",))
+    plain = run_sweep(sweep, {"x": x}, kernels="numpy")
+    fast = run_sweep(sweep, {"x": x}, kernels=kernels)
+    with np.errstate(over="ignore"):
+        made = np.cosh(x) if "cosh" in text else np.exp(x)  # the maths function's value
+    huge = made >= 2.0**1016
+    assert fast.flagged is not None and fast.flagged.tolist() == huge.tolist()
+    assert plain.flagged is None or plain.flagged.sum() < huge.sum()  # numpy's: inf only
+    graph = compile_expression(text, ("x",))
+    points = Points(("x",), {"x": x}, None)
+    options = Options(check=False, strict=False, tape=False)
+    answers = {}
+    for chosen in (kernels, "numpy"):
+        monkeypatch.setenv("GRADCALC_KERNELS", chosen)
+        answers[chosen] = gradient_at(graph, points, None, options)[0]
+    mine, theirs = answers[kernels], answers["numpy"]
+    np.testing.assert_array_equal(mine.value[huge], theirs.value[huge])
+    np.testing.assert_array_equal(mine.gradient["x"][huge], theirs.gradient["x"][huge])
+    np.testing.assert_array_equal(mine.undefined, theirs.undefined)
 
 
 def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:

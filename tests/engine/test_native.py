@@ -23,7 +23,9 @@ from gradcalc.engine.points import Points
 from gradcalc.engine.replay import kernels_for, run_sweep
 from gradcalc.engine.sweep import Step, Sweep, record_sweep, sweep_for
 from tests.engine.agreement import (
+    NEAR_THE_LARGEST_DOUBLE,
     assert_decides_as_the_replay,
+    assert_huge_values_go_to_the_tape,
     assert_same_flags_and_close,
     normwise_ulps,
     ulps,
@@ -385,3 +387,10 @@ def test_a_kernel_llvm_refuses_leaves_the_program_to_numpy(monkeypatch) -> None:
     plain = run_sweep(sweep, arrays, kernels="numpy")
     assert np.array_equal(run_sweep(sweep, arrays).gradients[0]["y"], plain.gradients[0]["y"])
     native._kernels.clear()
+
+
+@pytest.mark.parametrize("text", NEAR_THE_LARGEST_DOUBLE)
+def test_a_value_near_the_largest_double_goes_to_the_tape(text: str, monkeypatch) -> None:
+    """A maths function's value is flagged from 2^1016 on, even scaled down before
+    anything checks it (exp(x)*1e-300 was not: only checked values and outputs were)."""
+    assert_huge_values_go_to_the_tape(text, "native", monkeypatch)
