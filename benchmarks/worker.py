@@ -64,7 +64,8 @@ def memory(key: str, expression: str, count: str) -> dict:
     prepared = tool.prepare(text, names, arrays)
     exact = status_kb("VmRSS") is not None and reset_peak()
     baseline = status_kb("VmRSS") if exact else ru_maxrss_kb()
-    result = prepared.call()
+    with prepared.running():
+        result = prepared.call()
     peak = status_kb("VmHWM") if exact else ru_maxrss_kb()
     del result
     method = "VmHWM after reset" if exact else "ru_maxrss"
