@@ -34,7 +34,6 @@ QUICK_SIZES = (1_000, 50_000)  # 50,000: two of the replay's slices
 MEMORY_LIMIT_MB = 300
 API = "gradcalc-api"  # the row of the Python API's defaults
 OURS = "gradcalc"  # compiled once, native kernels: the row compared with the peers' best modes
-NUMPY_STEPS = "gradcalc-numpy"  # compiled once, numpy's steps (the default below 20,000 points)
 
 
 @dataclass
@@ -217,12 +216,11 @@ def targets(results: dict[str, dict[str, Figures]], sizes) -> list[Target]:
                 peer = min(best, key=best.get)
                 ratio = ours.median(count) / best[peer]
                 versus[count].append((f"({key}) {ratio:.2f}x {peer}", ratio <= 1.0))
-        torch, default = per_tool.get("torch"), per_tool.get(default_row(smallest))
-        if torch is not None and default is not None:
-            mine, theirs = default.median(smallest), torch.median(smallest)
-            native = "" if default is ours else f"; native {seconds_text(ours.median(smallest))}"
+        torch = per_tool.get("torch")
+        if torch is not None:
+            mine, theirs = ours.median(smallest), torch.median(smallest)
             fixed_parts.append(
-                (f"({key}) {seconds_text(mine)} vs {seconds_text(theirs)}{native}", mine <= theirs)
+                (f"({key}) {seconds_text(mine)} vs {seconds_text(theirs)}", mine <= theirs)
             )
     return [
         all_met(f"batch {at}: grad() defaults <= 2.5x numpy floor", floor_parts),
@@ -236,22 +234,11 @@ def targets(results: dict[str, dict[str, Figures]], sizes) -> list[Target]:
             for n, parts in versus.items()
         ),
         all_met(
-            f"batch {size_label(smallest)}: fixed cost per call (gradcalc compiled once, the "
-            "kernels its default picks there) <= PyTorch eager's",
+            f"batch {size_label(smallest)}: fixed cost per call (gradcalc compiled once) <= "
+            "PyTorch eager's",
             fixed_parts,
         ),
     ]
-
-
-def default_row(count: int) -> str:
-    """The compiled-once row with the kernels gradcalc's default (``auto``) runs at ``count``
-    points: native code from ``NATIVE_MIN_POINTS`` on, numpy's steps below (compiled code
-    costs more to call than a few thousand points take to replay step by step)."""
-    try:
-        from gradcalc.engine.replay import NATIVE_MIN_POINTS
-    except ImportError:  # an older gradcalc: native code or nothing
-        return OURS
-    return OURS if count >= NATIVE_MIN_POINTS else NUMPY_STEPS
 
 
 def all_met(goal: str, parts: list[tuple[str, bool]]) -> Target:
