@@ -37,7 +37,6 @@ infinite, and the tape decides.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -46,6 +45,7 @@ import numpy as np
 
 from gradcalc.engine.native_bounds import (
     HUGE,
+    flag_limit,
     inexact_slots,
     overflowing_slots,
     tracked_slots,
@@ -196,12 +196,12 @@ def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
     from numexpr import NumExpr
     from numexpr.necompiler import getContext, getExprNames
 
-    variables = set(range(len(sweep.variables))) | set(sweep.constants)
-    inexact, overflowing = inexact_slots(sweep), overflowing_slots(sweep)
+    inexact = inexact_slots(sweep)
+    overflowing = overflowing_slots(sweep, inexact)
     kept = _materialized(sweep, decided, overflowing)
     inline: dict[int, tuple[str, frozenset[int], int]] = {}  # slot: (text, inputs, ops)
     stages: list[Stage] = []
-    ready = set(variables)  # slots computed so far
+    ready = set(range(len(sweep.variables))) | set(sweep.constants)  # slots computed so far
     pending = [s for s in sweep.steps if s.check_domain]  # domain checks not yet placed
     first = tuple(s for s in pending if set(s.inputs) <= ready)
     pending = [s for s in pending if s not in first]
@@ -234,8 +234,9 @@ def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
         emit(compile_stage(slot, text, inputs, limit=None))
 
     for step in sweep.steps:
+        limit = flag_limit(step, inexact, overflowing)
         if not _fusable(step, sweep, decided):
-            emit(Stage(step.out, step.inputs, None, step, limit=_limit(step, inexact, overflowing)))
+            emit(Stage(step.out, step.inputs, None, step, limit=limit))
             continue
         while True:
             parts = [operand(i) for i in step.inputs]
@@ -247,21 +248,18 @@ def _build(sweep: Sweep, decided: set[int]) -> Kernels:  # decided: see _fusable
             materialize(largest)
         text = KERNELS[step.op.name].format(*(p[0] for p in parts))
         if step.out in kept:
-            emit(compile_stage(step.out, text, inputs, _limit(step, inexact, overflowing)))
+            emit(compile_stage(step.out, text, inputs, limit))
         else:
             inline[step.out] = (text, inputs, ops)
-    large = tuple(dict.fromkeys(s for s in sweep.kept_slots() if s in inexact))
-    return Kernels(_plan_releases(stages, sweep), first, large)
+    return Kernels(_plan_releases(stages, sweep), first, _large_outputs(sweep, stages, inexact))
 
 
-def _limit(step: Step, inexact: set[int], overflowing: set[int]) -> float | None:
-    """The magnitude from which the step's value is flagged where the replay checks it for
-    NaN and infinity, or where it is a function's that overflows (``overflowing``):
-    infinity, or :data:`~gradcalc.engine.native_bounds.HUGE` where it may differ from
-    numpy's (``inexact``); ``None`` where it is neither."""
-    if not (step.guard and step.check_finite) and step.out not in overflowing:
-        return None
-    return HUGE if step.out in inexact else math.inf
+def _large_outputs(sweep: Sweep, stages: list[Stage], inexact: set[int]) -> tuple[int, ...]:
+    """The outputs that may differ from numpy's (``inexact``) and that no stage already
+    flags from :data:`~gradcalc.engine.native_bounds.HUGE` on: to look at after the last
+    stage."""
+    unlooked = inexact - {stage.out for stage in stages if stage.limit == HUGE}
+    return tuple(dict.fromkeys(s for s in sweep.kept_slots() if s in unlooked))
 
 
 def _plan_releases(stages: list[Stage], sweep: Sweep) -> list[Stage]:

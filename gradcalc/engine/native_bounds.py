@@ -124,19 +124,29 @@ def inexact_slots(sweep: Sweep) -> set[int]:
     return inexact
 
 
-def overflowing_slots(sweep: Sweep) -> set[int]:
-    """The values of functions that overflow (:data:`OVERFLOWING`) that may differ from
-    numpy's (``x**2`` replayed as ``square`` is numpy's, bit for bit).
+def overflowing_slots(sweep: Sweep, inexact: set[int]) -> set[int]:
+    """The values of functions that overflow (:data:`OVERFLOWING`) among the ``inexact``
+    ones (:func:`inexact_slots`; ``x**2`` replayed as ``square`` is numpy's, bit for bit).
 
     >>> from gradcalc.engine.sweep import record_sweep
     >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
-    >>> [len(overflowing_slots(record_sweep(lower(parse_program(t)), ("x",))))
-    ...  for t in ("exp(x)*1e-300", "3*x**2 + x")]
+    >>> texts = ("exp(x)*1e-300", "3*x**2")
+    >>> sweeps = [record_sweep(lower(parse_program(t)), ("x",)) for t in texts]
+    >>> [len(overflowing_slots(sweep, inexact_slots(sweep))) for sweep in sweeps]
     [1, 0]
     """
-    inexact = inexact_slots(sweep)
     return {s.out for s in sweep.steps if s.op.name in OVERFLOWING and s.out in inexact}
+
+
+def flag_limit(step: Step, inexact: set[int], overflowing: set[int]) -> float | None:
+    """The magnitude from which the step's value is flagged for the tape, where the replay
+    checks it for NaN and infinity or where it is a function's that overflows
+    (``overflowing``): :data:`HUGE` where it may differ from numpy's (``inexact``), else
+    infinity (NaN is flagged either way); ``None`` where it is neither."""
+    if not (step.guard and step.check_finite) and step.out not in overflowing:
+        return None
+    return HUGE if step.out in inexact else math.inf
 
 
 class Bounds:

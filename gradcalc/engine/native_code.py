@@ -25,12 +25,11 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from gradcalc.engine.native_bounds import (
     HUGE,
     Bounds,
     either,
+    flag_limit,
     inexact_slots,
     overflowing_slots,
 )
@@ -285,14 +284,15 @@ def _body(emit: _Emitter, sweep: Sweep, values: dict[int, Any]) -> Any:
     decision could fall otherwise at numpy's values (see
     :mod:`gradcalc.engine.native_bounds`) -- or ``None`` when nothing is checked."""
     bounds = Bounds(emit, sweep, BOUNDARIES, COMPOSITE)
-    inexact, overflowing = inexact_slots(sweep), overflowing_slots(sweep)
+    inexact = inexact_slots(sweep)
+    overflowing = overflowing_slots(sweep, inexact)
     bad = None
     for step in sweep.steps:
         args = [values[i] for i in step.inputs]
         result = emit.step(step, args)
         values[step.out] = result
-        if (step.guard and step.check_finite) or step.out in overflowing:
-            limit = HUGE if step.out in inexact else np.inf  # (not NaN or inf; not HUGE)
+        limit = flag_limit(step, inexact, overflowing)
+        if limit is not None:
             bad = either(emit.builder, bad, _reaching(emit, result, limit))
         bad = either(emit.builder, bad, bounds.step(step, args, result))
     for slot in watched_of(sweep):  # (the replay checks these itself, for infinity only)
