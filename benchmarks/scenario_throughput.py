@@ -179,7 +179,73 @@ def run(quick: bool) -> list[Section]:
         "each loop is a bash script of one call per job; every tool's first answer is checked "
         "against gradcalc's in-process gradient"
     )
-    return [section]
+    return [section, start_up_section(all_jobs, runs, rates)]
+
+
+#: The one-process streams split into start-up and each further job, beside Maxima's batch.
+SPLIT = (
+    (STREAM_ONE_UNCHECKED, ["--workers", "1", "--no-check"]),
+    (STREAM_ONE, ["--workers", "1"]),
+)
+
+
+def start_up_section(all_jobs: list[jobs.Job], runs: int, rates: dict) -> Section:
+    """The one-process rates taken apart: the seconds for one job (start-up) and the cost of
+    each further job, ``(T(n) - T(1)) / (n - 1)``, for gradcalc's one-process streams and
+    Maxima's batch; and from how many jobs on each stream is ahead of Maxima's batch."""
+    section = Section(
+        "One process: start-up and each further job",
+        ["how", "1 job (start-up)", "each further job", "ahead of maxima's batch from"],
+    )
+    split: dict[str, tuple[float, float]] = {}
+    one = all_jobs[:1]
+    measures: list[tuple[str, Callable[[], tuple[float, str]]]] = [
+        (label, lambda extra=extra: time_stream(one, runs, extra)) for label, extra in SPLIT
+    ]
+    measures.append((MAXIMA_BATCH, lambda: time_maxima_batch(one, runs)))
+    for label, measure in measures:
+        if label not in rates:
+            continue
+        try:
+            start, _ = measure()
+        except Skipped as why:
+            section.skip(label, why)
+            continue
+        except WrongAnswer as error:
+            section.fail(error)
+            continue
+        whole, count = rates[label]["seconds"], rates[label]["jobs"]
+        split[label] = start, (whole - start) / max(count - 1, 1)
+    for label, (start, each) in split.items():
+        section.rows.append(
+            [label, f"{start * 1e3:.0f} ms", f"{each * 1e3:.3f} ms", break_even(label, split)]
+        )
+    section.raw.update({label: {"start": s, "each": e} for label, (s, e) in split.items()})
+    section.notes.append(
+        "start-up: the median of the one-job run; each further job: the median time of the "
+        f"{len(all_jobs):,}-job run less the start-up, over the further jobs"
+    )
+    return section
+
+
+def break_even(label: str, split: dict[str, tuple[float, float]]) -> str:
+    """From how many jobs on ``label`` (start-up s, each job e) takes less time than Maxima's
+    batch: ``(s - s_m) / (e_m - e)`` when it starts later but answers each job sooner.
+
+    >>> break_even("g", {"g": (0.3, 0.0005), MAXIMA_BATCH: (0.1, 0.0007)})
+    '1,001 jobs'
+    >>> break_even("g", {"g": (0.3, 0.002), MAXIMA_BATCH: (0.1, 0.0007)})
+    'never (each job is slower)'
+    """
+    if label == MAXIMA_BATCH or MAXIMA_BATCH not in split:
+        return "–"
+    start, each = split[label]
+    maxima_start, maxima_each = split[MAXIMA_BATCH]
+    if start <= maxima_start and each <= maxima_each:
+        return "1 job"
+    if each >= maxima_each:
+        return "never (each job is slower)"
+    return f"{int((start - maxima_start) / (maxima_each - each)) + 1:,} jobs"
 
 
 def table_row(label: str, rate: dict, rates: dict) -> list[str]:
