@@ -14,6 +14,7 @@ at random points.
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 import sys
@@ -200,9 +201,9 @@ def start_up_section(all_jobs: list[jobs.Job], runs: int, rates: dict) -> Sectio
     split: dict[str, tuple[float, float]] = {}
     one = all_jobs[:1]
     measures: list[tuple[str, Callable[[], tuple[float, str]]]] = [
-        (label, lambda extra=extra: time_stream(one, runs, extra)) for label, extra in SPLIT
+        (label, functools.partial(time_stream, one, runs, extra)) for label, extra in SPLIT
     ]
-    measures.append((MAXIMA_BATCH, lambda: time_maxima_batch(one, runs)))
+    measures.append((MAXIMA_BATCH, functools.partial(time_maxima_batch, one, runs)))
     for label, measure in measures:
         if label not in rates:
             continue
