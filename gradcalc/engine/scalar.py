@@ -198,8 +198,10 @@ def treated_apart(graph: Graph, numbers: tuple[int, ...]) -> bool:
 
 
 def _varies(text: str) -> bool:
-    """Whether a number of this text is an input of the plan: a decimal other than 0 and 1."""
-    return bool(DECIMAL.fullmatch(text)) and float(text) not in (0.0, 1.0)
+    """Whether a number of this text is an input of the plan: any decimal, 0 and 1 included
+    (``1.0*x`` runs the plan of ``2.5*x``: a product with 1.0 is exact, and a 0 that makes
+    a value or a gradient component unusual is found when the plan runs, as any other)."""
+    return bool(DECIMAL.fullmatch(text))
 
 
 def _record(graph: Graph, numbers: tuple[int, ...], sources: tuple[str, ...]) -> Plan | None:

@@ -28,12 +28,13 @@ AWKWARD = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 3.0, 1e-300, 1e300, -1e300, 1e8, 710
 
 
 def _sibling(graph: Graph, seed: int) -> Graph:
-    """The same shape with other numbers."""
+    """The same shape with other numbers (0 and 1 among them)."""
     _, numbers = plannable(graph) or (None, ())
     rng = np.random.default_rng(seed)
     nodes = list(graph.nodes)
     for i in numbers:
-        nodes[i] = replace(nodes[i], text=repr(round(float(rng.uniform(0.1, 4.0)), 3)))
+        drawn = rng.choice([0.0, 1.0, round(float(rng.uniform(0.1, 4.0)), 3)], p=[0.2, 0.2, 0.6])
+        nodes[i] = replace(nodes[i], text=repr(float(drawn)))
     return replace(graph, nodes=nodes, cache={})
 
 
@@ -79,16 +80,18 @@ def _assert_the_tapes(graph: Graph, points: Points, fast: Evaluation) -> None:
 )
 @given(registry_trees(), st.integers(0, 2**32 - 1))
 def test_random_trees_answer_as_the_tape_or_not_at_all(tree, seed) -> None:
-    """At awkward points and random ones, with a plan made from other numbers."""
+    """At awkward points and random ones, with a plan made from other numbers; and the same
+    shape with numbers of 0 and 1, with a plan made from others."""
     text, _ = tree
     graph = compile_expression(text, ["x", "y"])
     rng = np.random.default_rng(seed)
     values = AWKWARD + list(rng.uniform(-3, 3, 4))
-    for _ in range(6):
-        point = _point(graph, {"x": rng.choice(values), "y": rng.choice(values)})
-        fast = _fast(graph, point, seed)
-        if fast is not None:
-            _assert_the_tapes(graph, point, fast)
+    for computed in (graph, _sibling(graph, seed + 1)):
+        for _ in range(6):
+            point = _point(computed, {"x": rng.choice(values), "y": rng.choice(values)})
+            fast = _fast(computed, point, seed)
+            if fast is not None:
+                _assert_the_tapes(computed, point, fast)
 
 
 STREAM = [  # the benchmark's templates, and programs, several targets, activations
@@ -102,6 +105,9 @@ STREAM = [  # the benchmark's templates, and programs, several targets, activati
     "0.5*x*y, tanh(0.3*x) + y",
     "sigmoid(0.7*x) * softplus(1.5*y) + atan2(y, 2.5 + x^2)",
     "max(1.5*x, y) + abs(x - 2.5*y)",
+    "1.0*x^2+0.9*x*y",  # 0 and 1 are numbers of the shape like any other
+    "exp(1*x)*y-0.8*x*y^2 + 0*y",
+    "0.0*x^3+1.1*x*y+1*y^2",
 ]
 
 
@@ -164,6 +170,26 @@ def test_a_shape_is_planned_the_second_time_and_only_inside_planning() -> None:
         "x": 30.0,
         "y": 10.0,
     }
+
+
+def test_coefficients_of_0_and_1_share_the_shape_of_any_other() -> None:
+    """``1.0*x^2 + 2.5*x*y + 0*y`` runs the plan recorded for ``1.3*x^2 + 0.9*x*y + 0.4*y``,
+    and the reverse, each with the tape's bits."""
+    texts = [
+        "1.3*x^2 + 0.9*x*y + 0.4*y",
+        "1.0*x^2 + 2.5*x*y + 0*y",
+        "0.7*x^2 + 1*x*y + 0.0*y",
+        "0*x^2 + 1.0*x*y + 1*y",
+    ]
+    graphs = [compile_expression(text, ["x", "y"]) for text in texts]
+    point = parse_at(["x=0.75,y=-1.5"])
+    store = Plans()
+    with planning(store):
+        runs = [scalar_evaluation(graph, point) for graph in graphs]
+    assert runs[0] is None and len(store.plans) == 1  # the first of the shape: the tape's
+    for graph, run in zip(graphs[1:], runs[1:]):
+        assert run is not None
+        _assert_the_tapes(graph, point, run)
 
 
 def test_statement_sources_and_several_points_take_the_tape() -> None:
