@@ -152,10 +152,18 @@ def postorder(root: Node) -> Iterator[Node]:
     """
     reverse_order: list[Node] = []
     stack = [root]
-    while stack:
-        node = stack.pop()
-        reverse_order.append(node)
-        stack.extend(children(node))
+    pop, push, keep = stack.pop, stack.append, reverse_order.append
+    while stack:  # (children() inlined: Node is a closed union, its kinds are exact types)
+        node = pop()
+        keep(node)
+        kind = type(node)
+        if kind is Binary:  # (mypy narrows type(node) is ..., not a name for it)
+            push(node.left)  # type: ignore[union-attr]
+            push(node.right)  # type: ignore[union-attr]
+        elif kind is Call:
+            stack.extend(node.args)  # type: ignore[union-attr]
+        elif kind is Neg:
+            push(node.operand)  # type: ignore[union-attr]
     return reversed(reverse_order)
 
 
