@@ -17,9 +17,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "worker.py"
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,6 +70,21 @@ class Skipped(Exception):
 
 class WrongAnswer(Exception):
     """A tool's gradient differs from gradcalc's: its figures must not be compared."""
+
+
+def attempt(section: Section, label: str, measure: Callable[[], T]) -> T | None:
+    """``measure()``; ``None`` when it is skipped or answers wrongly (noted in ``section``).
+
+    >>> attempt(Section("t", []), "tool", lambda: 1.5)
+    1.5
+    """
+    try:
+        return measure()
+    except Skipped as why:
+        section.skip(label, why)
+    except WrongAnswer as error:
+        section.fail(error)
+    return None
 
 
 # --- timing ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ The growth exponent is the least-squares slope of log(time) against log(n).
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from harness import (
     Section,
     Skipped,
     Target,
-    WrongAnswer,
+    attempt,
     best_of,
     growth_exponent,
     ratio_text,
@@ -298,13 +299,9 @@ def cli_section(n: int, reference: Outcome, quick: bool) -> Section:
                 *extra,
             ]
             shown = " ".join([f"gradcalc grad @sum.txt --points point.csv {flags}", *extra])
-            try:
-                seconds = time_cli(command, reference, 1 if quick else 3)
-            except Skipped as why:
-                section.skip(label, why)
-                continue
-            except WrongAnswer as error:
-                section.fail(error)
+            runs = 1 if quick else 3
+            seconds = attempt(section, label, functools.partial(time_cli, command, reference, runs))
+            if seconds is None:
                 continue
             section.raw[label] = seconds
             section.rows.append([shown.strip(), seconds_text(seconds), ratio_text(seconds, floor)])

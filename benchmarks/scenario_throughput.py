@@ -28,6 +28,7 @@ from harness import (
     Skipped,
     Target,
     WrongAnswer,
+    attempt,
     max_relative_difference,
     run_command,
     time_command,
@@ -205,16 +206,10 @@ def start_up_section(all_jobs: list[jobs.Job], runs: int, rates: dict) -> Sectio
     ]
     measures.append((MAXIMA_BATCH, functools.partial(time_maxima_batch, one, runs)))
     for label, measure in measures:
-        if label not in rates:
+        timed = attempt(section, label, measure) if label in rates else None
+        if timed is None:
             continue
-        try:
-            start, _ = measure()
-        except Skipped as why:
-            section.skip(label, why)
-            continue
-        except WrongAnswer as error:
-            section.fail(error)
-            continue
+        start = timed[0]
         whole, count = rates[label]["seconds"], rates[label]["jobs"]
         split[label] = start, (whole - start) / max(count - 1, 1)
     for label, (start, each) in split.items():

@@ -72,26 +72,24 @@ def _assert_the_tapes(graph: Graph, points: Points, fast: Evaluation) -> None:
     assert [r.formula for r in rows] == [r.formula for r in taped.rows[0]]
 
 
-@pytest.mark.slow
-@settings(
-    max_examples=budget(60, 3000),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(registry_trees(), st.integers(0, 2**32 - 1))
+def _on_random_trees(test):
+    """The property test's settings: random registry trees and a seed."""
+    slow = settings(
+        max_examples=budget(60, 3000),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    return pytest.mark.slow(slow(given(registry_trees(), st.integers(0, 2**32 - 1))(test)))
+
+
+@_on_random_trees
 def test_random_trees_answer_as_the_tape_or_not_at_all(tree, seed) -> None:
     """At awkward points and random ones, with a plan made from other numbers."""
     text, _ = tree
     _assert_where_it_answers(compile_expression(text, ["x", "y"]), seed)
 
 
-@pytest.mark.slow
-@settings(
-    max_examples=budget(60, 3000),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(registry_trees(), st.integers(0, 2**32 - 1))
+@_on_random_trees
 def test_random_trees_with_numbers_of_0_and_1(tree, seed) -> None:
     """The same, for the tree's shape with numbers of 0 and 1 among its own."""
     text, _ = tree
