@@ -13,15 +13,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from gradcalc.engine.api import Options, compile_expression, gradient_at
 from gradcalc.engine.evaluate import Evaluation, evaluate
 from gradcalc.engine.points import Points, parse_at
 from gradcalc.engine.scalar import Plans, plannable, planning, scalar_evaluation
 from gradcalc.lang.graph import Graph
-from tests.test_properties import budget, registry_trees
+from tests.engine.test_replay import random_trees
 
 #: Points where kinks, domain edges, overflow and underflow are.
 AWKWARD = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 3.0, 1e-300, 1e300, -1e300, 1e8, 710.0, -745.0]
@@ -72,24 +70,14 @@ def _assert_the_tapes(graph: Graph, points: Points, fast: Evaluation) -> None:
     assert [r.formula for r in rows] == [r.formula for r in taped.rows[0]]
 
 
-def _on_random_trees(test):
-    """The property test's settings: random registry trees and a seed."""
-    slow = settings(
-        max_examples=budget(60, 3000),
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    return pytest.mark.slow(slow(given(registry_trees(), st.integers(0, 2**32 - 1))(test)))
-
-
-@_on_random_trees
+@random_trees
 def test_random_trees_answer_as_the_tape_or_not_at_all(tree, seed) -> None:
     """At awkward points and random ones, with a plan made from other numbers."""
     text, _ = tree
     _assert_where_it_answers(compile_expression(text, ["x", "y"]), seed)
 
 
-@_on_random_trees
+@random_trees
 def test_random_trees_with_numbers_of_0_and_1(tree, seed) -> None:
     """The same, for the tree's shape with numbers of 0 and 1 among its own."""
     text, _ = tree
