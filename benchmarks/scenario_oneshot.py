@@ -7,6 +7,7 @@ cache); the table shows the median wall time and its ratio to the floor,
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from harness import (
     Skipped,
     Target,
     WrongAnswer,
+    attempt,
     ratio_text,
     run_command,
     seconds_text,
@@ -100,13 +102,15 @@ def commands() -> list[Command]:
     ]
 
 
-def check_answer(command: Command, timing: ProcessTiming) -> None:
-    """Raise :class:`WrongAnswer` unless the command printed the headline gradient."""
-    if command.answer is None:
-        return
-    got = command.answer(timing.stdout)
-    if got != HEADLINE_GRADIENT:
-        raise WrongAnswer(f"{command.label} printed {got}, not {HEADLINE_GRADIENT}")
+def checked_timing(command: Command, runs: int) -> ProcessTiming:
+    """The command's ``runs`` wall times; raises :class:`WrongAnswer` unless it printed the
+    headline gradient (and :class:`Skipped` when it cannot run)."""
+    timing = time_command(command.argv(), runs, warmup=False)
+    if command.answer is not None:
+        got = command.answer(timing.stdout)
+        if got != HEADLINE_GRADIENT:
+            raise WrongAnswer(f"{command.label} printed {got}, not {HEADLINE_GRADIENT}")
+    return timing
 
 
 def heavy_imports(argument: str) -> list[str]:
@@ -134,14 +138,8 @@ def run(quick: bool) -> list[Section]:
     )
     floor = None
     for command in commands():
-        try:
-            timing = time_command(command.argv(), runs, warmup=False)
-            check_answer(command, timing)
-        except Skipped as why:
-            section.skip(command.label, why)
-            continue
-        except WrongAnswer as error:
-            section.fail(error)
+        timing = attempt(section, command.label, functools.partial(checked_timing, command, runs))
+        if timing is None:
             continue
         floor = floor or timing.median
         section.raw[command.label] = {"times": timing.times, "median": timing.median}

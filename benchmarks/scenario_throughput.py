@@ -156,22 +156,15 @@ def run(quick: bool) -> list[Section]:
         (MAXIMA_BATCH, lambda: time_maxima_batch(all_jobs, runs)),
     ]
     for label, measure in variants:
-        try:
-            seconds, verified = measure()
-            rates[label] = {"jobs": stream_count, "seconds": seconds}
-            section.notes.append(f"{label}: {verified}")
-        except Skipped as why:
-            section.skip(label, why)
-        except WrongAnswer as error:
-            section.fail(error)
+        timed = attempt(section, label, measure)
+        if timed is not None:
+            rates[label] = {"jobs": stream_count, "seconds": timed[0]}
+            section.notes.append(f"{label}: {timed[1]}")
     for label, command, answer in loops():
-        try:
-            seconds = time_loop(label, command, answer, all_jobs[:loop_count])
+        loop = functools.partial(time_loop, label, command, answer, all_jobs[:loop_count])
+        seconds = attempt(section, label, loop)
+        if seconds is not None:
             rates[label] = {"jobs": loop_count, "seconds": seconds}
-        except Skipped as why:
-            section.skip(label, why)
-        except WrongAnswer as error:
-            section.fail(error)
     for rate in rates.values():
         rate["per_second"] = rate["jobs"] / rate["seconds"]
     section.rows = [table_row(label, rate, rates) for label, rate in rates.items()]
@@ -221,6 +214,11 @@ def start_up_section(all_jobs: list[jobs.Job], runs: int, rates: dict) -> Sectio
         "start-up: the median of the one-job run; each further job: the median time of the "
         f"{len(all_jobs):,}-job run less the start-up, over the further jobs"
     )
+    if any(each <= 0 for _, each in split.values()):
+        section.notes.append(
+            "a cost per job of 0 or less: the one-job run took as long as the whole run, "
+            "the split is within the noise (run more jobs: without --quick)"
+        )
     return section
 
 
