@@ -139,6 +139,42 @@ def timings(
     return Timing(times)
 
 
+def in_turns(
+    measures: Sequence[Callable[[], float]], rounds: int, warmup: bool = True
+) -> list[list[float]]:
+    """``rounds`` figures of each measure (after one untimed call each, unless ``warmup`` is
+    false), taken in turns: one of each per round, the order reversed every other round.
+
+    This machine's speed drifts by half within minutes (the same command took 460 ms and,
+    ten minutes later, 900 ms), so two medians taken minutes apart can differ by more than
+    any target's margin; taken in turns, the i-th figures of two measures share their
+    moment, and their ratio is a paired ratio (:func:`paired_ratios`).
+
+    >>> calls = []
+    >>> in_turns([lambda: calls.append("a") or 1.0, lambda: calls.append("b") or 2.0], 2)
+    [[1.0, 1.0], [2.0, 2.0]]
+    >>> "".join(calls)
+    'ababba'
+    """
+    for measure in measures if warmup else ():
+        measure()
+    figures: list[list[float]] = [[] for _ in measures]
+    for round_ in range(rounds):
+        order = range(len(measures)) if round_ % 2 == 0 else reversed(range(len(measures)))
+        for index in order:
+            figures[index].append(measures[index]())
+    return figures
+
+
+def paired_ratios(numerators: Sequence[float], denominators: Sequence[float]) -> list[float]:
+    """Each figure over the one taken beside it (see :func:`in_turns`).
+
+    >>> paired_ratios([2.0, 3.0], [1.0, 4.0])
+    [2.0, 0.75]
+    """
+    return [a / b for a, b in zip(numerators, denominators, strict=True)]
+
+
 def timed(function: Callable[[], object]) -> tuple[float, object]:
     """``(seconds, result)`` of one call."""
     start = time.perf_counter()

@@ -6,7 +6,9 @@ best mode for many small jobs: one start-up); the other alternatives are shell l
 one-shot calls (gradcalc, Maxima, qalc), timed as a bash script of one call per line over
 the first few jobs. gradcalc's stream is timed with its default (a worker process per CPU on
 Linux, whatever ``--threads`` says: it is what a user gets) and in one process (``--workers
-1``), which is what is compared with Maxima's one process. The floor loop runs ``python -c
+1``), which is what is compared with Maxima's one process; these streams and Maxima's batch
+run in turns (:func:`~harness.in_turns`), so that each median, and each ratio to Maxima's
+run beside it, shares the machine's moment. The floor loop runs ``python -c
 "import sympy, numpy, typer, rich"`` per job: no one-shot call of a tool on this stack can
 beat it. The jobs are distinct small expressions of six templates (``benchmarks/jobs.py``),
 at random points.
@@ -17,9 +19,11 @@ from __future__ import annotations
 import functools
 import json
 import shlex
+import statistics
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import jobs
@@ -29,9 +33,10 @@ from harness import (
     Target,
     WrongAnswer,
     attempt,
+    in_turns,
     max_relative_difference,
+    paired_ratios,
     run_command,
-    time_command,
 )
 
 FLOOR = "floor: loop of python -c 'import sympy, numpy, typer, rich'"
@@ -60,44 +65,110 @@ def check(label: str, got: list[float], job: jobs.Job) -> None:
         raise WrongAnswer(f"{label} answered {got} for {job.expr} at {job.at()}, not {want}")
 
 
-def time_stream(all_jobs: list[jobs.Job], runs: int, extra: list[str]) -> tuple[float, str]:
-    """Median seconds for the streaming mode (with ``extra`` options) to answer every job,
-    and a verification note.
+@dataclass(frozen=True)
+class Stream:
+    """One way of answering every job in one command: its label, the command and its
+    input, and how to verify its output (a note; raises :class:`WrongAnswer`)."""
+
+    label: str
+    command: list[str]
+    stdin: str | None
+    verify: Callable[[str], str]
+
+    @property
+    def inputs(self) -> tuple[list[str], str | None]:
+        """``run_command``'s arguments: the command and its input."""
+        return self.command, self.stdin
+
+
+def gradcalc_stream(label: str, all_jobs: list[jobs.Job], extra: list[str]) -> Stream:
+    """gradcalc's streaming mode (with ``extra`` options) over every job.
 
     Raises:
         Skipped: when the mode does not exist yet.
-        WrongAnswer: when an answer differs from gradcalc's in-process gradient.
     """
     if not streaming_available():
         raise Skipped("gradcalc grad has no --jobs option yet")
+
+    def verify(stdout: str) -> str:
+        lines = stdout.splitlines()
+        if len(lines) != len(all_jobs):
+            raise WrongAnswer(f"--jobs answered {len(lines)} lines for {len(all_jobs)} jobs")
+        for job, line in list(zip(all_jobs, lines))[:20]:
+            gradient = json.loads(line).get("gradient")
+            if not isinstance(gradient, dict):
+                return "answers not verified: no 'gradient' object in the output"
+            check(label, [gradient[name] for name in job.wrt], job)
+        return "the first 20 answers agree with gradcalc's in-process gradient"
+
     stdin = "".join(job.json_line() + "\n" for job in all_jobs)
     command = [*jobs.gradcalc_command(), "grad", "--jobs", "-", *extra]
-    timing = time_command(command, runs, stdin, warmup=False)
-    lines = timing.stdout.splitlines()
-    if len(lines) != len(all_jobs):
-        raise WrongAnswer(f"--jobs answered {len(lines)} lines for {len(all_jobs)} jobs")
-    for job, line in list(zip(all_jobs, lines))[:20]:
-        gradient = json.loads(line).get("gradient")
-        if not isinstance(gradient, dict):
-            return timing.median, "answers not verified: no 'gradient' object in the output"
-        check(STREAM, [gradient[name] for name in job.wrt], job)
-    return timing.median, "the first 20 answers agree with gradcalc's in-process gradient"
+    return Stream(label, command, stdin, verify)
 
 
-def time_maxima_batch(all_jobs: list[jobs.Job], runs: int) -> tuple[float, str]:
-    """Median seconds for Maxima to answer every job in one process, and a verification note.
+def maxima_batch(all_jobs: list[jobs.Job]) -> Stream:
+    """Maxima answering every job in one process (``run_command`` skips it where Maxima is
+    not installed)."""
 
-    Raises:
-        Skipped: when Maxima is not installed; WrongAnswer: for a wrong or missing answer.
-    """
-    command = jobs.maxima_batch_command(all_jobs)
-    timing = time_command(command, runs, warmup=False)
-    answers = jobs.maxima_batch_answers(timing.stdout)
-    if len(answers) != len(all_jobs):
-        raise WrongAnswer(f"the Maxima batch printed {len(answers)} answers for {len(all_jobs)}")
-    for job, answer in list(zip(all_jobs, answers))[:20]:
-        check(MAXIMA_BATCH, answer, job)
-    return timing.median, "the first 20 answers agree with gradcalc's in-process gradient"
+    def verify(stdout: str) -> str:
+        answers = jobs.maxima_batch_answers(stdout)
+        if len(answers) != len(all_jobs):
+            raise WrongAnswer(
+                f"the Maxima batch printed {len(answers)} answers for {len(all_jobs)}"
+            )
+        for job, answer in list(zip(all_jobs, answers))[:20]:
+            check(MAXIMA_BATCH, answer, job)
+        return "the first 20 answers agree with gradcalc's in-process gradient"
+
+    return Stream(MAXIMA_BATCH, jobs.maxima_batch_command(all_jobs), None, verify)
+
+
+#: gradcalc's streams: label and options.
+STREAMS: tuple[tuple[str, list[str]], ...] = (
+    (STREAM, []),
+    (STREAM_UNCHECKED, ["--no-check"]),
+    (STREAM_ONE, ["--workers", "1"]),
+    (STREAM_ONE_UNCHECKED, ["--workers", "1", "--no-check"]),
+)
+
+
+def every_stream(
+    section: Section, all_jobs: list[jobs.Job], which: Sequence[tuple[str, list[str]]]
+) -> list[Stream]:
+    """gradcalc's streams ``which`` (label, options) over ``all_jobs``, then Maxima's batch
+    (a stream that cannot be made is noted in ``section``)."""
+    made = [
+        attempt(section, label, functools.partial(gradcalc_stream, label, all_jobs, extra))
+        for label, extra in which
+    ]
+    return [stream for stream in made if stream is not None] + [maxima_batch(all_jobs)]
+
+
+def streams_in_turns(
+    section: Section, streams: list[Stream], runs: int
+) -> dict[str, tuple[list[float], str]]:
+    """Each stream's ``runs`` wall times, taken in turns (:func:`~harness.in_turns`), and its
+    verification note, by label; a stream that cannot run, or answers wrongly, is noted in
+    ``section`` and left out."""
+    working: list[Stream] = []
+    for stream in streams:  # one untimed run of each (the warm-up): one that fails is left out
+        if attempt(section, stream.label, functools.partial(run_command, *stream.inputs)):
+            working.append(stream)
+    outputs: dict[str, str] = {}
+
+    def measure(stream: Stream) -> float:
+        seconds, done = run_command(*stream.inputs)
+        outputs[stream.label] = done.stdout
+        return seconds
+
+    times = in_turns([functools.partial(measure, s) for s in working], runs, warmup=False)
+    found = {}
+    for stream, seconds in zip(working, times):
+        verify = functools.partial(stream.verify, outputs[stream.label])
+        note = attempt(section, stream.label, verify)
+        if note is not None:
+            found[stream.label] = seconds, note
+    return found
 
 
 def time_loop(
@@ -145,21 +216,10 @@ def run(quick: bool) -> list[Section]:
     )
     rates: dict[str, dict] = {}
     runs = 1 if quick else 3
-    variants: list[tuple[str, Callable[[], tuple[float, str]]]] = [
-        (STREAM, lambda: time_stream(all_jobs, runs, [])),
-        (STREAM_UNCHECKED, lambda: time_stream(all_jobs, runs, ["--no-check"])),
-        (STREAM_ONE, lambda: time_stream(all_jobs, runs, ["--workers", "1"])),
-        (
-            STREAM_ONE_UNCHECKED,
-            lambda: time_stream(all_jobs, runs, ["--workers", "1", "--no-check"]),
-        ),
-        (MAXIMA_BATCH, lambda: time_maxima_batch(all_jobs, runs)),
-    ]
-    for label, measure in variants:
-        timed = attempt(section, label, measure)
-        if timed is not None:
-            rates[label] = {"jobs": stream_count, "seconds": timed[0]}
-            section.notes.append(f"{label}: {timed[1]}")
+    timed = streams_in_turns(section, every_stream(section, all_jobs, STREAMS), runs)
+    for label, (times, note) in timed.items():
+        rates[label] = {"jobs": stream_count, "seconds": statistics.median(times), "times": times}
+        section.notes.append(f"{label}: {note}")
     for label, command, answer in loops():
         loop = functools.partial(time_loop, label, command, answer, all_jobs[:loop_count])
         seconds = attempt(section, label, loop)
@@ -193,16 +253,13 @@ def start_up_section(all_jobs: list[jobs.Job], runs: int, rates: dict) -> Sectio
         ["how", "1 job (start-up)", "each further job", "ahead of maxima's batch from"],
     )
     split: dict[str, tuple[float, float]] = {}
-    one = all_jobs[:1]
-    measures: list[tuple[str, Callable[[], tuple[float, str]]]] = [
-        (label, functools.partial(time_stream, one, runs, extra)) for label, extra in SPLIT
-    ]
-    measures.append((MAXIMA_BATCH, functools.partial(time_maxima_batch, one, runs)))
-    for label, measure in measures:
-        timed = attempt(section, label, measure) if label in rates else None
-        if timed is None:
+    which = [(label, extra) for label, extra in SPLIT if label in rates]
+    for label, (times, _) in streams_in_turns(
+        section, every_stream(section, all_jobs[:1], which), runs
+    ).items():
+        if label not in rates:
             continue
-        start = timed[0]
+        start = statistics.median(times)
         whole, count = rates[label]["seconds"], rates[label]["jobs"]
         split[label] = start, (whole - start) / max(count - 1, 1)
     for label, (start, each) in split.items():
@@ -279,8 +336,12 @@ def targets(rates: dict) -> list[Target]:
         if alone not in rates:
             found.append(Target(ahead, "not run", None))
         elif MAXIMA_BATCH in rates:
-            times = rates[alone]["per_second"] / rates[MAXIMA_BATCH]["per_second"]
-            found.append(Target(ahead, f"{times:.2f}x maxima's jobs/s", times > 1))
+            # each run of Maxima's over the run of gradcalc's taken beside it (in turns)
+            ratios = paired_ratios(rates[MAXIMA_BATCH]["times"], rates[alone]["times"])
+            times = statistics.median(ratios)
+            runs = f"{len(ratios)} run{'s' if len(ratios) > 1 else ''} in turns"
+            measured = f"{times:.2f}x maxima's jobs/s (the median of {runs})"
+            found.append(Target(ahead, measured, times > 1))
         else:
             found.append(Target(ahead, "maxima not installed", None))
     return found
