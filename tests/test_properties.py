@@ -12,14 +12,16 @@ about an hour of CPU (the round trip and the mutations cost ~0.1 s each, a numbe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import signal
+import time
 
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, given, reject, settings
 from hypothesis import strategies as st
 
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY
@@ -169,52 +171,175 @@ def test_every_registry_function_is_generated() -> None:
     assert functions == set(GUARDS) | set(BINARY_FUNCTIONS)
 
 
-def _call(draw, name, args):
-    """``name(args)`` in one of its spellings, with the registry's sympy counterpart."""
+class _TooSlow(Exception):
+    """sympy's work for one example ran past its deadline."""
+
+
+class _Deadline:
+    """Runs sympy's work for one example, all of it within ``seconds`` from the deadline's
+    making; past it, raises :class:`_TooSlow` in the work. Only the calls run through it are
+    timed: hypothesis's draws between them are not interrupted.
+
+    The alarm (SIGALRM: the main thread) raises wherever Python is, and Python ignores an
+    exception raised in a garbage collector's callback or a finaliser, so once due it fires
+    again every :data:`REFIRE` seconds until the work has stopped."""
+
+    #: Seconds between alarms once the deadline has passed.
+    REFIRE = 0.05
+
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+
+    def __call__(self, work, *args):
+        """``work(*args)``, interrupted at the deadline."""
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise _TooSlow
+        stopped = False
+
+        def on_alarm(signum, frame):
+            if not stopped:
+                raise _TooSlow
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, left, self.REFIRE)
+        try:
+            return work(*args)
+        finally:
+            while True:  # an alarm due now raises here once more: then stop again
+                try:
+                    stopped = True
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, previous)
+                    break
+                except _TooSlow:
+                    continue
+
+
+def _call(draw, build, name, args):
+    """``name(args)`` in one of its spellings, with the registry's sympy counterpart (made by
+    ``build``)."""
     spelling = draw(st.sampled_from(SPELLINGS[name]))
     texts = [t for t, _ in args]
     text = f"{spelling}({', '.join(texts)})"
-    return text, REGISTRY[name].sympy(sp, *[e for _, e in args])
+    return text, build(REGISTRY[name].sympy, sp, *[e for _, e in args])
+
+
+#: Seconds in which a tree's sympy expression must be built (sympy evaluates as it builds,
+#: and a rare tree sent it into a simplification that did not end in 15 minutes).
+BUILD_SECONDS = 10.0
 
 
 @st.composite
 def registry_trees(draw, leaves: int = 6):
-    """(text, sympy expression) of a random tree over every registry op, built bottom-up."""
+    """(text, sympy expression) of a random tree over every registry op, built bottom-up.
+    A tree whose sympy expression takes longer than :data:`BUILD_SECONDS` to build is
+    rejected (an event), so no example can stall the suite; the draws are the same either
+    way, so the examples drawn do not depend on sympy's speed."""
+    build = _Deadline(BUILD_SECONDS)
     parts = [draw(LEAVES) for _ in range(draw(st.integers(1, leaves)))]
     calls = draw(st.integers(0, leaves))  # unary function calls, besides the joins
-    while len(parts) > 1 or calls:
-        kinds = ["binary", "function2", "arithmetic"] if len(parts) > 1 else []
-        kind = draw(st.sampled_from((["unary"] if calls else []) + kinds))
-        if kind == "unary":
-            calls -= 1
-            i = draw(st.integers(0, len(parts) - 1))
-            name = draw(st.sampled_from(sorted(GUARDS)))
-            guard = GUARDS[name]
-            arg = guard(*parts[i]) if guard else parts[i]
-            parts[i] = _call(draw, name, [arg])
-            continue
-        i = draw(st.integers(0, len(parts) - 2))
-        (a, ea), (b, eb) = parts[i], parts.pop(i + 1)
-        if kind == "function2":
-            name = draw(st.sampled_from(sorted(BINARY_FUNCTIONS)))
-            guard = BINARY_FUNCTIONS[name]
-            parts[i] = _call(draw, name, [(a, ea), guard(b, eb) if guard else (b, eb)])
-        elif kind == "binary":
-            symbol = draw(st.sampled_from(["+", "-", "*", "/", "^", "**", "implicit"]))
-            if symbol == "/":
-                parts[i] = f"({a})/(1 + ({b})^2)", ea / (1 + eb**2)
-            elif symbol in ("^", "**"):
-                parts[i] = f"(1 + ({a})^2){symbol}(sin({b}))", (1 + ea**2) ** sp.sin(eb)
-            elif symbol == "implicit":
-                parts[i] = f"({a})({b})", ea * eb
+    try:
+        while len(parts) > 1 or calls:
+            kinds = ["binary", "function2", "arithmetic"] if len(parts) > 1 else []
+            kind = draw(st.sampled_from((["unary"] if calls else []) + kinds))
+            if kind == "unary":
+                calls -= 1
+                i = draw(st.integers(0, len(parts) - 1))
+                name = draw(st.sampled_from(sorted(GUARDS)))
+                guard, part = GUARDS[name], parts[i]
+                arg = build(guard, *part) if guard else part
+                parts[i] = _call(draw, build, name, [arg])
+                continue
+            i = draw(st.integers(0, len(parts) - 2))
+            (a, ea), (b, eb) = parts[i], parts.pop(i + 1)
+            if kind == "function2":
+                name = draw(st.sampled_from(sorted(BINARY_FUNCTIONS)))
+                guard = BINARY_FUNCTIONS[name]
+                second = build(guard, b, eb) if guard else (b, eb)
+                parts[i] = _call(draw, build, name, [(a, ea), second])
+            elif kind == "binary":
+                symbol = draw(st.sampled_from(["+", "-", "*", "/", "^", "**", "implicit"]))
+                parts[i] = build(_joined, symbol, a, ea, b, eb)
             else:
-                parts[i] = (
-                    f"({a}) {symbol} ({b})",
-                    {"+": ea + eb, "-": ea - eb, "*": ea * eb}[symbol],
-                )
-        else:  # unary minus, which binds looser than ^: -(a)^2 is -(a^2)
-            parts[i] = f"-({a})^2 + ({b})", -(ea**2) + eb
+                parts[i] = build(_joined, "minus", a, ea, b, eb)
+    except _TooSlow:
+        event(f"sympy took over {BUILD_SECONDS:.0f} s to build the tree: rejected")
+        reject()
     return parts[0]
+
+
+def _joined(symbol: str, a: str, ea, b: str, eb) -> tuple[str, object]:
+    """Two trees joined by a binary operator (its spelling ``symbol``), text and sympy;
+    ``minus``: a unary minus, which binds looser than ^ (-(a)^2 is -(a^2)), and a sum."""
+    if symbol == "minus":
+        return f"-({a})^2 + ({b})", -(ea**2) + eb
+    if symbol == "/":
+        return f"({a})/(1 + ({b})^2)", ea / (1 + eb**2)
+    if symbol in ("^", "**"):
+        return f"(1 + ({a})^2){symbol}(sin({b}))", (1 + ea**2) ** sp.sin(eb)
+    if symbol == "implicit":
+        return f"({a})({b})", ea * eb
+    return f"({a}) {symbol} ({b})", {"+": ea + eb, "-": ea - eb, "*": ea * eb}[symbol]
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_sympy_past_its_deadline_is_interrupted() -> None:
+    """A deadline stops sympy's work (here a Python loop of 30 s), also when the first alarm
+    is swallowed, and gives back the process's alarm; once past, it refuses more work."""
+
+    def endless() -> None:
+        end = time.monotonic() + 30  # (a deadline that does not fire fails, after 30 s)
+        while time.monotonic() < end:
+            pass
+
+    def swallows_the_first() -> None:
+        with contextlib.suppress(_TooSlow):  # as Python does in a collector's callback
+            endless()
+        endless()
+
+    before = signal.getsignal(signal.SIGALRM)
+    deadline = _Deadline(0.05)
+    with pytest.raises(_TooSlow):
+        deadline(endless)
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with pytest.raises(_TooSlow):
+        deadline(len, "no time left")
+    with pytest.raises(_TooSlow):  # the alarm fires again
+        _Deadline(0.05)(swallows_the_first)
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+# (an alarm that lands in hypothesis's garbage-collector callback is ignored there, with a
+# warning, and fires again)
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_tree_too_slow_to_build_is_rejected(monkeypatch) -> None:
+    """A tree whose sympy expression cannot be built within BUILD_SECONDS is rejected, not
+    waited for and not an error: here every join takes 30 s (and fails if it ends), and the
+    examples without one still come out."""
+    joins = []
+
+    def endless(*args):
+        joins.append(args[0])
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            pass
+        raise AssertionError("the deadline did not stop the join")
+
+    monkeypatch.setattr(__import__(__name__, fromlist=["_"]), "_joined", endless)
+    monkeypatch.setattr(__import__(__name__, fromlist=["_"]), "BUILD_SECONDS", 0.01)
+    trees = []
+
+    @settings(max_examples=10, database=None, suppress_health_check=list(HealthCheck))
+    @given(registry_trees(leaves=2))
+    def draw(tree) -> None:
+        trees.append(tree)
+
+    draw()  # ends: each join is cut off at the deadline and its example rejected
+    assert joins, "no example tried to join two trees"
+    assert trees, "no example without a join came out"
 
 
 def _exact(value) -> float | None:
@@ -237,28 +362,15 @@ def _derivative(expr, *symbols):
     )
 
 
-class _TooSlow(Exception):
-    """sympy took longer than the example's budget to evaluate the truth."""
-
-
 def _truth(expr, subs) -> float | None:
     """sympy's value of ``expr`` at ``subs`` to 30 digits, or None when it is not a finite real
     or when sympy takes over 10 s (its evalf can crawl on deep random trees; such an example is
     counted as an event, not failed)."""
-
-    def on_alarm(signum, frame):
-        raise _TooSlow
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, 10.0)
     try:
-        return _exact(expr.evalf(30, subs=subs))
+        return _Deadline(10.0)(lambda: _exact(expr.evalf(30, subs=subs)))
     except _TooSlow:
         event("sympy took over 10 s to evaluate the truth")
         return None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _close(tape: float, exact: float) -> bool:
