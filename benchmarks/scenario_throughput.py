@@ -51,8 +51,10 @@ STREAM_ONE = "gradcalc grad --jobs - --workers 1 (one process, check on)"
 STREAM_ONE_UNCHECKED = "gradcalc grad --jobs - --workers 1 --no-check (one process)"
 
 
+@functools.cache
 def streaming_available() -> bool:
-    """Whether ``gradcalc grad --help`` mentions ``--jobs``."""
+    """Whether ``gradcalc grad --help`` mentions ``--jobs`` (asked once per run: every
+    stream of both tables asks)."""
     _, done = run_command([*jobs.gradcalc_command(), "grad", "--help"])
     return "--jobs" in done.stdout
 
@@ -254,11 +256,9 @@ def start_up_section(all_jobs: list[jobs.Job], runs: int, rates: dict) -> Sectio
     )
     split: dict[str, tuple[float, float]] = {}
     which = [(label, extra) for label, extra in SPLIT if label in rates]
-    for label, (times, _) in streams_in_turns(
-        section, every_stream(section, all_jobs[:1], which), runs
-    ).items():
-        if label not in rates:
-            continue
+    # only the streams the first table measured (Maxima's batch included only if it ran)
+    streams = [s for s in every_stream(section, all_jobs[:1], which) if s.label in rates]
+    for label, (times, _) in streams_in_turns(section, streams, runs).items():
         start = statistics.median(times)
         whole, count = rates[label]["seconds"], rates[label]["jobs"]
         split[label] = start, (whole - start) / max(count - 1, 1)
