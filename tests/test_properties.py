@@ -328,8 +328,8 @@ def test_a_tree_too_slow_to_build_is_rejected(monkeypatch) -> None:
             pass
         raise AssertionError("the deadline did not stop the join")
 
-    monkeypatch.setattr(__import__(__name__, fromlist=["_"]), "_joined", endless)
-    monkeypatch.setattr(__import__(__name__, fromlist=["_"]), "BUILD_SECONDS", 0.01)
+    monkeypatch.setattr("tests.test_properties._joined", endless)
+    monkeypatch.setattr("tests.test_properties.BUILD_SECONDS", 0.01)
     trees = []
 
     @settings(max_examples=10, database=None, suppress_health_check=list(HealthCheck))
