@@ -112,7 +112,7 @@ def gradcalc_options(**chosen: object) -> object:
     for display: the batch path) where this version of gradcalc has that field."""
     from dataclasses import fields
 
-    from gradcalc.engine.api import Options
+    from gradcalc.engine.run.api import Options
 
     if "tape" in {f.name for f in fields(Options)}:
         chosen.setdefault("tape", False)
@@ -139,24 +139,25 @@ def prepare_gradcalc(
     """gradcalc compiled once, as the peers' jit is: set-up = ``compile_expression``, the
     recording of the forward-and-reverse program and compiling its kernels (reported as its
     compile time); each call = ``gradient_at`` on a
-    :class:`~gradcalc.engine.points.Points` of 1-D float64 arrays, symbolic check off, with
+    :class:`~gradcalc.engine.evaluate.points.Points` of 1-D float64 arrays, symbolic check off, with
     the replay's ``kernels`` (``native``, ``numpy`` or ``numexpr``: ``GRADCALC_KERNELS``
     while the calls run)."""
-    from gradcalc.engine.api import compile_expression, gradient_at
-    from gradcalc.engine.points import Points
+    from gradcalc.engine.evaluate.points import Points
+    from gradcalc.engine.run.api import compile_expression, gradient_at
 
     start = time.perf_counter()
     graph = compile_expression(text, names)
     try:
-        from gradcalc.engine.sweep import sweep_for
+        from gradcalc.engine.compile import fused, native
+        from gradcalc.engine.compile.sweep import sweep_for
     except ImportError:  # an older gradcalc records on the first call
         pass
     else:
         sweep = sweep_for(graph, tuple(names))
         if kernels == "numexpr":
-            sweep.kernels()  # numexpr compiles its programs
+            fused.kernels_of(sweep)  # numexpr compiles its programs
         elif kernels == "native":
-            sweep.native_kernel()  # LLVM compiles the program
+            native.kernel_of(sweep)  # LLVM compiles the program
     set_up = time.perf_counter() - start
     points = Points(tuple(names), dict(arrays), None)
     options = gradcalc_options(check=False)

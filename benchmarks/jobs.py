@@ -74,7 +74,7 @@ def numbers_in(text: str) -> list[float]:
 
 def expected_gradient(job: Job) -> list[float]:
     """gradcalc's own gradient of a job, in process (the reference every tool must match)."""
-    from gradcalc.engine.api import grad
+    from gradcalc.engine.run.api import grad
 
     result = grad(job.expr, at=job.point, wrt=job.wrt, check=False)
     return [float(result.gradient[name]) for name in job.wrt]

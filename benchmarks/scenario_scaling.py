@@ -95,7 +95,7 @@ def one_point(case: Case) -> object:
     """The case's point as a gradcalc ``Points`` (values with their exact text, as --at)."""
     import numpy as np
 
-    from gradcalc.engine.points import Points
+    from gradcalc.engine.evaluate.points import Points
 
     return Points(
         tuple(case.point),
@@ -107,7 +107,7 @@ def one_point(case: Case) -> object:
 def gradcalc_phases(case: Case, budget: float, quick: bool) -> Outcome:
     """Time parse, lower, record+diff and the check of one case in this process."""
     from gradcalc.core.errors import InputError
-    from gradcalc.engine.api import gradient_at
+    from gradcalc.engine.run.api import gradient_at
     from gradcalc.lang.graph import lower
     from gradcalc.lang.parser import parse_program
 

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_properties import registry_trees
 
-from gradcalc.apps.diff import differentiate
-from gradcalc.symbolic.simplify import length
+from gradcalc.apps.derive.diff import differentiate
+from gradcalc.symbolic.crosscheck.simplify import length
 
 
 def main(count: int, budget: float) -> None:

@@ -30,17 +30,17 @@ _EXPORTS = {
     "REGISTRY": "gradcalc.core.ops",
     "reduce_sum": "gradcalc.core.ops",
     "stop_gradient": "gradcalc.core.tensor",
-    "grad": "gradcalc.engine.api",
-    "hessian": "gradcalc.engine.api",
-    "jacobian": "gradcalc.engine.api",
-    "GradResult": "gradcalc.engine.api",
+    "grad": "gradcalc.engine.run.api",
+    "hessian": "gradcalc.engine.run.api",
+    "jacobian": "gradcalc.engine.run.api",
+    "GradResult": "gradcalc.engine.run.api",
 }
 
 __all__ = sorted(_EXPORTS)
 
 
 #: Imported with the public results: the notebook display (``_repr_html_``) of results.
-_DISPLAY = {"gradcalc.engine.api": "gradcalc.render.html"}
+_DISPLAY = {"gradcalc.engine.run.api": "gradcalc.render.html"}
 
 
 def load_ipython_extension(ipython: Any) -> None:

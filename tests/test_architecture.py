@@ -2,8 +2,11 @@
 back through others, and ``gradcalc --help`` starts without numpy or sympy.
 
 The layers, lowest first, are the subpackages of :data:`LAYERS`; a module may import its own
-layer and the ones below it. The root ``gradcalc`` package (the lazy public API) imports no
-gradcalc module by name, so anyone may read ``gradcalc.__version__`` from it.
+layer and the ones below it. Inside the layers of :data:`ROOMS` every module lives in a room
+(a subpackage, or a lone module at the layer's top), and a room may import itself and the
+rooms before it in its layer's order, never one after it. The root ``gradcalc`` package (the
+lazy public API) imports no gradcalc module by name, so anyone may read
+``gradcalc.__version__`` from it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,16 @@ import pytest
 import gradcalc
 
 LAYERS = ("core", "lang", "symbolic", "engine", "io", "render", "apps", "cli")
+#: The rooms of a layer, lowest first: a room imports its own and the ones before it. A room
+#: is a subpackage saying in its docstring what it owns; a module at the layer's top (apps'
+#: catalog and views) is a room of its own.
+ROOMS = {
+    "symbolic": ("translate", "decide", "crosscheck"),
+    "engine": ("evaluate", "judge", "compile", "tensors", "run"),
+    "apps": ("catalog", "critical", "derive", "check", "explain", "optimize", "plot", "views"),
+}
+#: The most modules one folder may hold (its ``__init__`` aside).
+MAX_ROOM_MODULES = 15
 PACKAGE = Path(gradcalc.__file__).parent
 
 
@@ -84,8 +97,48 @@ def layer_of(module: str) -> int | None:
     return LAYERS.index(parts[1]) if len(parts) > 1 else None
 
 
+def room_of(module: str) -> int | None:
+    """The room's rank in its layer (``None`` outside a layer of :data:`ROOMS`).
+
+    >>> room_of("gradcalc.engine.evaluate.points") < room_of("gradcalc.engine.compile.replay")
+    True
+    """
+    _, layer, *rest = [*module.split("."), ""][:3]
+    return ROOMS[layer].index(rest[0]) if layer in ROOMS and rest[0] else None
+
+
 def test_every_module_is_in_a_layer() -> None:
     assert {m.split(".")[1] for m in MODULES if m != "gradcalc"} == set(LAYERS)
+
+
+def test_every_module_is_in_a_room() -> None:
+    """In a layer with rooms, every module sits in one of its rooms, and each room exists."""
+    roomed = [m.split(".") for m in MODULES if m.count(".") > 1 and m.split(".")[1] in ROOMS]
+    strays = [".".join(parts) for parts in roomed if parts[2] not in ROOMS[parts[1]]]
+    assert not strays, f"modules outside the rooms of ROOMS: {strays}"
+    found = {(parts[1], parts[2]) for parts in roomed}
+    assert found == {(layer, room) for layer, rooms in ROOMS.items() for room in rooms}
+
+
+def test_rooms_say_what_they_own() -> None:
+    """Each room's ``__init__`` has a docstring naming what it owns and what it may import."""
+    for layer, rooms in ROOMS.items():
+        for room in rooms:
+            init = PACKAGE / layer / room / "__init__.py"
+            if (PACKAGE / layer / room).is_dir():
+                doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+                assert doc.startswith(f"{layer}.{room}:") and "Imports" in doc, init
+
+
+def test_folders_are_small() -> None:
+    counts = {
+        folder.relative_to(PACKAGE.parent).as_posix(): len(
+            [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+        )
+        for folder in [PACKAGE, *(p.parent for p in PACKAGE.rglob("__init__.py"))]
+    }
+    large = {folder: n for folder, n in counts.items() if n > MAX_ROOM_MODULES}
+    assert not large, f"folders over {MAX_ROOM_MODULES} modules (split them into rooms): {large}"
 
 
 def test_the_root_package_imports_nothing_of_ours_by_name() -> None:
@@ -98,6 +151,18 @@ def test_imports_go_downwards(module: str) -> None:
         target for target in imports_of(module) if (layer_of(target) or 0) > (layer_of(module) or 0)
     )
     assert not upward, f"{module} ({LAYERS[layer_of(module)]}) imports upwards: {upward}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if room_of(m) is not None))
+def test_rooms_import_downwards(module: str) -> None:
+    layer = module.split(".")[1]
+    upward = sorted(
+        target
+        for target in imports_of(module)
+        if target.split(".")[1] == layer and (room_of(target) or 0) > (room_of(module) or 0)
+    )
+    room = ROOMS[layer][room_of(module) or 0]
+    assert not upward, f"{module} (room {layer}.{room}) imports a later room: {upward}"
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -137,8 +202,10 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycles() -> None:
-    """Imports inside functions count; ``if TYPE_CHECKING:`` imports (never run) do not."""
-    graph = {module: imports_of(module, typing_too=False) for module in MODULES}
+    """Every import counts: those inside functions, and those under ``if TYPE_CHECKING:`` --
+    never run, but a cycle through types still ties the modules together: neither can be
+    read, tested or moved without the other."""
+    graph = {module: imports_of(module) for module in MODULES}
     assert cycles(graph) == []
 
 
@@ -176,16 +243,21 @@ TESTED_ELSEWHERE = {
     "gradcalc.core.tensor": "core/test_tape.py",  # Variable and the operators on the tape
     "gradcalc.lang.graph": "engine/test_evaluate.py",  # lower() and the graph it evaluates
     "gradcalc.lang.literals": "lang/test_parser.py",  # the pi/e table, parsed
-    "gradcalc.symbolic.derivative": "core/test_ops.py",  # each op's rule against it
-    "gradcalc.symbolic.notation": "apps/test_diff.py",  # derivatives in the user's notation
-    "gradcalc.symbolic.numeric": "apps/test_critical.py",  # exact values of numeric points
-    "gradcalc.symbolic.simplify": "apps/test_diff.py",  # the shortest form, against sympy
-    "gradcalc.engine.display": "render/test_html.py",  # results shown in a notebook
-    "gradcalc.engine.points": "cli/test_cli_points.py",  # --at points and their errors
-    "gradcalc.engine.native_code": "engine/test_native.py",  # each function and program run
-    "gradcalc.engine.native_rules": "engine/test_native_bounds.py",  # each rule's boundary
-    "gradcalc.engine.replay_steps": "engine/test_replay.py",  # numpy's steps, bit for bit
-    "gradcalc.engine.singular": "cli/test_cli_grad.py",  # undefined points, exit 3
+    "gradcalc.symbolic.translate.derivative": "core/test_ops.py",  # each op's rule against it
+    # derivatives in the user's notation
+    "gradcalc.symbolic.translate.notation": "apps/test_diff.py",
+    # exact values of numeric points
+    "gradcalc.symbolic.translate.numeric": "apps/test_critical.py",
+    # the shortest form, against sympy
+    "gradcalc.symbolic.crosscheck.simplify": "apps/test_diff.py",
+    "gradcalc.engine.evaluate.findings": "engine/test_diagnostics.py",  # what a diagnosis finds
+    "gradcalc.engine.compile.program": "engine/test_sweep.py",  # the program a sweep records
+    "gradcalc.engine.evaluate.display": "render/test_html.py",  # results shown in a notebook
+    "gradcalc.engine.evaluate.points": "cli/test_cli_points.py",  # --at points and their errors
+    "gradcalc.engine.compile.native_code": "engine/test_native.py",  # each function and program run
+    "gradcalc.engine.compile.native_rules": "engine/test_native_bounds.py",  # each rule's boundary
+    "gradcalc.engine.compile.replay_steps": "engine/test_replay.py",  # numpy's steps, bit for bit
+    "gradcalc.engine.evaluate.singular": "cli/test_cli_grad.py",  # undefined points, exit 3
     "gradcalc.io.arrays": "io/test_files.py",  # .npy/.npz columns
     "gradcalc.io.parquet": "io/test_files.py",  # Parquet and Arrow columns
     "gradcalc.io.results": "io/test_bad_data.py",  # --out files written a chunk at a time
@@ -199,9 +271,9 @@ TESTED_ELSEWHERE = {
     "gradcalc.render.verdicts": "apps/test_check.py",  # check's verdicts, each format
     "gradcalc.render.optimizers": "cli/test_cli_minimize.py",  # and cli/test_cli_fit.py
     "gradcalc.apps.views": "render/test_formats.py",  # the apps' views, likewise
-    "gradcalc.apps.explain_render": "apps/test_explain.py",  # an explanation in each format
-    "gradcalc.apps.explanation": "apps/test_explain.py",  # the records explain builds
-    "gradcalc.apps.figures": "apps/test_plot.py",  # every plot, in the terminal and in files
+    "gradcalc.apps.explain.explain_render": "apps/test_explain.py",  # an explanation in each format
+    "gradcalc.apps.explain.explanation": "apps/test_explain.py",  # the records explain builds
+    "gradcalc.apps.plot.figures": "apps/test_plot.py",  # every plot, in the terminal and in files
     "gradcalc.cli.app": "cli/test_cli_niceties.py",  # root options, exits, suggestions
     "gradcalc.cli.console": "cli/test_cli_niceties.py",  # colour, closed pipes, narrow tables
     "gradcalc.cli.context": "cli/test_repl_checks.py",  # one AppContext for REPL and Typer
@@ -224,15 +296,21 @@ TESTED_ELSEWHERE = {
 
 
 def mirror(module: str) -> Path:
-    """The test file named after a module: ``tests/<layer>/test_<module>.py``; a command's is
-    ``tests/cli/test_cli_<command>.py``, a subpackage's modules share ``test_<subpackage>.py``.
+    """The test file named after a module: ``tests/<layer>/test_<module>.py`` (a room's module
+    too: the tests of a layer lie side by side); a command's is
+    ``tests/cli/test_cli_<command>.py``, the modules of another subpackage share
+    ``test_<subpackage>.py``.
 
     >>> mirror("gradcalc.core.ops.trig").as_posix().endswith("tests/core/test_ops.py")
+    True
+    >>> mirror("gradcalc.engine.compile.replay").as_posix().endswith("tests/engine/test_replay.py")
     True
     """
     _, layer, name, *rest = module.split(".")
     if name == "commands":
         return TESTS / layer / f"test_{layer}_{rest[-1]}.py"
+    if layer in ROOMS:
+        return TESTS / layer / f"test_{(rest or [name])[-1]}.py"
     return TESTS / layer / f"test_{name}.py"
 
 

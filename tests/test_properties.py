@@ -500,7 +500,7 @@ def test_invalid_mutations_are_refused_with_exit_2(cli, text, command) -> None:
 def _parsed_value(text: str) -> float:
     """What the validated parser makes of a value (the slow path of constant_value)."""
     from gradcalc.core.errors import InputError
-    from gradcalc.engine.evaluate import evaluate
+    from gradcalc.engine.evaluate.evaluate import evaluate
     from gradcalc.lang.parser import parse_constant
     from gradcalc.lang.syntax import Program, Statement
 
@@ -522,7 +522,7 @@ def test_plain_numbers_get_the_parsers_value_or_its_refusal(text) -> None:
     """points.constant_value answers plain decimals without the parser (for speed): it must
     accept exactly what the parser accepts, with the same value (and sign of zero)."""
     from gradcalc.core.errors import InputError
-    from gradcalc.engine.points import constant_value
+    from gradcalc.engine.evaluate.points import constant_value
 
     def outcome(read):
         try:

@@ -66,7 +66,7 @@ def test_ragged_rows_are_skipped_one_by_one() -> None:
 
 
 def test_fit_data_rows_are_checked_one_by_one() -> None:
-    from gradcalc.apps.fit import read_data
+    from gradcalc.apps.optimize.fit import read_data
 
     with pytest.raises(InputError, match="data file row 2"):
         read_data(io.StringIO("x,y\n1,2,3\n4\n"))
@@ -195,9 +195,9 @@ def test_a_timed_out_derivative_is_not_tried_again_per_target_or_chunk(monkeypat
     import time
 
     from gradcalc.core import budget
-    from gradcalc.engine.api import Options, compile_expression, gradient_at
-    from gradcalc.engine.points import parse_at
-    from gradcalc.symbolic import crosscheck
+    from gradcalc.engine.evaluate.points import parse_at
+    from gradcalc.engine.run.api import Options, compile_expression, gradient_at
+    from gradcalc.symbolic.crosscheck import crosscheck
 
     started = []
 
@@ -237,7 +237,7 @@ def test_the_request_deadline_stops_the_work_and_sympy_stops_before_it() -> None
 
 
 def test_exact_constants_are_size_capped_before_they_are_built() -> None:
-    from gradcalc.symbolic.crosscheck import ExactTooLarge, constant_to_sympy
+    from gradcalc.symbolic.crosscheck.crosscheck import ExactTooLarge, constant_to_sympy
 
     assert constant_to_sympy("0e99999999") == 0
     with pytest.raises(ExactTooLarge):

@@ -26,7 +26,7 @@ import numpy as np
 from gradcalc.core.errors import InputError, did_you_mean
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY, Op
 from gradcalc.lang.literals import CONSTANT_VALUES, CONSTANTS
-from gradcalc.symbolic.derivative import derivative as symbolic_derivative
+from gradcalc.symbolic.translate.derivative import derivative as symbolic_derivative
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ class FitView:
     """``gradcalc fit``: the parameters with their standard errors, and the fit's quality."""
 
     def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
-        from gradcalc.apps.fit import to_json
+        from gradcalc.apps.optimize.fit import to_json
 
         return [to_json(result)]
 
@@ -43,18 +43,18 @@ class MinimumView:
     """``gradcalc minimize``: the recorded path, then where it stopped and why."""
 
     def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
-        from gradcalc.apps.minimize import to_json
+        from gradcalc.apps.optimize.minimize import to_json
 
         return [to_json(result)]
 
     def csv_header(self, result: Any) -> list[str]:
-        from gradcalc.apps.minimize import path_rows
+        from gradcalc.apps.optimize.minimize import path_rows
 
         return path_rows(result)[0]
 
     def csv_rows(self, result: Any, digits: int | None) -> list[list[Any]]:
         """The path: a row per recorded step (every digit)."""
-        from gradcalc.apps.minimize import path_rows
+        from gradcalc.apps.optimize.minimize import path_rows
 
         return path_rows(result)[1]
 
@@ -70,17 +70,17 @@ class ExplainView:
     """``gradcalc explain``: the steps as a rich panel, Markdown or LaTeX."""
 
     def tables(self, steps: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
-        from gradcalc.apps.explain_render import to_rich
+        from gradcalc.apps.explain.explain_render import to_rich
 
         return [to_rich(steps)]
 
     def markdown(self, steps: Any, digits: int | None) -> str:
-        from gradcalc.apps.explain_render import to_markdown
+        from gradcalc.apps.explain.explain_render import to_markdown
 
         return to_markdown(steps)
 
     def latex(self, steps: Any, digits: int | None) -> str:
-        from gradcalc.apps.explain_render import to_latex
+        from gradcalc.apps.explain.explain_render import to_latex
 
         return to_latex(steps)
 
@@ -119,7 +119,7 @@ class TrainingView:
     the layer report before the first step and after the last."""
 
     def records(self, result: Any, tape: bool) -> list[dict[str, Any]]:
-        from gradcalc.apps.train import to_json
+        from gradcalc.apps.optimize.train import to_json
 
         return [to_json(result)]
 

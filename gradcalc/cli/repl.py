@@ -170,7 +170,7 @@ class Session:
 
     def define(self, name: str, text: str) -> int:
         from gradcalc.core.ops import FUNCTION_NAMES
-        from gradcalc.engine.api import compile_expression
+        from gradcalc.engine.run.api import compile_expression
         from gradcalc.lang.literals import CONSTANTS
 
         if name in FUNCTION_NAMES or name in CONSTANTS:
@@ -255,7 +255,7 @@ class Session:
 
     def _fitting_point(self) -> list[str] | None:
         """The remembered point, when it is one point naming the current function's variables."""
-        from gradcalc.engine.points import parse_at
+        from gradcalc.engine.evaluate.points import parse_at
 
         if self.point is None or len(self.point) != 1 or self.current is None:
             return None
@@ -263,7 +263,7 @@ class Session:
         return self.point if names == set(self.functions[self.current].variables) else None
 
     def remember_point(self, rest: str) -> int:
-        from gradcalc.engine.points import parse_at
+        from gradcalc.engine.evaluate.points import parse_at
 
         if not rest:
             print(f"point: {'; '.join(self.point)}" if self.point else "no point remembered")

@@ -14,19 +14,37 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from gradcalc.core.ops import UNDEFINED
+from gradcalc.core.ops import UNDEFINED, Op
+from gradcalc.core.tensor import Tensor
 
-if TYPE_CHECKING:
-    from gradcalc.core.tape import Record
-
-__all__ = ["NON_FINITE_ADJOINT", "NON_FINITE_VALUE", "Problem", "find_problems"]
+__all__ = ["NON_FINITE_ADJOINT", "NON_FINITE_VALUE", "Problem", "Recorded", "find_problems"]
 
 NON_FINITE_VALUE = "non-finite value"
 NON_FINITE_ADJOINT = "non-finite adjoint"
+
+
+class Recorded(Protocol):
+    """What a problem reads of a tape's record (a :class:`gradcalc.core.tape.Record`; named
+    here by what it offers, so that this module need not import the tape that imports it)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def op(self) -> Op: ...
+    @property
+    def inputs(self) -> tuple[Tensor, ...]: ...
+    @property
+    def output(self) -> Tensor: ...
+    @property
+    def params(self) -> dict[str, Any]: ...
+    @property
+    def adjoint(self) -> np.ndarray | None: ...
+    @property
+    def value(self) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +57,7 @@ class Problem:
     affected points.
     """
 
-    record: Record
+    record: Recorded
     kind: str
     reason: str
     mask: np.ndarray
@@ -51,7 +69,7 @@ class Problem:
         return f"record #{self.record.index} ({self.record.op.name}): {self.kind}: {self.reason}"
 
 
-def find_problems(records: Sequence[Record], on_tape: Container[int]) -> list[Problem]:
+def find_problems(records: Sequence[Recorded], on_tape: Container[int]) -> list[Problem]:
     """Every record whose inputs are outside the op's domain, at a point where it is not
     differentiable, or whose value or adjoint is NaN or infinite, in tape order; an input
     not in ``on_tape`` (ids of the tensors differentiated through) raises no domain issue."""
@@ -69,7 +87,7 @@ def find_problems(records: Sequence[Record], on_tape: Container[int]) -> list[Pr
         for rec, finite in zip(records, finite_each([rec.adjoint for rec in records]))
         if not finite
     ]
-    users: dict[int, list[Record]] = {}
+    users: dict[int, list[Recorded]] = {}
     for rec in records if unexplained else ():
         for t in rec.inputs:
             users.setdefault(t.id, []).append(rec)
@@ -110,7 +128,7 @@ def finite_each(arrays: Sequence[np.ndarray | None]) -> list[bool]:
 _SMALL = 64
 
 
-def _value_problems(rec: Record, on_tape: Container[int]) -> list[Problem]:
+def _value_problems(rec: Recorded, on_tape: Container[int]) -> list[Problem]:
     """Domain issues of one record, and a non-finite value its inputs do not explain."""
     found = []
     for issue in rec.op.issues(*(t.value for t in rec.inputs), **rec.params):
@@ -132,7 +150,7 @@ def _value_problems(rec: Record, on_tape: Container[int]) -> list[Problem]:
     return found + _non_finite_problems(rec, NON_FINITE_VALUE, rec.value, news)
 
 
-def _trouble(trouble: dict[int, np.ndarray], rec: Record) -> np.ndarray:
+def _trouble(trouble: dict[int, np.ndarray], rec: Recorded) -> np.ndarray:
     """The points where ``rec`` has a problem of its own (none if it is not in ``trouble``)."""
     found = trouble.get(rec.output.id)
     return np.zeros(rec.value.shape, dtype=bool) if found is None else found
@@ -147,7 +165,7 @@ def _union(shape: tuple[int, ...], masks: Iterator[np.ndarray] | Any) -> np.ndar
 
 
 def _non_finite_problems(
-    rec: Record, kind: str, values: np.ndarray, mask: np.ndarray
+    rec: Recorded, kind: str, values: np.ndarray, mask: np.ndarray
 ) -> list[Problem]:
     """Separate problems for the NaN points and the infinite points under ``mask``."""
     nan = mask & np.isnan(values)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.points import Points, constant_value
+from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.io.files import CHUNK_ROWS, Skipped, check_headers
 
 SUFFIXES = (".npy", ".npz")

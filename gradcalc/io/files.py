@@ -26,7 +26,7 @@ from typing import TextIO
 import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.points import Points, constant_value
+from gradcalc.engine.evaluate.points import Points, constant_value
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.

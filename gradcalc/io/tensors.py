@@ -3,7 +3,7 @@ features and a column of targets.
 
 Only regular files are read (a device or FIFO is refused before any read), ``.npy`` files
 without pickles (``allow_pickle=False``), and every array is capped at
-:data:`~gradcalc.engine.tensorpoints.MAX_ELEMENTS` elements before it is read whole.
+:data:`~gradcalc.engine.tensors.tensorpoints.MAX_ELEMENTS` elements before it is read whole.
 
 >>> import tempfile, os
 >>> folder = tempfile.mkdtemp()
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.tensorpoints import check_elements
+from gradcalc.engine.tensors.tensorpoints import check_elements
 from gradcalc.io.files import bounded_lines, cell_value, open_regular, open_text
 from gradcalc.io.sources import open_points
 

@@ -14,7 +14,7 @@ variables, and has it fold constant subtrees.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY, Op
@@ -23,10 +23,22 @@ from gradcalc.lang.literals import CONSTANT_VALUES, CONSTANTS
 from gradcalc.lang.syntax import Binary, Call, Const, Name, Neg, Node, Num
 from gradcalc.lang.unparsing import PRECEDENCE, preview
 
-if TYPE_CHECKING:
-    from gradcalc.lang.parser import ProgramParser
+__all__ = ["ExpressionParser", "StatementParser"]
 
-__all__ = ["ExpressionParser"]
+
+class StatementParser(Protocol):
+    """What an expression asks of the parser it works for (a
+    :class:`~gradcalc.lang.parser.ProgramParser`; named here by what it offers, so that this
+    module need not import the parser that imports it)."""
+
+    @property
+    def constants(self) -> dict[str, float]: ...
+    def error(self, message: str, column: int) -> InputError: ...
+    def is_variable(self, name: str) -> bool: ...
+    def check_spelling(self, name: str, column: int) -> None: ...
+    def fold(
+        self, node: Call | Binary, op_name: str, args: tuple[float | None, ...]
+    ) -> float | None: ...
 
 
 @dataclass(slots=True)
@@ -48,7 +60,7 @@ class ExpressionParser:
     expressions. Operands go to ``output`` (with their constant values in ``values``),
     pending operators and open parentheses to ``stack``."""
 
-    def __init__(self, parser: ProgramParser, tokens: list[Token], start: int):
+    def __init__(self, parser: StatementParser, tokens: list[Token], start: int):
         self.parser = parser
         self.tokens = tokens
         self.start = start

@@ -1,4 +1,4 @@
-"""Render a point-free derivative (:class:`gradcalc.apps.diff.DiffResult`): text, JSON,
+"""Render a point-free derivative (:class:`gradcalc.apps.derive.diff.DiffResult`): text, JSON,
 Markdown, plain lines. Pure functions: nothing here prints or computes.
 
 The result is read by its fields (``kind``, ``entries``, ``shape``, ``determinant``,
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcalc.symbolic.notation import user_text
+from gradcalc.symbolic.translate.notation import user_text
 
 
 def verification_line(result: Any) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from html import escape
 
-from gradcalc.engine.api import GradResult
+from gradcalc.engine.run.api import GradResult
 from gradcalc.render.drawing import Drawing, Node, op_graph
 from gradcalc.render.layout import MARGIN, layout
 

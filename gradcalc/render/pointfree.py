@@ -1,8 +1,8 @@
 """Render critical points, Taylor polynomials and implicit derivatives: rich tables, JSON,
 Markdown and plain lines. Pure functions: nothing here prints or computes.
 
-The results (:mod:`gradcalc.apps.critical`, :mod:`gradcalc.apps.taylor`,
-:mod:`gradcalc.apps.implicit`) are read by their fields only.
+The results (:mod:`gradcalc.apps.critical.critical`, :mod:`gradcalc.apps.derive.taylor`,
+:mod:`gradcalc.apps.derive.implicit`) are read by their fields only.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from gradcalc.core.numbers import format_number
 from gradcalc.render.derivative import verification_line
 from gradcalc.render.gradient import json_number
-from gradcalc.symbolic.notation import user_text
+from gradcalc.symbolic.translate.notation import user_text
 
 # --- critical points ----------------------------------------------------------------------------
 

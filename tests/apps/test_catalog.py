@@ -11,7 +11,7 @@ import sympy as sp
 
 from gradcalc.apps import catalog
 from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY
-from gradcalc.engine import api
+from gradcalc.engine.run import api
 from gradcalc.lang.literals import CONSTANTS
 from gradcalc.lang.parser import parse_program
 from gradcalc.lang.syntax import Call

@@ -7,7 +7,7 @@ import json
 import pytest
 import sympy as sp
 
-from gradcalc.apps.check import check_answers, check_expect
+from gradcalc.apps.check.check import check_answers, check_expect
 from gradcalc.core.errors import ExitCode, InputError
 
 

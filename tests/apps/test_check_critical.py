@@ -11,7 +11,7 @@ import random
 import pytest
 import sympy as sp
 
-from gradcalc.apps.check_critical import check_critical
+from gradcalc.apps.check.check_critical import check_critical
 from gradcalc.core.errors import ExitCode, InputError
 
 x, y = sp.symbols("x y", real=True)

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from gradcalc.apps.continua import describe
-from gradcalc.apps.critical import critical_points
+from gradcalc.apps.critical.continua import describe
+from gradcalc.apps.critical.critical import critical_points
 
 
 def test_points_on_a_line_are_described_by_its_equation() -> None:

@@ -9,8 +9,8 @@ from time import process_time
 import numpy as np
 import pytest
 
-from gradcalc.apps.critical_search import gradient_and_hessian, numeric_search
-from gradcalc.engine.api import compile_expression
+from gradcalc.apps.critical.critical_search import gradient_and_hessian, numeric_search
+from gradcalc.engine.run.api import compile_expression
 
 
 def test_the_gradient_and_hessian_at_many_points_are_the_hand_derivatives() -> None:

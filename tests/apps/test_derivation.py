@@ -7,13 +7,13 @@ import pytest
 import sympy as sp
 
 from gradcalc import grad
-from gradcalc.apps import derivation as derivation_module
-from gradcalc.apps.derivation import MAX_RULE_STEPS, derivation
-from gradcalc.apps.explain import explain
-from gradcalc.apps.explain_render import to_markdown
-from gradcalc.engine.api import compile_expression
-from gradcalc.symbolic.crosscheck import to_sympy
-from gradcalc.symbolic.derivative import symbol
+from gradcalc.apps.explain import derivation as derivation_module
+from gradcalc.apps.explain.derivation import MAX_RULE_STEPS, derivation
+from gradcalc.apps.explain.explain import explain
+from gradcalc.apps.explain.explain_render import to_markdown
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
+from gradcalc.symbolic.translate.derivative import symbol
 
 
 def derived(program: str, source: str):

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from gradcalc.apps.descent import (
+from gradcalc.apps.optimize.descent import (
     PATH_ROWS,
     UPDATES,
     Judge,
@@ -19,7 +19,7 @@ from gradcalc.apps.descent import (
     descend,
 )
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import compile_expression
+from gradcalc.engine.run.api import compile_expression
 
 GRADIENTS = [np.array([1.0, -2.0]), np.array([0.5, 4.0]), np.array([-3.0, 0.25])]
 

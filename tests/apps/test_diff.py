@@ -1,4 +1,5 @@
-"""Point-free derivatives (gradcalc.apps.diff, gradcalc.symbolic.simplify and .notation)
+"""Point-free derivatives (gradcalc.apps.derive.diff, gradcalc.symbolic.crosscheck.simplify and
+.notation)
 against independent truth: textbook answers written here directly in sympy, sympy's own
 derivative of expressions built from the registry's sympy counterparts (never from our
 parser), and gradcalc's tape at random points (the verification must find a planted error).
@@ -11,14 +12,14 @@ import pytest
 import sympy as sp
 from hypothesis import assume, given, settings
 
-from gradcalc.apps import diff
-from gradcalc.apps.diff import differentiate
+from gradcalc.apps.derive import diff
+from gradcalc.apps.derive.diff import differentiate
 from gradcalc.core.errors import InputError
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck import CheckTimeout, time_limit, to_sympy
-from gradcalc.symbolic.notation import user_text
-from gradcalc.symbolic.simplify import length, simplest
+from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, time_limit, to_sympy
+from gradcalc.symbolic.crosscheck.simplify import length, simplest
+from gradcalc.symbolic.translate.notation import user_text
 from tests.test_properties import _derivative, budget, registry_trees
 
 x, y, r, t = sp.symbols("x y r t", real=True)
@@ -76,7 +77,7 @@ def test_jacobian_determinant_of_polar_coordinates_is_r() -> None:
 
 def test_verification_finds_a_wrong_simplification(monkeypatch) -> None:
     """A rewrite that changes the mathematics is caught by the tape, with a witness point."""
-    from gradcalc.symbolic.simplify import Simplified
+    from gradcalc.symbolic.crosscheck.simplify import Simplified
 
     def wrong(expr, seconds):
         return Simplified(expr + sp.Rational(1, 1000) * x, "a broken rewrite")
@@ -201,7 +202,7 @@ def test_user_text_reads_back_to_the_same_expression(expr) -> None:
 
 
 def test_an_answer_sympy_cannot_evaluate_is_unverified_not_a_crash(monkeypatch) -> None:
-    from gradcalc.symbolic.simplify import Simplified
+    from gradcalc.symbolic.crosscheck.simplify import Simplified
 
     f = sp.Function("g")
     monkeypatch.setattr(

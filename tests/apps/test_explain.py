@@ -1,4 +1,5 @@
-"""``gradcalc.apps.explain``: the forward pass, the reverse pass with numbers, the gradient and the
+"""``gradcalc.apps.explain.explain``: the forward pass, the reverse pass with numbers, the gradient
+and the
 symbolic derivative rule by rule, checked against the tape, sympy and hand computations."""
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import sympy as sp
 from rich.console import Console
 
 from gradcalc import grad
-from gradcalc.apps.explain import Explanation, explain
-from gradcalc.apps.explain_render import to_latex, to_markdown, to_rich
+from gradcalc.apps.explain.explain import Explanation, explain
+from gradcalc.apps.explain.explain_render import to_latex, to_markdown, to_rich
 from gradcalc.core.errors import InputError, UndefinedError
 
 SEED = "y = x**2; z = y**2"

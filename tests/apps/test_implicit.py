@@ -1,4 +1,5 @@
-"""Implicit differentiation (gradcalc.apps.implicit) against textbook answers, proved equal by
+"""Implicit differentiation (gradcalc.apps.derive.implicit) against textbook answers, proved equal
+by
 sympy, and the tape's -F_x/F_y at points on the curve."""
 
 from __future__ import annotations
@@ -6,9 +7,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from gradcalc.apps.implicit import implicit
+from gradcalc.apps.derive.implicit import implicit
 from gradcalc.core.errors import InputError, UndefinedError
-from gradcalc.engine.api import grad
+from gradcalc.engine.run.api import grad
 
 x, y, z = sp.symbols("x y z", real=True)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcalc.apps import sampling
+from gradcalc.apps.check import sampling
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import compile_expression
+from gradcalc.engine.run.api import compile_expression
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Taylor polynomials (gradcalc.apps.taylor) against textbook answers and sympy's series: the
+"""Taylor polynomials (gradcalc.apps.derive.taylor) against textbook answers and sympy's series: the
 printed polynomial reads back through our parser to sympy's own ``series``."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from gradcalc.apps.taylor import taylor
+from gradcalc.apps.derive.taylor import taylor
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck import to_sympy
+from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
 
 x, y = sp.symbols("x y", real=True)
 

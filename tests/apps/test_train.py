@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcalc.apps.train import train
+from gradcalc.apps.optimize.train import train
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import compile_expression
+from gradcalc.engine.run.api import compile_expression
 
 NETWORK = "h = relu(X@W1 + b1); p = sigmoid(h@W2 + b2); loss = mean((p - y)^2)"
 

@@ -12,7 +12,7 @@ import sympy as sp
 from gradcalc.core.errors import ExitCode
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck import to_sympy
+from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
 
 x, y = sp.symbols("x y", real=True)
 

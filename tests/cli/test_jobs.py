@@ -182,7 +182,7 @@ AWKWARD = ["0", "-0.0", "1", "-1", "0.5", "-2.5", "1e-300", "1e300", "-1e300", "
 def test_a_streams_answers_are_each_jobs_answer_alone(check, monkeypatch) -> None:
     """In one stream, jobs of one shape share a plan and a derivative (the fast paths); alone,
     each job is computed on a full tape and differentiated by itself: the same answers."""
-    import gradcalc.engine.api as api
+    import gradcalc.engine.run.api as api
 
     fast = []
     plain = api.scalar_evaluation

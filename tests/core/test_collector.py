@@ -35,7 +35,8 @@ def test_parsing_lowering_recording_and_differentiating_run_with_the_collector_p
     """(Their tokens, nodes, tensors and records of a long sum would trigger dozens of
     collections, each walking the young objects in vain.)"""
     from gradcalc.core.tape import Tape
-    from gradcalc.engine import api, evaluate
+    from gradcalc.engine.evaluate import evaluate
+    from gradcalc.engine.run import api
 
     seen: dict[str, bool] = {}
 

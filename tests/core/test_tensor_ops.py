@@ -407,7 +407,7 @@ def test_mlp_gradient_matches_handwritten_backprop(rows, inputs, hidden, classes
 
 def test_a_program_in_text_runs_the_same_ops() -> None:
     """The parser's tensor syntax lowers to the same registry ops as the Python API."""
-    from gradcalc.engine.evaluate import run_graph
+    from gradcalc.engine.evaluate.evaluate import run_graph
     from gradcalc.lang.graph import lower
     from gradcalc.lang.parser import parse_program
 

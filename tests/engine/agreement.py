@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcalc.engine.api import Options, compile_expression, gradient_at
-from gradcalc.engine.points import Points
-from gradcalc.engine.replay import run_sweep
-from gradcalc.engine.sweep import record_sweep
+from gradcalc.engine.compile.replay import run_sweep
+from gradcalc.engine.compile.sweep import record_sweep
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.run.api import Options, compile_expression, gradient_at
 
 #: sin(x + 0.5) + sin(0.5): exactly 0 at x = -1 with numpy's sines.
 CANCELLING = "(sin(x + 0.5) + sin(0.5))"

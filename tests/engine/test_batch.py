@@ -1,4 +1,4 @@
-"""Many points through the public API (gradcalc.engine.batch): replayed by default, with only
+"""Many points through the public API (gradcalc.engine.run.batch): replayed by default, with only
 the points that need explaining computed on a full tape, and the merged result the tape's."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from gradcalc.engine import batch
-from gradcalc.engine.api import Options, compile_expression, grad, gradient_at
-from gradcalc.engine.points import Points
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.run import batch
+from gradcalc.engine.run.api import Options, compile_expression, grad, gradient_at
 from tests.engine.test_replay import BENCHMARK_EXPRESSIONS, random_points
 
 
@@ -157,7 +157,7 @@ def test_a_batch_with_an_undefined_point_stays_lean(monkeypatch) -> None:
 def test_points_given_as_a_matrix_stay_on_the_full_tape(monkeypatch: pytest.MonkeyPatch) -> None:
     """The replay slices a batch of points along one axis: a 2-d array of points goes to
     the tape, which evaluates it as it is."""
-    from gradcalc.engine import replay
+    from gradcalc.engine.compile import replay
 
     def no_replay(*args: object) -> None:
         raise AssertionError("a matrix of points was replayed")

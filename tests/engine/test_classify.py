@@ -1,4 +1,5 @@
-"""The second-derivative test (gradcalc.engine.classify): a point is critical when its gradient
+"""The second-derivative test (gradcalc.engine.evaluate.classify): a point is critical when its
+gradient
 is exactly 0, judged on exact values where the symbolic check knows them -- against sympy's own
 gradient at the same rational point -- and "zero to within rounding" is said, never implied."""
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcalc import hessian
-from gradcalc.engine.classify import classify
+from gradcalc.engine.evaluate.classify import classify
 
 X, Y = sp.symbols("x y", real=True)
 

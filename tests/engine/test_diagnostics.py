@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from gradcalc import grad
-from gradcalc.engine.diagnostics import Thresholds, diagnose, local_slopes
+from gradcalc.engine.evaluate.diagnostics import diagnose, local_slopes
+from gradcalc.engine.evaluate.findings import Thresholds
 
 
 def cli_json(cli, *args: str) -> dict:
@@ -114,7 +115,7 @@ def test_a_tensor_ops_slope_at_one_point_is_its_derivative(text) -> None:
     """A tensor op's rule kept an axis of length 1 at a 0-d point (dot(x, 2) was exit 70 in
     every command that diagnoses; found by the fuzzer). One op, so the slope of its one
     record is the expression's central difference."""
-    from gradcalc.engine.diagnostics import local_slopes
+    from gradcalc.engine.evaluate.diagnostics import local_slopes
 
     x, h = 0.7, 1e-6
     (row,) = grad(text, at={"x": x}, check=False).tape

@@ -3,8 +3,8 @@ input is); the names shown are derived from it."""
 
 from __future__ import annotations
 
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.evaluate import evaluate
+from gradcalc.engine.evaluate.evaluate import evaluate
+from gradcalc.engine.run.api import compile_expression
 
 
 def rows_of(expression: str, **point: float):
@@ -78,7 +78,7 @@ def test_rows_made_when_read_are_the_rows_made_after_each_targets_backward_pass(
     import numpy as np
 
     from gradcalc.core.tape import Tape
-    from gradcalc.engine.evaluate import make_leaves, run_graph, source_tensors, tape_rows
+    from gradcalc.engine.evaluate.evaluate import make_leaves, run_graph, source_tensors, tape_rows
 
     graph = compile_expression("a = x*y; b = sin(a) + x^2; c = a - b", ["x", "y"])
     graph = compile_expression(graph.text, ["x", "y"], ["a", "b", "c"])
@@ -99,7 +99,7 @@ def test_rows_made_when_read_are_the_rows_made_after_each_targets_backward_pass(
 
 
 def test_rows_of_an_op_leave_the_rows_unmade_when_no_record_has_it() -> None:
-    from gradcalc.engine.evaluate import rows_of as having
+    from gradcalc.engine.evaluate.evaluate import rows_of as having
 
     rows = rows_of("abs(x) * sin(x)", x=1.0)
     assert having(rows, {"log", "sqrt"}) == [] and not rows.recorded

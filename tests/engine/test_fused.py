@@ -1,4 +1,4 @@
-"""The fused kernels (gradcalc.engine.fused) against the step-by-step replay.
+"""The fused kernels (gradcalc.engine.compile.fused) against the step-by-step replay.
 
 numexpr's sin, exp, ... are the C library's and numpy has its own, so the kernels agree with
 the replay (and the tape) to a few units in the last place, not bit for bit; everything else
@@ -12,10 +12,10 @@ import re
 import numpy as np
 import pytest
 
-from gradcalc.engine import fused
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.replay import kernels_for, run_sweep
-from gradcalc.engine.sweep import record_sweep, sweep_for
+from gradcalc.engine.compile import fused
+from gradcalc.engine.compile.replay import kernels_for, run_sweep
+from gradcalc.engine.compile.sweep import record_sweep, sweep_for
+from gradcalc.engine.run.api import compile_expression
 from tests.engine.agreement import (
     CANCELLATIONS,
     NEAR_THE_LARGEST_DOUBLE,
@@ -54,13 +54,13 @@ def test_a_boundary_reached_by_cancellation_is_decided_on_numpys_bits(text: str)
     there is none.)"""
     arrays = {"x": np.concatenate([[-1.0, 1.0, 0.0], np.linspace(-3.0, 3.0, 997)])}
     sweep, plain, fast = _runs(text, ("x",), arrays)
-    assert sweep.kernels() is not None  # (else this would test numpy twice)
+    assert fused.kernels_of(sweep) is not None  # (else this would test numpy twice)
     assert_same_flags_and_close(plain, fast, 1000)
 
 
 def test_maths_functions_no_rule_reads_are_still_fused() -> None:
     sweep = record_sweep(compile_expression("abs(x) + sin(x)*exp(x)"), ("x",))
-    kernels = sweep.kernels()
+    kernels = fused.kernels_of(sweep)
     assert kernels is not None
     texts = " ".join(kernels.texts())  # the value's maths, and the derivative's cos
     assert "sin(s0)" in texts and "exp(s0)" in texts and "cos(s0)" in texts
@@ -72,8 +72,8 @@ def test_fused_kernels_agree_with_the_replay_to_a_few_ulps(text: str) -> None:
     rng = np.random.default_rng(4)
     arrays = {n: rng.uniform(-2.0, 2.0, 70_000) for n in names}  # three slices
     sweep, plain, fast = _runs(text, names, arrays)
-    assert sweep.kernels() is not None
-    assert len(sweep.kernels().stages) < len(sweep.steps)
+    assert fused.kernels_of(sweep) is not None
+    assert len(fused.kernels_of(sweep).stages) < len(sweep.steps)
     assert plain.flagged is None and fast.flagged is None
     pairs = [(plain.values[0], fast.values[0])]
     pairs += [(plain.gradients[0][n], fast.gradients[0][n]) for n in names]

@@ -1,4 +1,4 @@
-"""Judging a computation (gradcalc.engine.judge): which points are undefined and why, the
+"""Judging a computation (gradcalc.engine.judge.judge): which points are undefined and why, the
 conventional value at kinks with ``subgradient``, unused variables, and the check's words."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 import sympy as sp
 
 from gradcalc.core.errors import UndefinedError
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.evaluate import evaluate
-from gradcalc.engine.judge import disagreement, gradient_results
-from gradcalc.engine.points import Points
-from gradcalc.engine.results import Options
-from gradcalc.symbolic.crosscheck import CheckReport, Partial
+from gradcalc.engine.evaluate.evaluate import evaluate
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.evaluate.results import Options
+from gradcalc.engine.judge.judge import disagreement, gradient_results
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.symbolic.crosscheck.crosscheck import CheckReport, Partial
 
 
 def _judged(text: str, xs: list[float], **options: object):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.layers import Thresholds
-from gradcalc.engine.tensorgrad import tensor_gradient
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.engine.tensors.layers import Thresholds
+from gradcalc.engine.tensors.tensorgrad import tensor_gradient
 
 NETWORK = "h = {a1}(X@W1 + b1); p = {a2}(h@W2 + b2); loss = mean((p - y)^2)"
 ACTIVATIONS = {

@@ -1,4 +1,4 @@
-"""The native kernels (gradcalc.engine.native) against numpy and the step-by-step replay.
+"""The native kernels (gradcalc.engine.compile.native) against numpy and the step-by-step replay.
 
 Arithmetic is the same IEEE operation numpy performs, so it must agree bit for bit; the maths
 functions are glibc's vector versions (or the C library's), which agree with numpy's to a few
@@ -17,11 +17,12 @@ import pytest
 
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
-from gradcalc.engine import native, native_code, replay
-from gradcalc.engine.api import Options, compile_expression, gradient_at
-from gradcalc.engine.points import Points
-from gradcalc.engine.replay import kernels_for, run_sweep
-from gradcalc.engine.sweep import Step, Sweep, record_sweep, sweep_for
+from gradcalc.engine.compile import native, native_code, replay
+from gradcalc.engine.compile.program import Step, Sweep
+from gradcalc.engine.compile.replay import kernels_for, run_sweep
+from gradcalc.engine.compile.sweep import record_sweep, sweep_for
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.run.api import Options, compile_expression, gradient_at
 from tests.engine.agreement import (
     NEAR_THE_LARGEST_DOUBLE,
     assert_decides_as_the_replay,
@@ -144,7 +145,7 @@ def test_benchmark_expressions_agree_with_the_replay(vector_maths, text: str) ->
     arrays = {n: rng.uniform(-2.0, 2.0, 70_003) for n in graph.variables}
     plain = run_sweep(sweep, arrays, kernels="numpy")
     fast = run_sweep(sweep, arrays, kernels="native")
-    assert sweep.native_kernel() is not None
+    assert native.kernel_of(sweep) is not None
     assert plain.flagged is None and fast.flagged is None
     pairs = [(plain.values[0], fast.values[0])]
     pairs += [(plain.gradients[0][n], fast.gradients[0][n]) for n in graph.variables]
@@ -277,7 +278,7 @@ def test_native_code_is_chosen_and_unsupported_ops_replay_step_by_step(monkeypat
     numpy's steps."""
     many, few = replay.NATIVE_MIN_POINTS, replay.NATIVE_MIN_POINTS - 1
     lacking = sweep_for(compile_expression("erf(x) + x^2"), ("x",))
-    assert lacking.native_kernel() is None and kernels_for(lacking, many, "native") == "numpy"
+    assert native.kernel_of(lacking) is None and kernels_for(lacking, many, "native") == "numpy"
     sweep = sweep_for(compile_expression("x*sin(x)"), ("x",))
     monkeypatch.delenv("GRADCALC_KERNELS", raising=False)
     assert (kernels_for(sweep, many), kernels_for(sweep, few)) == ("native", "numpy")
@@ -297,9 +298,9 @@ def test_native_code_is_chosen_and_unsupported_ops_replay_step_by_step(monkeypat
 
 def test_one_compilation_serves_every_graph_of_the_structure() -> None:
     """grad() compiles the text anew on every call: its kernel is found again."""
-    first = sweep_for(compile_expression("x*exp(y) + y"), ("x", "y")).native_kernel()
-    again = sweep_for(compile_expression("x*exp(y) + y"), ("x", "y")).native_kernel()
-    other = sweep_for(compile_expression("x*exp(y) + 2*y"), ("x", "y")).native_kernel()
+    first = native.kernel_of(sweep_for(compile_expression("x*exp(y) + y"), ("x", "y")))
+    again = native.kernel_of(sweep_for(compile_expression("x*exp(y) + y"), ("x", "y")))
+    other = native.kernel_of(sweep_for(compile_expression("x*exp(y) + 2*y"), ("x", "y")))
     assert first is again and other is not first
 
 
@@ -315,7 +316,7 @@ def test_nothing_typed_reaches_llvm(monkeypatch) -> None:
     names = ["exec", "import_", "system", "x1e5", "ret", "call"]
     text = " + ".join(f"exp({n})*{n}**2.5e-1 + 1.2345678e-300*{n}" for n in names)
     graph = compile_expression(text, names)
-    assert sweep_for(graph, graph.variables).native_kernel() is not None
+    assert native.kernel_of(sweep_for(graph, graph.variables)) is not None
     (code,) = given
     words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", code))
     assert not words & {"exec", "import_", "system", "x1e5"}
@@ -327,15 +328,15 @@ def test_long_programs_replay_step_by_step(monkeypatch) -> None:
     text = "sin(x)*exp(y) + cos(x*y)"
     steps = len(sweep_for(compile_expression(text), ("x", "y")).steps)
     monkeypatch.setattr(native, "MAX_STEPS", steps - 1)
-    assert sweep_for(compile_expression(text), ("x", "y")).native_kernel() is None
+    assert native.kernel_of(sweep_for(compile_expression(text), ("x", "y"))) is None
     monkeypatch.setattr(native, "MAX_STEPS", steps)
-    assert sweep_for(compile_expression(text), ("x", "y")).native_kernel() is not None
+    assert native.kernel_of(sweep_for(compile_expression(text), ("x", "y"))) is not None
 
 
 def test_outputs_land_in_any_array_given() -> None:
     """An output array the kernel cannot write into directly (strided) still gets the values."""
     sweep = sweep_for(compile_expression("x*exp(y)"), ("x", "y"))
-    kernel = sweep.native_kernel()
+    kernel = native.kernel_of(sweep)
     assert kernel is not None
     x, y = np.linspace(-1, 1, 10), np.linspace(0, 2, 10)
     slot = sweep.gradients[0]["y"]

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from gradcalc.core.ops import REGISTRY
-from gradcalc.engine import native, native_code, native_rules
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.replay import run_sweep
-from gradcalc.engine.sweep import record_sweep
+from gradcalc.engine.compile import native, native_code, native_rules
+from gradcalc.engine.compile.replay import run_sweep
+from gradcalc.engine.compile.sweep import record_sweep
+from gradcalc.engine.run.api import compile_expression
 from tests.engine.agreement import CANCELLATIONS, assert_decides_as_the_replay
 from tests.engine.test_native import assert_same_answers
 
@@ -28,7 +28,7 @@ def test_a_boundary_reached_by_cancellation_is_the_tapes(text: str) -> None:
     tie, a partial of exactly 0 that is not vanishing)."""
     graph = compile_expression(text)
     sweep = record_sweep(graph, graph.variables)
-    assert sweep.native_kernel() is not None  # (else this would test numpy twice)
+    assert native.kernel_of(sweep) is not None  # (else this would test numpy twice)
     arrays = {"x": np.concatenate([[-1.0, 1.0, 0.0], np.linspace(-3.0, 3.0, 997)])}
     plain = run_sweep(sweep, arrays, kernels="numpy")
     fast = run_sweep(sweep, arrays, kernels="native")
@@ -42,7 +42,7 @@ def test_a_partial_of_exactly_zero_at_many_points_is_settled_by_numpy() -> None:
     none of them for the tape), and the partials there are numpy's, bit for bit."""
     graph = compile_expression("max(cosh(sin(x + x)), cosh(sin(2)))")
     sweep = record_sweep(graph, graph.variables)
-    kernel = sweep.native_kernel()
+    kernel = native.kernel_of(sweep)
     assert kernel is not None and kernel.doubtful
     arrays = {"x": np.linspace(-3.0, 3.0, 30_001)}
     plain = run_sweep(sweep, arrays, kernels="numpy")
@@ -71,7 +71,7 @@ def test_values_near_the_largest_double_are_the_tapes() -> None:
     inexact value from 2^1016 on), so the undefined points are the tape's."""
     graph = compile_expression("exp(x) * sin(x) + exp(x/2)")
     sweep = record_sweep(graph, graph.variables)
-    assert sweep.native_kernel() is not None
+    assert native.kernel_of(sweep) is not None
     arrays = {"x": np.concatenate([np.linspace(709.0, 710.5, 2001), [1.0, 2.0, 3.0]])}
     plain = run_sweep(sweep, arrays, kernels="numpy")
     fast = run_sweep(sweep, arrays, kernels="native")

@@ -1,4 +1,4 @@
-"""Result arrays over recycled memory (gradcalc.engine.recycle): a block is handed out again
+"""Result arrays over recycled memory (gradcalc.engine.compile.recycle): a block is handed out again
 only once nothing refers to any array over it, and the memory kept idle stays bounded."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from gradcalc.engine import recycle
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.replay import run_sweep
-from gradcalc.engine.sweep import sweep_for
+from gradcalc.engine.compile import recycle
+from gradcalc.engine.compile.replay import run_sweep
+from gradcalc.engine.compile.sweep import sweep_for
+from gradcalc.engine.run.api import compile_expression
 
 SIZE = recycle.MIN_POINTS
 

@@ -1,4 +1,5 @@
-"""The chunked replay of a recorded program (gradcalc.engine.replay) against the tape and sympy.
+"""The chunked replay of a recorded program (gradcalc.engine.compile.replay) against the tape and
+sympy.
 
 The replay is only a faster way to run the same program: on clean points it must give the
 tape's numbers bit for bit, and whenever a point needs explaining (a domain issue, NaN,
@@ -19,12 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine import replay
-from gradcalc.engine.api import Options, compile_expression, gradient_at
-from gradcalc.engine.evaluate import evaluate
-from gradcalc.engine.points import Points
-from gradcalc.engine.replay import run_sweep
-from gradcalc.engine.sweep import record_sweep
+from gradcalc.engine.compile import replay
+from gradcalc.engine.compile.replay import run_sweep
+from gradcalc.engine.compile.sweep import record_sweep
+from gradcalc.engine.evaluate.evaluate import evaluate
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.run.api import Options, compile_expression, gradient_at
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
 from tests.test_properties import budget, registry_trees

@@ -1,4 +1,5 @@
-"""The typed results (gradcalc.engine.results): what their derived fields say, against sympy."""
+"""The typed results (gradcalc.engine.evaluate.results): what their derived fields say, against
+sympy."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gradcalc.engine.api import compile_expression, derivatives_at, jacobian
-from gradcalc.engine.points import Points
-from gradcalc.engine.results import Options
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.evaluate.results import Options
+from gradcalc.engine.run.api import compile_expression, derivatives_at, jacobian
 
 
 def test_a_derivative_result_is_its_highest_order() -> None:

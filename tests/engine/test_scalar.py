@@ -1,4 +1,4 @@
-"""The one-point fast path of a stream (gradcalc.engine.scalar) against the full tape.
+"""The one-point fast path of a stream (gradcalc.engine.run.scalar) against the full tape.
 
 The fast path runs a plan recorded from *another* expression of the same shape (other
 numbers) on numpy scalars. Wherever it answers, its value and gradient must be the tape's bit
@@ -14,10 +14,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from gradcalc.engine.api import Options, compile_expression, gradient_at
-from gradcalc.engine.evaluate import Evaluation, evaluate
-from gradcalc.engine.points import Points, parse_at
-from gradcalc.engine.scalar import Plans, plannable, planning, scalar_evaluation
+from gradcalc.engine.evaluate.evaluate import Evaluation, evaluate
+from gradcalc.engine.evaluate.points import Points, parse_at
+from gradcalc.engine.run.api import Options, compile_expression, gradient_at
+from gradcalc.engine.run.scalar import Plans, plannable, planning, scalar_evaluation
 from gradcalc.lang.graph import Graph
 from tests.engine.test_replay import random_trees
 

@@ -1,4 +1,4 @@
-"""Folded negations (gradcalc.engine.signs): fewer steps, and every bit of every value the
+"""Folded negations (gradcalc.engine.compile.signs): fewer steps, and every bit of every value the
 same as the tape's -- signed zeros included, where ``-(a + b)`` and ``(-a) + (-b)`` differ."""
 
 from __future__ import annotations
@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from gradcalc.core.ops import REGISTRY
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.evaluate import evaluate
-from gradcalc.engine.replay import run_sweep
-from gradcalc.engine.signs import fold_signs
-from gradcalc.engine.sweep import Step, record_sweep
+from gradcalc.engine.compile.program import Step
+from gradcalc.engine.compile.replay import run_sweep
+from gradcalc.engine.compile.signs import fold_signs
+from gradcalc.engine.compile.sweep import record_sweep
+from gradcalc.engine.evaluate.evaluate import evaluate
+from gradcalc.engine.run.api import compile_expression
 
 #: Special values: both zeros, where a sign folded the wrong way would show.
 EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0]

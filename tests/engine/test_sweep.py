@@ -1,11 +1,11 @@
-"""The recorded program (gradcalc.engine.sweep): simplified without changing a bit, and
+"""The recorded program (gradcalc.engine.compile.sweep): simplified without changing a bit, and
 planned so that the replay checks only what could go wrong."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gradcalc.engine.replay import run_sweep
+from gradcalc.engine.compile.replay import run_sweep
 from tests.engine.test_replay import recorded
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.tensorcheck import SYMBOLIC_RTOL, check_tensor
-from gradcalc.engine.tensorgrad import tensor_gradient
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.engine.tensors.tensorcheck import SYMBOLIC_RTOL, check_tensor
+from gradcalc.engine.tensors.tensorgrad import tensor_gradient
 
 NETWORK = "h = tanh(X@W1 + b1); p = sigmoid(h@W2 + b2); loss = mean((p - y)^2)"
 

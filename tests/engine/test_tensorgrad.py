@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from gradcalc.core.errors import InputError, UndefinedError
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.tensorgrad import Summary, tensor_gradient
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.engine.tensors.tensorgrad import Summary, tensor_gradient
 
 PROGRAM = "h = tanh(X@W1 + b1); p = sigmoid(h@W2 + b2); loss = mean((p - y)^2) + 0.1*sum(W1*W1)"
 

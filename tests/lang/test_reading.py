@@ -8,7 +8,7 @@ import re
 import pytest
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import grad
+from gradcalc.engine.run.api import grad
 from gradcalc.lang.parser import parse_program
 from gradcalc.lang.reading import ambiguities, read_as
 from gradcalc.lang.unparsing import unparse

@@ -14,12 +14,12 @@ import pytest
 import sympy as sp
 
 from gradcalc import grad, hessian, jacobian
-from gradcalc.apps.check import check_answers, check_expect
-from gradcalc.apps.explain import explain
-from gradcalc.apps.fit import fit
-from gradcalc.apps.minimize import minimize
-from gradcalc.engine.api import compile_expression, derivatives_at, directional_at
-from gradcalc.engine.points import parse_at
+from gradcalc.apps.check.check import check_answers, check_expect
+from gradcalc.apps.explain.explain import explain
+from gradcalc.apps.optimize.fit import fit
+from gradcalc.apps.optimize.minimize import minimize
+from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.engine.run.api import compile_expression, derivatives_at, directional_at
 from gradcalc.render.html import to_html
 
 TAGS = {"div", "pre", "table", "caption", "thead", "tbody", "tr", "th", "td", "fieldset", "legend"}

@@ -7,8 +7,8 @@ import json
 import numpy as np
 from rich.console import Console
 
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.tensorgrad import tensor_gradient
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.engine.tensors.tensorgrad import tensor_gradient
 from gradcalc.render.tensors import TensorView, shape_text
 
 

@@ -1,4 +1,4 @@
-"""A graph as sympy expressions (symbolic/convert.py): tensor programs, with variables
+"""A graph as sympy expressions (symbolic/translate/convert.py): tensor programs, with variables
 expanded into object arrays of scalar symbols, against the tape; and the size caps -- an
 exact power at a point is refused before it is built, from the sizes of its operands (a power
 of huge integers runs in C, past any deadline).
@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from gradcalc import Tape, Variable, grad
 from gradcalc.core.errors import UndefinedError
-from gradcalc.engine.evaluate import run_graph
+from gradcalc.engine.evaluate.evaluate import run_graph
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.convert import MAX_EXACT_DIGITS, ExactTooLarge, exact_at, to_sympy
+from gradcalc.symbolic.translate.convert import MAX_EXACT_DIGITS, ExactTooLarge, exact_at, to_sympy
 
 GRADCALC = [sys.executable, "-c", "from gradcalc.cli.app import main; main()"]
 TIMEOUT = 300  # seconds: a bound on a stalled process, never a measure of speed

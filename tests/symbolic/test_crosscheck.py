@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck import CheckInput, cross_check
+from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, cross_check
 
 
 def test_sympys_float_overflow_is_not_a_disagreement(cli, tmp_path) -> None:

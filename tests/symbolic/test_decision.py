@@ -7,7 +7,13 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from gradcalc.symbolic.decision import NOT_EQUIVALENT, apart, number_text, point_text, witness
+from gradcalc.symbolic.decide.decision import (
+    NOT_EQUIVALENT,
+    apart,
+    number_text,
+    point_text,
+    witness,
+)
 
 
 @pytest.mark.parametrize(("p", "q"), [(2111, 1000), (-1, 20), (7, 1), (3, 8), (-123456789, 2**20)])

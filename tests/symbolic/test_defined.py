@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.defined import undefined_at
+from gradcalc.symbolic.decide.defined import undefined_at
 
 #: (text with a parameter A, where it is undefined over the reals, as a predicate of (x, a))
 FAMILIES = [

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradcalc.symbolic.decision import (
+from gradcalc.symbolic.decide.decision import (
     EQUIVALENT,
     NOT_EQUIVALENT,
 )
-from gradcalc.symbolic.equivalence import decide
+from gradcalc.symbolic.decide.equivalence import decide
 from tests.symbolic.grids import X
 
 

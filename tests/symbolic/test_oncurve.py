@@ -1,4 +1,4 @@
-"""gradcalc.symbolic.oncurve: agreement on a curve F = 0, against sympy's own algebra
+"""gradcalc.symbolic.decide.oncurve: agreement on a curve F = 0, against sympy's own algebra
 (answers built to equal -F_x/F_y on the curve but not off it, and answers that differ)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from gradcalc.symbolic.oncurve import decide_on_curve
+from gradcalc.symbolic.decide.oncurve import decide_on_curve
 
 x, y, z = sp.symbols("x y z", real=True)
 

@@ -7,7 +7,7 @@ from time import process_time
 
 import pytest
 
-from gradcalc.symbolic.patience import SLACK, patient, wall
+from gradcalc.symbolic.decide.patience import SLACK, patient, wall
 
 
 @pytest.mark.parametrize(

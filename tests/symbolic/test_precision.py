@@ -10,13 +10,13 @@ from time import process_time
 import pytest
 import sympy as sp
 
-from gradcalc.symbolic.decision import (
+from gradcalc.symbolic.decide.decision import (
     EQUIVALENT,
     NOT_EQUIVALENT,
     UNDECIDED,
 )
-from gradcalc.symbolic.equivalence import decide
-from gradcalc.symbolic.precision import AGREE_DIGITS, Evaluator, settled, shared_digits
+from gradcalc.symbolic.decide.equivalence import decide
+from gradcalc.symbolic.decide.precision import AGREE_DIGITS, Evaluator, settled, shared_digits
 from tests.symbolic.grids import X, Y, Z, grid
 
 
@@ -71,7 +71,7 @@ def test_a_hundred_thousand_character_third_derivative_is_decided() -> None:
     # the property test's kind of answer (expanded, one term changed by 1e-9 relative) that
     # once was "could not decide": its high-precision function took too long to build on a
     # busy machine
-    from gradcalc.apps.check import check_answers
+    from gradcalc.apps.check.check import check_answers
 
     text = "7*x^3*acos(tanh(-x + 3y + z)/2) + (5/4)*y^2*z^2*acosh(2 + (-2x + 2y - 3z)^2)"
     inner = 2 + (-2 * X + 2 * Y - 3 * Z) ** 2
@@ -88,7 +88,7 @@ def test_a_ninety_thousand_character_right_answer_is_equivalent() -> None:
     # property seeds 1406 and 1407: the expanded third derivative of acosh(2 + (linear)^2)
     # repeats its square roots hundreds of times; evaluated term by term, only 7 points fit
     # in the 3 s budget and the right answer was "could not decide" (12 points are needed)
-    from gradcalc.apps.check import check_answers
+    from gradcalc.apps.check.check import check_answers
 
     f = sp.acosh((-2 * X + 3 * Y + Z) ** 2 + 2) + 1
     truth = sp.expand(sp.diff(f, X, 3))

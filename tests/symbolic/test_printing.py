@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sympy.printing import str as sympy_str
 from sympy.printing.precedence import precedence
 
-from gradcalc.symbolic.printing import Printer, fast_precedence
+from gradcalc.symbolic.translate.printing import Printer, fast_precedence
 
 X, Y, Z = sp.symbols("x y z", real=True)
 FACTORS = [

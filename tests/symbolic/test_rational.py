@@ -8,12 +8,12 @@ import math
 import pytest
 import sympy as sp
 
-from gradcalc.symbolic.decision import (
+from gradcalc.symbolic.decide.decision import (
     EQUIVALENT,
     NOT_EQUIVALENT,
 )
-from gradcalc.symbolic.equivalence import decide
-from gradcalc.symbolic.rational import NotRational, degree_bounds
+from gradcalc.symbolic.decide.equivalence import decide
+from gradcalc.symbolic.decide.rational import NotRational, degree_bounds
 from tests.symbolic.grids import X, Y, Z, grid
 
 

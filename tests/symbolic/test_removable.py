@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from gradcalc.symbolic.removable import limit_at
+from gradcalc.symbolic.decide.removable import limit_at
 
 X, Y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
 HALF = sp.Rational(1, 2)

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from gradcalc.cli.jobs import run_jobs
 from gradcalc.core.errors import UndefinedError
-from gradcalc.engine.api import Options, compile_expression, gradient_at
-from gradcalc.engine.points import parse_at
-from gradcalc.symbolic.crosscheck import symbolic_gradient
-from gradcalc.symbolic.shapes import (
+from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.engine.run.api import Options, compile_expression, gradient_at
+from gradcalc.symbolic.crosscheck.crosscheck import symbolic_gradient
+from gradcalc.symbolic.translate.shapes import (
     Shapes,
     _Exact,
     shape_of,

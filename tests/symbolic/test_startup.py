@@ -1,4 +1,4 @@
-"""sympy with its tensor module deferred (symbolic/startup.py): the same answers as sympy
+"""sympy with its tensor module deferred (symbolic/translate/startup.py): the same answers as sympy
 untouched, on random expressions and on sympy's own tensors; and the headline command no
 longer loads sympy.combinatorics. Each case runs in a fresh process, one with the stand-in
 and one without, so the test process's sympy stays as it was.
@@ -60,7 +60,9 @@ print(json.dumps({"before": before, "sum": str(total), "canon": str(canon),
                   "module": type(sys.modules["sympy.tensor.tensor"]).__name__}))
 """
 
-DEFER = "from gradcalc.symbolic.startup import defer_sympy_tensors; defer_sympy_tensors()\n"
+DEFER = (
+    "from gradcalc.symbolic.translate.startup import defer_sympy_tensors; defer_sympy_tensors()\n"
+)
 
 
 def run(code: str) -> dict:

@@ -39,7 +39,7 @@ def diff(
     """The derivative of EXPRESSION as a formula, simplified and verified on the tape."""
     text = expression_text(expression, None)
     if implicit is not None:
-        from gradcalc.apps.implicit import implicit as differentiate_implicitly
+        from gradcalc.apps.derive.implicit import implicit as differentiate_implicitly
         from gradcalc.render.pointfree import ImplicitView
 
         result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
@@ -65,7 +65,7 @@ def point_free(
 ) -> int:
     """The symbolic answer of ``diff`` (and of ``grad``, ``hessian``, ``jacobian`` without a
     point): ``kind`` is ``gradient``, ``hessian``, ``jacobian`` or None (from the question)."""
-    from gradcalc.apps.diff import differentiate
+    from gradcalc.apps.derive.diff import differentiate
     from gradcalc.lang.reading import reading
     from gradcalc.render.derivative import DiffView
     from gradcalc.render.gradient import read_as_text

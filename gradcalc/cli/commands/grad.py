@@ -125,7 +125,7 @@ def grad(
 ) -> int:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
     from gradcalc.cli.tensors import refuse_unused, tensor_grad, wants_tensors
-    from gradcalc.engine.diagnostics import Thresholds
+    from gradcalc.engine.evaluate.findings import Thresholds
 
     tensor_options = TensorOptions(
         data, features, target, bind, seed, save_gradients, dead_share, saturated_share
@@ -199,8 +199,8 @@ def _plan(
 ) -> tuple[Any, Callable[[Any], Any]]:
     """The view and the computation per chunk of points: along ``--direction``, the
     ``--order`` derivatives (the Hessian for order 2 and several sources), or the gradient."""
-    from gradcalc.engine import api
-    from gradcalc.engine.evaluate import source_names
+    from gradcalc.engine.evaluate.evaluate import source_names
+    from gradcalc.engine.run import api
     from gradcalc.render import views
     from gradcalc.render.matrices import HessianView
 

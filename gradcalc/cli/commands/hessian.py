@@ -49,7 +49,7 @@ def hessian(
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The Hessian of EXPRESSION (nested tapes), its eigenvalues and the second-derivative test."""
-    from gradcalc.engine import api
+    from gradcalc.engine.run import api
     from gradcalc.render import matrices
 
     if latex and no_check:

@@ -52,7 +52,7 @@ def jacobian(
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The Jacobian matrix of several targets (rows) by the variables (columns)."""
-    from gradcalc.engine import api
+    from gradcalc.engine.run import api
     from gradcalc.render import matrices
 
     if not at and points is None and of is None:  # no point: the formula

@@ -78,7 +78,7 @@ def minimize(
     """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION; with
     tensor values (--data, --from W=randn(4,8)), train them and report the layers before
     and after."""
-    from gradcalc.apps import minimize as optimize
+    from gradcalc.apps.optimize import minimize as optimize
     from gradcalc.apps.views import MinimumView
     from gradcalc.cli.tensors import refuse_unused, tensor_train, wants_tensors
     from gradcalc.lang.reading import reading as read
@@ -106,7 +106,7 @@ def minimize(
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if plot:
-        from gradcalc.apps import plot as plotting
+        from gradcalc.apps.plot import plot as plotting
 
         values = [s.value for s in result.path]
         taken = [s.step for s in result.path]

@@ -29,7 +29,7 @@ def plot(
 ) -> int:
     """The function and its tangent at the point (one variable), or its contours and the
     gradient arrow (two variables, with --out)."""
-    from gradcalc.apps import plot
+    from gradcalc.apps.plot import plot
 
     if not at or len(at) != 1:
         raise InputError("plot needs one point: --at x=2")

@@ -1,0 +1,4 @@
+"""apps.check: answers checked -- a derivative (check, with the points it samples), critical
+points (check_critical) and implicit derivatives (check_implicit).
+
+Imports the layers below apps, and the apps rooms catalog, critical and derive."""

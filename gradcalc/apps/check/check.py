@@ -1,0 +1,444 @@
+"""Judge a student's answer: numbers at a point, or derivative expressions anywhere.
+
+A number is compared with the tape's derivative (exactly, when both sides are exact). An
+expression is judged by :func:`gradcalc.symbolic.decide.equivalence.decide` -- a proof, exact
+arithmetic at random points, or high-precision evaluation -- at test points drawn from
+where both the expression and the answer are defined (the registry's domain rules).
+
+>>> [v.verdict for v in check_expect("3*w1**2 + 2*w1*w2", ["w1=5,w2=3"], ["36", "10"])]
+['correct', 'correct']
+>>> v = check_answers("x**3*sin(x)", ["3*x**2*sin(x) + x**3*cos(x)"])[0]
+>>> v.verdict, v.detail
+('equivalent', 'sympy proves the difference is 0')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gradcalc.apps.check.sampling import domain_points
+from gradcalc.core.errors import InputError, UndefinedError
+from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
+from gradcalc.engine.evaluate.points import Points, constant_value, parse_at
+from gradcalc.engine.run.api import (
+    Options,
+    compile_expression,
+    derivatives_at,
+    gradient_at,
+    hessian_at,
+)
+from gradcalc.lang.answers import shape_of
+from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.crosscheck.crosscheck import (
+    CheckTimeout,
+    exact_value,
+    symbolic_gradient,
+    time_limit,
+    to_sympy,
+)
+from gradcalc.symbolic.decide.defined import undefined_at
+from gradcalc.symbolic.decide.equivalence import decide
+from gradcalc.symbolic.decide.patience import patient
+from gradcalc.symbolic.decide.precision import ENOUGH, MAX_TRIED
+from gradcalc.symbolic.translate.derivative import derivative, symbol
+from gradcalc.symbolic.translate.notation import latex_label, user_text
+
+RTOL = 1e-9
+ATOL = 1e-12
+PROOF_SECONDS = 3.0
+DOMAIN_TRIES = 4  # points where the tape finds your answer undefined, confirmed by sympy
+BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
+
+
+@dataclass
+class Verdict:
+    """The judgement of one component of the answer.
+
+    ``verdict`` is ``correct``/``wrong`` (numbers), ``equivalent``/``not equivalent``
+    (expressions) or ``could not decide``; ``ok`` is True, False or None accordingly.
+    """
+
+    component: str
+    yours: str
+    correct: str
+    verdict: str
+    detail: str
+    latex: str = ""  # the correct value or derivative in LaTeX
+    latex_name: str = ""  # the component's name in LaTeX
+    evidence: str = ""  # what the verdict rests on: proof, exact points, high precision, ...
+
+    @property
+    def ok(self) -> bool | None:
+        """True when right, False when wrong, None when undecided."""
+        if self.verdict in ("correct", "equivalent"):
+            return True
+        if self.verdict in ("wrong", "not equivalent"):
+            return False
+        return None
+
+
+class Verdicts(list):
+    """The verdicts of one check, in order (a list), with what was checked: in a notebook
+    they show as the table ``gradcalc check`` prints."""
+
+    def __init__(
+        self,
+        verdicts: Sequence[Verdict],
+        expression: str,
+        at: Sequence[str] = (),
+        question: str = "",
+        equation: bool = False,
+    ):
+        super().__init__(verdicts)
+        self.expression, self.at = expression, list(at)
+        self.question = question  # what was answered, when not the derivative of f
+        self.equation = equation  # the expression is an equation (left = right)
+
+    def _repr_html_(self) -> str:
+        from gradcalc.render.html import to_html
+        from gradcalc.render.verdicts import VerdictView
+
+        view = VerdictView(self.expression, self.at, latex=False)
+        return to_html(view.tables(self, None, False, False))
+
+
+@dataclass(frozen=True)
+class Target:
+    """What is being answered: ``order`` 1 (the gradient), N (one variable's N-th derivative)
+    or 2 with several variables (the Hessian, row-major)."""
+
+    expression: str
+    wrt: Sequence[str] | None = None
+    order: int = 1
+
+
+def components(graph: Graph, target: Target) -> list[tuple[str, tuple[str, ...]]]:
+    """(label, variables differentiated in turn) for each expected answer, in order.
+
+    >>> [label for label, _ in components(compile_expression("x*y"), Target("x*y", order=2))]
+    ['∂²f/∂x∂x', '∂²f/∂x∂y', '∂²f/∂y∂x', '∂²f/∂y∂y']
+    """
+    f = graph.target_names[0]
+    names = source_names(graph, target.wrt)
+    if target.order == 1:
+        return [(f"∂{f}/∂{n}", (n,)) for n in names]
+    if len(names) == 1:
+        n = names[0]
+        return [(f"d{_sup(target.order)}{f}/d{n}{_sup(target.order)}", (n,) * target.order)]
+    if target.order != 2:
+        raise InputError(f"--order {target.order} takes one variable (--wrt x)")
+    return [(f"∂²{f}/∂{a}∂{b}", (a, b)) for a in names for b in names]
+
+
+def _sup(n: int) -> str:
+    return "" if n == 1 else str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+# --- numbers at a point --------------------------------------------------------------
+
+
+def check_expect(
+    expression: str,
+    at: Sequence[str],
+    expect: Sequence[str],
+    wrt: Sequence[str] | None = None,
+    order: int = 1,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> Verdicts:
+    """Judge numeric answers (``"1/3"``, ``"pi/4"``, ``"sqrt(2)"`` allowed) at one point.
+
+    Raises:
+        InputError: no point or several, or the wrong number of answers.
+    """
+    if len(at) != 1:
+        raise InputError("--expect needs exactly one point (--at x=...,y=...)")
+    points = parse_at(at)
+    graph = compile_expression(expression, points.names)
+    target = Target(expression, wrt, order)
+    wanted = components(graph, target)
+    if len(expect) != len(wanted):
+        raise InputError(
+            f"--expect has {_count(len(expect), 'value')}; {len(wanted)} needed, in this order: "
+            + ", ".join(label for label, _ in wanted)
+            + _product_hint(graph)
+        )
+    values, exact = _tape_values(graph, points, target, wanted)
+    verdicts = []
+    for (label, variables), text, value, exact_correct in zip(wanted, expect, values, exact):
+        yours = constant_value(text)
+        verdict, detail = _compare_number(text, yours, value, exact_correct, rtol, atol)
+        shown = _number(value)
+        if exact_correct is not None and len(user_text(exact_correct)) <= 32:
+            shown = user_text(exact_correct)
+        verdicts.append(
+            Verdict(
+                label,
+                text,
+                shown,
+                verdict,
+                detail,
+                evidence="exact" if detail == "exactly" else "tolerance",
+                latex=_latex(exact_correct, value),
+                latex_name=latex_label(graph.target_names[0], variables),
+            )
+        )
+    return Verdicts(verdicts, expression, at)
+
+
+def _tape_values(graph, points, target, wanted) -> tuple[list[float], list[str | None]]:
+    """The tape's values of the wanted derivatives at the point, and sympy's exact text."""
+    options = Options(strict=True, exact=True)
+    names = [variables for _, variables in wanted]
+    if target.order == 1:
+        result = gradient_at(graph, points, target.wrt, options)[0]
+        gradient = result.gradient
+        values = [float(0.0 if (g := gradient[v[0]]) is None else g) for v in names]
+        keys = [v[0] for v in names]
+    elif len(set(names[0])) == 1 and len(names) == 1:
+        result = derivatives_at(graph, points, names[0][0], target.order, options)
+        values, keys = [float(result.derivative)], [f"d{target.order}"]
+    else:
+        result = hessian_at(graph, points, target.wrt, options)
+        order = {n: i for i, n in enumerate(result.sources)}
+        values = [float(result.matrix[order[a], order[b]]) for a, b in names]
+        keys = [f"{a},{b}" for a, b in names]
+    partials = result.check.partials if result.check is not None else {}
+    exact = [
+        partials[k].exact_values[0] if k in partials and partials[k].exact_values else None
+        for k in keys
+    ]
+    return values, exact
+
+
+def _compare_number(text, yours, value, exact_correct, rtol, atol) -> tuple[str, str]:
+    """Exactly equal (sympy proves it), else equal within the tolerance, else wrong."""
+    if exact_correct is not None:
+        import sympy as sp
+
+        try:
+            with time_limit(PROOF_SECONDS):
+                if sp.simplify(exact_value(text) - exact_correct) == 0:
+                    return "correct", "exactly"
+        except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
+            pass  # no proof: an attempt may ask mpmath for an absurd precision (sigmoid(pi^30))
+    if np.isclose(yours, value, rtol=rtol, atol=atol):
+        return "correct", f"within rtol {rtol:g}"
+    return "wrong", f"yours is {_number(yours)}, the derivative is {_number(value)}"
+
+
+def _number(value: float) -> str:
+    """Short (10 significant digits) for messages."""
+    from gradcalc.core.numbers import format_number
+
+    return format_number(value, 10)
+
+
+# --- expressions ---------------------------------------------------------------------
+
+
+def check_answers(
+    expression: str,
+    answers: Sequence[str] | Mapping[str, str],
+    wrt: Sequence[str] | None = None,
+    order: int = 1,
+    at: Sequence[str] = (),
+) -> Verdicts:
+    """Judge derivative expressions: positional (in ``wrt`` order, row-major for a Hessian)
+    or by variable name (``{"x": "2*x"}``, order 1 only). ``at`` adds test points.
+
+    Raises:
+        InputError: an unparsable answer, one naming a variable the expression does not
+            have, or the wrong number of answers.
+    """
+    graph = compile_expression(expression)
+    points = domain_points(graph, at)  # first: an undefined constant (cot(0)) is exit 3
+    if not isinstance(answers, Mapping):
+        answers, order = _shaped(answers, graph, wrt, order)
+    target = Target(expression, wrt, order)
+    wanted = components(graph, target)
+    texts = _answer_texts(answers, wanted)
+    tape = _tape_at(graph, points, target, wanted)  # first: it refuses undefined constants
+    try:  # sympy's part, within the request's budget
+        with time_limit(patient(BUILD_SECONDS)):
+            correct = _correct_expressions(graph, target, wanted)  # (cot(0) is zoo: sympy chokes)
+            yours = [_answer_expression(text, graph) for text in texts]
+    except (CheckTimeout, ValueError, RecursionError) as stop:
+        raise InputError(f"could not decide: sympy failed ({stop})") from None
+    verdicts = []
+    for (label, variables), text, truth, values, mine in zip(wanted, texts, correct, tape, yours):
+        verdict = _judge(label, text, truth, mine, graph, points, values)
+        verdict.latex = _latex(truth, None)
+        verdict.latex_name = latex_label(graph.target_names[0], variables)
+        verdicts.append(verdict)
+    return Verdicts(verdicts, expression, at)
+
+
+def _shaped(answers: Sequence[str] | str, graph: Graph, wrt, order: int) -> tuple[list[str], int]:
+    """The entries of a list, vector (``[2x, 2y]``) or matrix answer, and the order it
+    answers: a square matrix is the Hessian (order 2) of the ``wrt`` variables.
+
+    >>> _shaped(["[[2, 0], [0, 2]]"], compile_expression("x^2 + y^2"), None, 1)
+    (['2', '0', '0', '2'], 2)
+    """
+    shape = shape_of(answers)
+    rows, columns = len(shape.rows), len(shape.rows[0])
+    if shape.kind != "matrix" or 1 in (rows, columns):
+        return shape.entries, order
+    n = len(source_names(graph, wrt))
+    if order > 2 or (rows, columns) != (n, n):
+        raise InputError(
+            f"a {rows}×{columns} matrix answers a Hessian; the Hessian of this function in "
+            f"{', '.join(source_names(graph, wrt))} is {n}×{n}"
+            + ("" if order <= 2 else f" (--order {order} asks for one derivative)")
+        )
+    return shape.entries, 2
+
+
+def _answer_texts(answers, wanted) -> list[str]:
+    if isinstance(answers, Mapping):
+        order = [variables[0] for _, variables in wanted]
+        unknown = [name for name in answers if name not in order]
+        if unknown or any(len(v) != 1 for _, v in wanted):
+            raise InputError(
+                f"--answer {unknown[0] if unknown else ''}=...: name one of "
+                f"{', '.join(order)} (named answers are for first derivatives)"
+            )
+        missing = [name for name in order if name not in answers]
+        if missing:
+            raise InputError(f"no answer given for ∂/∂{missing[0]} (add --answer {missing[0]}=...)")
+        return [answers[name] for name in order]
+    texts = list(answers)
+    if len(texts) != len(wanted):
+        raise InputError(
+            f"{_count(len(texts), 'answer')} given; {len(wanted)} needed, in this order: "
+            + ", ".join(label for label, _ in wanted)
+        )
+    return texts
+
+
+def _correct_expressions(graph, target, wanted) -> list:
+    expr = to_sympy(graph)[graph.targets[0]]
+    if target.order == 1:
+        first = symbolic_gradient(graph, 0, [v[0] for _, v in wanted])
+        return [first[v[0]] for _, v in wanted]
+    result = []
+    for _, variables in wanted:
+        current = expr
+        for name in variables:
+            current = derivative(current, symbol(name))
+        result.append(current)
+    return result
+
+
+def _answer_expression(text: str, graph: Graph):
+    """The student's expression in sympy, using only the expression's variables."""
+    answer = compile_expression(text, graph.variables)
+    extra = [v for v in answer.variables if v not in graph.variable_nodes]
+    if extra:
+        product = as_product(extra[0], graph.variables)
+        hint = f"; for a product write {product}" if product else ""
+        raise InputError(
+            f"the answer {text!r} uses {extra[0]}, which is not a variable of the expression "
+            f"({', '.join(graph.variables) or 'none'}){hint}"
+        )
+    try:  # an undefined constant such as cot(0) is an error in the answer (and sympy's zoo)
+        evaluate(answer, {v: np.zeros(()) for v in answer.variables}, wrt=[])
+    except UndefinedError as error:
+        raise InputError(f"the answer {text!r}: {error.message}") from None
+    return answer, to_sympy(answer)[answer.targets[0]]
+
+
+def _tape_at(graph, sampled, target, wanted) -> list[np.ndarray]:
+    """The tape's values of each wanted derivative at every test point (NaN: undefined)."""
+    points, count = sampled.points, sampled.count
+    options = Options(check=False, strict=False)
+    if target.order == 1:
+        result = gradient_at(graph, points, target.wrt, options)[0]
+        columns = [result.gradient[v[0]] for _, v in wanted]
+    elif len(wanted) == 1:
+        result = derivatives_at(graph, points, wanted[0][1][0], target.order, options)
+        columns = [result.derivative]
+    else:
+        result = hessian_at(graph, points, target.wrt, options)
+        order = {n: i for i, n in enumerate(result.sources)}
+        columns = [result.matrix[order[a], order[b]] for _, (a, b) in wanted]
+    shape = (count,)
+    out = []
+    for column in columns:
+        values = np.broadcast_to(0.0 if column is None else column, shape).astype(float)
+        out.append(np.where(result.undefined.reshape(shape), np.nan, values))
+    return out
+
+
+def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
+    """An answer undefined where the derivative is defined is wrong (the registry's domain
+    rules decide, not rounding); otherwise :func:`decide` judges it at the points where
+    both are defined."""
+    import sympy as sp
+
+    answer_graph, answer = mine
+    shown = user_text(truth)
+    points, count = sampled.points, sampled.count
+    yours, undefined = _evaluate(answer_graph, points, count)
+    defined = np.isfinite(tape_values)
+
+    def exact_point(k: Any) -> dict[str, Any]:
+        return {n: sp.Rational(repr(float(points.arrays[n][k]))) for n in points.names}
+
+    for k in np.flatnonzero(defined & undefined)[:DOMAIN_TRIES]:
+        if not undefined_at(answer_graph, exact_point(k)):
+            continue  # a float artefact (exp(-1695) underflowed in a denominator): no witness
+        at = ", ".join(f"{n}={_number(float(points.arrays[n][k]))}" for n in points.names)
+        detail = f"differs at {at}: yours undefined, correct {_number(tape_values[k])}"
+        return Verdict(label, text, shown, "not equivalent", detail, evidence="domain")
+    common = np.flatnonzero(defined & np.isfinite(yours))
+    exact_points = [exact_point(k) for k in common[:MAX_TRIED]]  # (decide tries no more)
+    symbols = [symbol(n) for n in graph.variables]
+    decision = decide(answer, truth, symbols, exact_points, PROOF_SECONDS)
+    detail = decision.detail
+    if decision.ok is None and len(common) < ENOUGH:
+        detail = (
+            f"the domain looks tiny: both are defined at only {len(common)} of "
+            f"{sampled.tried} random points (sizes 0.01 to 10^4, either sign)"
+        )
+    return Verdict(label, text, shown, decision.verdict, detail, evidence=decision.evidence)
+
+
+def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The answer's value at every test point (NaN where it is undefined or not finite),
+    and where it is undefined by the registry's domain rules."""
+    run = evaluate(graph, {n: points.arrays[n] for n in graph.variables}, wrt=[])
+    value = np.broadcast_to(run.values[0], (count,)).astype(float)
+    undefined = np.zeros(count, dtype=bool)
+    for problem in run.problems[0]:
+        if problem.kind == "undefined":
+            undefined |= np.broadcast_to(problem.mask, (count,))
+    return np.where(undefined, np.nan, value), undefined
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 answer``, ``2 answers``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _product_hint(graph: Graph) -> str:
+    """A hint when a variable's name is other variables side by side (``xy``)."""
+    for name in graph.variables:
+        product = as_product(name, [v for v in graph.variables if v != name])
+        if product:
+            return f" ({name} is one name: for a product write {product})"
+    return ""
+
+
+def _latex(exact, value: float | None) -> str:
+    import sympy as sp
+
+    if exact is not None:
+        return str(sp.latex(exact))
+    assert value is not None  # the tape's value is given when there is no exact one
+    return _number(value)

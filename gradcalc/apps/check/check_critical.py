@@ -1,0 +1,208 @@
+"""Judge a set of critical points: ``gradcalc check EXPR --critical --answer "{(1,0), (-1,0)}"``.
+
+Each of your points is judged on its own: ∇f is evaluated there exactly (sympy), so a point is
+a critical point only when every component is proved 0, and not one when a component is
+proved (or evaluated to 40+ digits) nonzero. Then the set is compared with gradcalc's own
+critical points: when sympy solved ∇f = 0 the list is complete and a point you left out is
+*missing*; when the search was numeric, a point you left out can only be reported as
+undecided. A decimal close to an irrational critical point is undecided, with the exact
+point to write. Your coordinates go through gradcalc's parser (``sqrt(3)/3``, ``pi/2``).
+
+>>> [(v.component, v.verdict) for v in check_critical("x^3 - 3x + y^2", "{(1, 0)}")]
+[('point 1', 'correct'), ('missing', 'wrong')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gradcalc.apps.check.check import Verdict, Verdicts
+from gradcalc.apps.critical.critical import CriticalPoint, critical_points
+from gradcalc.core.errors import InputError
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.lang.answers import points_of
+from gradcalc.symbolic.crosscheck.crosscheck import (
+    CheckTimeout,
+    exact_value,
+    symbolic_gradient,
+    time_limit,
+)
+from gradcalc.symbolic.translate.notation import user_text
+
+DIGITS = 60  # digits of a gradient component's value at a point
+ZERO_DIGITS = 40  # a value below 10^-ZERO_DIGITS (relative to 1) is not taken as nonzero
+NEAR = 1e-4  # a decimal within this of an exact critical point is "close to it"
+PROOF_SECONDS = 3.0
+
+
+def check_critical(
+    expression: str,
+    answer: str,
+    region: str | Mapping[str, tuple[float, float]] | None = None,
+    budget: float = 5.0,
+) -> Verdicts:
+    """One verdict per point of ``answer`` (a set of points, coordinates in the order of the
+    expression's variables), then one per critical point it leaves out.
+
+    Raises:
+        InputError: a point with the wrong number of coordinates, an unreadable coordinate.
+    """
+    result = critical_points(expression, region, budget, everywhere=region is None)
+    names = result.variables
+    graph = compile_expression(expression)
+    yours = [_exact_point(point, names) for point in points_of(answer)]
+    with time_limit(budget * 2):
+        gradient = symbolic_gradient(graph, 0, list(names))
+    verdicts: list[Verdict] = []
+    matched: set[int] = set()
+    for k, (texts, exact) in enumerate(yours):
+        shown = f"({', '.join(texts)})"
+        earlier = [j for j in range(k) if _same_point(exact, yours[j][1], names)]
+        if earlier:
+            detail = f"the same point as point {earlier[0] + 1}: a set lists each point once"
+            verdicts.append(Verdict(f"point {k + 1}", shown, "", "wrong", detail))
+            continue
+        found = [j for j, p in enumerate(result.points) if _matches(exact, p, names)]
+        matched.update(found)
+        truth = _coordinates(result.points[found[0]]) if found else "—"
+        label = f"point {k + 1}"
+        verdicts.append(_judge_point(label, shown, truth, exact, gradient, names, result))
+    left_out = [p for j, p in enumerate(result.points) if j not in matched]
+    if result.method == "exact":
+        verdicts += [_missing(point) for point in left_out]
+    elif left_out:
+        verdicts.append(_not_listed(left_out, result.region))
+    if not verdicts:
+        how = "sympy solved ∇f = 0" if result.method == "exact" else "the numeric search"
+        verdict = "correct" if result.method == "exact" and not result.continua else None
+        detail = f"{how} found no critical point"
+        verdicts.append(
+            Verdict("no points", "{}", "{}", verdict or "could not decide", detail, evidence="")
+        )
+    for note in result.continua:
+        verdicts.append(
+            Verdict("continuum", "", "", "could not decide", f"{note}: a list cannot hold them")
+        )
+    return Verdicts(verdicts, expression, question="critical points of f")
+
+
+def _exact_point(texts: tuple[str, ...], names: tuple[str, ...]) -> tuple[tuple[str, ...], dict]:
+    """The point's coordinates read by gradcalc's parser, as exact sympy numbers."""
+    if len(texts) != len(names):
+        raise InputError(
+            f"the point ({', '.join(texts)}) has {len(texts)} coordinate"
+            f"{'' if len(texts) == 1 else 's'}; f has {len(names)} variable"
+            f"{'' if len(names) == 1 else 's'} ({', '.join(names)}), in that order"
+        )
+    exact = {}
+    for name, text in zip(names, texts):
+        try:
+            exact[name] = exact_value(text)
+        except InputError as error:
+            raise InputError(f"the coordinate {text!r}: {error.message}") from None
+    return texts, exact
+
+
+def _judge_point(label, shown, truth, exact, gradient, names, result) -> Verdict:
+    """Is ∇f = 0 at the point? Proved, disproved, or close to a critical point."""
+    import sympy as sp
+
+    subs = {sp.Symbol(n, real=True): exact[n] for n in names}
+    zero = [_is_zero(gradient[n].xreplace(subs)) for n in names]
+    if all(z is True for z in zero):
+        point = _point_at(exact, result, names)
+        detail = "∇f = 0 there, exactly" + (f" ({point.test.verdict})" if point else "")
+        return Verdict(label, shown, truth, "correct", detail, evidence="proof")
+    if any(z is False for z in zero):
+        near = _near(exact, result, names)
+        if near is not None:
+            detail = (
+                f"close to the critical point {_coordinates(near)} but not equal to it "
+                "(∇f ≠ 0 at yours): write it exactly"
+            )
+            return Verdict(label, shown, _coordinates(near), "could not decide", detail)
+        values = ", ".join(_value_text(gradient[n].xreplace(subs)) for n in names)
+        detail = f"not a critical point: ∇f = ({values}) there"
+        return Verdict(label, shown, truth, "wrong", detail, evidence="exact")
+    detail = "sympy could neither prove nor disprove ∇f = 0 there"
+    return Verdict(label, shown, truth, "could not decide", detail)
+
+
+def _missing(point: CriticalPoint) -> Verdict:
+    """A critical point of sympy's complete solution that the answer leaves out."""
+    where = _coordinates(point)
+    detail = f"{where} is a critical point too ({point.test.verdict}); sympy solved ∇f = 0"
+    return Verdict("missing", "", where, "wrong", detail, evidence="exact")
+
+
+def _not_listed(points: list[CriticalPoint], region: Mapping[str, tuple[float, float]]) -> Verdict:
+    """Critical points a numeric search found that the answer leaves out: undecided, since
+    the search is not known complete (nor is the question's region)."""
+    shown = ", ".join(_coordinates(p) for p in points[:3]) + (", …" if len(points) > 3 else "")
+    box = ", ".join(f"{n}={lo:g}..{hi:g}" for n, (lo, hi) in region.items())
+    detail = (
+        f"a numeric search in {box} (sympy could not solve ∇f = 0) found {len(points)} "
+        f"critical point{'' if len(points) == 1 else 's'} you did not list: {shown}; "
+        "give --in for the region your exercise asks about"
+    )
+    return Verdict("not listed", "", shown, "could not decide", detail)
+
+
+def _is_zero(value: Any) -> bool | None:
+    """True when ``value`` (a sympy number) is 0, False when it is not, None when neither
+    can be shown: exact first, then 60-digit evaluation, then ``simplify``."""
+    import sympy as sp
+
+    if value == 0:
+        return True
+    if value.is_Rational or value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return False
+    try:
+        with time_limit(PROOF_SECONDS):
+            number = complex(value.evalf(DIGITS))
+            if abs(number) > 10.0**-ZERO_DIGITS:
+                return False
+            return True if sp.simplify(value) == 0 else None
+    except (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError):
+        return None
+
+
+def _same_point(a: dict, b: dict, names) -> bool:
+    return all(_is_zero(a[n] - b[n]) is True for n in names)
+
+
+def _matches(exact: dict, point: CriticalPoint, names) -> bool:
+    """Your point is this critical point: exactly equal, or (numeric points) within 1e-9."""
+    if point.exact is not None:
+        return _same_point(exact, point.exact, names)
+    return _within(exact, point, names, 1e-9)
+
+
+def _within(exact: dict, point: CriticalPoint, names, tolerance: float) -> bool:
+    return all(
+        abs(float(exact[n]) - point.point[n]) <= tolerance * (1 + abs(point.point[n]))
+        for n in names
+    )
+
+
+def _point_at(exact: dict, result, names) -> CriticalPoint | None:
+    return next((p for p in result.points if _matches(exact, p, names)), None)
+
+
+def _near(exact: dict, result, names) -> CriticalPoint | None:
+    for point in result.points:
+        if _within(exact, point, names, NEAR):
+            return point
+    return None
+
+
+def _coordinates(point: CriticalPoint) -> str:
+    if point.exact is not None:
+        return f"({', '.join(user_text(v) for v in point.exact.values())})"
+    return f"≈ ({', '.join(f'{v:.10g}' for v in point.point.values())})"
+
+
+def _value_text(value: Any) -> str:
+    text = user_text(value)
+    return text if len(text) <= 24 else f"{complex(value.evalf(12)).real:.10g}"

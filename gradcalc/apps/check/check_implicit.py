@@ -1,0 +1,76 @@
+"""Judge dy/dx of an implicit curve: ``gradcalc check "x^2 + y^2 = 25" --implicit y --answer
+"-x/y"``.
+
+The right answer is -F_x/F_y (sympy, from the equation read by gradcalc's parser as
+F = left - right). Your answer, a function of x and y, only has to agree with it **on the
+curve**: ``-x*y/(25 - x^2)`` is right too. It is decided by
+:func:`gradcalc.symbolic.decide.oncurve.decide_on_curve` (a proof, or high precision at points of
+the curve), one verdict per independent variable.
+
+>>> v = check_implicit("x^2 + y^2 = 25", "y", ["-x/y"])[0]
+>>> v.component, v.verdict, v.correct
+('dy/dx', 'equivalent', '-x/y')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gradcalc.apps.check.check import Verdict, Verdicts
+from gradcalc.apps.derive.implicit import implicit
+from gradcalc.core.errors import InputError
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.lang.answers import shape_of
+from gradcalc.lang.graph import lower
+from gradcalc.lang.parser import parse_equation
+from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
+from gradcalc.symbolic.decide.oncurve import decide_on_curve
+from gradcalc.symbolic.translate.derivative import symbol
+from gradcalc.symbolic.translate.notation import user_text
+
+
+def check_implicit(
+    equation: str, dependent: str, answers: Sequence[str], wrt: Sequence[str] | None = None
+) -> Verdicts:
+    """One verdict per d(dependent)/d(other variable), in ``wrt`` order.
+
+    Raises:
+        InputError: not an equation, the wrong number of answers, an answer that uses a
+            name the equation does not have.
+    """
+    result = implicit(equation, dependent, wrt)
+    if not result.entries:
+        raise InputError(f"could not decide: {'; '.join(result.notes) or 'no derivative'}")
+    texts = shape_of(list(answers)).entries
+    if len(texts) != len(result.entries):
+        raise InputError(
+            f"{len(texts)} answer{'' if len(texts) == 1 else 's'} given; "
+            f"{len(result.entries)} needed, in this order: "
+            + ", ".join(entry.label for entry in result.entries)
+        )
+    graph = lower(parse_equation(equation))
+    symbols = [symbol(v) for v in graph.variables]
+    verdicts = []
+    for entry, text in zip(result.entries, texts):
+        answer = compile_expression(text, graph.variables)
+        extra = [v for v in answer.variables if v not in graph.variables]
+        if extra:
+            raise InputError(
+                f"the answer {text!r} uses {extra[0]}, which is not a variable of the "
+                f"equation ({', '.join(graph.variables)})"
+            )
+        mine = to_sympy(answer)[answer.targets[0]]
+        decision = decide_on_curve(mine, entry.raw, result.function, symbols, symbol(dependent))
+        verdicts.append(
+            Verdict(
+                entry.label,
+                text,
+                user_text(entry.form.expr),
+                decision.verdict,
+                decision.detail,
+                evidence=decision.evidence,
+            )
+        )
+    labels = ", ".join(entry.label for entry in result.entries)
+    where = "curve" if len(graph.variables) == 2 else "surface"
+    return Verdicts(verdicts, equation, question=f"{labels} on the {where}", equation=True)

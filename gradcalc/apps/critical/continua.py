@@ -1,0 +1,159 @@
+"""Critical points that are not isolated: points of a numeric search that lie on a line, a
+curve or a region where ∇f = 0 (``max(x, y) + x^2`` is critical on a half-line), joined
+when the search started between them stays put, and described in words.
+
+>>> import numpy as np
+>>> x = np.array([[-0.5, -0.5, -0.5], [-1.0, -2.0, -3.0]])
+>>> print(describe(x, ("x", "y"), 1))  # doctest: +NORMALIZE_WHITESPACE
+a continuum of critical points along x = -1/2 (y from -3 to -1 in the points found),
+numeric: 3 points found on it
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from gradcalc.apps.critical.critical_search import descend, gradient_and_hessian
+from gradcalc.lang.graph import Graph
+
+__all__ = ["continua_of", "describe"]
+
+
+def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds):
+    """The isolated points, and descriptions of the continua the others lie on
+    (``max(x, y) + x^2`` is critical on the half-line x = -1/2, y < -1/2: a search finds
+    many points there, each with a singular Hessian).
+
+    Two points with a singular Hessian are joined when the search, started half-way
+    between them, lands next to the half-way point (∇f ≈ 0 between them); a group of
+    three or more joined points is a continuum: a line (described by its equation, with
+    the span of the points found) or a curve."""
+    if len(points) < 3:
+        return points, []
+    x = np.array([[p[v] for v in variables] for p in points]).T
+    _, h, _ = gradient_and_hessian(graph, variables, x)
+    eigenvalues = np.abs(np.linalg.eigvalsh(np.moveaxis(h, 2, 0)))
+    scale = np.maximum(1.0, eigenvalues.max(axis=1))
+    null = np.sum(eigenvalues <= 1e-6 * scale[:, None], axis=1)  # directions with H ≈ 0
+    singular = np.flatnonzero(null > 0)
+    if len(singular) < 3:
+        return points, []
+    groups = _joined(graph, variables, x[:, singular], bounds)
+    described: list[str] = []
+    members: set[int] = set()
+    for group in groups:
+        if len(group) >= 3:
+            flat = int(np.median(null[singular[group]]))
+            described.append(describe(x[:, singular[group]], variables, flat))
+            members.update(int(k) for k in singular[group])
+    return [p for k, p in enumerate(points) if k not in members], described
+
+
+def _joined(graph: Graph, variables, x: np.ndarray, bounds) -> list[list[int]]:
+    """Groups of the columns of ``x``: the edges of their minimum spanning tree along which
+    ∇f ≈ 0 (the search started a quarter, half and three quarters along the edge stays
+    next to where it started) join them."""
+    a, b, length = _spanning_tree(x)
+    fractions = (0.25, 0.5, 0.75)
+    starts = np.concatenate([x[:, a] + t * (x[:, b] - x[:, a]) for t in fractions], axis=1)
+    width = np.array([[hi - lo] for lo, hi in (bounds[v] for v in variables)])
+    deadline = time.process_time() + 2.0
+    landed, _, _, converged = descend(graph, variables, starts, width, deadline, [])
+    stayed = converged & (np.linalg.norm(landed - starts, axis=0) <= 0.1 * np.tile(length, 3))
+    joined = stayed.reshape(len(fractions), -1).all(axis=0)
+    parent = list(range(x.shape[1]))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in zip(a[joined], b[joined]):
+        parent[root(int(i))] = root(int(j))
+    groups: dict[int, list[int]] = {}
+    for i in range(x.shape[1]):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def _spanning_tree(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges (from, to, length) of the minimum spanning tree of the columns of ``x``
+    (Prim's algorithm on the full distance matrix)."""
+    k = x.shape[1]
+    distance = np.linalg.norm(x[:, :, None] - x[:, None, :], axis=0)
+    inside = np.zeros(k, dtype=bool)
+    inside[0] = True
+    best, nearest = distance[0].copy(), np.zeros(k, dtype=int)
+    edges = []
+    for _ in range(k - 1):
+        j = int(np.argmin(np.where(inside, np.inf, best)))
+        edges.append((int(nearest[j]), j, float(best[j])))
+        inside[j] = True
+        closer = distance[j] < best
+        best, nearest = np.where(closer, distance[j], best), np.where(closer, j, nearest)
+    a, b, length = zip(*edges)
+    return np.array(a), np.array(b), np.array(length)
+
+
+def describe(x: np.ndarray, variables, flat: int) -> str:
+    """``a continuum of critical points along x = -1/2 (y from -4.98 to -0.51 in the points
+    found), numeric``; along a curve, or a region where ∇f = 0 (``flat``: the directions in
+    which the Hessian vanishes there, all of them in a region)."""
+    centre = x.mean(axis=1)
+    _, spread, basis = np.linalg.svd((x - centre[:, None]).T, full_matrices=True)
+    count = x.shape[1]
+    line = len(variables) == 1 or spread[1] <= 1e-6 * spread[0]
+    if not line:
+        ends = ", ".join(_point_text(x[:, k], variables) for k in (0, count - 1))
+        shape = "a region where ∇f = 0" if flat == len(variables) else "a curve (not a line)"
+        return (
+            f"a continuum of critical points: {shape}, numeric: {count} points found on it, "
+            f"e.g. {ends}"
+        )
+    direction = basis[0]
+    t = direction @ (x - centre[:, None])
+    lo, hi = x[:, int(np.argmin(t))], x[:, int(np.argmax(t))]
+    if len(variables) == 1:
+        where = f"{variables[0]} from {lo[0]:.4g} to {hi[0]:.4g} (in the points found)"
+    else:
+        span = _span(lo, hi, direction, variables)
+        where = f"{_line_equation(basis[1:], centre, variables)} ({span})"
+    return f"a continuum of critical points along {where}, numeric: {count} points found on it"
+
+
+def _line_equation(normals: np.ndarray, centre: np.ndarray, variables) -> str:
+    """The line through ``centre`` as equations ``a·x + b·y = c`` (one per normal),
+    coefficients as small fractions where they are (to 1e-9)."""
+    from fractions import Fraction
+
+    equations = []
+    for normal in normals:
+        normal = normal / normal[np.argmax(np.abs(normal))]
+        terms = []
+        for coefficient, name in zip(normal, variables):
+            if abs(coefficient) < 1e-9:
+                continue
+            c = Fraction(float(coefficient)).limit_denominator(1000)
+            if abs(float(c) - coefficient) > 1e-9:
+                terms.append(f"{coefficient:.6g}·{name}")
+            else:
+                terms.append(name if c == 1 else f"-{name}" if c == -1 else f"{c}·{name}")
+        value = float(normal @ centre)
+        c = Fraction(value).limit_denominator(1000)
+        shown = str(c) if abs(float(c) - value) <= 1e-7 else f"{value:.6g}"
+        equations.append(" + ".join(terms).replace("+ -", "- ") + f" = {shown}")
+    return ", ".join(equations)
+
+
+def _span(lo: np.ndarray, hi: np.ndarray, direction: np.ndarray, variables) -> str:
+    """The points' extent along the line, in the variable that changes most."""
+    k = int(np.argmax(np.abs(direction)))
+    a, b = sorted((lo[k], hi[k]))
+    return f"{variables[k]} from {a:.4g} to {b:.4g} in the points found"
+
+
+def _point_text(column: np.ndarray, variables) -> str:
+    return "(" + ", ".join(f"{v:.4g}" for v in column) + ")"

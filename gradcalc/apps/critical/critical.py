@@ -1,0 +1,325 @@
+"""Critical points of a function and the second-derivative test at each.
+
+Where the gradient is a system of rational functions, sympy solves ∇f = 0 exactly (within a
+time budget): the solution set is then complete. Otherwise -- or when sympy runs out of
+time -- a numeric search on the tape runs Levenberg-Marquardt steps on |∇f|² from many starting
+points of the region at once, and the points it converges to are deduplicated and labelled
+numeric (a search can miss points; it says so). Each point gets its value, its Hessian (exact
+when the point is), the second-derivative test and a verdict; the tape's gradient must vanish
+there, or the point is not reported.
+
+>>> result = critical_points("x^3 - 3x + y^2")
+>>> result.method
+'exact'
+>>> [(p.coordinates, p.test.verdict) for p in result.points]
+[('x = -1, y = 0', 'saddle point'), ('x = 1, y = 0', 'local minimum')]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gradcalc.apps.critical.continua import continua_of
+from gradcalc.apps.critical.critical_search import STARTS, gradient_and_hessian, numeric_search
+from gradcalc.core.errors import InputError
+from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
+from gradcalc.engine.evaluate.classify import Classification, classify
+from gradcalc.engine.evaluate.higher import check_variables
+from gradcalc.engine.evaluate.points import constant_value
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.lang.graph import Graph
+from gradcalc.lang.literals import split_top_level
+from gradcalc.symbolic.crosscheck.crosscheck import (
+    CheckTimeout,
+    symbolic_gradient,
+    time_limit,
+    to_sympy,
+)
+from gradcalc.symbolic.translate.notation import user_text
+
+#: The region searched numerically when none is given: every variable in [-5, 5].
+DEFAULT_RANGE = (-5.0, 5.0)
+
+
+@dataclass
+class CriticalPoint:
+    """One point where ∇f = 0.
+
+    ``exact`` maps each variable to its sympy value (``None`` for a numeric point);
+    ``hessian`` is the Hessian there (exact entries made float when the point is exact);
+    ``discriminant`` is fxx·fyy − fxy² for two variables.
+    """
+
+    point: dict[str, float]
+    exact: dict[str, Any] | None
+    value: float
+    hessian: np.ndarray
+    test: Classification
+    discriminant: float | None = None
+
+    @property
+    def coordinates(self) -> str:
+        """``x = 1, y = 0`` (exact values in the user's notation when known)."""
+        if self.exact is not None:
+            return ", ".join(f"{n} = {user_text(v)}" for n, v in self.exact.items())
+        return ", ".join(f"{n} = {v:.10g}" for n, v in self.point.items())
+
+
+@dataclass
+class CriticalResult:
+    """All critical points found, how (``exact`` or ``numeric``), in which region."""
+
+    expression: str
+    variables: tuple[str, ...]
+    region: dict[str, tuple[float, float]]
+    method: str
+    points: list[CriticalPoint]
+    notes: list[str] = field(default_factory=list)
+    continua: list[str] = field(default_factory=list)  # continua of critical points, described
+
+
+def parse_region(spec: str | None, variables: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """``x=-5..5,y=0..pi`` as bounds per variable (missing ones: [-5, 5]).
+
+    >>> parse_region("x=-1..2", ["x", "y"])
+    {'x': (-1.0, 2.0), 'y': (-5.0, 5.0)}
+    """
+    region = dict.fromkeys(variables, DEFAULT_RANGE)
+    for part in split_top_level(spec) if spec else []:
+        name, equals, bounds = part.strip().partition("=")
+        low, dots, high = bounds.partition("..")
+        if not (equals and dots):
+            raise InputError(f"--in {part.strip()!r}: write name=low..high, e.g. x=-5..5")
+        if name.strip() not in region:
+            raise InputError(
+                f"--in {name.strip()}: not a variable of the expression "
+                f"({', '.join(variables) or 'none'})"
+            )
+        lo, hi = constant_value(low.strip()), constant_value(high.strip())
+        if not lo < hi:
+            raise InputError(f"--in {part.strip()!r}: the low end must be below the high end")
+        region[name.strip()] = (lo, hi)
+    return region
+
+
+def critical_points(
+    expression: str,
+    region: str | Mapping[str, tuple[float, float]] | None = None,
+    budget: float = 5.0,
+    everywhere: bool = False,
+) -> CriticalResult:
+    """The critical points of ``expression`` (one target) in ``region``.
+
+    Args:
+        expression: the function.
+        region: ``"x=-5..5,y=-5..5"`` or bounds per variable. Exact solutions outside it are
+            left out (unless ``everywhere``); the numeric search starts inside it.
+        budget: seconds for sympy's exact solution, and as many for the numeric search.
+
+    Raises:
+        InputError: a bad expression or region, several targets, no variables.
+
+    >>> r = critical_points("x^4 + y^4 - 4x y")
+    >>> for p in r.points:
+    ...     print(p.coordinates, p.test.verdict, p.discriminant)
+    x = -1, y = -1 local minimum 128.0
+    x = 0, y = 0 saddle point -16.0
+    x = 1, y = 1 local minimum 128.0
+    """
+    graph = compile_expression(expression)
+    if len(graph.targets) != 1:
+        raise InputError("critical points are of one function: give one expression")
+    variables = tuple(graph.variables)
+    if not variables:
+        raise InputError(f"{expression!r} has no variables")
+    check_variables(graph, variables, "a critical point")
+    bounds = dict(region) if isinstance(region, Mapping) else parse_region(region, variables)
+    notes: list[str] = []
+    deadline = time.monotonic() + budget
+    continua: list[str] = []
+    exact = _exact_solutions(graph, variables, budget, notes, continua)
+    if exact is not None:
+        points = [p for p in exact if everywhere or _inside(p[0], bounds)]
+        if len(points) < len(exact):
+            notes.append(f"{len(exact) - len(points)} exact critical point(s) outside the region")
+        method = "exact"
+    else:
+        points, continua = _numeric_points(graph, variables, bounds, budget, notes)
+        method = "numeric"
+    found = _classified(graph, variables, points, deadline)
+    corners = _not_differentiable(graph)
+    if corners:
+        notes.append(
+            f"f is not differentiable everywhere ({', '.join(corners)}): a point where ∇f does "
+            "not exist can be a critical point too, and is not listed (only ∇f = 0 is solved)"
+        )
+    if method == "exact" and len(found) < len(points):
+        notes.append(
+            f"{len(points) - len(found)} solution(s) of ∇f = 0 left out: f or ∇f is undefined there"
+        )
+    return CriticalResult(expression, variables, bounds, method, found, notes, continua)
+
+
+def _numeric_points(graph: Graph, variables, bounds, budget: float, notes: list[str]):
+    """The numeric search's points, each exact where sympy proves it, and the continua the
+    others lie on."""
+    deadline = time.process_time() + budget  # CPU time: the same search under load
+    found, continua = continua_of(
+        graph, variables, numeric_search(graph, variables, bounds, deadline, notes), bounds
+    )
+    notes.append(
+        f"numeric search: Levenberg-Marquardt on |∇f|² from {STARTS} starting points in the "
+        "region; points it did not reach may be missing"
+    )
+    return _recognized(graph, variables, found, budget), continua
+
+
+def _not_differentiable(graph: Graph) -> list[str]:
+    """The ops of ``f`` with corners or jumps (their domain rule says so at 0)."""
+    found: list[str] = []
+    for node in graph.nodes:
+        op = REGISTRY.get(node.op) if node.kind == "op" else None
+        if op is None or node.op in found or not (op.arity == 1 or op.variadic):
+            continue
+        issues = op.issues(*[np.zeros(1)] * op.arity)
+        if any(issue.kind == NOT_DIFFERENTIABLE for issue in issues):
+            found.append(node.op)
+    return found
+
+
+def _inside(point: Mapping[str, float], bounds: Mapping[str, tuple[float, float]]) -> bool:
+    return all(bounds[n][0] <= v <= bounds[n][1] for n, v in point.items())
+
+
+# --- exact: sympy solves a rational system -----------------------------------------------------
+
+
+def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str], continua: list):
+    """[(float point, exact point)] when ∇f is rational and sympy solves it within the budget
+    (a solution that leaves variables free is a continuum: described in ``continua``);
+    None otherwise (then the search is numeric)."""
+    import sympy as sp
+
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    try:
+        with time_limit(budget):
+            gradient = symbolic_gradient(graph, 0, list(variables))
+            components = [sp.together(gradient[v]) for v in variables]
+            if not all(c.is_rational_function(*symbols) for c in components):
+                notes.append(
+                    "∇f is not a rational function: sympy's solution would not be known complete"
+                )
+                return None
+            numerators = [sp.numer(c) for c in components]
+            solutions = sp.solve(numerators, symbols, dict=True)
+            points = []
+            for solution in solutions:
+                if set(solution) != set(symbols) or any(
+                    not value.is_number for value in solution.values()
+                ):
+                    where = ", ".join(f"{k} = {user_text(v)}" for k, v in solution.items())
+                    continua.append(f"a continuum of critical points where {where} (exact)")
+                    continue
+                if not all(value.is_real for value in solution.values()):
+                    continue
+                exact = {v: solution[s] for v, s in zip(variables, symbols)}
+                points.append(({v: float(e) for v, e in exact.items()}, exact))
+            return sorted(points, key=lambda p: tuple(p[0].values()))
+    except CheckTimeout:
+        notes.append(f"sympy could not solve ∇f = 0 within {budget:g} s (raise --check-timeout)")
+    except (NotImplementedError, ValueError, TypeError, RecursionError, AttributeError) as failure:
+        notes.append(f"sympy could not solve ∇f = 0 ({type(failure).__name__})")
+    return None
+
+
+# --- numeric points recognised as exact -------------------------------------------------------
+
+
+def _recognized(graph: Graph, variables, points: list[dict[str, float]], budget: float):
+    """[(point, exact point or None)]: a numeric point whose coordinates are simple multiples
+    of pi or rationals (``-pi/2``, ``1/3``) is exact when sympy proves ∇f = 0 there."""
+    import sympy as sp
+
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    out = []
+    try:
+        with time_limit(budget):
+            gradient = symbolic_gradient(graph, 0, list(variables))
+            for point in points:
+                guess = {
+                    v: sp.nsimplify(point[v], [sp.pi, sp.sqrt(2), sp.sqrt(3)], tolerance=1e-12)
+                    for v in variables
+                }
+                close = all(
+                    guess[v].is_real and abs(float(guess[v]) - point[v]) <= 1e-9 for v in variables
+                )
+                at = {s: guess[v] for s, v in zip(symbols, variables)}
+                proved = close and all(sp.simplify(gradient[v].subs(at)) == 0 for v in variables)
+                out.append((point, guess if proved else None))
+    except (CheckTimeout, TypeError, ValueError, RecursionError, AttributeError):
+        out += [(point, None) for point in points[len(out) :]]
+    return out
+
+
+# --- each point: value, Hessian, the test -----------------------------------------------------
+
+
+def _classified(graph: Graph, variables, points, deadline: float) -> list[CriticalPoint]:
+    """Each point with its value and second-derivative test; points where the tape finds f
+    or ∇f undefined, or ∇f not zero, are left out."""
+    if not points:
+        return []
+    x = np.array([[p[v] for p, _ in points] for v in variables], dtype=float)
+    g, h, values = gradient_and_hessian(graph, variables, x)
+    exact_hessians = _exact_hessians(graph, variables, points, deadline)
+    found = []
+    for k, (point, exact) in enumerate(points):
+        exact_hessian = exact_hessians[k]
+        hessian = exact_hessian if exact_hessian is not None else h[:, :, k]
+        scale = max(1.0, float(np.max(np.abs(x[:, k]))))
+        if not (np.all(np.isfinite(g[:, k])) and np.isfinite(values[k])):
+            continue  # f or its gradient is undefined here
+        tolerance = 1e-6 * max(1.0, float(np.max(np.abs(h[:, :, k]))) * scale)
+        if not np.all(np.abs(g[:, k]) <= tolerance):
+            continue  # the tape does not confirm ∇f = 0 here
+        gradient = np.zeros(len(variables)) if exact is not None else g[:, k]
+        known = np.full(len(variables), exact is not None)  # sympy solved ∇f = 0 exactly
+        two = len(variables) == 2
+        found.append(
+            CriticalPoint(
+                point,
+                exact,
+                float(values[k]),
+                hessian,
+                classify(hessian, gradient, scale, exact=known, tolerance=tolerance),
+                float(hessian[0, 0] * hessian[1, 1] - hessian[0, 1] ** 2) if two else None,
+            )
+        )
+    return found
+
+
+def _exact_hessians(graph: Graph, variables, points, deadline: float) -> list[np.ndarray | None]:
+    """The exact Hessian (as floats) at each exact point; None past the budget or for
+    numeric points."""
+    import sympy as sp
+
+    out: list[np.ndarray | None] = [None] * len(points)
+    if all(exact is None for _, exact in points):
+        return out
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    f = to_sympy(graph)[graph.targets[0]]
+    try:
+        with time_limit(max(deadline - time.monotonic(), 1.0)):
+            matrix = sp.hessian(f, symbols)
+            for k, (_, exact) in enumerate(points):
+                if exact is not None:
+                    at = matrix.subs({s: exact[v] for s, v in zip(symbols, variables)})
+                    out[k] = np.array(at.evalf(30).tolist(), dtype=float)
+    except (CheckTimeout, TypeError, ValueError):
+        pass  # the tape's Hessian is used
+    return out

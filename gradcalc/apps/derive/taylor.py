@@ -1,0 +1,229 @@
+"""Taylor polynomials, linearisation and tangent lines and planes, from nested tapes.
+
+The coefficients come from gradcalc's own tapes (``order`` nested tapes for one variable; the
+gradient and the Hessian for two or more, up to order 2); the polynomial comes exactly from
+sympy's derivatives at the exact centre; the two are compared coefficient by coefficient.
+Order 1 is the tangent line (one variable) or plane (two), written as an equation.
+
+>>> t = taylor("exp(x)sin(x)", ["x=0"], 5)
+>>> t.text
+'x + x^2 + x^3/3 - x^5/30'
+>>> t.status
+'agree'
+>>> taylor("x^2 + y^2", ["x=1,y=2"], 1).equation
+'z = 5 + 2(x - 1) + 4(y - 2)'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.errors import InputError
+from gradcalc.engine.evaluate.higher import check_variables
+from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.engine.run.api import Options, compile_expression, derivatives_at, hessian_at
+from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit, to_sympy
+from gradcalc.symbolic.translate.notation import join_terms, shifted_term, user_latex
+
+#: Coefficients from nested tapes must match sympy's to this relative tolerance.
+RTOL = 1e-7
+#: Highest order for one variable (each order is one more nested tape).
+MAX_ORDER = 12
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """The coefficient of one monomial: ``powers`` per variable, the tape's value, sympy's
+    exact value (``None`` past the budget) and whether they agree."""
+
+    powers: tuple[int, ...]
+    tape: float
+    exact: Any | None
+    agree: bool | None
+
+
+@dataclass
+class TaylorResult:
+    """The Taylor polynomial of order ``order`` about ``center``.
+
+    ``polynomial`` is sympy's exact polynomial (``None`` past the budget: then ``text`` is
+    the tape's, with decimals); ``status`` is ``agree``, ``disagree`` or ``skipped``.
+    """
+
+    expression: str
+    variables: tuple[str, ...]
+    center: dict[str, float]
+    center_text: dict[str, str]
+    order: int
+    coefficients: list[Coefficient]
+    polynomial: Any | None
+    status: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The polynomial in the user's notation, by ascending degree."""
+        return join_terms([_term_text(self, c) for c in self.coefficients])
+
+    @property
+    def latex(self) -> str:
+        """The exact polynomial in LaTeX (the tape's decimals past the budget)."""
+        return user_latex(self.polynomial) if self.polynomial is not None else self.text
+
+    @property
+    def equation(self) -> str | None:
+        """The tangent line ``y = ...`` or plane ``z = ...`` (order 1, one or two variables)."""
+        if self.order != 1 or len(self.variables) > 2:
+            return None
+        return f"{'y' if len(self.variables) == 1 else 'z'} = {self.text}"
+
+
+def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) -> TaylorResult:
+    """The Taylor polynomial of ``expression`` of order ``order`` about the point ``at``.
+
+    Args:
+        expression: one function (not a list).
+        at: one ``--at`` spec naming every variable (``["x=0"]``, ``["x=pi/4"]``).
+        order: 1 (linearisation) or more; with several variables at most 2.
+        budget: seconds for sympy's exact polynomial.
+
+    Raises:
+        InputError: a bad expression, point or order.
+        UndefinedError: the function or a derivative is undefined at the point.
+
+    >>> taylor("sqrt(x)", ["x=4"], 2).text
+    '2 + (x - 4)/4 - (x - 4)^2/64'
+    """
+    if len(at) != 1:
+        raise InputError("taylor expands about one point: give one --at")
+    points = parse_at(at)
+    graph = compile_expression(expression, points.names)
+    if len(graph.targets) != 1:
+        raise InputError("taylor takes one function: give one expression")
+    variables = tuple(graph.variables)
+    missing = [v for v in variables if v not in points.names]
+    if missing:
+        raise InputError(f"no value given for {missing[0]} (use --at {missing[0]}=...)")
+    check_variables(graph, variables, "a Taylor polynomial")
+    if not 1 <= order <= (MAX_ORDER if len(variables) == 1 else 2):
+        most = MAX_ORDER if len(variables) == 1 else 2
+        several = "" if len(variables) == 1 else " with several variables"
+        raise InputError(f"--order must be 1 to {most}{several} (got {order})")
+    tape = _tape_coefficients(graph, points, variables, order)
+    center = {v: float(points.arrays[v]) for v in variables}
+    texts = dict(points.exact[0]) if points.exact else {v: repr(center[v]) for v in variables}
+    notes: list[str] = []
+    exact = _exact_coefficients(graph, variables, texts, tape, budget, notes)
+    coefficients = []
+    for powers, value in tape.items():
+        truth = None if exact is None else exact[powers]
+        agree = None if truth is None else _close(value, truth)
+        coefficients.append(Coefficient(powers, value, truth, agree))
+    polynomial = None if exact is None else _polynomial(variables, texts, exact)
+    if exact is None:
+        status = "skipped"
+    else:
+        status = "agree" if all(c.agree for c in coefficients) else "disagree"
+    return TaylorResult(
+        expression,
+        variables,
+        center,
+        {v: texts[v] for v in variables},
+        order,
+        coefficients,
+        polynomial,
+        status,
+        notes,
+    )
+
+
+def _tape_coefficients(graph, points, variables, order) -> dict[tuple[int, ...], float]:
+    """{powers: coefficient} from nested tapes, by ascending degree."""
+    options = Options(check=False)
+    if len(variables) == 1:
+        run = derivatives_at(graph, points, variables[0], order, options)
+        values = [float(run.value), *(float(d) for d in run.orders)]
+        return {(k,): values[k] / math.factorial(k) for k in range(order + 1)}
+    hess = hessian_at(graph, points, list(variables), options)
+    n = len(variables)
+    out: dict[tuple[int, ...], float] = {(0,) * n: float(hess.value)}
+    for i, v in enumerate(variables):
+        g = hess.gradient[v]
+        out[_unit(n, i)] = 0.0 if g is None else float(g)
+    if order == 2:
+        for i in range(n):
+            for j in range(i, n):
+                h = float(hess.matrix[i, j])
+                out[tuple(np.add(_unit(n, i), _unit(n, j)))] = h / 2 if i == j else h
+    return out
+
+
+def _unit(n: int, i: int) -> tuple[int, ...]:
+    return tuple(int(k == i) for k in range(n))
+
+
+def _exact_coefficients(graph, variables, texts, tape, budget, notes) -> dict | None:
+    """{powers: sympy coefficient} at the exact centre, or None past the budget."""
+    import sympy as sp
+
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    try:
+        with time_limit(budget):
+            f = to_sympy(graph)[graph.targets[0]]
+            center = {s: exact_value(texts[v]) for s, v in zip(symbols, variables)}
+            out = {}
+            for powers in tape:
+                derivative = f
+                for s, k in zip(symbols, powers):
+                    derivative = sp.diff(derivative, s, k) if k else derivative
+                factor = math.prod(math.factorial(k) for k in powers)
+                out[powers] = sp.simplify(derivative.subs(center) / factor)
+            return out
+    except CheckTimeout:
+        notes.append(
+            f"sympy's exact polynomial took longer than {budget:g} s (raise --check-timeout)"
+        )
+    except (TypeError, ValueError, RecursionError, AttributeError) as failure:
+        notes.append(f"sympy could not form the exact polynomial ({type(failure).__name__})")
+    return None
+
+
+def _close(value: float, exact: Any) -> bool:
+    try:
+        truth = complex(exact.evalf(30))
+    except (TypeError, ValueError):
+        return False
+    return truth.imag == 0 and math.isclose(value, truth.real, rel_tol=RTOL, abs_tol=1e-10)
+
+
+def _polynomial(variables, texts, exact) -> Any:
+    import sympy as sp
+
+    return sp.Add(*(c * _monomial(variables, texts, powers) for powers, c in exact.items()))
+
+
+def _monomial(variables, texts, powers) -> Any:
+    import sympy as sp
+
+    return sp.Mul(
+        *((sp.Symbol(v, real=True) - exact_value(texts[v])) ** k for v, k in zip(variables, powers))
+    )
+
+
+def _term_text(result: TaylorResult, c: Coefficient) -> str:
+    """One term, exact where known (``x^3/3``, ``(x - 4)/4``); empty for a zero term."""
+    import sympy as sp
+
+    if c.exact is not None:
+        value = c.exact
+    elif c.tape == int(c.tape):
+        value = sp.Integer(int(c.tape))  # the tape's 2.0 as 2 (the status says: not exact)
+    else:
+        value = sp.Float(repr(c.tape), "")  # as many digits as the tape's repr
+    centers = {v: exact_value(result.center_text[v]) for v in result.variables}
+    return shifted_term(value, dict(zip(result.variables, c.powers)), centers)

@@ -1,0 +1,303 @@
+"""Minimize an expression by following the tape's gradient: ``gradcalc minimize``.
+
+The expression is parsed and lowered once; each step runs the op graph on one fresh tape
+at the current point and takes the gradient from it (no re-parsing, no tape rows, no
+symbolic check). ``gd``, ``momentum`` and ``adam`` are implemented here; ``bfgs`` hands
+the tape's value and gradient to scipy, an optional dependency.
+
+>>> m = minimize("(x-3)**2 + 2*(y+1)**2", ["x=0,y=0"], method="momentum", lr=0.05)
+>>> m.converged, round(m.point["x"], 9), round(m.point["y"], 9)
+(True, 3.0, -1.0)
+>>> m.reason
+'gradient norm ... ≤ tol 1e-10'
+>>> m.path[0]
+Step(step=0, point={'x': 0.0, 'y': 0.0}, value=11.0, gradient_norm=7.2111...)
+>>> m.path[-1].step == m.steps, 50 <= len(m.path) <= 101
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcalc.apps.optimize.descent import (
+    DEFAULT_LR,
+    PROGRESS_EVERY,
+    UPDATES,
+    Judge,
+    Objective,
+    Progress,
+    Recorder,
+    Step,
+    Stop,
+    check_options,
+    descend,
+)
+from gradcalc.core.errors import InputError, did_you_mean
+from gradcalc.core.numbers import format_number
+from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.lang.graph import Graph
+from gradcalc.render.gradient import json_number
+
+__all__ = [
+    "DEFAULT_LR",
+    "METHODS",
+    "PROGRESS_EVERY",
+    "SCIPY_MISSING",
+    "Minimum",
+    "Step",
+    "minimize",
+    "path_rows",
+    "to_json",
+]
+
+METHODS = ("gd", "momentum", "adam", "bfgs")
+SCIPY_MISSING = "--method bfgs needs scipy: pip install 'gradcalc[optimize]'"
+
+
+@dataclass
+class Minimum:
+    """Where a minimization stopped, and why.
+
+    Attributes:
+        point: the last iterate, per variable.
+        value: the expression's value there (``inf`` or ``nan`` when it diverged).
+        gradient_norm: the Euclidean norm of the tape's gradient there.
+        steps: how many updates were made (bfgs: iterations).
+        reason: why it stopped, in plain words, with a hint when it did not converge.
+        converged: whether the gradient norm reached ``tol``.
+        method: ``gd``, ``momentum``, ``adam`` or ``bfgs``.
+        path: rows recorded along the way; the first is the start, the last is ``point``.
+    """
+
+    point: dict[str, float]
+    value: float
+    gradient_norm: float
+    steps: int
+    reason: str
+    converged: bool
+    method: str
+    path: list[Step]
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the path and the stop ``gradcalc minimize`` prints, as HTML."""
+        from gradcalc.render.html import to_html
+        from gradcalc.render.optimizers import minimum_tables
+
+        return to_html(minimum_tables(self, None))
+
+
+def minimize(
+    expression: str,
+    start: Sequence[str] | Mapping[str, float],
+    method: str = "gd",
+    lr: float | None = None,
+    steps: int = 10_000,
+    tol: float = 1e-10,
+    every: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Minimum:
+    """Minimize ``expression`` from ``start`` with the tape's exact gradient.
+
+    Args:
+        expression: one expression, or a program whose last statement is minimized.
+        start: ``--from`` specs (``["x=-1.2,y=1"]``) or ``{"x": -1.2, "y": 1.0}``: a value
+            for each variable of the expression and for nothing else.
+        method: ``gd`` (x -= lr*g), ``momentum`` (heavy ball: v = 0.9*v + g, x -= lr*v),
+            ``adam`` (betas 0.9 and 0.999, eps 1e-8) or ``bfgs`` (scipy's, given the tape's
+            gradient; needs scipy).
+        lr: the learning rate; default :data:`DEFAULT_LR` (gd and momentum 1e-3, adam 1e-2).
+            bfgs ignores it: its line search chooses each step.
+        steps: the most updates to make (bfgs: iterations).
+        tol: stop once the gradient's Euclidean norm is at most this.
+        every: record a path row every this many steps (default: 50 to 100 rows over the
+            run); the first and the last step are always recorded.
+        progress: called with the step number every :data:`PROGRESS_EVERY` steps (bfgs:
+            every iteration) and once at the end.
+
+    Raises:
+        InputError: an unknown method, a bad option, a variable without a start value, a
+            start value for a name the expression does not use, or bfgs without scipy.
+        UndefinedError: the value or the gradient is NaN or infinite at the start.
+
+    >>> m = minimize("(x-1)**2", {"x": 0.0}, lr=0.5)
+    >>> m.point, m.steps, m.reason
+    ({'x': 1.0}, 1, 'gradient norm 0 ≤ tol 1e-10')
+    >>> minimize("x**2", {"x": 1.0}, lr=10.0).reason
+    'diverged: value became inf at step 121 (x**2: overflow to infinity) — lower --lr'
+    """
+    if method not in METHODS:
+        raise InputError(f"--method {method}: choose one of {', '.join(METHODS)}")
+    check_options(lr, steps, tol, every)
+    values = _start_values(start)
+    graph = compile_expression(expression, list(values))
+    x = _start_point(graph, values)
+    path = Recorder(graph.variables, every)
+    stop = _run(Objective(graph), x, method, lr, steps, tol, path, progress)
+    path.add(stop.step, stop.x, stop.value, stop.norm)
+    if progress is not None:
+        progress(stop.step)
+    point = dict(zip(graph.variables, stop.x.tolist()))
+    return Minimum(
+        point, stop.value, stop.norm, stop.step, stop.reason, stop.converged, method, path.rows
+    )
+
+
+def _run(
+    objective: Objective,
+    x: np.ndarray,
+    method: str,
+    lr: float | None,
+    steps: int,
+    tol: float,
+    path: Recorder,
+    progress: Progress,
+) -> Stop:
+    """One run of ``method`` from ``x`` (checked: the start is finite) until it stops."""
+    _, start_norm = objective.start(x)
+    if method == "bfgs":
+        judge = Judge(objective, steps, tol, start_norm, "raise --steps")
+        return _bfgs(objective, x, judge, path, progress)
+    judge = Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
+    update = UPDATES[method](DEFAULT_LR[method] if lr is None else lr)
+    return descend(objective, x, update, judge, path, progress)
+
+
+def to_json(m: Minimum) -> dict:
+    """The result as plain JSON data; NaN and infinities become ``None``.
+
+    >>> m = Minimum({"x": 1.0}, 0.0, 0.0, 3, "done", True, "gd", [Step(3, {"x": 1.0}, 0.0, 0.0)])
+    >>> to_json(m)["path"]
+    [{'step': 3, 'point': {'x': 1.0}, 'value': 0.0, 'gradient_norm': 0.0}]
+    >>> to_json(Minimum({"x": math.inf}, math.nan, 0.0, 1, "", False, "gd", []))["point"]
+    {'x': None}
+    """
+    return {
+        "point": _json_point(m.point),
+        "value": json_number(m.value),
+        "gradient_norm": json_number(m.gradient_norm),
+        "steps": m.steps,
+        "reason": m.reason,
+        "converged": m.converged,
+        "method": m.method,
+        "path": [
+            {
+                "step": s.step,
+                "point": _json_point(s.point),
+                "value": json_number(s.value),
+                "gradient_norm": json_number(s.gradient_norm),
+            }
+            for s in m.path
+        ],
+    }
+
+
+def path_rows(m: Minimum) -> tuple[list[str], list[list[float]]]:
+    """The path as a CSV header and rows: step, each variable, value, gradient_norm.
+
+    >>> path_rows(minimize("(x-1)**2", {"x": 0.0}, lr=0.5))
+    (['step', 'x', 'value', 'gradient_norm'], [[0, 0.0, 1.0, 2.0], [1, 1.0, 0.0, 0.0]])
+    """
+    names = list(m.point)
+    header = ["step", *names, "value", "gradient_norm"]
+    rows = [[s.step, *(s.point[n] for n in names), s.value, s.gradient_norm] for s in m.path]
+    return header, rows
+
+
+def _bfgs(
+    objective: Objective, x0: np.ndarray, judge: Judge, path: Recorder, progress: Progress
+) -> Stop:
+    """scipy's BFGS on the tape's value and gradient; ``tol`` bounds the gradient's 2-norm."""
+    scipy_minimize = _scipy_minimize()
+    iteration = 0
+
+    def callback(xk: np.ndarray) -> None:
+        nonlocal iteration
+        iteration += 1
+        if path.wants(iteration):
+            path.add(iteration, xk, *objective.at(xk))
+        if progress is not None:
+            progress(iteration)
+
+    path.add(0, x0, *objective.at(x0))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's notes on NaN in line searches
+        found = scipy_minimize(
+            objective,
+            x0,
+            jac=True,
+            method="BFGS",
+            callback=callback,
+            options={"maxiter": judge.steps, "gtol": judge.tol, "norm": 2},
+        )
+    value, gradient = float(found.fun), np.asarray(found.jac, dtype=float)
+    norm = float(np.linalg.norm(gradient))
+    stop = judge(value, gradient, norm, found.nit)
+    if found.success:  # scipy's own test: the gradient norm reached gtol
+        stop = (judge.converged(norm), True)
+    elif stop is None:  # scipy gave up early, e.g. precision loss in its line search
+        message = str(found.message).rstrip(".")
+        stop = (f"scipy's BFGS stopped: {message} (gradient norm {format_number(norm, 2)})", False)
+    return Stop(np.asarray(found.x, dtype=float), value, norm, found.nit, *stop)
+
+
+def _scipy_minimize() -> Callable:
+    """``scipy.optimize.minimize``, imported only when bfgs is asked for."""
+    try:
+        from scipy.optimize import minimize as scipy_minimize
+    except ImportError as error:
+        raise InputError(SCIPY_MISSING) from error
+    return scipy_minimize
+
+
+def _start_values(start: Sequence[str] | Mapping[str, float]) -> dict[str, float]:
+    """The start point by name; ``--from`` specs are parsed and validated like ``--at``."""
+    if isinstance(start, Mapping):
+        values = {str(name): float(value) for name, value in start.items()}
+    else:
+        specs = [start] if isinstance(start, str) else list(start)
+        if len(specs) != 1:
+            raise InputError(f"--from takes one point like x=-1.2,y=1, got {len(specs)} specs")
+        try:
+            points = parse_at(specs)
+        except InputError as error:
+            raise InputError(error.message.replace("--at", "--from")) from error
+        values = {name: float(array) for name, array in points.arrays.items()}
+    for name, value in values.items():
+        if not math.isfinite(value):
+            raise InputError(f"--from {name}={value}: the start must be finite")
+    return values
+
+
+def _start_point(graph: Graph, values: Mapping[str, float]) -> np.ndarray:
+    """The start as a vector ordered like ``graph.variables``. The graph must have one target;
+    every variable needs a value, and every value must be for a variable the target uses."""
+    if len(graph.targets) != 1:
+        raise InputError(
+            f"minimize takes one expression; this has {len(graph.targets)} "
+            f"({', '.join(graph.target_names)})"
+        )
+    used = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
+    variables = [v for v in graph.variables if graph.variable_nodes[v] in used]
+    for name in values:
+        if name not in variables:
+            raise InputError(
+                f"--from {name}: the expression has no variable {name}; "
+                f"{did_you_mean(name, variables)}its variables: {', '.join(variables) or 'none'}"
+            )
+    for name in graph.variables:
+        if name not in values:
+            raise InputError(f"no start value for {name}: add {name}=... to --from")
+    if not graph.variables:
+        raise InputError("nothing to minimize: the expression has no variables")
+    return np.array([values[v] for v in graph.variables])
+
+
+def _json_point(point: Mapping[str, float]) -> dict[str, float | None]:
+    return {name: json_number(v) for name, v in point.items()}

@@ -1,0 +1,42 @@
+"""What a diagnosis finds: a :class:`Finding` of one of the :data:`KINDS`, and the
+:class:`Thresholds` it is judged by -- the records the evaluator, the results and
+:mod:`gradcalc.engine.evaluate.diagnostics` share, kept apart from the diagnosis so that
+none of them imports another back.
+
+>>> sorted(["kink", "vanishing"], key=KINDS.index)
+['vanishing', 'kink']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["KINDS", "Finding", "Thresholds"]
+
+#: The kinds of finding, in the order they are reported.
+KINDS = ("non-finite", "vanishing", "exploding", "saturated", "kink")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a gradient component counts as vanishing or exploding, and when an activation
+    counts as saturated (its slope below ``saturation``)."""
+
+    vanishing: float = 1e-8
+    exploding: float = 1e8
+    saturation: float = 1e-4
+
+
+@dataclass
+class Finding:
+    """One diagnosis: ``kind`` is ``non-finite``, ``vanishing``, ``exploding``, ``saturated``
+    or ``kink``; ``mask`` marks the affected points; ``message`` describes the first."""
+
+    kind: str
+    message: str
+    record: int | None
+    mask: np.ndarray
+    #: the gradient component a vanishing or exploding finding is about
+    source: str | None = None

@@ -1,0 +1,157 @@
+"""Points to evaluate at: ``--at`` specs, parsed into arrays of values.
+
+Every value goes through the same validated parser as expressions
+(:func:`gradcalc.lang.parser.parse_constant`), so ``pi/4``, ``1/3`` and ``sqrt(2)`` work
+and nothing else gets in.
+
+>>> points = parse_at(["w1=5,w2=3"])
+>>> points.names, float(points.arrays["w1"]), points.exact
+(('w1', 'w2'), 5.0, [{'w1': '5', 'w2': '3'}])
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcalc.core.errors import InputError, UndefinedError
+from gradcalc.lang.literals import DECIMAL, NAME, split_top_level
+
+DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")  # where a decimal comma split a number
+
+
+@dataclass
+class Points:
+    """Values for some variables at one or many points.
+
+    ``arrays`` maps each name to a 0-d array (one ``--at``) or a 1-d array (several
+    points); ``exact`` holds, per point, each value's text when it was given exactly
+    (``--at``), or is ``None`` (values read from a file). ``first_row`` is the file
+    row number of the first point (for messages), 0 for ``--at``. ``ids`` holds, per
+    point, the text of the file's ``--id`` column (``None`` without one).
+    """
+
+    names: tuple[str, ...]
+    arrays: dict[str, np.ndarray]
+    exact: list[dict[str, str]] | None
+    first_row: int = 0
+    ids: list[str] | None = None
+
+    @property
+    def count(self) -> int:
+        """How many points."""
+        first = next(iter(self.arrays.values()), None)
+        return 1 if first is None or first.ndim == 0 else len(first)
+
+    def label(self, k: int) -> str:
+        """Point ``k`` written as ``x=1, y=2`` (exact text where known)."""
+        if self.exact is not None:
+            return ", ".join(f"{n}={v}" for n, v in self.exact[k].items())
+        values = {
+            n: self.arrays[n] if self.arrays[n].ndim == 0 else self.arrays[n][k] for n in self.names
+        }
+        return ", ".join(f"{n}={float(v):.17g}" for n, v in values.items())
+
+
+def constant_value(text: str) -> float:
+    """The float value of a constant expression, validated like any expression.
+
+    >>> constant_value("pi/4") == 0.7853981633974483, constant_value("1/3")
+    (True, 0.3333333333333333)
+
+    Raises:
+        InputError: for anything that is not a finite real constant.
+    """
+    if DECIMAL.fullmatch(text) and (  # the parser's own range; 0 only when written as 0
+        not text.lower().partition("e")[0].strip("-0.") or 1e-300 <= abs(float(text)) <= 1e300
+    ):
+        return float(text)  # a plain number: what the parser makes of it, sooner
+    from gradcalc.engine.evaluate.evaluate import evaluate
+    from gradcalc.lang.graph import lower
+    from gradcalc.lang.parser import parse_constant
+    from gradcalc.lang.syntax import Program, Statement
+
+    node = parse_constant(text)
+    graph = lower(Program(text, (Statement(None, node, 0),)))
+    try:
+        value = float(evaluate(graph, {}).values[0])
+    except UndefinedError as error:  # pi/0 given as a value is bad input, not a result
+        raise InputError(error.message, text=text) from None
+    if not np.isfinite(value):
+        raise InputError(f"the value {text!r} is not a finite real number", text=text)
+    return value
+
+
+def _value(name: str, text: str, what: str) -> float:
+    """One value of a point; an error names the variable it was for (but for ``--at``, whose
+    text shows it)."""
+    try:
+        return constant_value(text)
+    except InputError as error:
+        if what == "--at":
+            raise
+        raise InputError(f"{what} {name}: {error.message}", error.text, error.column) from None
+
+
+def parse_at(specs: Sequence[str]) -> Points:
+    """Parse one or more ``--at`` specs (``"x=1,y=pi/4"``); every spec names the same variables.
+
+    Raises:
+        InputError: for a malformed pair, a bad name, a repeated name, a bad value,
+            or specs that name different variables.
+    """
+    rows: list[dict[str, str]] = []
+    for spec in specs:
+        row: dict[str, str] = {}
+        pairs = split_top_level(spec)
+        for k, pair in enumerate(pairs):
+            name, equals, value = pair.partition("=")
+            name, value = name.strip(), value.strip()
+            before, _, whole = pairs[k - 1].partition("=") if k else ("", "", "")
+            if not equals and DIGITS.fullmatch(name) and DIGITS.fullmatch(whole):
+                decimal = f"{before.strip()}={whole.strip()}.{name}"
+                raise InputError(f"--at {spec}: use a dot for decimals: {decimal}")
+            if not equals or not value:
+                raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
+            if "=" in value:  # x=1 y=2, x=1;y=2
+                fixed = ",".join(p.strip() for p in re.split(r"[\s;]+(?=[A-Za-z]\w*\s*=)", spec))
+                raise InputError(f"--at {spec}: separate pairs with commas: --at {fixed}")
+            if name in row:
+                raise InputError(f"--at: {name} is given twice in {spec!r}")
+            row[name] = value
+        if rows and not set(row) & set(rows[0]):
+            merged = ",".join(specs)
+            raise InputError(f"each --at is one point: write --at {merged}")
+        rows.append(row)
+    return points_from_rows(rows)
+
+
+def points_from_rows(rows: Sequence[Mapping[str, str]], what: str = "--at") -> Points:
+    """Points from rows of ``{name: value text}``: each value is read on its own as one
+    constant (never spliced into a spec), so ``"1,e=5"`` is a bad value, not two pairs.
+
+    >>> points_from_rows([{"x": "pi/2"}]).exact
+    [{'x': 'pi/2'}]
+    >>> points_from_rows([{"x": "1,e=5"}])
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: ...
+
+    Raises:
+        InputError: for a bad name, a bad value, or rows that name different variables.
+    """
+    for row in rows:
+        for name in row:
+            if not NAME.match(name):
+                raise InputError(f"{what}: {name!r} is not a valid variable name")
+        if set(row) != set(rows[0]):
+            raise InputError(
+                f"every {what} must name the same variables: "
+                f"{', '.join(rows[0])} vs {', '.join(row)}"
+            )
+    names = tuple(rows[0]) if rows else ()
+    values = {n: [_value(n, r[n].strip(), what) for r in rows] for n in names}
+    shaped = {n: np.array(v[0] if len(rows) == 1 else v, dtype=float) for n, v in values.items()}
+    return Points(names, shaped, [{n: r[n].strip() for n in names} for r in rows])

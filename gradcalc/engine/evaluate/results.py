@@ -1,0 +1,173 @@
+"""The typed results of the public API (:mod:`gradcalc.engine.run.api`) and the options that
+shape them: a gradient with its evidence, and the Hessian, higher derivatives, directional
+derivative and Jacobian built on it.
+
+>>> options = Options(check=False)
+>>> options.check, options.strict
+(False, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gradcalc.engine.evaluate import display
+from gradcalc.engine.evaluate.classify import Classification
+from gradcalc.engine.evaluate.evaluate import TapeRow
+from gradcalc.engine.evaluate.findings import Finding, Thresholds
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.evaluate.singular import Singularity
+from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
+
+
+@dataclass
+class GradResult:
+    """The gradient of one target at one or many points, with its evidence.
+
+    Attributes:
+        expression: the text as typed.
+        target: the target's name (statement name, or the expression's text).
+        sources: the names differentiated with respect to, in order.
+        points: the points (``points.count`` of them).
+        value: the target's value (a 0-d array for one point).
+        gradient: per source, the tape's derivative (``None``: the target does not
+            depend on it -- it is independent).
+        tape: the recorded operations, as rows with values and adjoints (for a replayed
+            batch, recorded on a full tape when first read: see :class:`Options`).
+        singularities: where and why the value or gradient is undefined (with
+            ``subgradient``, kinks are not listed: they become warnings).
+        undefined: per point, whether the gradient is undefined there.
+        value_undefined: per point, whether the value itself is undefined there.
+        first_reason: per point (flat), the index in ``singularities`` of the first one
+            that concerns it, or -1.
+        check: the comparison with sympy (``None`` with ``check=False``).
+        warnings: plain-text notes for the user.
+        diagnostics: NaN/infinity, vanishing or exploding components, saturated
+            activations and kinks (see :mod:`gradcalc.engine.evaluate.diagnostics`).
+        read_as: the expression as gradcalc read it (``e^2x`` is ``e^2·x``); where that is
+            likely not what was meant, ``warnings`` start with both readings.
+        shown: the gradient to show: the tape's, except where the symbolic check found the
+            exact value at a point (and agreed): there its nearest float (``cos(pi/2)`` is
+            0, not 6.1e-17; see :mod:`gradcalc.engine.judge.exact`).
+        exact: per source, the exact value's text per point (flat) where it is known and
+            short (any length with ``exact``), else ``None``; empty without exact values.
+        shown_value: ``value`` likewise exact where the points were given exactly.
+    """
+
+    expression: str
+    target: str
+    sources: tuple[str, ...]
+    points: Points
+    value: np.ndarray
+    gradient: dict[str, np.ndarray | None]
+    tape: Sequence[TapeRow]
+    singularities: list[Singularity]
+    undefined: np.ndarray
+    value_undefined: np.ndarray
+    first_reason: np.ndarray
+    check: CheckReport | None
+    warnings: list[str] = field(default_factory=list)
+    diagnostics: list[Finding] = field(default_factory=list)
+    read_as: str = ""
+    shown: dict[str, np.ndarray | None] = field(default_factory=dict)
+    exact: dict[str, list[str | None]] = field(default_factory=dict)
+    shown_value: np.ndarray | None = None
+
+    def reason(self, k: int) -> str | None:
+        """Why the gradient is undefined at point ``k`` (``None`` where it is defined)."""
+        i = int(self.first_reason[k])
+        if i < 0:
+            return None
+        singular = self.singularities[i]
+        return f"{singular.expression}: {singular.kind}: {singular.reason}"
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the tables the command line prints, as HTML (see
+        :mod:`gradcalc.engine.evaluate.display`)."""
+        return display.show("text/html", self)
+
+    def _repr_latex_(self) -> str | None:
+        """In a notebook (for LaTeX export): sympy's derivatives."""
+        return display.show("text/latex", self)
+
+
+@dataclass(kw_only=True)
+class HessianResult(GradResult):
+    """A :class:`GradResult` with the Hessian and the second-derivative test per point.
+
+    ``matrix`` is shaped ``(n, n) + points shape``; ``tests[k]`` classifies point ``k``.
+    ``shown_matrix`` is ``matrix`` exact where the check knows the exact value (see
+    :attr:`GradResult.shown`), ``exact_matrix`` the exact texts per entry and point.
+    """
+
+    matrix: np.ndarray
+    tests: list[Classification]
+    shown_matrix: np.ndarray | None = None
+    exact_matrix: list[list[list[str | None]]] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class DerivativeResult(GradResult):
+    """A :class:`GradResult` for one source with its derivatives of order 1..``order``."""
+
+    order: int
+    orders: list[np.ndarray]
+    shown_orders: list[np.ndarray] = field(default_factory=list)  # exact where known
+
+    @property
+    def derivative(self) -> np.ndarray:
+        """The derivative of the requested order."""
+        return self.orders[-1]
+
+
+@dataclass(kw_only=True)
+class DirectionalResult(GradResult):
+    """A :class:`GradResult` with the derivative along ``direction`` (unit length unless
+    asked otherwise)."""
+
+    direction: dict[str, float]
+    directional: np.ndarray
+
+
+@dataclass
+class JacobianResult:
+    """The Jacobian of several targets: ``matrix[i, j]`` = d target_i / d source_j (over the
+    points), ``determinant`` when square; ``rows`` are the targets' gradient results.
+
+    ``shown_matrix`` and ``determinant`` are exact where the check knows the exact values
+    (see :attr:`GradResult.shown`); ``exact_determinant`` holds the determinant's exact
+    text per point where every entry is known exactly, and ``symbolic_determinant`` sympy's
+    simplified determinant (``r`` for the polar map), when it was found within the budget.
+    """
+
+    rows: list[GradResult]
+    matrix: np.ndarray
+    determinant: np.ndarray | None
+    shown_matrix: np.ndarray | None = None
+    exact_determinant: list[str | None] = field(default_factory=list)
+    symbolic_determinant: str | None = None
+
+    @property
+    def targets(self) -> list[str]:
+        """The targets' names."""
+        return [row.target for row in self.rows]
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the tables the command line prints, as HTML."""
+        return display.show("text/html", self)
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to compute and check (see :func:`~gradcalc.engine.run.api.grad` for each)."""
+
+    check: bool = True
+    subgradient: bool = False
+    check_timeout: float = 5.0
+    exact: bool = False
+    strict: bool = True
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    tape: bool | None = None

@@ -1,0 +1,202 @@
+"""Exact where exact is known: the numbers to show when sympy's check found the exact value.
+
+The tape computes in floating point, so ``cos(pi/2)`` comes out as ``6.1e-17`` and ``cos(pi/3)``
+as ``0.5000000000000001``. Where the symbolic check evaluated the derivative exactly at a point
+(a point given exactly, e.g. ``--at x=pi/2``) and agreed with the tape, the number to show is
+the exact value's nearest float -- ``0`` and ``0.5`` -- and its exact text where it is short.
+
+>>> from gradcalc import grad
+>>> result = grad("sin(x)", at=["x=pi/2"])
+>>> float(result.gradient["x"]) != 0, float(settled(result.gradient["x"], result.check, "x"))
+(True, 0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gradcalc.symbolic.crosscheck.crosscheck import (
+    EXACT_POINT_LIMIT,
+    SHORT_EXACT,
+    CheckInput,
+    CheckReport,
+    CheckTimeout,
+    exact_value,
+    real_value,
+    target_expression,
+    time_limit,
+)
+from gradcalc.symbolic.translate.convert import exact_at
+from gradcalc.symbolic.translate.shapes import shared_value
+
+__all__ = [
+    "exact_determinants",
+    "exact_texts",
+    "known_exactly",
+    "nearest_float",
+    "settled",
+    "settled_value",
+]
+
+
+def nearest_float(exact: Any) -> float | None:
+    """The float nearest to an exact sympy number, or ``None`` when it is not a finite real.
+
+    >>> import sympy as sp
+    >>> nearest_float(sp.cos(sp.pi / 3)), nearest_float(sp.Integer(0)), nearest_float(sp.I)
+    (0.5, 0.0, None)
+    """
+    if exact is None:
+        return None
+    if exact.is_zero:
+        return 0.0
+    number = real_value(exact)
+    return number if np.isfinite(number) else None
+
+
+def _agreed_exact(check: CheckReport | None, label: str) -> list[Any]:
+    """The exact values of ``label`` per point (flat), ``None`` where unknown or disputed."""
+    partial = None if check is None else check.partials.get(label)
+    if partial is None or not partial.exact_values:
+        return []
+    mismatch = partial.mismatch
+    flat = np.zeros(len(partial.exact_values), bool) if mismatch is None else mismatch.reshape(-1)
+    return [None if bad else exact for exact, bad in zip(partial.exact_values, flat)]
+
+
+def settled(values: Any, check: CheckReport | None, label: str) -> np.ndarray:
+    """``values`` (the tape's, over the points) with each point where the check knows the
+    exact value, and agrees, replaced by that value's nearest float.
+
+    >>> from gradcalc import jacobian
+    >>> row = jacobian("r*cos(t), r*sin(t)", at=["r=1,t=pi/3"]).rows[0]
+    >>> float(row.gradient["r"]), float(settled(row.gradient["r"], row.check, "r"))
+    (0.5000000000000001, 0.5)
+    """
+    exacts = _agreed_exact(check, label)
+    if not exacts or check is None:  # nothing to settle: the values (10^6 points: no copy)
+        return np.asarray(values, dtype=float)
+    array = np.array(values, dtype=float)
+    flat = array.reshape(-1)
+    known = check.partials[label].values.reshape(-1)  # each exact value's float, or NaN
+    for k, exact in enumerate(exacts[: flat.size]):
+        if exact is not None and np.isfinite(known[k]):
+            flat[k] = known[k]
+    return array
+
+
+def known_exactly(check: CheckReport | None, label: str, count: int) -> np.ndarray:
+    """Per point (flat, ``count`` of them): whether :func:`settled` shows the exact value of
+    ``label`` there -- what the second-derivative test needs to call a gradient exactly 0.
+
+    >>> from gradcalc import grad
+    >>> known_exactly(grad("sin(x)", at=["x=pi/2", "x=1.5"]).check, "x", 2).tolist()
+    [True, True]
+    >>> known_exactly(None, "x", 2).tolist()
+    [False, False]
+    """
+    known = np.zeros(count, bool)
+    exacts = _agreed_exact(check, label)
+    if exacts and check is not None:
+        floats = check.partials[label].values.reshape(-1)
+        for k, exact in enumerate(exacts[:count]):
+            known[k] = exact is not None and bool(np.isfinite(floats[k]))
+    return known
+
+
+def exact_texts(check: CheckReport | None, label: str) -> list[str | None]:
+    """The exact value of ``label`` as text per point (flat), where it is known, agreed and
+    short (any length with ``--exact``); ``None`` elsewhere.
+
+    >>> from gradcalc import grad
+    >>> exact_texts(grad("sin(x)", at=["x=pi/3"]).check, "x")
+    ['1/2']
+    """
+    partial = None if check is None else check.partials.get(label)
+    exacts = _agreed_exact(check, label)
+    if partial is None or not exacts:
+        return []
+    return [text if exact is not None else None for text, exact in zip(partial.exact, exacts)]
+
+
+def exact_determinants(
+    rows: Sequence[Any], timeout: float, long_text: bool = False
+) -> tuple[list[tuple[float, str] | None], str | None]:
+    """The Jacobian determinant of gradient results ``rows`` (one per target) exactly:
+    per point, its nearest float and text where every entry's exact value is known (else
+    ``None``; the text is empty when long, unless ``long_text``); and, with ``long_text``
+    (``--exact``), the texts simplified and sympy's simplified symbolic determinant. All
+    within ``timeout`` seconds, else left out.
+
+    >>> from gradcalc import grad
+    >>> rows = grad("r*cos(t), r*sin(t)", at=["r=2,t=pi/3"])
+    >>> exact_determinants(rows, 5.0, long_text=True)
+    ([(2.0, '2')], 'r')
+    """
+    import sympy as sp
+
+    labels = list(rows[0].gradient)
+    columns = [[_agreed_exact(row.check, label) for label in labels] for row in rows]
+    count = min((len(entry) for row in columns for entry in row), default=0)
+    exact: list[tuple[float, str] | None] = [None] * count
+    symbolic = None
+    try:
+        with time_limit(timeout):
+            for k in range(count):
+                entries = [[entry[k] for entry in row] for row in columns]
+                if all(e is not None for row in entries for e in row):
+                    determinant = sp.Matrix(entries).det()
+                    if long_text:  # simplify costs time: only when asked for (--exact)
+                        determinant = sp.simplify(determinant)
+                    value = nearest_float(determinant)
+                    text = str(determinant)
+                    if value is not None:
+                        exact[k] = (value, text if long_text or len(text) <= SHORT_EXACT else "")
+            if long_text and all(row.check is not None and row.check.partials for row in rows):
+                matrix = [
+                    [row.check.partials[label].derivative for label in labels] for row in rows
+                ]
+                symbolic = str(sp.simplify(sp.Matrix(matrix).det()))
+    except CheckTimeout:
+        pass
+    return exact, symbolic
+
+
+def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput) -> np.ndarray:
+    """The target's ``value`` over the points, exact where the points were given exactly (at
+    most :data:`EXACT_POINT_LIMIT` of them) and sympy evaluates it within the time budget.
+
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> from gradcalc.engine.evaluate.points import parse_at
+    >>> points = parse_at(["t=pi/3"])
+    >>> where = CheckInput(points.arrays, points.exact, np.zeros((), bool))
+    >>> graph = compile_expression("cos(t)", ["t"])
+    >>> float(settled_value(graph, 0, np.array(0.5000000000000001), where))
+    0.5
+    """
+    import sympy as sp
+
+    shown = np.array(value, dtype=float)
+    if where.exact_point is None or len(where.exact_point) > EXACT_POINT_LIMIT:
+        return shown
+    flat = shown.reshape(-1)
+    try:
+        with time_limit(where.timeout):
+            for k, point in enumerate(where.exact_point[: flat.size]):
+                shared = shared_value(graph, target, None, point, exact_only=True)  # in a stream
+                if isinstance(shared, float) or not np.isfinite(flat[k]):
+                    continue  # no exact value (or the tape's is undefined): the tape's stands
+                if shared is not None:
+                    exact = sp.Rational(shared.numerator, shared.denominator)
+                else:
+                    subs = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
+                    exact = exact_at(target_expression(graph, target), subs)
+                number = nearest_float(exact) if exact.is_number else None
+                if number is not None:
+                    flat[k] = number
+    except (CheckTimeout, ValueError, TypeError, ArithmeticError, AttributeError, MemoryError):
+        pass  # e.g. exp(3e9^6e9) inside a finite value: mpmath cannot hold it; the tape's stands
+    return shown

@@ -1,0 +1,282 @@
+"""Judge one tape computation for the public API: which points are undefined and why,
+warnings about kinks taken conventionally and unused variables, the symbolic check, the
+shown (exact where known) values and the diagnostics -- everything a result carries
+besides the tape's numbers.
+
+>>> from gradcalc.engine.run.api import compile_expression
+>>> from gradcalc.engine.evaluate.evaluate import evaluate
+>>> from gradcalc.engine.evaluate.points import Points
+>>> graph = compile_expression("x*y + x", ["x", "y", "z"])
+>>> at = Points(("x", "y", "z"), {"x": np.array(2.0), "y": np.array(3.0), "z": np.array(0.0)}, None)
+>>> (result,) = gradient_results(evaluate(graph, at.arrays), at, Options(check=False))
+>>> float(result.gradient["x"]), result.warnings
+(4.0, ['z is not used by f: it is independent (gradient 0)'])
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+
+from gradcalc.core.errors import UndefinedError
+from gradcalc.core.ops import NOT_DIFFERENTIABLE
+from gradcalc.core.problems import Problem
+from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite
+from gradcalc.engine.evaluate.evaluate import Evaluation, TapeRow
+from gradcalc.engine.evaluate.findings import Finding
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.evaluate.results import GradResult, Options
+from gradcalc.engine.evaluate.singular import Singularity, singularities
+from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
+from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport, cross_check
+
+
+@dataclass
+class Computed:
+    """What a tape computation produced for one target, before it is judged and checked."""
+
+    graph: Graph
+    target: int
+    sources: tuple[str, ...]
+    value: np.ndarray
+    gradient: Mapping[str, np.ndarray | None]
+    rows: Sequence[TapeRow]
+    problems: list[Problem]
+    #: the diagnostic findings when already known (from the replay), else diagnosed here
+    findings: list[Finding] | None = None
+    #: the check's label for a source's derivative, where it is not the source's name
+    labels: dict[str, str] = field(default_factory=dict)
+    #: rows naming the problems' records, where ``rows`` are not (see :class:`Evaluation`)
+    named_by: list[TapeRow] | None = None
+
+    @property
+    def naming_rows(self) -> Sequence[TapeRow]:
+        """The rows that name the problems' and findings' records."""
+        return self.rows if self.named_by is None else self.named_by
+
+    def beside_the_question(self, record: int) -> bool:
+        """Whether tape record ``record`` reaches no variable differentiated by: ``abs(x)``
+        in ``abs(x)*y``, differentiated by y only. The derivatives asked for (of every
+        order) never use its slope, so a kink or a saturated slope there concerns none."""
+        graph, sources, rows = self.graph, self.sources, self.naming_rows
+        if not all(s in graph.variable_nodes for s in sources):
+            return False  # (by a statement's name: its dependencies are the statement's)
+        if not 0 < record <= len(rows):
+            return False
+        node = rows[record - 1].node
+        return node is not None and not graph.variables_under(node) & set(sources)
+
+
+Result = TypeVar("Result", bound=GradResult)
+
+
+def gradient_results(run: Evaluation, points: Points, options: Options) -> list[GradResult]:
+    """One judged and checked :class:`GradResult` per target of an evaluation."""
+    return [
+        finish(
+            GradResult,
+            Computed(
+                run.graph,
+                k,
+                run.sources,
+                run.values[k],
+                run.gradients[k],
+                run.rows[k],
+                run.problems[k],
+                None if run.findings is None else run.findings[k],
+                named_by=None if run.named_by is None else run.named_by[k],
+            ),
+            points,
+            options,
+            functools.partial(cross_check, run.graph, k, run.gradients[k]),
+        )
+        for k in range(len(run.graph.targets))
+    ]
+
+
+def filled(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only array of ``value``: for many points a view of one number (filling 10^6
+    entries costs a millisecond), for a few one array made once per shape and shared (a
+    point's result, or a batch's, needs no fresh one: filling costs a microsecond each).
+
+    >>> filled(False, (2,)), filled(-1, (10**6,)).strides
+    (array([False, False]), (0,))
+    >>> filled(False, ()) is filled(False, ()), filled(False, ()).flags.writeable
+    (True, False)
+    """
+    if math.prod(shape) < 4096:
+        return _shared(value, shape)
+    return np.broadcast_to(np.asarray(value), shape)
+
+
+@functools.lru_cache(maxsize=256, typed=True)  # (False and 0 are equal keys otherwise)
+def _shared(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
+    """One read-only array of ``value`` in ``shape`` (see :func:`filled`)."""
+    array = np.full(shape, value)
+    array.flags.writeable = False
+    return array
+
+
+@dataclass
+class _Verdict:
+    """The singularities of one computation and the points they concern."""
+
+    found: list[Singularity]
+    undefined: np.ndarray
+    value_undefined: np.ndarray
+    conventional: np.ndarray  # kinks given their conventional value (``subgradient``)
+    first_reason: np.ndarray
+
+
+def _per_point(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A problem's mask in the points' shape: a tensor op's record may keep an axis of
+    length 1 where the points have none (a nested tape's ``reshape`` in ``dot``'s rule, at
+    one point: (1,) for a 0-d value).
+
+    >>> _per_point(np.array([True]), ()).shape, _per_point(np.array(True), (3,)).tolist()
+    ((), [True, True, True])
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != shape and mask.size == math.prod(shape):
+        return mask.reshape(shape)
+    return np.broadcast_to(mask, shape)
+
+
+def _judge(run: Computed, points: Points, options: Options, warnings: list[str]) -> _Verdict:
+    """Find the undefined points; with ``subgradient``, kinks take their conventional value
+    with a warning; with ``strict``, any singularity left raises :class:`UndefinedError`."""
+    graph, k = run.graph, run.target
+    name = graph.target_names[k]
+    shape = run.value.shape
+    problems = [
+        p
+        for p in run.problems
+        if p.kind != NOT_DIFFERENTIABLE or not run.beside_the_question(p.record.index)
+    ]
+    found = singularities(graph, problems, run.naming_rows, points, k, run.sources)
+    undefined = value_undefined = conventional = filled(False, shape)
+    if found:
+        undefined, value_undefined = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+        conventional = np.zeros(shape, dtype=bool)
+    for singular, problem in zip(found, problems):
+        if singular.kind == NOT_DIFFERENTIABLE and options.subgradient:
+            warnings.append(
+                f"{singular.describe(points, name)}; --subgradient: using the conventional value"
+            )
+            conventional |= _per_point(problem.mask, shape)
+            continue
+        undefined |= _per_point(problem.mask, shape)
+        if singular.value_undefined:
+            value_undefined |= _per_point(problem.mask, shape)
+    if options.subgradient:
+        found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
+    if options.strict and found:
+        raise UndefinedError(found[0].describe(points, name))
+    size = max(math.prod(shape), 1)
+    first_reason = np.full(size, -1) if found else filled(-1, (size,))
+    for i, singular in reversed(list(enumerate(found))):
+        first_reason[singular.points] = i
+    return _Verdict(found, undefined, value_undefined, conventional, first_reason)
+
+
+def _checked(
+    run: Computed,
+    points: Points,
+    options: Options,
+    verdict: _Verdict,
+    check: Callable[[CheckInput], CheckReport],
+    warnings: list[str],
+) -> tuple[CheckReport | None, np.ndarray]:
+    """The symbolic check's report (``None`` without ``check``) and the value to show."""
+    if not options.check:
+        return None, run.value
+    skip = verdict.undefined | verdict.conventional  # a convention is no derivative to confirm
+    where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
+    report = check(where)
+    shown_value = run.value
+    if report.status != "skipped":
+        shown_value = settled_value(run.graph, run.target, run.value, where)
+    if report.note:
+        warnings.append(report.note)
+    if report.status == "disagree":
+        warnings.append(disagreement(report))
+    return report, shown_value
+
+
+def finish(
+    kind: type[Result],
+    run: Computed,
+    points: Points,
+    options: Options,
+    check: Callable[[CheckInput], CheckReport],
+    **extra: Any,
+) -> Result:
+    """Judge the undefined points, warn about unused variables, run the symbolic check; build
+    the ``kind`` of result with its own fields in ``extra``."""
+    graph = run.graph
+    name = graph.target_names[run.target]
+    warnings: list[str] = graph.ambiguities
+    verdict = _judge(run, points, options, warnings)
+    for source in run.sources:
+        if run.gradient[source] is None and source in graph.variable_nodes:
+            warnings.append(f"{source} is not used by {name}: it is independent (gradient 0)")
+    report, shown_value = _checked(run, points, options, verdict, check, warnings)
+    result = kind(
+        expression=graph.text,
+        target=name,
+        sources=run.sources,
+        points=points,
+        value=run.value,
+        gradient=dict(run.gradient),
+        tape=run.rows,
+        singularities=verdict.found,
+        undefined=verdict.undefined,
+        value_undefined=verdict.value_undefined,
+        first_reason=verdict.first_reason,
+        check=report,
+        warnings=warnings,
+        read_as=graph.read_as,
+        **extra,
+    )
+    labels = {s: run.labels.get(s, s) for s in run.gradient}
+    result.shown = {
+        s: None if g is None else settled(g, report, labels[s]) for s, g in run.gradient.items()
+    }
+    result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
+    result.shown_value = shown_value
+    if run.findings is None:
+        findings = diagnose(result, options.thresholds)
+    else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
+        findings = non_finite(result) + run.findings
+    result.diagnostics = [
+        f
+        for f in findings
+        if f.kind not in ("saturated", "kink")
+        or f.record is None
+        or not run.beside_the_question(f.record)
+    ]
+    return result
+
+
+def disagreement(report: CheckReport) -> str:
+    """Why the check failed, in words: a different number, or a singularity that float64
+    rounded past (``sin(pi)`` is 1.2e-16, not 0), or an ill-conditioned point."""
+    exact_singular = any(
+        np.any(p.mismatch & ~np.isfinite(p.values)) for p in report.partials.values()
+    )
+    if exact_singular:
+        return (
+            "sympy finds the derivative undefined here in exact arithmetic: float64 rounded "
+            "past a singularity (sin(pi) is 1.2e-16, not 0), so the tape's numbers mean nothing"
+        )
+    return (
+        "the tape and sympy's derivative disagree (largest difference "
+        f"{report.max_difference:.3g}): a bug, or a point where float64 cannot resolve the "
+        "expression (e.g. tan of a huge argument)"
+    )

@@ -1,0 +1,495 @@
+"""Cross-check the tape's gradients against sympy's symbolic derivatives.
+
+The op graph is turned into sympy expressions with the registry's sympy
+counterparts (no text is parsed here), differentiated symbolically, and evaluated
+at the point: exactly when the point was given exactly (``--at x=pi/4``), with
+``lambdify`` when there are many points. All of it runs under the request's symbolic budget
+(:mod:`gradcalc.core.budget`), so a large expression degrades to "symbolic check skipped"
+instead of blocking, and a piece that ran out is remembered on the graph, not tried again;
+exact constants are size-capped before they are built (:data:`MAX_EXACT_DIGITS`).
+
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> graph = lower(parse_program("3*w1**2 + 2*w1*w2"))
+>>> derivatives = symbolic_gradient(graph, 0, ["w1", "w2"])
+>>> [str(d) for d in derivatives.values()]
+['6*w1 + 2*w2', '2*w1']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from gradcalc.core.budget import CheckTimeout, current
+from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
+from gradcalc.lang.graph import Graph, lower
+from gradcalc.lang.literals import DECIMAL
+from gradcalc.lang.parser import parse_constant
+from gradcalc.lang.syntax import Program, Statement
+from gradcalc.symbolic.decide.removable import Limit, limit_at
+from gradcalc.symbolic.translate.convert import (  # noqa: F401 (the conversion's names, used from here)
+    MAX_EXACT_DIGITS,
+    ExactTooLarge,
+    constant_to_sympy,
+    converted,
+    exact_at,
+    to_sympy,
+)
+from gradcalc.symbolic.translate.derivative import derivative
+from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES
+from gradcalc.symbolic.translate.shapes import (
+    active,
+    shared_gradient,
+    shared_target,
+    shared_value,
+    sharing,
+)
+
+RTOL = 1e-7
+ATOL = 1e-12
+EXACT_POINT_LIMIT = 16  # more points than this are checked with lambdify
+CONFIRM = 16  # mismatching points recomputed to 40+ digits before a disagreement counts
+SHORT_EXACT = 32  # exact values longer than this are shown as decimals unless --exact
+
+
+def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[str, Any]:
+    """sympy's derivative of target number ``target`` with respect to each source.
+
+    A source that is a statement name (an intermediate) is differentiated as the
+    tape does: through the paths that pass through it, the other inputs held fixed.
+    The result may contain the intermediate's name (``dz/dy = 2*y``); see
+    :func:`in_variables` for the same in terms of the free variables.
+    """
+    import sympy as sp
+
+    shared = shared_gradient(graph, target, sources)
+    if shared is not None:
+        return shared
+    plain = converted(graph)
+    result: dict[str, Any] = {}
+    for source in sources:
+        symbol = sp.Symbol(source, real=True)
+        if source in graph.variable_nodes:
+            result[source] = derivative(plain[graph.targets[target]], symbol)
+        else:
+            cut_expr = to_sympy(graph, {graph.bindings[source]: symbol})[graph.targets[target]]
+            result[source] = derivative(cut_expr, symbol)
+    return result
+
+
+def in_variables(graph: Graph, expr: Any) -> Any:
+    """Replace the names of intermediates in ``expr`` by their expressions.
+
+    >>> import sympy as sp
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> g = lower(parse_program("y = x**2; z = y**2"))
+    >>> in_variables(g, 2 * sp.Symbol("y", real=True))
+    2*x**2
+    """
+    import sympy as sp
+
+    if all(name in graph.variable_nodes for name in graph.bindings):
+        return expr  # no intermediates
+    plain = converted(graph)
+    return expr.subs(
+        {
+            sp.Symbol(name, real=True): plain[node]
+            for name, node in graph.bindings.items()
+            if name not in graph.variable_nodes
+        }
+    )
+
+
+@dataclass
+class Partial:
+    """sympy's derivative with respect to one source and its values at the points."""
+
+    source: str
+    derivative: Any
+    values: np.ndarray
+    exact: list[str | None] = field(default_factory=list)
+    exact_values: list[Any] = field(default_factory=list)  # sympy numbers, None if skipped
+    mismatch: np.ndarray | None = None  # per point: does the tape disagree?
+    limits: list[Limit] = field(default_factory=list)  # where sympy's form was 0/0
+
+
+@dataclass
+class CheckReport:
+    """How the tape's gradient compares with sympy's, for one target.
+
+    ``status`` is ``"agree"``, ``"disagree"`` or ``"skipped"`` (then ``note`` says why).
+    ``mismatch`` marks the points where some component disagrees.
+    """
+
+    status: str
+    partials: dict[str, Partial] = field(default_factory=dict)
+    max_difference: float = 0.0
+    mismatch: np.ndarray | None = None
+    note: str = ""
+    method: str = ""  # "exact values", or "float64" (sympy's derivative lambdified)
+    points: int = 0  # the points compared
+
+    def meaning(self) -> str:
+        """What an agreement rests on, in words: the tape (float64) within RTOL of sympy's
+        exact values, or of sympy's derivative evaluated in float64 -- numeric evidence
+        for the tape at these points, not a proof.
+
+        >>> print(CheckReport("agree", method="float64", points=20).meaning())
+        agrees within rtol 1e-7 at 20 points (float64: sympy's derivative evaluated in floats,
+        not a proof)
+        """
+        if self.status == "skipped" or not self.method:
+            return self.note
+        verb = "agrees within" if self.status == "agree" else "differs by more than"
+        where = f"at {self.points} point{'' if self.points == 1 else 's'}"
+        if self.status != "agree" and self.mismatch is not None:
+            where = f"at {int(np.count_nonzero(self.mismatch))} of {self.points} points"
+        if self.method == "float64":
+            how = "float64: sympy's derivative evaluated in floats, not a proof"
+        else:
+            how = "with sympy's exact values"
+        if any(p.limits for p in self.partials.values()):
+            how += "; where sympy's form is 0/0, with its limit"
+        return f"{verb} rtol {RTOL:.0e} {where} ({how})".replace("e-0", "e-")
+
+
+@dataclass
+class CheckInput:
+    """Where and how to compare: the points (floats, and exact text when known), the points
+    to skip (undefined there), the time budget, and whether to show long exact values."""
+
+    point: Mapping[str, np.ndarray]
+    exact_point: Sequence[Mapping[str, str]] | None
+    skip: np.ndarray
+    timeout: float = 5.0
+    exact_text: bool = False
+
+
+def cross_check(
+    graph: Graph,
+    target: int,
+    gradients: Mapping[str, np.ndarray | None],
+    where: CheckInput,
+) -> CheckReport:
+    """Compare the tape's ``gradients`` of target ``target`` with sympy's derivatives.
+
+    A source that is a statement name is differentiated through that statement (see
+    :func:`symbolic_gradient`). In a stream that shares derivatives between expressions of
+    one shape (:mod:`gradcalc.symbolic.translate.shapes`), a disagreement found with the shared
+    derivative is checked again with the expression's own before it is reported.
+    """
+    key = ("gradient", target, tuple(gradients))
+    report = check_against(
+        graph,
+        key,
+        lambda: symbolic_gradient(graph, target, list(gradients)),
+        gradients,
+        where,
+        lambda source, point: shared_value(graph, target, source, point),
+    )
+    if report.status == "disagree" and active() is not None:
+        with sharing(None):
+            report = check_against(
+                graph,
+                (*key, "unshared"),
+                lambda: symbolic_gradient(graph, target, list(gradients)),
+                gradients,
+                where,
+            )
+    return report
+
+
+def target_expression(graph: Graph, target: int) -> Any:
+    """sympy's expression of target number ``target`` (converted once per graph, or
+    through the shared shape in a stream that shares them).
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> target_expression(lower(parse_program("x*e")), 0)
+    E*x
+    """
+    shared = shared_target(graph, target)
+    return converted(graph)[graph.targets[target]] if shared is None else shared
+
+
+def check_against(
+    graph: Graph,
+    key: tuple,
+    build: Callable[[], Mapping[str, Any]],
+    tape_values: Mapping[str, np.ndarray | None],
+    where: CheckInput,
+    numeric: Callable[[str, Mapping[str, str]], Fraction | float | None] | None = None,
+) -> CheckReport:
+    """Compare tape values with sympy expressions at the points, within the time budget.
+
+    Args:
+        graph: the op graph (its cache keeps ``build``'s result under ``key``).
+        key: names the symbolic quantities, for the cache.
+        build: makes ``{label: sympy expression}`` (run inside the time limit); the labels
+            are those of ``tape_values``. Expressions may name intermediates.
+        tape_values: the tape's value per label (``None``: 0, an unconnected source).
+        where: the points and options.
+        numeric: gives a label's value at an exactly given point where that replaces
+            sympy's exact arithmetic: a :class:`~fractions.Fraction` (exact), or a float to
+            many digits (then there is no exact value or text); ``None`` there and by
+            default: sympy's.
+    """
+    if ("timed out", key) in graph.cache:  # not tried again: not per chunk, not per job
+        return CheckReport("skipped", note=graph.cache["timed out", key])
+    try:
+        with time_limit(where.timeout, (id(graph), key)):
+            if key not in graph.cache:
+                shown = build()
+                graph.cache[key] = shown, {k: in_variables(graph, e) for k, e in shown.items()}
+            shown, expanded = graph.cache[key]
+            method = "float64"
+            if where.exact_point is not None and len(where.exact_point) <= EXACT_POINT_LIMIT:
+                partials, method = _exact_partials(expanded, where, numeric), "exact values"
+            else:
+                partials = _lambdified_partials(graph, key, expanded, where.point, where.skip)
+                _confirm_mismatches(graph, partials, expanded, tape_values, where)
+            for label, partial in partials.items():
+                partial.derivative = shown[label]
+    except CheckTimeout as stop:
+        note = f"symbolic check skipped: {stop} (raise --check-timeout)"
+        if (id(graph), key) in current().timed_out:  # it ran out (was not just left out):
+            graph.cache["timed out", key] = note  # later chunks and jobs skip it at once
+        return CheckReport("skipped", note=note)
+    except (ValueError, TypeError, ZeroDivisionError, AttributeError, RecursionError) as failure:
+        return CheckReport("skipped", note=f"symbolic check skipped: sympy failed ({failure})")
+    except (MemoryError, ArithmeticError) as failure:  # mpmath's tanh(exp(3^30)): 2^47-bit shift
+        why = f"a value at the point is out of reach ({type(failure).__name__})"
+        return CheckReport("skipped", note=f"symbolic check skipped: {why}")
+    report = _compare(partials, tape_values, where.skip)
+    report.method, report.points = method, int(np.count_nonzero(~where.skip))
+    report.note = _limits_note(partials)
+    return report
+
+
+def _limits_note(partials: Mapping[str, Partial]) -> str:
+    """What the check compared where sympy's form was 0/0: its limit ("" if nowhere)."""
+    used = {s: p.limits for s, p in partials.items() if p.limits}
+    if not used:
+        return ""
+    one_sided = any(limit.one_sided for limits in used.values() for limit in limits)
+    side = " (from one side: on the other the expression is not real)" if one_sided else ""
+    names = ", ".join(used)
+    return (
+        f"sympy's derivative by {names} is 0/0 at the point as sympy writes it: the check "
+        f"compared the tape with its limit there{side}"
+    )
+
+
+def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, Partial]:
+    import sympy as sp
+
+    exact_point, skip, exact_text = where.exact_point, where.skip, where.exact_text
+    assert exact_point is not None  # the caller checked
+    substitutions: dict[int, dict] = {}  # made when sympy evaluates at a point (rarely)
+
+    def substitution(k: int) -> dict:
+        if k not in substitutions:
+            point = exact_point[k].items()
+            substitutions[k] = {sp.Symbol(n, real=True): exact_value(t) for n, t in point}
+        return substitutions[k]
+
+    partials = {}
+    for source, expr in derivatives.items():
+        values: list[float] = []
+        shown: list[str | None] = []
+        exacts: list[str | None] = []
+        limits: list[Limit] = []
+        for k in range(len(exact_point)):
+            if skip.reshape(-1)[k] if skip.ndim else bool(skip):
+                values.append(np.nan)
+                shown.append(None)
+                exacts.append(None)
+                continue
+            known = None if numeric is None else numeric(source, exact_point[k])
+            if isinstance(known, float):  # many digits, no exact value
+                values.append(known)
+                shown.append(None)
+                exacts.append(None)
+                continue
+            if known is None:
+                exact = _substitute(expr, substitution(k))
+                limit = _limit_of_nan(expr, exact, substitution(k))
+                if limit is not None:
+                    limits.append(limit)
+                    values.append(limit.value)
+                    shown.append(None)
+                    exacts.append(None)
+                    continue
+            else:  # an exact rational
+                exact = sp.Rational(known.numerator, known.denominator)
+            values.append(real_value(exact))
+            shown.append(_short_text(exact, exact_text))
+            exacts.append(exact)
+        array = np.array(values).reshape(skip.shape)
+        partials[source] = Partial(source, expr, array, shown, exacts, limits=limits)
+    return partials
+
+
+def _limit_of_nan(form: Any, exact: Any, substitution: Mapping[Any, Any]) -> Limit | None:
+    """Where sympy's form of a derivative is 0/0 (NaN) at a rational point, its limit
+    there (:mod:`gradcalc.symbolic.decide.removable`); None anywhere else."""
+    import sympy as sp
+
+    if exact is not sp.nan or not all(v.is_Rational for v in substitution.values()):
+        return None
+    return limit_at(form, {str(s): v for s, v in substitution.items()})
+
+
+def real_value(exact: Any) -> float:
+    """An exact sympy number as a float (NaN when not real): a rational's nearest float
+    directly, anything else through 30 digits.
+
+    >>> import sympy as sp
+    >>> real_value(sp.Rational(1, 3)), real_value(sp.sqrt(2)), real_value(sp.I)
+    (0.3333333333333333, 1.4142135623730951, nan)
+    >>> real_value(-sp.Integer(10) ** 400)
+    -inf
+    """
+    if exact.is_Rational:
+        try:
+            return int(exact.p) / int(exact.q)
+        except OverflowError:
+            return math.inf if exact.p > 0 else -math.inf
+    number = complex(exact.evalf(30))
+    return number.real if number.imag == 0 else np.nan
+
+
+def _short_text(exact: Any, long_text: bool) -> str | None:
+    """An exact value's text when it is at most :data:`SHORT_EXACT` characters (any length
+    with ``long_text``); a long rational is not printed to find out."""
+    if not long_text and exact.is_Rational:
+        bits = int(exact.p).bit_length() + int(exact.q).bit_length()
+        if bits > 4 * SHORT_EXACT:  # more than SHORT_EXACT digits in all
+            return None
+    elif not long_text and _more_nodes(exact, 2 * SHORT_EXACT):  # -x: 3 nodes, 2 characters
+        return None
+    text = str(exact)
+    return text if long_text or len(text) <= SHORT_EXACT else None
+
+
+def _more_nodes(expr: Any, limit: int) -> bool:
+    """Whether the expression tree has more than ``limit`` nodes (counted up to the limit).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> _more_nodes(sp.sin(x) + 1, 3), _more_nodes(sp.sin(x) + 1, 4)
+    (True, False)
+    """
+    stack, count = [expr], 0
+    while stack:
+        count += 1
+        if count > limit:
+            return True
+        stack.extend(stack.pop().args)
+    return False
+
+
+def _substitute(expr: Any, values: dict) -> Any:
+    """``expr`` at the point: a structural replacement (several times faster than ``subs``)
+    when that gives a number, else sympy's ``subs``."""
+    exact = exact_at(expr, values)
+    return exact if exact.is_number else expr.subs(values)
+
+
+def exact_value(text: str) -> Any:
+    """The exact sympy value of a constant expression such as ``pi/4`` or ``1/3``.
+
+    >>> exact_value("pi/4"), exact_value("-1e-3"), exact_value("2.5")
+    (pi/4, -1/1000, 5/2)
+    """
+    import sympy as sp
+
+    if DECIMAL.fullmatch(text):  # a plain number: its exact rational value
+        return sp.Rational(text)
+    graph = lower(Program(text, (Statement(None, parse_constant(text), 0),)))
+    return to_sympy(graph)[graph.targets[0]]
+
+
+def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> dict[str, Partial]:
+    import sympy as sp
+
+    symbols = [sp.Symbol(v, real=True) for v in graph.variables]
+    arrays = [np.asarray(point[v], dtype=float) for v in graph.variables]
+    cache_key = ("lambdified", *key)
+    if cache_key not in graph.cache:
+        graph.cache[cache_key] = {
+            source: sp.lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
+            for source, expr in derivatives.items()
+        }
+    functions = graph.cache[cache_key]
+    partials = {}
+    for source, expr in derivatives.items():
+        function = functions[source]
+        with np.errstate(all="ignore"):
+            values = np.broadcast_to(np.asarray(function(*arrays), dtype=float), skip.shape)
+        partials[source] = Partial(source, expr, np.where(skip, np.nan, values))
+    return partials
+
+
+def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where) -> None:
+    """Where the tape parts from sympy's derivative evaluated in floats, evaluate the
+    derivative again to 40+ digits (:func:`~gradcalc.symbolic.decide.precision.precise_value`),
+    at up to CONFIRM points: a disagreement is never one with float rounding (sympy's
+    ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1)."""
+    import sympy as sp
+
+    from gradcalc.symbolic.decide.precision import precise_value
+
+    shape = where.skip.shape
+    columns = {v: np.broadcast_to(where.point[v], shape).reshape(-1) for v in graph.variables}
+    for source, partial in partials.items():
+        tape = _tape_column(tape_values[source], shape)
+        values = np.array(partial.values, dtype=float)
+        flat = values.reshape(-1)
+        for k in np.flatnonzero(_mismatch(tape, values, where.skip))[:CONFIRM]:
+            point = {v: sp.Rational(float(column[k])) for v, column in columns.items()}
+            try:
+                precise = precise_value(derivatives[source], point)
+            except ZeroDivisionError:  # mpmath's 0/0: sympy's form, not the derivative
+                limit = limit_at(derivatives[source], point)
+                precise = None if limit is None else limit.value
+                if limit is not None:
+                    partial.limits.append(limit)
+            flat[k] = np.nan if precise is None else precise
+        partial.values = values
+
+
+def _tape_column(tape: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(shape) if tape is None else np.asarray(tape)
+
+
+def _mismatch(tape: np.ndarray, symbolic: np.ndarray, skip: np.ndarray) -> np.ndarray:
+    """Where the tape and sympy's values differ by more than RTOL (relative) and ATOL."""
+    with np.errstate(all="ignore"):
+        difference = np.abs(tape - symbolic)
+        bad = ~(difference <= RTOL * np.maximum(np.abs(symbolic), np.abs(tape)) + ATOL)
+    return bad & ~skip
+
+
+def _compare(partials, gradients, skip) -> CheckReport:
+    mismatch = np.zeros(skip.shape, dtype=bool)
+    largest = 0.0
+    for source, partial in partials.items():
+        tape = _tape_column(gradients[source], skip.shape)
+        symbolic = partial.values
+        bad = _mismatch(tape, symbolic, skip)
+        with np.errstate(all="ignore"):
+            difference = np.abs(tape - symbolic)
+        partial.mismatch = bad
+        if np.any(~skip):
+            finite = difference[~skip & np.isfinite(difference)]
+            largest = max(largest, float(finite.max()) if finite.size else 0.0)
+        mismatch |= bad
+    status = "disagree" if mismatch.any() else "agree"
+    return CheckReport(status, partials, largest, mismatch)

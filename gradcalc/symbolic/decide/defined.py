@@ -1,0 +1,90 @@
+"""Is an expression undefined at an exact point -- truly, not by float rounding?
+
+The tape says "undefined" where the registry's domain rules fail on float values, and floats
+round: ``exp(3x)/(exp(3x) + exp(6y))`` at x = -565.1 has a denominator that underflows to 0,
+so the tape finds a division by zero where the function is a perfectly good 3e-737. Before
+``check`` calls an answer wrong because it is undefined where the derivative is not, sympy
+confirms it here: the graph is converted op by op with the point's exact values in place of
+its variables (so ``exp(log(x))`` is not simplified to ``x`` first), and every op that has a
+domain rule must come out a finite real number.
+
+>>> from gradcalc.lang.graph import lower
+>>> from gradcalc.lang.parser import parse_program
+>>> import sympy as sp
+>>> softmax = lower(parse_program("exp(3x)/(exp(3x) + exp(6y))"))
+>>> undefined_at(softmax, {"x": sp.Rational(-5651, 10), "y": sp.Rational(1, 10)})
+False
+>>> undefined_at(lower(parse_program("2*exp(log(x))")), {"x": sp.Integer(-2)})
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gradcalc.core.budget import CheckTimeout
+from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.core.errors import UndefinedError
+from gradcalc.core.ops import REGISTRY
+from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.translate.convert import to_sympy
+
+__all__ = ["undefined_at"]
+
+#: Digits of a value sympy's evalf must know before its imaginary part counts.
+DIGITS = 30
+#: evalf's working precision at most (a denominator that cancels to ~300 digits).
+MAX_DIGITS = 400
+#: Seconds for one point's confirmation; past them, it is not confirmed.
+SECONDS = 0.5
+
+
+def undefined_at(graph: Graph, point: Mapping[str, Any], seconds: float = SECONDS) -> bool:
+    """True only when sympy confirms that ``graph``'s target is undefined over the reals at
+    ``point`` (name -> exact Rational): some op with a domain rule is, at the point's exact
+    values, complex infinity or NaN (``1/0``, ``0/0``) or a number whose imaginary part is not
+    0 (``sqrt(-2)``, ``log(-1)``, ``asin(2)``). False when every such op is a finite real
+    number, and when sympy cannot tell within ``seconds`` -- a rounding artefact is never a
+    witness.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> import sympy as sp
+    >>> at = lambda text, x: undefined_at(lower(parse_program(text)), {"x": sp.Rational(x)})
+    >>> at("1/(x - 1)", 1), at("sqrt(x)", -2), at("asin(x)", 2), at("log(x)", "0.5")
+    (True, True, True, False)
+    >>> at("1/(1 - tanh(x)^2)", "147.5")  # 1 - tanh(x)^2 is 4e-128, not 0
+    False
+    """
+    import sympy as sp
+
+    variables = [node for node in graph.nodes if node.kind == "var"]
+    if any(node.text not in point for node in variables):
+        return False  # (a variable without a value: nothing to confirm)
+    values = {node.index: sp.Rational(point[node.text]) for node in variables}
+    try:
+        with time_limit(seconds):
+            exprs = to_sympy(graph, cut=values)  # raises UndefinedError at a zoo or a NaN
+            ruled = [n for n in graph.nodes if n.kind == "op" and REGISTRY[n.op].domain]
+            if any(_not_real(sp, exprs[node.index]) for node in ruled):
+                return True
+    except UndefinedError:
+        return True
+    except (CheckTimeout, ArithmeticError, TypeError, ValueError, RecursionError, MemoryError):
+        pass  # (evalf's PrecisionExhausted is an ArithmeticError): not confirmed
+    return False
+
+
+def _not_real(sp: Any, value: Any) -> bool:
+    """True when ``value`` (an exact sympy number) is infinite, NaN, or has an imaginary part
+    known to :data:`DIGITS` digits; raises evalf's PrecisionExhausted when it cannot tell."""
+    if not isinstance(value, sp.Basic):
+        return False  # a tensor op's array: not judged here
+    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return True
+    number = value.evalf(DIGITS, strict=True, maxn=MAX_DIGITS)
+    if number.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return True
+    imaginary = sp.im(number)
+    return bool(imaginary.is_Number and imaginary != 0)

@@ -1,0 +1,282 @@
+"""Decide whether two expressions agree on a curve (or surface) F = 0: dy/dx of an
+implicit curve is a function of x and y that only matters on the curve, so ``-x/y`` and
+``-x*y/(25 - x^2)`` are both right for x² + y² = 25.
+
+The evidence, strongest first, as in :mod:`gradcalc.symbolic.decide.equivalence`:
+
+- **proof**: the difference is 0, or (F a polynomial) the numerator of the difference is a
+  polynomial multiple of F, or ``simplify`` reduces the difference to 0;
+- **high precision on the curve**: points of the curve are found by fixing the other
+  variables at random decimals -- by turns in [-3, 3] and of either sign with a magnitude
+  from 0.01 to 30,000, since a curve may have no real points near the origin (the real
+  points of 652525x²y² + 2x²y + 108xy + 12 = 0 have |x| > 2744) -- and solving F = 0 for
+  the dependent one with mpmath at 120
+  digits (a sign change of F bracketing each root); where that finds too few, the
+  dependent variable is fixed instead and F solved for each other one it is a polynomial in
+  (the real points of 2xy² + 679306x + 17 = 0 have x in (-2.6·10^-5, 0)). Both sides are
+  evaluated there at 60 and 120 digits. A point where they part far above that precision
+  is a witness; 12 points where they share 40+ digits make "equivalent".
+
+Otherwise "could not decide", with the reason.
+
+>>> import sympy as sp
+>>> x, y = sp.symbols("x y", real=True)
+>>> circle = x**2 + y**2 - 25
+>>> decide_on_curve(-x * y / (25 - x**2), -x / y, circle, [x, y], y).detail
+'yours − correct is a multiple of F, which is 0 on the curve'
+>>> decide_on_curve(x / y, -x / y, circle, [x, y], y).verdict
+'not equivalent'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from time import process_time
+from typing import Any
+
+from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.symbolic.decide.decision import (
+    EQUIVALENT,
+    HOW,
+    NOT_EQUIVALENT,
+    UNDECIDED,
+    Decision,
+    apart,
+    point_text,
+)
+from gradcalc.symbolic.decide.equivalence import simplifies_to_zero
+from gradcalc.symbolic.decide.precision import HIGH, LOW, agreement, mp_function, mp_real, settled
+
+SECONDS = 4.0  # CPU seconds for the points on the curve
+TRIES = 80  # values of the other variables tried
+GRID = 400  # values of the dependent variable scanned for a sign change of F
+SPAN = 12.0  # ... in [-SPAN, SPAN], and a few of larger magnitude
+POINTS = 16  # points on the curve evaluated at most
+
+
+def decide_on_curve(
+    answer: Any,
+    truth: Any,
+    curve: Any,
+    symbols: Sequence[Any],
+    dependent: Any,
+    seconds: float = SECONDS,
+) -> Decision:
+    """Is ``answer`` equal to ``truth`` at the real points of ``curve`` = 0 (sympy
+    expressions in ``symbols``; ``dependent`` is the variable solved for)?"""
+    difference = answer - truth
+    if difference == 0:
+        return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
+    if _multiple_of(difference, curve, symbols):
+        detail = "yours − correct is a multiple of F, which is 0 on the curve"
+        return Decision(EQUIVALENT, "proof", detail)
+    deadline = process_time() + seconds
+    others = [s for s in symbols if s != dependent]
+    try:
+        functions = [mp_function([*others, dependent], expr) for expr in (curve, answer, truth)]
+    except (TypeError, ValueError, SyntaxError, RecursionError) as failure:
+        return Decision(UNDECIDED, "", f"could not evaluate on the curve ({failure})")
+    agreed: list[float] = []
+    draw = random.Random(20261201)
+    polynomial = curve.is_polynomial(dependent)
+    for tries in range(TRIES):
+        if process_time() > deadline or len(agreed) >= POINTS:
+            break
+        fixed = [_decimal(draw, tries) for _ in others]
+        if polynomial:
+            roots = _polynomial_roots(curve.xreplace(dict(zip(others, fixed))), dependent)
+        else:
+            roots = _roots(functions[0], fixed, deadline)
+        witness = _compare_at(functions[1:], fixed, roots, others, dependent, agreed)
+        if witness is not None:
+            return witness
+    if len(agreed) < POINTS:  # (x = -17/(2y² + 679306): fixing x rarely meets the curve)
+        witness = _solving_for_the_others(answer, truth, curve, others, dependent, seconds, agreed)
+        if witness is not None:
+            return witness
+    if simplifies_to_zero(difference, _monotonic_deadline(seconds)):
+        return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
+    agreeing = agreement(agreed, "the curve")
+    if agreeing is not None:
+        return agreeing
+    return Decision(
+        UNDECIDED,
+        "",
+        f"agrees at only {len(agreed)} points found on the curve and sympy found no proof",
+    )
+
+
+def _solving_for_the_others(
+    answer: Any,
+    truth: Any,
+    curve: Any,
+    others: Sequence[Any],
+    dependent: Any,
+    seconds: float,
+    agreed: list[float],
+) -> Decision | None:
+    """More points of the curve, for one whose real points fixing the other variables
+    rarely meets: fix the dependent variable (and the rest) instead and solve for each
+    other variable in which the curve is a polynomial, within half of ``seconds`` more;
+    the shared digits go to ``agreed``, and a witness is returned."""
+    deadline = process_time() + seconds / 2
+    draw = random.Random(20261202)
+    for solved in others:
+        if not curve.is_polynomial(solved):
+            continue
+        free = [s for s in [*others, dependent] if s != solved]
+        sides = [mp_function([*free, solved], expr) for expr in (answer, truth)]
+        for tries in range(TRIES):
+            if process_time() > deadline or len(agreed) >= POINTS:
+                return None
+            fixed = [_decimal(draw, tries) for _ in free]
+            roots = _polynomial_roots(curve.xreplace(dict(zip(free, fixed))), solved)
+            witness = _compare_at(sides, fixed, roots, free, solved, agreed)
+            if witness is not None:
+                return witness
+    return None
+
+
+def _compare_at(sides, fixed, roots, free, solved, agreed: list[float]) -> Decision | None:
+    """Compare the two sides at each root (``free`` at ``fixed``, ``solved`` at the root):
+    a witness where they differ, else each point's shared digits added to ``agreed``."""
+    for root in roots:
+        outcome = _compare(sides, fixed, root, free, solved)
+        if isinstance(outcome, Decision):
+            return outcome
+        if outcome is not None:
+            agreed.append(outcome)
+    return None
+
+
+def _decimal(draw: random.Random, turn: int) -> Any:
+    """A random exact decimal: on even turns in [-3, 3] (3 decimals), on odd ones of either
+    sign with a magnitude from 10^-2 to 10^4.5 (4 significant digits).
+
+    >>> draw = random.Random(1)
+    >>> [str(_decimal(draw, k)) for k in range(4)]
+    ['-19/10', '-501/10', '-911/1000', '5841/100000']
+    """
+    import sympy as sp
+
+    if turn % 2 == 0:
+        return sp.Rational(draw.randint(-3000, 3000), 1000)
+    magnitude = float(f"{10 ** draw.uniform(-2, 4.5):.4g}")
+    return sp.Rational(repr(magnitude)) * draw.choice((-1, 1))
+
+
+def _multiple_of(difference: Any, curve: Any, symbols: Sequence[Any]) -> bool:
+    """Whether the numerator of ``difference`` is a polynomial multiple of ``curve``."""
+    import sympy as sp
+
+    try:
+        with time_limit(1.0):
+            numerator = sp.numer(sp.together(difference))
+            if not (numerator.is_polynomial(*symbols) and curve.is_polynomial(*symbols)):
+                return False
+            _, remainder = sp.reduced(sp.expand(numerator), [sp.expand(curve)], *symbols)
+            return bool(remainder == 0)
+    except Exception:  # any failure of sympy here only means "no proof"
+        return False
+
+
+def _polynomial_roots(curve: Any, dependent: Any) -> list[Any]:
+    """The real roots of a polynomial in ``dependent`` with exact coefficients, at HIGH
+    digits (mpmath's polyroots; a root counts as real when its imaginary part is below
+    10^-(HIGH - 20))."""
+    import mpmath
+    import sympy as sp
+
+    try:
+        with time_limit(1.0):
+            coefficients = sp.Poly(curve, dependent).all_coeffs()
+            if len(coefficients) < 2 or not all(c.is_Rational for c in coefficients):
+                return []
+            with mpmath.workdps(HIGH + 20):
+                roots = mpmath.polyroots(
+                    [mpmath.mpf(int(c.p)) / int(c.q) for c in coefficients],
+                    maxsteps=200,
+                    extraprec=2 * HIGH,
+                )
+                tiny = mpmath.mpf(10) ** (-(HIGH - 20))
+                return [mpmath.re(r) for r in roots if abs(mpmath.im(r)) <= tiny * (1 + abs(r))]
+    except Exception:  # no convergence, a failure of sympy: no points from here
+        return []
+
+
+def _roots(curve, fixed, deadline) -> list[Any]:
+    """The real roots of ``curve(fixed..., y)`` in y that a sign change brackets, at HIGH
+    digits."""
+    import mpmath
+
+    grid = [SPAN * (2 * k / GRID - 1) for k in range(GRID + 1)]
+    grid += [sign * 10.0**e for e in (1.5, 2, 3) for sign in (-1, 1)]
+    grid.sort()
+    values = []
+    with mpmath.workdps(30):
+        for y in grid:
+            values.append(_real(curve, fixed, mpmath.mpf(y)))
+    roots = []
+    for (a, fa), (b, fb) in zip(zip(grid, values), zip(grid[1:], values[1:])):
+        if process_time() > deadline:
+            break
+        if fa is None or fb is None or fa == 0 or (fa > 0) == (fb > 0):
+            continue
+        with mpmath.workdps(HIGH + 10):
+            try:
+                root = mpmath.findroot(
+                    lambda y: _real(curve, fixed, y) or mpmath.mpf(0), (a, b), solver="anderson"
+                )
+            except (ValueError, ZeroDivisionError, TypeError):
+                continue
+            value = _real(curve, fixed, root)
+            if value is not None and abs(value) < mpmath.mpf(10) ** (-HIGH + 10):
+                roots.append(root)
+    return roots
+
+
+def _real(function, fixed, y) -> Any:
+    import mpmath
+
+    args = [mpmath.mpf(int(v.p)) / int(v.q) for v in fixed]
+    try:
+        return mp_real(function(*args, y))
+    except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+        return None
+
+
+def _compare(functions, fixed, root, others, dependent) -> float | Decision | None:
+    """Shared digits of the two sides at the point (None: not real there, or the
+    evaluation lost its digits), or a witness where they differ."""
+    import mpmath
+
+    answer, truth = functions
+    pairs = []
+    for precision in (LOW, HIGH):
+        with mpmath.workdps(precision):
+            y = +root
+            pairs.append((_real(answer, fixed, y), _real(truth, fixed, y)))
+    if any(v is None for pair in pairs for v in pair):
+        return None
+    with mpmath.workdps(HIGH):
+        (a_low, c_low), (a, c) = pairs
+        digits = settled(a_low, c_low, a, c)
+        if digits is None or digits >= 0:
+            return digits
+        where = ", ".join(
+            [f"{s}={point_text(v)}" for s, v in zip(others, fixed)]
+            + [f"{dependent}≈{mpmath.nstr(root, 8)}"]
+        )
+        yours, correct = apart(a, c, a - c)
+    return Decision(
+        NOT_EQUIVALENT,
+        "high precision",
+        f"differs on the curve at {where}: yours {yours}, correct {correct} ({HOW})",
+    )
+
+
+def _monotonic_deadline(seconds: float) -> float:
+    from time import monotonic
+
+    return monotonic() + seconds
