@@ -1,4 +1,5 @@
-"""apps.continua: critical points on a line, a curve or a region are one described entry, and
+"""apps.critical.continua: critical points on a line, a curve or a region are one described entry,
+and
 isolated degenerate points are not joined into one."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""apps.critical_search: the tape's gradient and Hessian at many points against derivatives
+"""apps.critical.critical_search: the tape's gradient and Hessian at many points against derivatives
 written out by hand, and the search's points against the known zeros of the gradient."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""apps.derivation: the symbolic derivative rule by rule -- each step sympy's derivative of
+"""apps.explain.derivation: the symbolic derivative rule by rule -- each step sympy's derivative of
 its subject, the rules named, long derivations capped, slow ones stopped with their steps."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""apps.descent: the update rules against their formulas written out, the descent loop against
+"""apps.optimize.descent: the update rules against their formulas written out, the descent loop
+against
 the closed form of gradient descent on a parabola, the judge's reasons, the thinned path."""
 
 from __future__ import annotations

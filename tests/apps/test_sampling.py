@@ -1,4 +1,4 @@
-"""apps.sampling: test points lie in the expression's domain (known in closed form here),
+"""apps.check.sampling: test points lie in the expression's domain (known in closed form here),
 the given points come first, and a small domain still gets enough points."""
 
 from __future__ import annotations

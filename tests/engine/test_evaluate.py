@@ -1,4 +1,5 @@
-"""engine.evaluate: the tape's rows carry structure (which record, variable or constant each
+"""engine.evaluate.evaluate: the tape's rows carry structure (which record, variable or constant
+each
 input is); the names shown are derived from it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""symbolic.crosscheck: a disagreement between the tape and sympy is never one with float
+"""symbolic.crosscheck.crosscheck: a disagreement between the tape and sympy is never one with float
 rounding -- where the float evaluation of sympy's derivative parts from the tape, the
 derivative is evaluated again to 40+ digits before the points count as disagreeing."""
 

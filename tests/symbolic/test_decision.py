@@ -1,4 +1,4 @@
-"""symbolic.decision: a witness's texts say the exact point and values, short."""
+"""symbolic.decide.decision: a witness's texts say the exact point and values, short."""
 
 from __future__ import annotations
 

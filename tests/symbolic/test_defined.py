@@ -1,4 +1,4 @@
-"""symbolic.defined: an answer is undefined at a point only when sympy confirms it op by op
+"""symbolic.decide.defined: an answer is undefined at a point only when sympy confirms it op by op
 -- checked against where each function is undefined by its textbook definition, at points
 where floats underflow, cancel or overflow."""
 

@@ -1,4 +1,4 @@
-"""symbolic.equivalence: verdicts on pairs of sympy expressions whose relation is known by
+"""symbolic.decide.equivalence: verdicts on pairs of sympy expressions whose relation is known by
 construction (the same function in another form, or a known nonzero difference)."""
 
 from __future__ import annotations

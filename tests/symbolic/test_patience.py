@@ -1,4 +1,5 @@
-"""symbolic.patience: a CPU budget becomes a wall-clock limit stretched by the machine's load."""
+"""symbolic.decide.patience: a CPU budget becomes a wall-clock limit stretched by the machine's
+load."""
 
 from __future__ import annotations
 

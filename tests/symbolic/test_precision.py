@@ -1,4 +1,4 @@
-"""symbolic.precision: verdicts at high precision -- differences far below float64 found,
+"""symbolic.decide.precision: verdicts at high precision -- differences far below float64 found,
 agreement counted only to the digits both precisions share."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""symbolic.printing: the remembering printer gives ``str(expr)``, sympy's own text, for every
+"""symbolic.translate.printing: the remembering printer gives ``str(expr)``, sympy's own text, for
+every
 expression of a stream -- sums of one skeleton with many coefficients (the remembered
 order), ties that coefficients decide, and the signed two-term sums sympy orders by sign --
 and its precedence is sympy's for every part of such expressions."""

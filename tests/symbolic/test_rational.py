@@ -1,4 +1,4 @@
-"""symbolic.rational: rational functions decided at exact random points (Schwartz-Zippel),
+"""symbolic.decide.rational: rational functions decided at exact random points (Schwartz-Zippel),
 and a difference found there shown at a point, exactly."""
 
 from __future__ import annotations

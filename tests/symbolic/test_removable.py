@@ -1,4 +1,4 @@
-"""symbolic.removable: a 0/0 form's limit at a point, checked against sympy's own ``limit``
+"""symbolic.decide.removable: a 0/0 form's limit at a point, checked against sympy's own ``limit``
 (an independent method: series and Gruntz's algorithm, not evaluation near the point)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""symbolic.shapes: expressions that differ only in their numbers share one symbolic derivative
+"""symbolic.translate.shapes: expressions that differ only in their numbers share one symbolic
+derivative
 in a ``--jobs`` stream -- and a shared derivative is never served for a different expression.
 
 Each derivative a stream gives is compared with sympy's derivative of that expression alone
