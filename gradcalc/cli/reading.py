@@ -71,6 +71,7 @@ def show_read(
     output: str,
     readings: Sequence[Any],
     digits: int | None = None,
+    *,
     headed: bool = True,
     **extra: Any,
 ) -> None:

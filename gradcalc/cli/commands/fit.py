@@ -60,7 +60,7 @@ def fit(
         print(f"warning: {skipped.summary('data file')}", file=sys.stderr)
     result = fitting.fit(model, columns, params, y, init)
     reading = dataclasses.replace(read(model, list(columns)), name=result.y)
-    extra = {} if skipped is None else {"skipped_rows": skipped.count}
+    extra: dict[str, Any] = {} if skipped is None else {"skipped_rows": skipped.count}
     show_read(context, FitView(), result, output, [reading], digits, **extra)
     warn(result.warnings)
     if plot:

@@ -35,7 +35,7 @@ def plot(
     if not at or len(at) != 1:
         raise InputError("plot needs one point: --at x=2")
     text = expression_text(expression, None)
-    at = named_at(at, text)
+    at = named_at(at, text) or []
     reading = read(text, given_names(at))
     bounds = plot.parse_span(span) if span is not None else None
     drawn = plot.plot(text, at, bounds, out, width, height)

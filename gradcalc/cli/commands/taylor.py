@@ -37,7 +37,7 @@ def taylor(
     if not at:
         raise InputError("taylor expands about a point: give it with --at x=0")
     text = expression_text(expression, None)
-    at = named_at(at, text)
+    at = named_at(at, text) or []
     reading = read(text, given_names(at))
     result = expand(text, at, order, check_timeout)
     show_read(context, TaylorView(), result, output, [reading])
