@@ -256,7 +256,7 @@ class Session:
 
     def _fitting_point(self) -> list[str] | None:
         """The remembered point, when it is one point naming the current function's variables."""
-        from gradcalc.engine.points import parse_at
+        from gradcalc.engine.evaluate.points import parse_at
 
         if self.point is None or len(self.point) != 1 or self.current is None:
             return None
@@ -264,7 +264,7 @@ class Session:
         return self.point if names == set(self.functions[self.current].variables) else None
 
     def remember_point(self, rest: str) -> int:
-        from gradcalc.engine.points import parse_at
+        from gradcalc.engine.evaluate.points import parse_at
 
         if not rest:
             print(f"point: {'; '.join(self.point)}" if self.point else "no point remembered")

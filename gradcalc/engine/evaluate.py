@@ -28,7 +28,7 @@ from gradcalc.lang.literals import CONSTANT_VALUES
 from gradcalc.lang.slips import likely_name
 
 if TYPE_CHECKING:
-    from gradcalc.engine.diagnostics import Finding
+    from gradcalc.engine.evaluate.diagnostics import Finding
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class Evaluation:
     gradients: list[dict[str, np.ndarray | None]]
     rows: list[Sequence[TapeRow]]
     problems: list[list[Problem]]
-    #: each target's diagnostic findings, when the replay (:mod:`gradcalc.engine.replay`) found them
+    #: each target's diagnostic findings, when the replay (:mod:`gradcalc.engine.compile.replay`) found them
     findings: list[list[Finding]] | None = None
     #: rows that name the problems' records, where ``rows`` are not recorded (the records of
     #: a tape that explained only some of the points)

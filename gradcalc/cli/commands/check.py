@@ -66,7 +66,7 @@ def check(
     ] = None,
 ) -> int:
     """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
-    from gradcalc.apps import check as answers
+    from gradcalc.apps.check import check as answers
     from gradcalc.lang.intake import read_all
     from gradcalc.render.verdicts import VerdictView
 
@@ -109,12 +109,12 @@ def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> Any
     if order != 1 or at:
         raise InputError(f"{'--critical' if critical else '--implicit'} takes no --order or --at")
     if critical:
-        from gradcalc.apps.check_critical import check_critical
+        from gradcalc.apps.check.check_critical import check_critical
 
         if wrt:
             raise InputError("--critical takes the points in all variables: drop --wrt")
         return check_critical(text, ", ".join(answer), region)
-    from gradcalc.apps.check_implicit import check_implicit
+    from gradcalc.apps.check.check_implicit import check_implicit
 
     return check_implicit(text, implicit, answer, wrt)
 

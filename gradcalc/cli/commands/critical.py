@@ -30,7 +30,7 @@ def critical(
 ) -> int:
     """The critical points of EXPRESSION: exact where sympy can solve grad f = 0, else a
     numeric search on the tape; each with its value, Hessian and second-derivative test."""
-    from gradcalc.apps.critical import critical_points
+    from gradcalc.apps.critical.critical import critical_points
     from gradcalc.lang.intake import read
     from gradcalc.render.pointfree import CriticalView
 

@@ -38,7 +38,7 @@ def diff(
     """The derivative of EXPRESSION as a formula, simplified and verified on the tape."""
     text = expression_text(expression, None)
     if implicit is not None:
-        from gradcalc.apps.implicit import implicit as differentiate_implicitly
+        from gradcalc.apps.derive.implicit import implicit as differentiate_implicitly
         from gradcalc.lang.intake import read
         from gradcalc.render.pointfree import ImplicitView
 
@@ -66,7 +66,7 @@ def point_free(
 ) -> int:
     """The symbolic answer of ``diff`` (and of ``grad``, ``hessian``, ``jacobian`` without a
     point): ``kind`` is ``gradient``, ``hessian``, ``jacobian`` or None (from the question)."""
-    from gradcalc.apps.diff import differentiate
+    from gradcalc.apps.derive.diff import differentiate
     from gradcalc.lang.intake import read
     from gradcalc.render.derivative import DiffView
 

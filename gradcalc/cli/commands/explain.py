@@ -20,7 +20,7 @@ def explain(
 ) -> int:
     """Step by step: the forward pass, the reverse pass (the chain rule with numbers), and the
     symbolic derivative rule by rule (without --at: the rules and the simplified result)."""
-    from gradcalc.apps import explain as explaining
+    from gradcalc.apps.explain import explain as explaining
     from gradcalc.apps.views import ExplainView
     from gradcalc.lang.intake import read
 

@@ -42,7 +42,7 @@ def fit(
     skip_bad_rows: SkipBadRows = False,
 ) -> int:
     """Least-squares fit of MODEL's parameters to DATA, with the tape's Jacobian."""
-    from gradcalc.apps import fit as fitting
+    from gradcalc.apps.optimize import fit as fitting
     from gradcalc.apps.views import FitView
     from gradcalc.cli.inputs import used_columns
     from gradcalc.cli.reading import show_read, warn
@@ -69,7 +69,7 @@ def fit(
 
 
 def _plot_fit(result: Any, columns: dict, out: str | None) -> None:
-    from gradcalc.apps import plot
+    from gradcalc.apps.plot import plot
 
     if len(result.inputs) != 1:
         raise InputError("fit --plot draws models of one data column")

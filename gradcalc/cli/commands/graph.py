@@ -33,7 +33,7 @@ def graph(
     digits: Digits = None,
 ) -> int:
     """The op graph of EXPRESSION with the value and the adjoint on every node."""
-    from gradcalc.engine import api
+    from gradcalc.engine.run import api
     from gradcalc.render import drawing, graph_svg
     from gradcalc.render.views import GraphView
 

@@ -77,7 +77,7 @@ def minimize(
     """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION; with
     tensor values (--data, --from W=randn(4,8)), train them and report the layers before
     and after."""
-    from gradcalc.apps import minimize as optimize
+    from gradcalc.apps.optimize import minimize as optimize
     from gradcalc.apps.views import MinimumView
     from gradcalc.cli.reading import given_names, show_read
     from gradcalc.cli.tensors import refuse_unused, tensor_train, wants_tensors
@@ -101,7 +101,7 @@ def minimize(
         result = optimize.minimize(text, start, method.value, lr, steps, tol, every, advance)
     show_read(context, MinimumView(), result, output, [reading], digits)
     if plot:
-        from gradcalc.apps import plot as plotting
+        from gradcalc.apps.plot import plot as plotting
 
         values = [s.value for s in result.path]
         taken = [s.step for s in result.path]

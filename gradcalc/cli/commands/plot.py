@@ -28,7 +28,7 @@ def plot(
 ) -> int:
     """The function and its tangent at the point (one variable), or its contours and the
     gradient arrow (two variables, with --out)."""
-    from gradcalc.apps import plot
+    from gradcalc.apps.plot import plot
     from gradcalc.cli.reading import given_names, named_at, warn
     from gradcalc.lang.intake import read
 

@@ -30,7 +30,7 @@ def taylor(
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
-    from gradcalc.apps.taylor import taylor as expand
+    from gradcalc.apps.derive.taylor import taylor as expand
     from gradcalc.lang.intake import read
     from gradcalc.render.pointfree import TaylorView
 
