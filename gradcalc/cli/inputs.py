@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gradcalc.cli.console import Writer, with_progress
+from gradcalc.cli.reading import named_at
 from gradcalc.core.errors import GradcalcError, InputError
 
 
@@ -54,6 +55,7 @@ class Session:
         from gradcalc.engine.evaluate.points import parse_at
         from gradcalc.engine.run.api import compile_expression
         from gradcalc.io.files import Skipped
+        from gradcalc.lang.intake import read
 
         if at and points:
             raise InputError("give points with --at or with --points, not both")
@@ -62,6 +64,7 @@ class Session:
         if (columns or id_column) and not points:
             raise InputError("--columns and --id choose columns of a file: use them with --points")
         text = expression_text(expression, points)
+        at = named_at(at, text)  # --at 3: the one variable's value
         if context is not None and context.one_command:
             freeze_after_pauses()  # (what this command builds lasts until the process ends)
         self.skipped = Skipped() if skip_bad_rows else None
@@ -82,8 +85,8 @@ class Session:
         else:
             self.chunks = iter([parse_at(at or [])])
         self.first = next(self.chunks)
-        self.graph = compiled.get(self.first.names) or compile_expression(
-            text, self.first.names, names(of)
+        self.graph = (
+            compiled.get(self.first.names) or read(text, self.first.names, of=names(of)).graph
         )  # (compiled once when the file's columns are all read)
         _misspelled_point(self.graph, self.first.names)
         given = set(self.first.names)

@@ -53,10 +53,11 @@ from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.core.workers import ordered_map
 from gradcalc.engine.evaluate.points import Points, parse_at, points_from_rows
-from gradcalc.engine.run.api import Options, compile_expression, derivatives_at, gradient_at
+from gradcalc.engine.run.api import Options, derivatives_at, gradient_at
 from gradcalc.engine.run.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
+from gradcalc.lang.intake import read
 from gradcalc.render.gradient import to_json
 from gradcalc.render.views import DerivativeView
 from gradcalc.symbolic.translate.shapes import Shapes, sharing
@@ -195,7 +196,7 @@ class _Cache:
         if key in self.graphs:
             self.graphs.move_to_end(key)
             return self.graphs[key]
-        graph = compile_expression(expression, names, of)
+        graph = read(expression, names, of=of).graph
         self.graphs[key] = graph
         self.nodes += len(graph.nodes)
         while len(self.graphs) > 1 and (

@@ -169,20 +169,21 @@ class Session:
     # --- commands -----------------------------------------------------------------------
 
     def define(self, name: str, text: str) -> int:
+        from gradcalc.cli.reading import warn
         from gradcalc.core.ops import FUNCTION_NAMES
-        from gradcalc.engine.run.api import compile_expression
+        from gradcalc.lang.intake import read
         from gradcalc.lang.literals import CONSTANTS
 
         if name in FUNCTION_NAMES or name in CONSTANTS:
             raise InputError(f"{name!r} is a built-in name: call your function something else")
         if not text:
             raise InputError(f"'{name} =' needs an expression after it: {name} = x^2*y")
-        graph = compile_expression(text)
-        self.functions[name] = Function(name, text, tuple(graph.variables))
+        reading = read(text)
+        variables = reading.graph.variables
+        self.functions[name] = Function(name, text, tuple(variables))
         self.current = name
-        print(f"read as: {name}({', '.join(graph.variables)}) = {graph.read_as}")
-        for warning in graph.ambiguities:
-            print(f"warning: {warning}", file=sys.stderr)
+        print(f"read as: {name}({', '.join(variables)}) = {reading.read_as}")
+        warn(reading.warnings)
         return ExitCode.OK
 
     def expression(self, text: str) -> str:

@@ -20,6 +20,7 @@ from gradcalc.core.errors import InputError
 from gradcalc.core.ops import FUNCTION_NAMES, REGISTRY, Op
 from gradcalc.lang.lexer import TOKEN_OPS, Token, shorten
 from gradcalc.lang.literals import CONSTANT_VALUES, CONSTANTS
+from gradcalc.lang.slips import inverse_power
 from gradcalc.lang.syntax import Binary, Call, Const, Name, Neg, Node, Num
 from gradcalc.lang.unparsing import PRECEDENCE, preview
 
@@ -348,6 +349,8 @@ class ExpressionParser:
         """The error for a function name not followed by ``(``: ``sin x``, ``sin^2(x)``."""
         following = self.tokens[index + 1 : index + 4]
         if following and TOKEN_OPS.get(following[0][1]) == "pow":
+            if [token[1] for token in following[1:3]] == ["-", "1"]:  # cos^-1(x): arccos?
+                return self.parser.error(inverse_power(name), following[0][2])
             return self.parser.error(
                 f"write a power of a function as {name}(x)^2, not {name}^2(x)", following[0][2]
             )

@@ -87,6 +87,8 @@ class Graph:
     variable_nodes: dict[str, int] = field(default_factory=dict)
     #: The parsed program the graph was built from.
     program: Program | None = field(default=None, repr=False)
+    #: The names the user gave values for (no name warning for them: ``xy`` with ``--at xy=2``).
+    given: tuple[str, ...] = ()
 
     @property
     def read_as(self) -> str:
@@ -113,7 +115,7 @@ class Graph:
         if self.program is None:
             return []
         if ("ambiguities",) not in self.cache:
-            self.cache[("ambiguities",)] = ambiguities(self.program)
+            self.cache[("ambiguities",)] = ambiguities(self.program, self.given)
         return list(self.cache[("ambiguities",)])
 
     @property
@@ -271,6 +273,7 @@ def lower(
     graph.variables = tuple(free)
     graph.text = program.text
     graph.program = program
+    graph.given = tuple(extra_variables)
     chosen = _choose_targets(program, outputs, graph.bindings, of)
     graph.target_names = tuple(name for name, _ in chosen)
     graph.targets = tuple(index for _, index in chosen)

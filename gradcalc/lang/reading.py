@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import TypeGuard
 
 from gradcalc.lang.parser import parse_program
+from gradcalc.lang.slips import name_warnings
 from gradcalc.lang.syntax import (
     Binary,
     Call,
@@ -69,23 +70,26 @@ def equation_read_as(program: Program) -> str:
 
 def reading(text: str, variables: Iterable[str] = ()) -> tuple[str, list[str]]:
     """How ``text`` is read, and its ambiguity warnings (for texts that are not compiled,
-    such as ``check``'s answers).
+    such as ``check``'s answers); ``variables`` are names the user chose (given values, or
+    named by ``--wrt``): no name warning for them.
 
     >>> reading("2e^2x")
     ('2·e^2·x', ['e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)'])
     """
     program = parse_program(text, variables)
-    return read_as(program), ambiguities(program)
+    return read_as(program), ambiguities(program, variables)
 
 
-def ambiguities(program: Program) -> list[str]:
+def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
     """One warning per place where the strict reading is likely not what was meant.
 
     The patterns: a power's exponent followed directly by an implicit product (``e^2x``,
     ``e^-2x``; not ``e^2 x`` or ``x²y``); an implicit product after a quotient (``1/2x``,
     ``x/2y``); a number-over-number exponent split by ``/`` (``x^1/2``; not a whole power
     like ``x^4/2``, nor ``(x^3)/2``); a power to a variable named ``T`` that no statement
-    assigns (``W^T``: a transpose in textbook notation).
+    assigns (``W^T``: a transpose in textbook notation); and a free variable whose name is
+    likely a slip (``xy``, ``sinx``: :func:`~gradcalc.lang.slips.name_warnings`), unless it
+    is one of the ``given`` names.
 
     >>> from gradcalc.lang.parser import parse_program
     >>> for warning in ambiguities(parse_program("x^1/2 + x/2y")):
@@ -107,7 +111,7 @@ def ambiguities(program: Program) -> list[str]:
                     found.append(warning)
             elif transposes and _power_of_t(node):
                 found.append(_transpose_warning(node, program.text))
-    return found
+    return found + name_warnings(program.free_variables, given)
 
 
 def _power_of_t(node: Node) -> TypeGuard[Binary]:

@@ -45,7 +45,8 @@ from gradcalc.core.errors import InputError
 class Sink:
     """Where a format writes, and what the command asked for: significant ``digits``, the
     ``tape`` shown or not, ``many`` points (several chunks, a JSON array), ``extra`` fields
-    for every JSON object, a rich ``console`` for tables."""
+    for every JSON object (where the view gives none of that name), a rich ``console`` for
+    tables."""
 
     out: TextIO
     console: Any = None
@@ -188,7 +189,10 @@ class Json(OutputFormat):
         ascii_only = getattr(view, "ascii_json", True)
         objects = view.records(data, sink.tape)
         if sink.extra:
-            objects = [{**obj, **sink.extra} for obj in objects]
+            objects = [  # (a field the view gives is the view's)
+                obj | {key: value for key, value in sink.extra.items() if key not in obj}
+                for obj in objects
+            ]
         if not sink.many and not sink.started and len(objects) == 1:
             sink.out.write(json.dumps(objects[0], ensure_ascii=ascii_only) + "\n")
             sink.started = True

@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import At, Expression, Wrt, output_option
+from gradcalc.cli.reading import named_at, show_read
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -67,11 +67,13 @@ def check(
 ) -> int:
     """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
     from gradcalc.apps.check import check as answers
+    from gradcalc.lang.intake import read_all
     from gradcalc.render.verdicts import VerdictView
 
     if (expect is None) == (not answer):
         raise InputError("give your answer with --expect (numbers) or with --answer (expressions)")
     text = expression_text(expression, None)
+    at = named_at(at, text)
     if expect is not None:
         from gradcalc.lang.literals import split_top_level
 
@@ -90,9 +92,10 @@ def check(
     else:
         given = _answer_form(answer or [])
         verdicts = answers.check_answers(text, given, names(wrt), order, at or [])
-    readings = _readings(text, verdicts, answer is not None, implicit is not None, critical)
-    view = VerdictView(text, at, latex, *readings)
-    show(context, view, verdicts, output)
+    read = _readings(text, verdicts, answer is not None, implicit is not None, critical)
+    heading, shown = read[0].read_as, read[1]
+    view = VerdictView(text, at, latex, heading, shown, list(read_all(read[2])))
+    show_read(context, view, verdicts, output, read[2], headed=False)
     ok = [v.ok for v in verdicts]
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
 
@@ -118,29 +121,28 @@ def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> Any
 
 def _readings(
     text: str, verdicts: list, answers: bool, equation: bool, points: bool
-) -> tuple[str, list[str] | None, list]:
+) -> tuple[Any, list[str] | None, list]:
     """How the expression (or equation) and each answer were read -- a point's coordinates
-    one by one -- and the ambiguity warnings of all of them."""
+    one by one: the expression's reading, each answer's text as read, and every reading
+    (the expression's first), whose warnings are shown."""
     from gradcalc.lang.answers import points_of
-    from gradcalc.lang.parser import parse_equation, parse_program
-    from gradcalc.lang.reading import ambiguities, equation_read_as, read_as
+    from gradcalc.lang.intake import read
 
-    program = parse_equation(text) if equation else parse_program(text)
-    warnings = ambiguities(program)
-    readings = None
+    expression = read(text, equation=equation)
+    variables = expression.program.free_variables
+    everything, shown = [expression], None
     if answers:
-        readings = []
+        shown = []
         for verdict in verdicts:
             if not verdict.yours:  # a point you left out
-                readings.append("")
+                shown.append("")
                 continue
             parts = points_of(verdict.yours)[0] if points else ()
-            parsed = [parse_program(p, program.free_variables) for p in parts or [verdict.yours]]
-            shown = [read_as(p) if p.statements else "" for p in parsed]
-            readings.append(f"({', '.join(shown)})" if parts else shown[0])
-            warnings += [w for p in parsed for w in ambiguities(p)]
-    heading = equation_read_as(program) if equation else read_as(program)
-    return heading, readings, list(dict.fromkeys(warnings))
+            parsed = [read(p, variables) if p.strip() else None for p in parts or [verdict.yours]]
+            texts = [p.read_as if p is not None else "" for p in parsed]
+            shown.append(f"({', '.join(texts)})" if parts else texts[0])
+            everything += [p for p in parsed if p is not None]
+    return expression, shown, everything
 
 
 def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:

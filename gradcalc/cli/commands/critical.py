@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
 from gradcalc.cli.options import CheckTimeout, Expression, output_option
+from gradcalc.cli.reading import show_read
 from gradcalc.core.errors import ExitCode
 
 
@@ -31,8 +31,11 @@ def critical(
     """The critical points of EXPRESSION: exact where sympy can solve grad f = 0, else a
     numeric search on the tape; each with its value, Hessian and second-derivative test."""
     from gradcalc.apps.critical.critical import critical_points
+    from gradcalc.lang.intake import read
     from gradcalc.render.pointfree import CriticalView
 
-    result = critical_points(expression_text(expression, None), region, check_timeout)
-    show(context, CriticalView(), result, output)
+    text = expression_text(expression, None)
+    reading = read(text)
+    result = critical_points(text, region, check_timeout)
+    show_read(context, CriticalView(), result, output, [reading])
     return ExitCode.OK

@@ -4,15 +4,14 @@ without a point come here too (:func:`point_free`)."""
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import At, CheckTimeout, Expression, Order, Wrt, output_option
+from gradcalc.cli.reading import show_read
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -40,10 +39,12 @@ def diff(
     text = expression_text(expression, None)
     if implicit is not None:
         from gradcalc.apps.derive.implicit import implicit as differentiate_implicitly
+        from gradcalc.lang.intake import read
         from gradcalc.render.pointfree import ImplicitView
 
+        reading = read(text, equation=True)
         result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
-        show(context, ImplicitView(latex), result, output)
+        show_read(context, ImplicitView(latex), result, output, [reading])
         return status(result.verification.status)
     if at:
         raise InputError(
@@ -66,17 +67,12 @@ def point_free(
     """The symbolic answer of ``diff`` (and of ``grad``, ``hessian``, ``jacobian`` without a
     point): ``kind`` is ``gradient``, ``hessian``, ``jacobian`` or None (from the question)."""
     from gradcalc.apps.derive.diff import differentiate
-    from gradcalc.lang.reading import reading
+    from gradcalc.lang.intake import read
     from gradcalc.render.derivative import DiffView
-    from gradcalc.render.gradient import read_as_text
 
+    reading = read(text, names(wrt) or ())
     result = differentiate(text, names(wrt), order, kind, check_timeout)
-    read_as, warnings = reading(text)
-    if output == "table":
-        context.console().print(read_as_text(read_as))
-    show(context, DiffView(latex), result, output)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    show_read(context, DiffView(latex), result, output, [reading])
     return status(result.verification.status if result.entries else "differs")
 
 

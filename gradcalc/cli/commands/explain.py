@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import At, Expression, Wrt, output_option
+from gradcalc.cli.reading import given_names, named_at, show_read
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -22,9 +22,13 @@ def explain(
     symbolic derivative rule by rule (without --at: the rules and the simplified result)."""
     from gradcalc.apps.explain import explain as explaining
     from gradcalc.apps.views import ExplainView
+    from gradcalc.lang.intake import read
 
     if at and len(at) != 1:
         raise InputError("explain works at one point (--at x=3), or without one")
-    steps = explaining.explain(expression_text(expression, None), at or None, names(wrt))
-    show(context, ExplainView(), steps, output)
+    text = expression_text(expression, None)
+    at = named_at(at, text)
+    reading = read(text, given_names(at))
+    steps = explaining.explain(text, at or None, names(wrt))
+    show_read(context, ExplainView(), steps, output, [reading], headed=False)
     return ExitCode.OK

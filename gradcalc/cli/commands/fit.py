@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Annotated, Any
 
 import typer
 
-from gradcalc.cli.console import show, show_plot
+from gradcalc.cli.console import show_plot
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.options import Digits, PlotOut, SkipBadRows, output_option
 from gradcalc.core.errors import ExitCode, InputError
@@ -44,10 +45,10 @@ def fit(
     from gradcalc.apps.optimize import fit as fitting
     from gradcalc.apps.views import FitView
     from gradcalc.cli.inputs import used_columns
+    from gradcalc.cli.reading import show_read, warn
     from gradcalc.io.files import Skipped
     from gradcalc.io.sources import open_points
-    from gradcalc.lang.reading import reading
-    from gradcalc.render.gradient import read_as_text
+    from gradcalc.lang.intake import read
 
     skipped = Skipped() if skip_bad_rows else None
     with open_points(data, "data file") as source:  # the columns the model and --y read
@@ -58,13 +59,10 @@ def fit(
     if skipped is not None and skipped.count:
         print(f"warning: {skipped.summary('data file')}", file=sys.stderr)
     result = fitting.fit(model, columns, params, y, init)
-    read_as, warnings = reading(model, list(columns))
-    if output == "table":
-        context.console().print(read_as_text(read_as, result.y))
-    extra = {} if skipped is None else {"skipped_rows": skipped.count}
-    show(context, FitView(), result, output, digits, **extra)
-    for warning in [*warnings, *result.warnings]:
-        print(f"warning: {warning}", file=sys.stderr)
+    reading = dataclasses.replace(read(model, list(columns)), name=result.y)
+    extra: dict[str, Any] = {} if skipped is None else {"skipped_rows": skipped.count}
+    show_read(context, FitView(), result, output, [reading], digits, **extra)
+    warn(result.warnings)
     if plot:
         _plot_fit(result, columns, out)
     return ExitCode.OK if result.converged else ExitCode.CHECK_FAILED

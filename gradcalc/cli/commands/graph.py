@@ -46,12 +46,14 @@ def graph(
         raise InputError("graph draws one target: choose it with --of")
     for warning in result.warnings:  # (the title says how the input was read)
         print(f"warning: {warning}", file=sys.stderr)
+    # undefined at the point: drawn all the same (the title says where), exit 3 as grad's
+    code = ExitCode.UNDEFINED if result.undefined.any() else ExitCode.OK
     if out is None:
         show(context, GraphView(), result, output, digits)
-        return ExitCode.OK
+        return code
     if Path(out).suffix.lower() == ".svg":
         drawing.write_text(out, graph_svg.to_svg(result, digits=digits))
     else:
         drawing.render_file(drawing.to_dot(result, digits=digits), out)
     print(f"wrote {out}", file=sys.stderr)
-    return ExitCode.OK
+    return code

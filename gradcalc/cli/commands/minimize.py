@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import enum
-import sys
 from typing import Annotated
 
 import typer
 
-from gradcalc.cli.console import progress_bar, show, show_plot
+from gradcalc.cli.console import progress_bar, show_plot
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
 from gradcalc.cli.options import Digits, Expression, PlotOut, output_option
@@ -80,9 +79,9 @@ def minimize(
     and after."""
     from gradcalc.apps.optimize import minimize as optimize
     from gradcalc.apps.views import MinimumView
+    from gradcalc.cli.reading import given_names, show_read
     from gradcalc.cli.tensors import refuse_unused, tensor_train, wants_tensors
-    from gradcalc.lang.reading import reading as read
-    from gradcalc.render.gradient import read_as_text
+    from gradcalc.lang.intake import read
 
     tensor_options = TensorOptions(
         data, features, target, bind, seed, None, dead_share, saturated_share
@@ -97,14 +96,10 @@ def minimize(
         )
     refuse_unused(tensor_options)
     text = expression_text(expression, None)
-    reading, warnings = read(text)
+    reading = read(text, given_names(start))
     with progress_bar(context, steps, "minimizing") as advance:
         result = optimize.minimize(text, start, method.value, lr, steps, tol, every, advance)
-    if output == "table":
-        context.console().print(read_as_text(reading, "f"))
-    show(context, MinimumView(), result, output, digits)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    show_read(context, MinimumView(), result, output, [reading], digits)
     if plot:
         from gradcalc.apps.plot import plot as plotting
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
@@ -30,19 +29,17 @@ def plot(
     """The function and its tangent at the point (one variable), or its contours and the
     gradient arrow (two variables, with --out)."""
     from gradcalc.apps.plot import plot
+    from gradcalc.cli.reading import given_names, named_at, warn
+    from gradcalc.lang.intake import read
 
     if not at or len(at) != 1:
         raise InputError("plot needs one point: --at x=2")
-    from gradcalc.lang.parser import parse_program
-    from gradcalc.lang.reading import ambiguities, read_as
-    from gradcalc.render.gradient import named_reading
-
     text = expression_text(expression, None)
+    at = named_at(at, text) or []
+    reading = read(text, given_names(at))
     bounds = plot.parse_span(span) if span is not None else None
     drawn = plot.plot(text, at, bounds, out, width, height)
-    program = parse_program(text)
-    context.console().print(named_reading(read_as(program), "f", program.free_variables))
+    context.console().print(reading.heading(), markup=False, soft_wrap=True)
     show_plot(drawn, out)
-    for warning in ambiguities(program):
-        print(f"warning: {warning}", file=sys.stderr)
+    warn(reading.warnings)
     return ExitCode.OK

@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
 from gradcalc.cli.options import At, CheckTimeout, Expression, output_option
+from gradcalc.cli.reading import given_names, named_at, show_read
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -31,10 +31,14 @@ def taylor(
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
     from gradcalc.apps.derive.taylor import taylor as expand
+    from gradcalc.lang.intake import read
     from gradcalc.render.pointfree import TaylorView
 
     if not at:
         raise InputError("taylor expands about a point: give it with --at x=0")
-    result = expand(expression_text(expression, None), at, order, check_timeout)
-    show(context, TaylorView(), result, output)
+    text = expression_text(expression, None)
+    at = named_at(at, text) or []
+    reading = read(text, given_names(at))
+    result = expand(text, at, order, check_timeout)
+    show_read(context, TaylorView(), result, output, [reading])
     return ExitCode.CHECK_FAILED if result.status == "disagree" else ExitCode.OK

@@ -25,6 +25,7 @@ from gradcalc.core.tape import Record, Tape
 from gradcalc.core.tensor import Tensor, apply, constant, quiet
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
+from gradcalc.lang.slips import likely_name
 
 if TYPE_CHECKING:
     from gradcalc.engine.evaluate.findings import Finding
@@ -195,6 +196,8 @@ def make_leaves(
     if missing:
         product = as_product(missing[0], list(point))
         hint = f"; {missing[0]} is one name: for a product write {product}" if product else ""
+        if not hint:  # (cosx: cos(x)?; y with yy given: a misspelling?)
+            hint = likely_name(missing[0], [str(n) for n in point])
         case = next((str(n) for n in point if str(n).lower() == missing[0].lower()), None)
         if case is not None:
             hint = f"; names are case-sensitive: you gave {case}, not {missing[0]}"

@@ -1,0 +1,444 @@
+"""The promise matrix: every command that takes an expression × every format it offers ×
+every entry point (the command line, ``%gradcalc``, ``grad --jobs``, the repl) × each promise.
+
+Nothing here names a command or a format by hand: the commands are
+:data:`gradcalc.cli.app.COMMANDS`, each one's formats are its ``--format`` choices (declared
+once, by the view it shows: :func:`gradcalc.cli.options.output_option`), each one's
+invocation is its first example in :data:`gradcalc.cli.app.EXAMPLES` (run by
+tests/cli/test_cli_help.py too), and each probe rewrites that example's EXPRESSION. A new
+command or format is in the matrix by being registered.
+
+The promises (docs/students.md, "How gradcalc reads what you type"; docs/exit-codes.md):
+
+- ``warned``: an ambiguous input (``1/2x``) is warned, on stdout or stderr, in every format;
+- ``reading``: the reading is shown: a ``read as:`` line in a human format and in a drawing,
+  the field ``read_as`` in JSON (CSV and plain keep stdout for data: their warning on
+  stderr says how the text was read);
+- ``undefined``: at a point where the expression is undefined, nothing passes (no exit 0, no
+  ``"agree"``, no ✓);
+- ``deep``: a 199-deep ``sin(...)`` nest (the parser takes 200) is answered or refused in one
+  line: never exit 70, never a traceback;
+- ``hostile``: every text of tests/hostile_inputs.py is refused (exit 2) in one line;
+- ``json``: ``--format json`` writes JSON that parses;
+- ``no_sympy``: ``--no-check`` imports no sympy (in a fresh process).
+
+Known failures that another change fixes are listed, cell by cell, in :data:`FIXED_ELSEWHERE`
+(strict: a cell that starts to pass fails until it is taken out of the table).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shlex
+import subprocess
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import pytest
+
+from gradcalc.cli.app import COMMANDS, EXAMPLES
+from gradcalc.cli.context import AppContext
+from gradcalc.core.errors import GradcalcError
+from gradcalc.lang.parser import parse_program
+from tests.hostile_inputs import HOSTILE_CLI
+
+#: The formats whose output starts with the reading (``read as:``): people's and drawings'.
+SHOWN = ("table", "markdown", "latex", "dot", "mermaid", "svg")
+#: Texts of tests/hostile_inputs.py for the quick suite: the first of each ten (all: slow).
+QUICK_HOSTILE = HOSTILE_CLI[::10]
+DEPTH = 199  # the parser's limit is 200 levels
+
+
+# --- the registry: commands, formats, invocations ----------------------------------------
+
+
+@cache
+def _click(name: str):
+    import typer.main
+
+    from gradcalc.cli.app import build
+
+    return typer.main.get_command(build((name,))).commands[name]
+
+
+def formats(name: str) -> tuple[str, ...]:
+    """The ``--format`` choices of command ``name``; ``("table",)`` for one without
+    ``--format`` (``plot`` prints a table-like text)."""
+    option = next((p for p in _click(name).params if "--format" in getattr(p, "opts", ())), None)
+    return tuple(option.type.choices) if option is not None else ("table",)
+
+
+def options(name: str) -> set[str]:
+    return {o for p in _click(name).params for o in getattr(p, "opts", ())}
+
+
+def example(name: str) -> list[str]:
+    """The first example of ``name`` as arguments after ``gradcalc``."""
+    return shlex.split(EXAMPLES[name][0])[1:]
+
+
+#: The commands that read an EXPRESSION (ops and repl read none).
+EXPRESSION_COMMANDS = tuple(n for n in COMMANDS if example(n)[1:2] and n not in ("ops", "repl"))
+
+
+def _with(args: list[str], expression: str, output: str) -> list[str]:
+    """``args`` with EXPRESSION replaced and ``--format output`` (where the command has one)."""
+    args = [args[0], expression, *args[2:]]
+    if "--format" in args:
+        k = args.index("--format")
+        del args[k : k + 2]
+    return args + (["--format", output] if "--format" in options(args[0]) else [])
+
+
+def _variables(text: str) -> tuple[str, ...]:
+    return parse_program(text).free_variables
+
+
+def _point(args: list[str]) -> tuple[str, ...]:
+    """The names of the example's point (``--at`` or ``--from``), if it has one."""
+    for option in ("--at", "--from"):
+        if option in args:
+            spec = args[args.index(option) + 1]
+            return tuple(p.split("=")[0] for p in spec.split(","))
+    return ()
+
+
+def ambiguous(text: str) -> tuple[str, str]:
+    """``text`` plus ``1/2v - v/2`` (``v`` its first variable): the same function, since
+    ``1/2v`` is read as (1/2)·v -- and the start of the warning that must say so.
+
+    >>> ambiguous("y = x^2; z = y^2")
+    ('y = x^2; z = y^2 + 1/2x - x/2', '1/2x is read as (1/2)·x')
+    """
+    v = _variables(text)[0]
+    return f"{text} + 1/2{v} - {v}/2", f"1/2{v} is read as (1/2)·{v}"
+
+
+# --- the entry points ----------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    code: int
+    stdout: str
+    stderr: str
+    crashed: str = ""  # an exception that escaped (a traceback)
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def _captured(call: Callable[[], int]) -> Outcome:
+    out, err = io.StringIO(), io.StringIO()
+    crashed = ""
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = call()
+        except Exception as error:
+            code, crashed = 70, f"{type(error).__name__}: {error}"
+    return Outcome(code, out.getvalue(), err.getvalue(), crashed)
+
+
+def via_cli(args: list[str]) -> Outcome:
+    """The command line in this process, through Typer's runner."""
+    from typer.testing import CliRunner
+
+    from gradcalc.cli.app import app
+
+    done = CliRunner().invoke(app, args, terminal_width=100)
+    escaped = done.exception is not None and not isinstance(done.exception, SystemExit)
+    return Outcome(done.exit_code, done.stdout, done.stderr, repr(done.exception) * escaped)
+
+
+def via_magic(args: list[str]) -> Outcome:
+    """``%gradcalc ARGS`` (the magic's class, in a stand-in shell)."""
+    from gradcalc.cli.ipython import GradcalcMagics
+
+    shell = types.SimpleNamespace(user_ns={}, configurables=[])
+    magic = GradcalcMagics(shell=shell)
+
+    def call() -> int:
+        magic.gradcalc(shlex.join(args))
+        return shell.user_ns["_gradcalc_exit"]
+
+    return _captured(call)
+
+
+def via_jobs(args: list[str]) -> Outcome:
+    """One job of ``grad --jobs -`` (a JSON line): its answer line is the output, its
+    ``exit_code`` field (0 when it has none) the exit code."""
+    from typer.testing import CliRunner
+
+    from gradcalc.cli.app import app
+
+    spec = args[args.index("--at") + 1]
+    point = {name: float(value) for name, value in (p.split("=") for p in spec.split(","))}
+    job = json.dumps({"expr": args[1], "at": point})
+    ran = CliRunner().invoke(app, ["grad", "--jobs", "-"], input=job + "\n")
+    escaped = ran.exception is not None and not isinstance(ran.exception, SystemExit)
+    try:
+        code = max(int(json.loads(ran.stdout).get("exit_code", 0)), ran.exit_code)
+    except (ValueError, AttributeError):
+        code = ran.exit_code
+    return Outcome(code, ran.stdout, ran.stderr, repr(ran.exception) * escaped)
+
+
+def via_repl(args: list[str]) -> Outcome:
+    """The repl: ``set format F``, then ``COMMAND EXPRESSION at POINT`` (check: define the
+    function, then the answer)."""
+    from gradcalc.cli.repl import Session
+
+    session = Session(AppContext())
+    output = args[args.index("--format") + 1] if "--format" in args else "table"
+    point = args[args.index("--at") + 1].replace(",", ", ") if "--at" in args else None
+    if args[0] == "check":
+        answer = args[args.index("--answer") + 1] if "--answer" in args else None
+        numbers = args[args.index("--expect") + 1] if "--expect" in args else None
+        lines = [f"f = {args[1]}", f"set format {output}"]
+        lines.append(f"check {answer}" if answer else f"expect {numbers} at {point}")
+    else:
+        lines = [f"set format {output}", f"{args[0]} {args[1]}" + (f" at {point}" if point else "")]
+
+    def execute(line: str) -> int:
+        try:
+            return session.execute(line)
+        except GradcalcError as error:  # (the repl's loop prints it and goes on)
+            print(f"gradcalc: {error.render()}", file=sys.stderr)
+            return int(error.exit_code)
+
+    def call() -> int:
+        *setup, line = lines
+        with contextlib.redirect_stdout(io.StringIO()):  # (the definition's "read as:")
+            codes = [execute(first) for first in setup]
+        return max(codes) if any(codes) else execute(line)
+
+    return _captured(call)
+
+
+def _repl_commands() -> set[str]:
+    from gradcalc.cli.repl import COMMANDS as REPL
+
+    return {n for n in REPL if n in COMMANDS}
+
+
+def _repl_formats() -> tuple[str, ...]:
+    from gradcalc.cli.repl import SETTINGS
+
+    return SETTINGS["format"]
+
+
+#: Each entry point: how it runs a command line, and which commands × formats it offers.
+ENTRIES: dict[str, tuple[Callable[[list[str]], Outcome], Callable[[str, str], bool]]] = {
+    "cli": (via_cli, lambda name, output: True),
+    "magic": (via_magic, lambda name, output: True),
+    "jobs": (via_jobs, lambda name, output: "--jobs" in options(name) and output == "json"),
+    "repl": (
+        via_repl,
+        lambda name, output: name in _repl_commands() and output in _repl_formats(),
+    ),
+}
+
+
+# --- the probes ------------------------------------------------------------------------------
+
+
+def _json_objects(stdout: str) -> list[dict]:
+    """The JSON objects of an output: one object, an array, or one per line (--jobs)."""
+    text = stdout.strip()
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        parsed = [json.loads(line) for line in text.splitlines()]
+    return parsed if isinstance(parsed, list) else [parsed]
+
+
+def _never_crashed(outcome: Outcome) -> None:
+    assert not outcome.crashed, outcome.crashed
+    assert outcome.code != 70, outcome.output
+    assert "Traceback" not in outcome.output and "internal error" not in outcome.output
+
+
+def probe_warned(name: str, output: str, run: Callable) -> None:
+    text, warning = ambiguous(example(name)[1])
+    outcome = run(_with(example(name), text, output))
+    _never_crashed(outcome)
+    said = outcome.output.replace("\n", " ")
+    if output == "json":  # (its warnings field, with · as \u00b7)
+        said += " ".join(w for obj in _json_objects(outcome.stdout) for w in obj["warnings"])
+    assert warning in said, outcome.output
+
+
+def probe_reading(name: str, output: str, run: Callable) -> None:
+    text, _ = ambiguous(example(name)[1])
+    outcome = run(_with(example(name), text, output))
+    _never_crashed(outcome)
+    if output == "json":
+        objects = _json_objects(outcome.stdout)
+        assert objects and all("(1/2)·" in obj["read_as"] for obj in objects), outcome.stdout
+    else:  # (the reading notation: the text typed is 1/2x, the output's 1/2*x or x/2)
+        assert "(1/2)·" in outcome.stdout, outcome.stdout
+
+
+def probe_undefined(name: str, output: str, run: Callable) -> None:
+    args = example(name)
+    outcome = run(_with(args, f"log(-1 - {_point(args)[0]}^2)", output))
+    _never_crashed(outcome)
+    assert outcome.code != 0, outcome.output
+    assert "✓" not in outcome.stdout, outcome.stdout
+    if output == "json" and outcome.stdout.strip():
+        for obj in _json_objects(outcome.stdout):
+            assert (obj.get("check") or {}).get("status") != "agree", obj
+
+
+def probe_deep(name: str, output: str, run: Callable) -> None:
+    v = _variables(example(name)[1])[0]
+    outcome = run(_with(example(name), "sin(" * DEPTH + v + ")" * DEPTH, output))
+    _never_crashed(outcome)
+    assert outcome.code in (0, 1, 2, 3), outcome.output
+    assert outcome.code == 2 or outcome.stdout.strip(), outcome.output  # an answer, or why not
+
+
+def _hostile(texts: list) -> Callable:
+    """Each text is refused (exit 2) in a few lines where the parser refuses it; one it reads
+    (``S(x)`` is S·x: without a point, a fine product) is answered: never a crash."""
+
+    def probe(name: str, output: str, run: Callable) -> None:
+        for text, _ in texts:
+            outcome = run(_with(example(name), text, output))
+            _never_crashed(outcome)
+            if _refused_by_the_parser(text):
+                assert outcome.code == 2, (text, outcome.output)
+                assert outcome.stderr.count("\n") <= 4, (text, outcome.stderr)  # and a caret
+
+    return probe
+
+
+def _refused_by_the_parser(text: str) -> bool:
+    try:
+        parse_program(text)
+    except GradcalcError:
+        return True
+    return False
+
+
+def probe_json(name: str, output: str, run: Callable) -> None:
+    outcome = run(_with(example(name), example(name)[1], output))
+    _never_crashed(outcome)
+    assert outcome.code in (0, 1), outcome.output
+    assert _json_objects(outcome.stdout), outcome.stdout
+
+
+#: Each probe: the function, and the cells it applies to (command, format, entry).
+PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
+    "warned": (probe_warned, lambda name, output, entry: True),
+    "reading": (
+        probe_reading,
+        lambda name, output, entry: output in (*SHOWN, "json") and name != "plot",
+    ),
+    "undefined": (probe_undefined, lambda name, output, entry: bool(_point(example(name)))),
+    "hostile": (_hostile(QUICK_HOSTILE), lambda name, output, entry: True),
+    "json": (probe_json, lambda name, output, entry: output == "json"),
+}
+#: The heavy probes (seconds a cell: sympy on a 199-deep nest), run without -m "not slow".
+SLOW_PROBES = {
+    "deep": (probe_deep, lambda name, output, entry: True),
+    "hostile_all": (_hostile(HOSTILE_CLI), PROBES["hostile"][1]),
+}
+
+#: Cells that fail for a bug another change fixes (issue 35, items 2 to 5): delete each row
+#: once that change is merged (strict: a row whose cell passes fails the suite).
+_ELSEWHERE = "issue 35: fixed on branch pipeline-results"
+#: Found by this matrix, not listed in issue 35 (item 5's promise): jacobian's exact
+#: determinant asks sympy under --no-check (engine.exact.exact_determinants).
+_JACOBIAN_SYMPY = "issue 35 item 5, found by the matrix: jacobian --no-check imports sympy"
+FIXED_ELSEWHERE: dict[tuple[str, str, str, str], str] = {
+    # the check's status is "agree" at an undefined point (JSON)
+    **{
+        (name, "json", entry, "undefined"): _ELSEWHERE
+        for name in ("grad", "hessian", "jacobian")
+        for entry in ("cli", "magic", "repl")
+    },
+    ("grad", "json", "jobs", "undefined"): _ELSEWHERE,
+    # diff of a 199-deep nest, --format plain: nothing printed, exit 1
+    ("diff", "plain", "cli", "deep"): _ELSEWHERE,
+    ("diff", "plain", "magic", "deep"): _ELSEWHERE,
+    # --no-check imports sympy: the tangent line's exact values (grad's table)
+    ("grad", "table", "process", "no_sympy"): _ELSEWHERE,
+    **{
+        (("jacobian", f, "process", "no_sympy")): _JACOBIAN_SYMPY
+        for f in ("table", "json", "csv", "plain")
+    },
+}
+
+
+def _cells(probes: dict) -> list:
+    cells = []
+    for name in EXPRESSION_COMMANDS:
+        for output in formats(name):
+            for entry, (_, offers) in ENTRIES.items():
+                if not offers(name, output):
+                    continue
+                for probe, (_, applies) in probes.items():
+                    if not applies(name, output, entry):
+                        continue
+                    cell = (name, output, entry, probe)
+                    marks = []
+                    if cell in FIXED_ELSEWHERE:
+                        marks.append(pytest.mark.xfail(strict=True, reason=FIXED_ELSEWHERE[cell]))
+                    cells.append(pytest.param(*cell, marks=marks, id="-".join(cell)))
+    return cells
+
+
+@pytest.mark.parametrize(("name", "output", "entry", "probe"), _cells(PROBES))
+def test_every_command_keeps_every_promise(name: str, output: str, entry: str, probe: str):
+    PROBES[probe][0](name, output, ENTRIES[entry][0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "output", "entry", "probe"), _cells(SLOW_PROBES))
+def test_every_command_keeps_every_promise_on_heavy_input(
+    name: str, output: str, entry: str, probe: str
+):
+    SLOW_PROBES[probe][0](name, output, ENTRIES[entry][0])
+
+
+# --- --no-check imports no sympy (each in a fresh process: this one has sympy already) -----
+
+_NO_SYMPY = """
+import contextlib, io, json, sys
+from gradcalc.cli.app import run
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = run(json.loads(sys.argv[1]))
+print(json.dumps([code, "sympy" in sys.modules]))
+"""
+
+
+def _unchecked_cells() -> list:
+    cells = []
+    for name in EXPRESSION_COMMANDS:
+        if "--no-check" not in options(name):
+            continue
+        for output in formats(name):
+            cell = (name, output, "process", "no_sympy")
+            reason = FIXED_ELSEWHERE.get(cell)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            cells.append(pytest.param(name, output, marks=marks, id="-".join(cell)))
+    return cells
+
+
+@pytest.mark.parametrize(("name", "output"), _unchecked_cells())
+def test_no_check_imports_no_sympy(name: str, output: str) -> None:
+    args = [*_with(example(name), example(name)[1], output), "--no-check"]
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_SYMPY, json.dumps(args)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    code, imported = json.loads(done.stdout)
+    assert code == 0, args
+    assert not imported, f"gradcalc {shlex.join(args)} imported sympy"

@@ -1,0 +1,55 @@
+"""Student slips: glued function names, juxtaposed names, f^-1, the likely missing name."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gradcalc.core.ops import FUNCTION_NAMES
+from gradcalc.lang.intake import read
+from gradcalc.lang.slips import glued_function, inverse_power, juxtaposed, likely_name
+
+ONE_ARGUMENT = {
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp,
+    "ln": math.log, "sqrt": math.sqrt, "sinh": math.sinh, "atan": math.atan,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("function", sorted(ONE_ARGUMENT))
+def test_the_suggested_call_computes_the_function_of_the_variable(function) -> None:
+    from gradcalc import grad
+
+    call = glued_function(f"{function}x")
+    assert call == f"{function}(x)"
+    value = grad(call, at={"x": 0.7}, check=False).value
+    assert math.isclose(float(value), ONE_ARGUMENT[function](0.7), rel_tol=1e-12)
+
+
+def test_a_function_name_is_never_a_slip() -> None:
+    assert all(glued_function(name) is None and juxtaposed(name) is None for name in FUNCTION_NAMES)
+
+
+def test_names_warn_unless_given() -> None:
+    assert any("if you mean x·y" in w for w in read("2xy").warnings)
+    assert read("2xy", given=["xy"]).warnings == ()
+    assert read("w1*rate + mu").warnings == ()
+
+
+def test_an_inverse_power_names_the_inverse_that_exists() -> None:
+    for function in ("sin", "cos", "tan"):
+        assert f"arc{function}(x)" in inverse_power(function)
+        assert f"arc{function}" in FUNCTION_NAMES
+    assert "no inverse of sec" in inverse_power("sec")
+
+
+def test_the_likely_name_of_a_missing_value() -> None:
+    assert likely_name("sinx", ["x"]) == "; did you mean sin(x)?"
+    assert likely_name("ab", ["a", "b"]) == "; did you mean a*b?"
+    assert likely_name("zzz", ["x"]) == ""
+
+
+def test_cos_inverse_is_refused_with_both_readings(cli) -> None:
+    done = cli("diff", "cos^-1(x)")
+    assert done.exit_code == 2
+    assert "arccos(x)" in done.stderr and "1/cos(x)" in done.stderr
