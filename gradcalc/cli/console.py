@@ -135,10 +135,11 @@ class Writer:
         choose(view, self.output).write(shown, computed, self.sink)
 
     def _note_status(self, result: Any) -> None:
-        if result.check is not None and result.check.status == "disagree":
-            self.exit_code = ExitCode.CHECK_FAILED
-        elif result.undefined.any() and self.exit_code == ExitCode.OK:
-            self.exit_code = ExitCode.UNDEFINED
+        from gradcalc.engine.exits import of_results
+
+        code = of_results([result])
+        if code == ExitCode.CHECK_FAILED or self.exit_code == ExitCode.OK:
+            self.exit_code = code
         for warning in result.warnings:
             self._once(f"warning: {warning}")
         for singular in result.singularities:
@@ -201,6 +202,28 @@ def show(
     sink = Sink(sys.stdout, context.console(), digits, extra=extra)
     kind.write(view, data, sink)
     kind.close(sink)
+    if not kind.rich and kind.name != "json":  # (a table shows them; JSON has "notes")
+        for note in notes_of(data):
+            print(f"note: {note}", file=sys.stderr)
+
+
+def notes_of(data: Any) -> list[str]:
+    """What a result says besides its answer -- its notes, and a verification that did not
+    verify -- for the formats whose lines hold only the answer (plain, CSV, documents).
+
+    >>> from types import SimpleNamespace as N
+    >>> notes_of(N(notes=["a"], verification=N(status="unverified", detail="no points")))
+    ['a', 'not verified: no points']
+    >>> notes_of((1, 2))
+    []
+    """
+    notes = list(getattr(data, "notes", None) or [])
+    check = getattr(data, "verification", None)
+    if check is not None and check.status != "verified":
+        from gradcalc.render.derivative import verification_line
+
+        notes.append(verification_line(data))
+    return notes
 
 
 @contextlib.contextmanager

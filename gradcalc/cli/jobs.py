@@ -53,10 +53,12 @@ from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.core.workers import ordered_map
 from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at
+from gradcalc.engine.exits import of_results
 from gradcalc.engine.points import Points, parse_at, points_from_rows
 from gradcalc.engine.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
+from gradcalc.render.encoding import dumps
 from gradcalc.render.gradient import to_json
 from gradcalc.render.views import DerivativeView
 from gradcalc.symbolic.shapes import Shapes, sharing
@@ -94,7 +96,7 @@ def run_jobs(
             reply, code = {"job": number, "error": message, "exit_code": 2}, 2
         else:
             reply, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
-        return json.dumps(reply), code
+        return dumps(reply), code
 
     with sharing(cache.shapes), planning(cache.plans), budget.handler_kept():
         if workers > 1 and settings.check:
@@ -168,11 +170,7 @@ def _answer(number: int, text: str, options: Options, cache: _Cache) -> tuple[di
     else:
         results = gradient_at(graph, points, wrt, options)
         objects = [to_json(result, 0, tape=False) for result in results]
-    code = ExitCode.OK
-    if any(r.check is not None and r.check.status == "disagree" for r in results):
-        code = ExitCode.CHECK_FAILED
-    elif any(r.undefined.any() for r in results):
-        code = ExitCode.UNDEFINED
+    code = of_results(results)
     if len(objects) == 1:
         return {"job": number, **objects[0]}, int(code)
     return {"job": number, "results": objects}, int(code)

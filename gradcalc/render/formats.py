@@ -183,18 +183,18 @@ class Json(OutputFormat):
             self._write(view, data, sink)
 
     def _write(self, view: Any, data: Any, sink: Sink) -> None:
-        import json  # (here: a table, the default, never needs it)
+        from gradcalc.render.encoding import dumps  # (a table, the default, never needs it)
 
         ascii_only = getattr(view, "ascii_json", True)
         objects = view.records(data, sink.tape)
         if sink.extra:
             objects = [{**obj, **sink.extra} for obj in objects]
         if not sink.many and not sink.started and len(objects) == 1:
-            sink.out.write(json.dumps(objects[0], ensure_ascii=ascii_only) + "\n")
+            sink.out.write(dumps(objects[0], ascii_only) + "\n")
             sink.started = True
             return
         for obj in objects:
-            text = json.dumps(obj, ensure_ascii=ascii_only)
+            text = dumps(obj, ascii_only)
             sink.out.write(("," if sink.array else "[") + text + "\n")
             sink.array = sink.started = True
 

@@ -59,7 +59,9 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     if result.check is not None:
         status = result.check.status
         agree = None
-        if status != "skipped" and not undefined:
+        if undefined:  # no derivative here to compare: never "agree"
+            status = "undefined"
+        elif status != "skipped":
             agree = not bool(at_point(result.check.mismatch, k))
         check = {
             "status": status,

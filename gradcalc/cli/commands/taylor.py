@@ -10,7 +10,7 @@ from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
 from gradcalc.cli.options import At, CheckTimeout, Expression, output_option
-from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.core.errors import InputError
 
 
 def taylor(
@@ -31,10 +31,12 @@ def taylor(
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
     from gradcalc.apps.taylor import taylor as expand
+    from gradcalc.engine.exits import exit_status, undefined_values
     from gradcalc.render.pointfree import TaylorView
 
     if not at:
         raise InputError("taylor expands about a point: give it with --at x=0")
     result = expand(expression_text(expression, None), at, order, check_timeout)
     show(context, TaylorView(), result, output)
-    return ExitCode.CHECK_FAILED if result.status == "disagree" else ExitCode.OK
+    tape = [c.tape for c in result.coefficients]
+    return exit_status(failed=result.status == "disagree", undefined=undefined_values(tape))
