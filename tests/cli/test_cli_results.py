@@ -12,6 +12,7 @@ from fractions import Fraction
 import pytest
 
 from gradcalc.core.errors import ExitCode
+from tests.cli.compact import per_point
 
 
 def test_taylor_json_of_two_variables_parses(cli) -> None:
@@ -35,7 +36,7 @@ def test_undefined_point_among_many_is_undefined_not_agree(cli, tmp_path) -> Non
     points = tmp_path / "p.csv"
     points.write_text("x\n-1\n2\n")
     result = cli("grad", "log(x)", "--points", str(points), "--format", "json")
-    out = json.loads(result.stdout)
+    out = per_point(json.loads(result.stdout))
     assert [o["check"]["status"] for o in out] == ["undefined", "agree"]
     assert out[1]["gradient"]["x"] == 0.5  # d/dx log(x) = 1/x
     assert result.exit_code == ExitCode.UNDEFINED
