@@ -28,18 +28,21 @@ def plot(
     height: Annotated[int, typer.Option("--height", min=12, help="Terminal plot height.")] = 24,
 ) -> int:
     """The function and its tangent at the point (one variable), or its contours and the
-    gradient arrow (two variables, with --out)."""
+    gradient arrow (two variables, with --out); without --at, the function of one variable
+    alone."""
     from gradcalc.apps import plot
-
-    if not at or len(at) != 1:
-        raise InputError("plot needs one point: --at x=2")
     from gradcalc.lang.parser import parse_program
     from gradcalc.lang.reading import ambiguities, read_as
     from gradcalc.render.gradient import named_reading
 
+    if at and len(at) != 1:
+        raise InputError("plot is drawn at one point: give one --at x=2 (or none)")
     text = expression_text(expression, None)
     bounds = plot.parse_span(span) if span is not None else None
-    drawn = plot.plot(text, at, bounds, out, width, height)
+    if at:
+        drawn = plot.plot(text, at, bounds, out, width, height)
+    else:  # one variable: the function alone
+        drawn = plot.function_plot(text, bounds, out, width, height)
     program = parse_program(text)
     context.console().print(named_reading(read_as(program), "f", program.free_variables))
     show_plot(drawn, out)
