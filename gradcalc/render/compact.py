@@ -93,8 +93,9 @@ def merged(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     targets = [
         _merged_target([c["targets"][k] for c in chunks]) for k in range(len(first["targets"]))
     ]
-    if len(targets) == 1:
-        return {**targets[0], **out}
+    if len(targets) == 1:  # (what it is, then how many points and where, then the columns)
+        heading = {k: targets[0][k] for k in ("expression", "read_as", "target")}
+        return {**heading, **out, **targets[0]}
     return {**out, "targets": targets}
 
 
