@@ -150,9 +150,13 @@ def _isolated(
         if error.column is not None:
             answer["offset"] = error.column  # where in the job's text, counted from 0
         return answer, code
-    except (MemoryError, RecursionError):
+    except (MemoryError, RecursionError) as error:
         cache.clear()
         message = "out of memory: the job needs more memory than this process allows"
+        if isinstance(error, RecursionError):  # deeper than the room a command has
+            from gradcalc.cli.depth import refusal
+
+            message = refusal()
         return {"job": number, "error": message, "exit_code": 2}, 2
     except Exception as bug:  # a bug in gradcalc: this job's answer, not the stream's end
         message = f"internal error: {type(bug).__name__}: {bug}"[:300]
