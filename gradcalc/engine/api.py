@@ -216,9 +216,24 @@ def hessian_at(
         first = symbolic_gradient(graph, target, list(sources))
         return {**first, **{f"{a},{b}": derivative(first[a], symbol(b)) for a, b in labels}}
 
+    name = graph.target_names[target]
+    second = {
+        f"∂²{name}/∂{a}∂{b}": matrix[i, j]
+        for i, a in enumerate(sources)
+        for j, b in enumerate(sources)
+    }
     result = finish(
         HessianResult,
-        Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
+        Computed(
+            graph,
+            target,
+            run.sources,
+            run.value,
+            run.gradient,
+            run.rows,
+            run.problems,
+            higher=second,
+        ),
         points,
         options,
         lambda where: check_against(
@@ -278,6 +293,9 @@ def derivatives_at(
             run.rows,
             run.problems,
             labels={source: "d1"},
+            higher={
+                _order_name(graph, target, source, k): orders[k - 1] for k in range(2, order + 1)
+            },
         ),
         points,
         options,
@@ -291,6 +309,11 @@ def derivatives_at(
         settled(orders[k - 1], result.check, f"d{k}") for k in range(1, order + 1)
     ]
     return result
+
+
+def _order_name(graph: Graph, target: int, source: str, k: int) -> str:
+    """``d3f/dx3``: the k-th derivative's name in messages."""
+    return f"d{k}{graph.target_names[target]}/d{source}{k}"
 
 
 def directional_at(

@@ -53,6 +53,8 @@ class Computed:
     labels: dict[str, str] = field(default_factory=dict)
     #: rows naming the problems' records, where ``rows`` are not (see :class:`Evaluation`)
     named_by: list[TapeRow] | None = None
+    #: higher derivatives by their written name (``∂²f/∂x∂y``): checked for overflow too
+    higher: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def naming_rows(self) -> Sequence[TapeRow]:
@@ -201,7 +203,8 @@ def unexplained_gradients(run: Computed, explained: np.ndarray, name: str) -> li
     derivative exists; it is undefined here only as a float64, and said so (never checked,
     never shown as -inf)."""
     found = []
-    for source, gradient in run.gradient.items():
+    named = {f"∂{name}/∂{source}": g for source, g in run.gradient.items()}
+    for subject, gradient in {**named, **run.higher}.items():
         if gradient is None:
             continue
         with np.errstate(all="ignore"):
@@ -212,7 +215,6 @@ def unexplained_gradients(run: Computed, explained: np.ndarray, name: str) -> li
         infinite = np.isinf(np.where(mask, gradient, 0.0)).any()
         reason = "overflow: beyond float64's largest number, 1.8e308" if infinite else "NaN"
         points = np.flatnonzero(mask.reshape(-1))
-        subject = f"∂{name}/∂{source}"
         found.append(_Unexplained(Singularity(GRADIENT, subject, 0, "", reason, points), mask))
     return found
 

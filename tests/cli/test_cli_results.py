@@ -97,3 +97,18 @@ def test_plain_says_when_a_formula_is_not_verified(cli) -> None:
     plain = cli("diff", "sqrt(-1-x^2)", "--format", "plain")
     line = "not verified: only 0 of 96 random points are in the domain"
     assert line in table.stdout and line in plain.stderr
+
+
+@pytest.mark.parametrize("e", [100, 102, 103, 110, *random.Random(7).sample(range(1, 300), 4)])
+@pytest.mark.parametrize("how", [("hessian",), ("grad", "--order", "2")])
+def test_second_derivative_overflow_is_undefined_not_a_failed_check(cli, e: int, how) -> None:
+    # d²/dx² 1/x = 2/x^3, exactly in rationals from the float64 x
+    x = float(f"1e-{e}")
+    exact = 2 / Fraction(x) ** 3
+    result = cli(how[0], "1/x", "--at", f"x=1e-{e}", *how[1:], "--format", "plain")
+    if exact > sys.float_info.max:
+        assert result.exit_code == ExitCode.UNDEFINED, result.output
+        assert "overflows float64" in result.stderr and "rounded past" not in result.stderr
+    else:
+        assert result.exit_code == ExitCode.OK, result.output
+        assert float(result.stdout.split()[-1]) == pytest.approx(float(exact), rel=1e-12)
