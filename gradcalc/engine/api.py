@@ -217,11 +217,7 @@ def hessian_at(
         return {**first, **{f"{a},{b}": derivative(first[a], symbol(b)) for a, b in labels}}
 
     name = graph.target_names[target]
-    second = {
-        f"∂²{name}/∂{a}∂{b}": matrix[i, j]
-        for i, a in enumerate(sources)
-        for j, b in enumerate(sources)
-    }
+    second = {f"∂²{name}/∂{a}∂{b}": matrix[i, j] for (i, a), (j, b) in _pairs(sources)}
     result = finish(
         HessianResult,
         Computed(
@@ -259,6 +255,11 @@ def hessian_at(
         scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
         result.tests.append(classify(h, g, scale, exact=known[:, k]))
     return result
+
+
+def _pairs(sources: Sequence[str]) -> list[tuple[tuple[int, str], tuple[int, str]]]:
+    """Every (row, column) of a matrix over ``sources``, with the indices."""
+    return [(ia, jb) for ia in enumerate(sources) for jb in enumerate(sources)]
 
 
 def _shown_at(result: GradResult, source: str, k: int) -> float:
