@@ -220,16 +220,7 @@ def hessian_at(
     second = {f"∂²{name}/∂{a}∂{b}": matrix[i, j] for (i, a), (j, b) in _pairs(sources)}
     result = finish(
         HessianResult,
-        Computed(
-            graph,
-            target,
-            run.sources,
-            run.value,
-            run.gradient,
-            run.rows,
-            run.problems,
-            higher=second,
-        ),
+        _computed(graph, target, run, higher=second),
         points,
         options,
         lambda where: check_against(
@@ -255,6 +246,12 @@ def hessian_at(
         scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
         result.tests.append(classify(h, g, scale, exact=known[:, k]))
     return result
+
+
+def _computed(graph: Graph, target: int, run: Any, **extra: Any) -> Computed:
+    """What a nested-tape run (:mod:`gradcalc.engine.higher`) computed, to judge."""
+    fields = (run.sources, run.value, run.gradient, run.rows, run.problems)
+    return Computed(graph, target, *fields, **extra)
 
 
 def _pairs(sources: Sequence[str]) -> list[tuple[tuple[int, str], tuple[int, str]]]:
@@ -285,14 +282,10 @@ def derivatives_at(
 
     result = finish(
         DerivativeResult,
-        Computed(
+        _computed(
             graph,
             target,
-            run.sources,
-            run.value,
-            run.gradient,
-            run.rows,
-            run.problems,
+            run,
             labels={source: "d1"},
             higher={
                 _order_name(graph, target, source, k): orders[k - 1] for k in range(2, order + 1)
