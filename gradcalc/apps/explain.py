@@ -2,9 +2,9 @@
 the numbers filled in), the gradient, and the symbolic derivative rule by rule.
 
 :func:`explain` builds an :class:`Explanation` of structured steps;
-:mod:`gradcalc.apps.explain_render` renders it (Markdown, LaTeX, rich panels).
+:mod:`gradcalc.apps.explain.explain_render` renders it (Markdown, LaTeX, rich panels).
 
->>> from gradcalc.apps.explain_render import to_markdown
+>>> from gradcalc.apps.explain.explain_render import to_markdown
 >>> e = explain("y = x**2; z = y**2", at={"x": 3})
 >>> print(to_markdown(e))
 # Explaining z in `y = x^2; z = y^2` at x=3.0
@@ -43,24 +43,24 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.apps.derivation import SYMBOLIC_TIMEOUT, derivation, source_node
-from gradcalc.apps.explanation import Explanation, ForwardStep, Operand, ReverseStep, Term
+from gradcalc.apps.explain.derivation import SYMBOLIC_TIMEOUT, derivation, source_node
+from gradcalc.apps.explain.explanation import Explanation, ForwardStep, Operand, ReverseStep, Term
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
-from gradcalc.engine.api import GradResult, Options, as_points, compile_expression, gradient_at
-from gradcalc.engine.diagnostics import local_slopes
-from gradcalc.engine.evaluate import TapeRow, source_names
-from gradcalc.engine.points import Points
+from gradcalc.engine.run.api import GradResult, Options, as_points, compile_expression, gradient_at
+from gradcalc.engine.evaluate.diagnostics import local_slopes
+from gradcalc.engine.evaluate.evaluate import TapeRow, source_names
+from gradcalc.engine.evaluate.points import Points
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck import (
+from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,
     constant_to_sympy,
     in_variables,
     time_limit,
     to_sympy,
 )
-from gradcalc.symbolic.derivative import derivative, symbol
-from gradcalc.symbolic.simplify import simplest
+from gradcalc.symbolic.translate.derivative import derivative, symbol
+from gradcalc.symbolic.crosscheck.simplify import simplest
 
 __all__ = ["Explanation", "explain"]
 
@@ -96,7 +96,7 @@ def explain(
     #1 3.0 ['#2']
     w1 36.0 ['#1', '#3']
     w2 10.0 ['#4']
-    >>> from gradcalc.symbolic.notation import user_text
+    >>> from gradcalc.symbolic.translate.notation import user_text
     >>> e = explain("x^x", at=None)
     >>> [step.rule for step in e.derivations[0].steps], user_text(e.simplified["x"].expr)
     (['logarithmic differentiation'], 'x^x*(ln(x) + 1)')

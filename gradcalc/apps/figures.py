@@ -1,5 +1,5 @@
 """How a plot is drawn: in the terminal (plotext's braille) or into a PNG or SVG file
-(matplotlib), from the curves, frames, tangents and contours that :mod:`gradcalc.apps.plot`
+(matplotlib), from the curves, frames, tangents and contours that :mod:`gradcalc.apps.plot.plot`
 computes. Matplotlib and plotext are imported only when a plot is drawn.
 """
 

@@ -21,16 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.apps.diff import Entry, Verification, verify
+from gradcalc.apps.derive.diff import Entry, Verification, verify
 from gradcalc.core.errors import InputError, UndefinedError
-from gradcalc.engine.api import Options, gradient_at
-from gradcalc.engine.evaluate import source_names
-from gradcalc.engine.points import Points, parse_at
+from gradcalc.engine.run.api import Options, gradient_at
+from gradcalc.engine.evaluate.evaluate import source_names
+from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_equation
-from gradcalc.symbolic.crosscheck import CheckTimeout, symbolic_gradient, time_limit
-from gradcalc.symbolic.crosscheck import to_sympy as graph_to_sympy
-from gradcalc.symbolic.simplify import simplest
+from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, symbolic_gradient, time_limit
+from gradcalc.symbolic.crosscheck.crosscheck import to_sympy as graph_to_sympy
+from gradcalc.symbolic.crosscheck.simplify import simplest
 
 #: |F| at a given point must be below this (relative to the size of F's terms) to be on it.
 ON_CURVE = 1e-9

@@ -138,7 +138,7 @@ class Writer:
         choose(view, self.output).write(shown, computed, self.sink)
 
     def _note_status(self, result: Any) -> None:
-        from gradcalc.engine.exits import of_results
+        from gradcalc.engine.judge.exits import of_results
 
         code = of_results([result])
         if code == ExitCode.CHECK_FAILED or self.exit_code == ExitCode.OK:

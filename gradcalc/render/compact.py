@@ -7,7 +7,7 @@ object per point repeated the expression, the reading, the derivative and the ch
 sentence 10^5 times (100 MB, 8x the CSV's time). The chunks of a file of points are
 merged (:func:`merged`) into one object, written when the last chunk is in.
 
->>> from gradcalc.engine.api import grad
+>>> from gradcalc.engine.run.api import grad
 >>> import numpy as np
 >>> result = grad("x^2", at={"x": np.array([1.0, 3.0])})
 >>> obj = merged([chunk_columns([result])])
@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine.results import GradResult
-from gradcalc.symbolic.crosscheck import RTOL, CheckReport
-from gradcalc.symbolic.shapes import printed
+from gradcalc.engine.evaluate.results import GradResult
+from gradcalc.symbolic.crosscheck.crosscheck import RTOL, CheckReport
+from gradcalc.symbolic.translate.shapes import printed
 
 
 def chunk_columns(results: list[GradResult]) -> dict[str, Any]:

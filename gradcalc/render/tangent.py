@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from gradcalc.symbolic.notation import join_terms
+from gradcalc.symbolic.translate.notation import join_terms
 
 
 def tangent_text(

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gradcalc.core.numbers import format_number
-from gradcalc.engine.api import (
+from gradcalc.engine.run.api import (
     DirectionalResult,
     GradResult,
 )
@@ -97,7 +97,7 @@ class GradView:
         """The diagnostics under a single point's tables (the report, with ``diagnose``)."""
         from rich.text import Text
 
-        from gradcalc.engine.diagnostics import report
+        from gradcalc.engine.evaluate.diagnostics import report
 
         unhealthy = any(render.at_point(f.mask, 0) for f in result.diagnostics)
         if not (unhealthy or self.diagnose):
@@ -282,7 +282,7 @@ def text_at(texts: list[str | None], k: int) -> str | None:
 
 def _exact_at(check: Any, labels: list[str], k: int) -> dict[str, str]:
     """The exact texts of ``labels`` at point ``k``, where the check knows them."""
-    from gradcalc.engine.exact import exact_texts
+    from gradcalc.engine.judge.exact import exact_texts
 
     found = {label: text_at(exact_texts(check, label), k) for label in labels}
     return {label: text for label, text in found.items() if text is not None}

@@ -31,7 +31,7 @@ def test_plot_says_how_it_read_the_expression_and_warns(cli, tmp_path) -> None:
 def test_plot_of_one_variable_without_a_point_draws_the_function(cli, monkeypatch) -> None:
     import numpy as np
 
-    import gradcalc.apps.plot as plotting
+    import gradcalc.apps.plot.plot as plotting
 
     drawn = {}
     real = plotting.curve_terminal
@@ -52,7 +52,7 @@ def test_plot_of_one_variable_without_a_point_draws_the_function(cli, monkeypatc
 def test_plot_without_a_point_leaves_gaps_where_undefined(cli, monkeypatch) -> None:
     import numpy as np
 
-    import gradcalc.apps.plot as plotting
+    import gradcalc.apps.plot.plot as plotting
 
     drawn = {}
     monkeypatch.setattr(plotting, "curve_terminal", lambda plt, c, e: drawn.update(curve=c))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from gradcalc.core.errors import ExitCode
-from gradcalc.engine.api import grad
-from gradcalc.engine.exits import exit_status, of_results, undefined_values
+from gradcalc.engine.run.api import grad
+from gradcalc.engine.judge.exits import exit_status, of_results, undefined_values
 
 
 @pytest.mark.parametrize(("failed", "undefined"), list(itertools.product([False, True], repeat=2)))

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 
 from gradcalc import hessian, jacobian
 from gradcalc.core.errors import ExitCode
-from gradcalc.engine.api import Options, compile_expression, derivatives_at
-from gradcalc.engine.points import parse_at
-from gradcalc.symbolic.crosscheck import to_sympy
+from gradcalc.engine.run.api import Options, compile_expression, derivatives_at
+from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
 from tests.cli.compact import per_point
 from tests.test_properties import EXPRESSIONS, POINT, X, Y
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gradcalc.engine.api import compile_expression, derivatives_at, hessian
-from gradcalc.engine.points import parse_at
+from gradcalc.engine.run.api import compile_expression, derivatives_at, hessian
+from gradcalc.engine.evaluate.points import parse_at
 from tests.cli.compact import per_point
 
 X, Y, Z = sp.symbols("x y z")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradcalc.engine.api import grad
+from gradcalc.engine.run.api import grad
 from gradcalc.render.tangent import tangent_text
 
 coefficients = st.integers(-9, 9)

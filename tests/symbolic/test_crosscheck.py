@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck import CheckInput, cross_check
+from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, cross_check
 from tests.cli.compact import per_point
 
 

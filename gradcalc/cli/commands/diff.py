@@ -39,8 +39,8 @@ def diff(
     """The derivative of EXPRESSION as a formula, simplified and verified on the tape."""
     text = expression_text(expression, None)
     if implicit is not None:
-        from gradcalc.apps.implicit import implicit as differentiate_implicitly
-        from gradcalc.engine.exits import undefined_values
+        from gradcalc.apps.derive.implicit import implicit as differentiate_implicitly
+        from gradcalc.engine.judge.exits import undefined_values
         from gradcalc.render.pointfree import ImplicitView
 
         result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
@@ -67,7 +67,7 @@ def point_free(
 ) -> int:
     """The symbolic answer of ``diff`` (and of ``grad``, ``hessian``, ``jacobian`` without a
     point): ``kind`` is ``gradient``, ``hessian``, ``jacobian`` or None (from the question)."""
-    from gradcalc.apps.diff import differentiate
+    from gradcalc.apps.derive.diff import differentiate
     from gradcalc.lang.reading import reading
     from gradcalc.render.derivative import DiffView
     from gradcalc.render.gradient import read_as_text
@@ -83,9 +83,9 @@ def point_free(
 
 
 def status(verification: str, undefined: bool = False) -> int:
-    """The exit code (:func:`~gradcalc.engine.exits.exit_status`): 1 when the tape contradicts
+    """The exit code (:func:`~gradcalc.engine.judge.exits.exit_status`): 1 when the tape contradicts
     the symbolic answer (or there is none), else 3 when a value at the point is not finite,
     else 0 (an answer the tape could not check is printed with the reason)."""
-    from gradcalc.engine.exits import exit_status
+    from gradcalc.engine.judge.exits import exit_status
 
     return exit_status(failed=verification == "differs", undefined=undefined)

@@ -30,7 +30,7 @@ def plot(
     """The function and its tangent at the point (one variable), or its contours and the
     gradient arrow (two variables, with --out); without --at, the function of one variable
     alone."""
-    from gradcalc.apps import plot
+    from gradcalc.apps.plot import plot
     from gradcalc.lang.parser import parse_program
     from gradcalc.lang.reading import ambiguities, read_as
     from gradcalc.render.gradient import named_reading

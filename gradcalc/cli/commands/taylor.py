@@ -30,8 +30,8 @@ def taylor(
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
-    from gradcalc.apps.taylor import taylor as expand
-    from gradcalc.engine.exits import exit_status, undefined_values
+    from gradcalc.apps.derive.taylor import taylor as expand
+    from gradcalc.engine.judge.exits import exit_status, undefined_values
     from gradcalc.render.pointfree import TaylorView
 
     if not at:

@@ -25,10 +25,10 @@ def exit_status(*, failed: bool, undefined: bool) -> ExitCode:
 
 
 def of_results(results: Iterable[Any]) -> ExitCode:
-    """The exit status of gradient results (:class:`~gradcalc.engine.results.GradResult`:
+    """The exit status of gradient results (:class:`~gradcalc.engine.evaluate.results.GradResult`:
     ``check`` and ``undefined``).
 
-    >>> from gradcalc.engine.api import grad
+    >>> from gradcalc.engine.run.api import grad
     >>> int(of_results([grad("log(x)", at={"x": -1.0}, strict=False)]))
     3
     """
