@@ -28,7 +28,7 @@ import report
 from harness import Section, limit_threads
 from rich.console import Console
 
-SCENARIOS = ("oneshot", "batch", "throughput", "scaling", "mlp")  # modules scenario_NAME
+SCENARIOS = ("oneshot", "batch", "throughput", "scaling", "mlp", "formats")  # modules scenario_NAME
 PACKAGES = (
     "gradcalc",
     "numpy",

@@ -37,7 +37,9 @@ from harness import (
 PEERS = Path(__file__).resolve().parent / "peers"
 HEADLINE_GRADIENT = [36.0, 10.0]
 FLOOR = "floor: python -c 'import sympy, numpy, typer, rich'"
+NO_SYMPY_FLOOR = "floor without sympy: python -c 'import numpy, typer, rich'"
 HEADLINE_TABLE = "gradcalc grad (table)"
+UNCHECKED_TABLE = "gradcalc grad --no-check (table)"
 HEAVY = ("sympy", "numpy")
 
 
@@ -84,9 +86,11 @@ def commands() -> list[Command]:
     headline = ["grad", jobs.HEADLINE.expr, "--at", "w1=5,w2=3"]
     return [
         Command(FLOOR, python("-c", "import sympy, numpy, typer, rich")),
+        Command(NO_SYMPY_FLOOR, python("-c", "import numpy, typer, rich")),
         Command("python -c 'import sympy'", python("-c", "import sympy")),
         Command("python -c 'pass'", python("-c", "pass")),
         Command(HEADLINE_TABLE, gradcalc(*headline)),
+        Command(UNCHECKED_TABLE, gradcalc(*headline, "--no-check")),
         Command(
             "gradcalc grad --format plain --no-check",
             gradcalc(*headline, "--format", "plain", "--no-check"),
@@ -149,16 +153,18 @@ def time_once(command: list[str]) -> float:
     return run_command(command)[0]
 
 
-def paired_section(figures: dict[str, list[float]]) -> Section:
-    """The table of the headline and the floor run in turns."""
+def paired_section(
+    figures: dict[str, list[float]], headline: str = HEADLINE_TABLE, floor: str = FLOOR
+) -> Section:
+    """The table of a command (the headline) and its floor run in turns."""
     pairs = len(figures["ratios"])
     section = Section(
-        f"Headline against the floor, run in turns ({pairs} pairs, the order alternating)",
+        f"{headline} against its floor, run in turns ({pairs} pairs, the order alternating)",
         ["", "median", "lowest", "highest"],
     )
     for label, key, text in (
-        (FLOOR, "floor", seconds_text),
-        (HEADLINE_TABLE, "headline", seconds_text),
+        (floor, "floor", seconds_text),
+        (headline, "headline", seconds_text),
         ("each headline run / the floor run beside it", "ratios", "{:.2f}x".format),
     ):
         values = figures[key]
@@ -207,10 +213,23 @@ def run(quick: bool) -> list[Section]:
             in_turns_with_floor, by_label[HEADLINE_TABLE], by_label[FLOOR], 5 if quick else 15
         ),
     )
+    unchecked = attempt(
+        section,
+        "--no-check and its floor in turns",
+        functools.partial(
+            in_turns_with_floor,
+            by_label[UNCHECKED_TABLE],
+            by_label[NO_SYMPY_FLOOR],
+            5 if quick else 15,
+        ),
+    )
     sections = [section]
     if paired is not None:
         sections.append(paired_section(paired))
         section.raw["in turns"] = paired
+    if unchecked is not None:
+        sections.append(paired_section(unchecked, UNCHECKED_TABLE, NO_SYMPY_FLOOR))
+        section.raw["unchecked in turns"] = unchecked
     section.targets = targets(section.raw)
     return sections
 
@@ -232,6 +251,14 @@ def targets(raw: dict) -> list[Target]:
         found.append(Target("headline one-shot <= 1.10x import floor", measured, ratio <= 1.10))
     else:
         found.append(Target("headline one-shot <= 1.10x import floor", "not run", None))
+    unchecked = raw.get("unchecked in turns")
+    goal = "--no-check one-shot <= 1.10x its floor (numpy, typer, rich)"
+    if unchecked:
+        ratio = statistics.median(unchecked["ratios"])
+        measured = f"{ratio:.2f}x, median of {len(unchecked['ratios'])} runs in turns"
+        found.append(Target(goal, measured, ratio <= 1.10))
+    else:
+        found.append(Target(goal, "not run", None))
     for argument in ("--help", "--version"):
         try:
             heavy = heavy_imports(argument)

@@ -78,6 +78,16 @@ def test_magic_errors_are_one_line_with_the_exit_code(shell, capsys) -> None:
     assert shell.user_ns["_gradcalc_exit"] == 2
 
 
+def test_a_megabyte_line_is_refused_before_it_is_split(shell, capsys) -> None:
+    """Splitting a line as a shell would is pure Python: a megabyte took 13 s to refuse."""
+    shell.run_line_magic("gradcalc", 'grad "' + "x+" * 500_000 + 'x" --at x=1')
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gradcalc: line too long: 1,000,0") and "%%gradcalc" in err
+    assert shell.user_ns["_gradcalc_exit"] == 2
+    shell.run_cell_magic("gradcalc", "grad --at x=1 --format plain --no-check", "x+" * 1000 + "x")
+    assert capsys.readouterr().out.split() == ["1001"]
+
+
 def shown(outputs: list[dict]) -> str:
     """What a cell's outputs say, as text: streams, values (text/plain) and errors."""
     parts = []

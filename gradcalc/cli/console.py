@@ -106,6 +106,7 @@ class Writer:
         self.skipped: Any = None  # rows --skip-bad-rows left out (points.Skipped)
         self.id_column = id_column  # --id: each point's text, first in CSV and JSON
         self.results: Any = None  # --out FILE: the rows go there (gradcalc.io.results)
+        self.rows = Shown()  # the rows a table of many points shows, of all
         if out is not None:
             if output not in ("table", "csv"):
                 raise InputError(f"--out writes CSV or Parquet rows: drop --format {output}")
@@ -132,13 +133,16 @@ class Writer:
             return
         if self.skipped is not None:
             self.sink.extra["skipped_rows"] = self.skipped.count
+        if self.output == "table" and self.sink.many and not self.rows.take(view, computed):
+            return  # (the table shows a prefix of the rows: this chunk is past it)
         choose(view, self.output).write(shown, computed, self.sink)
 
     def _note_status(self, result: Any) -> None:
-        if result.check is not None and result.check.status == "disagree":
-            self.exit_code = ExitCode.CHECK_FAILED
-        elif result.undefined.any() and self.exit_code == ExitCode.OK:
-            self.exit_code = ExitCode.UNDEFINED
+        from gradcalc.engine.judge.exits import of_results
+
+        code = of_results([result])
+        if code == ExitCode.CHECK_FAILED or self.exit_code == ExitCode.OK:
+            self.exit_code = code
         for warning in result.warnings:
             self._once(f"warning: {warning}")
         for singular in result.singularities:
@@ -157,6 +161,55 @@ class Writer:
             print(f"wrote {self.results_path}", file=sys.stderr)
         else:
             FORMATS[self.output].close(self.sink)
+            if self.rows.total > self.rows.shown:
+                self.sink.console.print(self.rows.summary(), markup=False, soft_wrap=True)
+
+
+class Shown:
+    """Which rows a table of many points shows: a prefix of them, chunk by chunk, while no
+    chunk was cut at :data:`~gradcalc.render.gradient.MAX_TABLE_ROWS`; then only counted, so
+    the table ends with what it left out (:meth:`summary`).
+
+    >>> rows = Shown()
+    >>> rows.count(65_536), rows.count(34_464)
+    (True, False)
+    >>> print(rows.summary())
+    showing the first 1,000 of 100,000 rows; --format csv or --out FILE for all
+    """
+
+    def __init__(self) -> None:
+        self.shown = self.total = 0
+        self.checked = self.disagree = 0  # points the check compared, of all the chunks
+
+    def take(self, view: Any, computed: Any) -> bool:
+        """Whether to show this chunk of results (its rows are counted either way)."""
+        import numpy as np
+
+        results = view.results(computed)
+        for check in (r.check for r in results if r.check is not None):
+            self.checked += check.points
+            if check.status == "disagree" and check.mismatch is not None:
+                self.disagree += int(np.count_nonzero(check.mismatch))
+        return self.count(results[0].points.count)
+
+    def count(self, rows: int) -> bool:
+        """Count a chunk of ``rows``; whether any of it is shown."""
+        from gradcalc.render.gradient import MAX_TABLE_ROWS
+
+        show = self.shown == self.total and self.shown < MAX_TABLE_ROWS
+        self.total += rows
+        self.shown += min(rows, MAX_TABLE_ROWS) if show else 0
+        return show
+
+    def summary(self) -> str:
+        """The line under a table that left rows out (and what the check found in all)."""
+        checked = ""
+        if self.checked:
+            checked = f" (the check compared {self.checked:,}: {self.disagree:,} disagree)"
+        return (
+            f"showing the first {self.shown:,} of {self.total:,} rows{checked}; "
+            "--format csv or --out FILE for all"
+        )
 
 
 class _Identified:
@@ -166,7 +219,13 @@ class _Identified:
         self.view, self.column, self.ids = view, column, ids
 
     def __getattr__(self, name: str) -> Any:
+        if name == "columns" and callable(getattr(self.view, "columns", None)):
+            return self._columns
         return getattr(self.view, name)
+
+    def _columns(self, computed: Any) -> dict[str, Any]:
+        """Compact JSON's columns, the ``--id`` texts first."""
+        return {"id": list(self.ids), **self.view.columns(computed)}
 
     def csv_header(self, computed: Any) -> list[str]:
         return [self.column, *self.view.csv_header(computed)]
@@ -201,6 +260,28 @@ def show(
     sink = Sink(sys.stdout, context.console(), digits, extra=extra)
     kind.write(view, data, sink)
     kind.close(sink)
+    if not kind.rich and kind.name != "json":  # (a table shows them; JSON has "notes")
+        for note in notes_of(data):
+            print(f"note: {note}", file=sys.stderr)
+
+
+def notes_of(data: Any) -> list[str]:
+    """What a result says besides its answer -- its notes, and a verification that did not
+    verify -- for the formats whose lines hold only the answer (plain, CSV, documents).
+
+    >>> from types import SimpleNamespace as N
+    >>> notes_of(N(notes=["a"], verification=N(status="unverified", detail="no points")))
+    ['a', 'not verified: no points']
+    >>> notes_of((1, 2))
+    []
+    """
+    notes = list(getattr(data, "notes", None) or [])
+    check = getattr(data, "verification", None)
+    if check is not None and check.status != "verified":
+        from gradcalc.render.derivative import verification_line
+
+        notes.append(verification_line(data))
+    return notes
 
 
 @contextlib.contextmanager

@@ -67,6 +67,7 @@ class AppContext:
         gradcalc error is printed as one line on stderr and gives its exit code (with
         ``--traceback`` it is raised). A ``--jobs`` stream or a repl session is no one
         request: each job, each line is."""
+        from gradcalc.cli.depth import deep_stack, refusal
         from gradcalc.core import budget
 
         streaming = arguments.get("jobs") is not None or command.__name__ == "repl"
@@ -82,8 +83,13 @@ class AppContext:
 
                 path = arguments["expression"][1:]
                 arguments = {**arguments, "expression": read_file(path, "expression file")}
-            with budget.request(timeout, arguments.get("check_timeout")):
+            with budget.request(timeout, arguments.get("check_timeout")), deep_stack():
                 return int(command(self, **arguments))
+        except RecursionError:  # deeper than FRAMES: say so, not "internal error"
+            if self.traceback:
+                raise
+            print(f"gradcalc: {refusal()}", file=sys.stderr)
+            return int(ExitCode.USAGE)
         except GradcalcError as error:
             if self.traceback:
                 raise

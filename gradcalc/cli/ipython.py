@@ -28,6 +28,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 from gradcalc.core.errors import ExitCode
+from gradcalc.lang.lexer import MAX_LENGTH
 
 
 def arguments(line: str, cell: str | None) -> list[str]:
@@ -35,8 +36,14 @@ def arguments(line: str, cell: str | None) -> list[str]:
     as the argument after the command's name.
 
     Raises:
-        ValueError: for an unclosed quote.
+        ValueError: for an unclosed quote, or a line over the input limit (splitting a
+        megabyte as a shell would takes seconds: a long expression belongs in the cell).
     """
+    if len(line) > MAX_LENGTH:
+        raise ValueError(
+            f"line too long: {len(line):,} characters (limit {MAX_LENGTH:,}, fixed): put a "
+            "long expression in the cell of %%gradcalc"
+        )
     args = shlex.split(line)
     if cell is not None and cell.strip():
         args.insert(1 if args else 0, cell.strip("\n"))

@@ -53,11 +53,13 @@ from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.core.workers import ordered_map
 from gradcalc.engine.evaluate.points import Points, parse_at, points_from_rows
+from gradcalc.engine.judge.exits import of_results
 from gradcalc.engine.run.api import Options, derivatives_at, gradient_at
 from gradcalc.engine.run.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.intake import read
+from gradcalc.render.encoding import dumps
 from gradcalc.render.gradient import to_json
 from gradcalc.render.views import DerivativeView
 from gradcalc.symbolic.translate.shapes import Shapes, sharing
@@ -95,7 +97,7 @@ def run_jobs(
             reply, code = {"job": number, "error": message, "exit_code": 2}, 2
         else:
             reply, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
-        return json.dumps(reply), code
+        return dumps(reply), code
 
     with sharing(cache.shapes), planning(cache.plans), budget.handler_kept():
         if workers > 1 and settings.check:
@@ -149,9 +151,13 @@ def _isolated(
         if error.column is not None:
             answer["offset"] = error.column  # where in the job's text, counted from 0
         return answer, code
-    except (MemoryError, RecursionError):
+    except (MemoryError, RecursionError) as error:
         cache.clear()
         message = "out of memory: the job needs more memory than this process allows"
+        if isinstance(error, RecursionError):  # deeper than the room a command has
+            from gradcalc.cli.depth import refusal
+
+            message = refusal()
         return {"job": number, "error": message, "exit_code": 2}, 2
     except Exception as bug:  # a bug in gradcalc: this job's answer, not the stream's end
         message = f"internal error: {type(bug).__name__}: {bug}"[:300]
@@ -169,11 +175,7 @@ def _answer(number: int, text: str, options: Options, cache: _Cache) -> tuple[di
     else:
         results = gradient_at(graph, points, wrt, options)
         objects = [to_json(result, 0, tape=False) for result in results]
-    code = ExitCode.OK
-    if any(r.check is not None and r.check.status == "disagree" for r in results):
-        code = ExitCode.CHECK_FAILED
-    elif any(r.undefined.any() for r in results):
-        code = ExitCode.UNDEFINED
+    code = of_results(results)
     if len(objects) == 1:
         return {"job": number, **objects[0]}, int(code)
     return {"job": number, "results": objects}, int(code)

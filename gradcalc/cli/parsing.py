@@ -62,6 +62,11 @@ class Command(TyperCommand):
             elif "--at" in known and _POINT_AS_OPTION.fullmatch(arg):
                 # --x=1: a point written as an option
                 raise _usage_error(f"no such option {name}; did you mean --at {arg[2:]}?", ctx)
+            elif name in _global_options(ctx):  # gradcalc grad ... --wide
+                where = f"gradcalc {name} {ctx.info_name} ..."
+                raise _usage_error(
+                    f"{name} is a global option: it goes before the command: {where}", ctx
+                )
             elif re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*", name):
                 guess = closest(name, sorted(n for n in known if n.startswith("--")))
                 hint = f"; did you mean {guess}?" if guess else ""
@@ -107,6 +112,20 @@ class Group(TyperGroup):
         guess = closest(name, list(self.commands))
         hint = f"; did you mean {guess}?" if guess else ""
         raise _usage_error(f"no such command {name!r}{hint}", ctx)
+
+
+def _global_options(ctx: Any) -> set[str]:
+    """The root command's options (``--wide``, ``--no-color``, ...), which go before the
+    command's name."""
+    root = ctx.find_root()
+    if root is ctx:
+        return set()
+    return {
+        name
+        for param in root.command.params
+        if isinstance(param, click.Option)
+        for name in (*param.opts, *param.secondary_opts)
+    }
 
 
 def _usage_error(message: str, ctx: Any) -> Exception:

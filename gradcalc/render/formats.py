@@ -56,6 +56,8 @@ class Sink:
     extra: dict[str, Any] = field(default_factory=dict)
     started: bool = False  # something was written (a CSV header, a JSON array's "[")
     array: bool = False  # a JSON array was opened
+    chunks: list[Any] = field(default_factory=list)  # compact JSON: each chunk's columns
+    joined: Any = None  # compact JSON: the view's function that joins the chunks
 
 
 class OutputFormat:
@@ -175,16 +177,23 @@ def _text(cell: Any) -> str:
 
 @register
 class Json(OutputFormat):
-    """One JSON object, or a JSON array of them written as they come (one per line)."""
+    """One JSON object, or a JSON array of them written as they come (one per line). Many
+    points, where the view has ``columns`` (and ``joined``): one compact object, what is the
+    same for every point once and the per-point values in columns
+    (:mod:`gradcalc.render.compact`), written after the last chunk."""
 
     name, needs = "json", ("records",)
 
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         with paused():  # (plain dicts and lists: no cycles for the collector to find)
+            if sink.many and callable(getattr(view, "columns", None)):
+                sink.chunks.append(view.columns(data))
+                sink.joined = view.joined
+                return
             self._write(view, data, sink)
 
     def _write(self, view: Any, data: Any, sink: Sink) -> None:
-        import json  # (here: a table, the default, never needs it)
+        from gradcalc.render.encoding import dumps  # (a table, the default, never needs it)
 
         ascii_only = getattr(view, "ascii_json", True)
         objects = view.records(data, sink.tape)
@@ -194,15 +203,20 @@ class Json(OutputFormat):
                 for obj in objects
             ]
         if not sink.many and not sink.started and len(objects) == 1:
-            sink.out.write(json.dumps(objects[0], ensure_ascii=ascii_only) + "\n")
+            sink.out.write(dumps(objects[0], ascii_only) + "\n")
             sink.started = True
             return
         for obj in objects:
-            text = json.dumps(obj, ensure_ascii=ascii_only)
+            text = dumps(obj, ascii_only)
             sink.out.write(("," if sink.array else "[") + text + "\n")
             sink.array = sink.started = True
 
     def close(self, sink: Sink) -> None:
+        from gradcalc.render.encoding import dumps
+
+        if sink.chunks:
+            with paused():
+                sink.out.write(dumps({**sink.joined(sink.chunks), **sink.extra}) + "\n")
         if sink.array:
             sink.out.write("]\n")
 

@@ -59,7 +59,9 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     if result.check is not None:
         status = result.check.status
         agree = None
-        if status != "skipped" and not undefined:
+        if undefined:  # no derivative here to compare: never "agree"
+            status = "undefined"
+        elif status != "skipped":
             agree = not bool(at_point(result.check.mismatch, k))
         check = {
             "status": status,
@@ -411,8 +413,6 @@ def tangent(result: GradResult) -> str | None:
     >>> print(tangent(grad("x^2 + y^2", at=["x=1,y=2"])))
     tangent plane: z = 5 + 2(x - 1) + 4(y - 2)
     """
-    from gradcalc.symbolic.crosscheck.crosscheck import exact_value
-    from gradcalc.symbolic.translate.notation import join_terms, shifted_term
 
     points, sources = result.points, result.sources
     exact = points.exact
@@ -421,16 +421,30 @@ def tangent(result: GradResult) -> str | None:
     if not (one and len(sources) in (1, 2) and sorted(sources) == sorted(points.names)):
         return None
     assert exact is not None  # one point given exactly (checked above)
-    centers = {v: exact_value(exact[0][v]) for v in sources}
-    partials = result.check.partials if result.check is not None else {}
-    terms = [shifted_term(_shown(result.value, None), {}, {})]
-    for v in sources:
-        exact = partials[v].exact_values[0] if v in partials and partials[v].exact_values else None
-        terms.append(shifted_term(_shown(result.gradient[v], exact), {v: 1}, centers))
     kind, name = ("tangent line", "y") if len(sources) == 1 else ("tangent plane", "z")
     if result.target != "f" or name in sources:  # a program's statement, or f(y, z)
         name = result.target
-    return f"{kind}: {name} = {join_terms(terms)}"
+    if result.check is None:  # no sympy: the tape's numbers, the point's rationals
+        from gradcalc.render.tangent import tangent_text
+
+        slopes = {v: 0.0 if g is None else float(g) for v, g in result.gradient.items()}
+        line = tangent_text(name, float(result.value), slopes, exact[0])
+        return None if line is None else f"{kind}: {line}"
+    return f"{kind}: {name} = {_exact_tangent(result, exact[0])}"
+
+
+def _exact_tangent(result: GradResult, point: dict[str, str]) -> str:
+    """The tangent's right-hand side with sympy's exact slopes, where the check has them."""
+    from gradcalc.symbolic.crosscheck.crosscheck import exact_value
+    from gradcalc.symbolic.translate.notation import join_terms, shifted_term
+
+    centers = {v: exact_value(point[v]) for v in result.sources}
+    partials = result.check.partials if result.check is not None else {}
+    terms = [shifted_term(_shown(result.value, None), {}, {})]
+    for v in result.sources:
+        exact = partials[v].exact_values[0] if v in partials and partials[v].exact_values else None
+        terms.append(shifted_term(_shown(result.gradient[v], exact), {v: 1}, centers))
+    return join_terms(terms)
 
 
 def _shown(value: Any, exact: Any) -> Any:

@@ -20,6 +20,8 @@ from gradcalc.render.views import GradView, rows_table, text_at, unwrapped, with
 class HessianView(GradView):
     """``gradcalc hessian`` (and ``grad --order 2`` with several sources)."""
 
+    columns = None  # type: ignore[assignment]  # (JSON: an object per point, with its matrix)
+
     def results(self, computed: Any) -> list[GradResult]:
         return [computed]
 
@@ -149,6 +151,8 @@ def latex_matrix(result: HessianResult) -> str:
 class JacobianView(GradView):
     """``gradcalc jacobian``: several targets, one matrix per point."""
 
+    columns = None  # type: ignore[assignment]  # (JSON: an object per point, with its matrix)
+
     def results(self, computed: JacobianResult) -> list[GradResult]:
         return computed.rows
 
@@ -266,5 +270,5 @@ def _shown(shown: np.ndarray | None, tape: np.ndarray) -> np.ndarray:
 
 
 def _worst(statuses: Iterator[str]) -> str:
-    order = ["off", "agree", "skipped", "disagree"]
+    order = ["off", "agree", "skipped", "undefined", "disagree"]
     return max(statuses, key=order.index)

@@ -48,6 +48,19 @@ class GradView:
         count = self.results(computed)[0].points.count
         return [obj for k in range(count) for obj in self.json(computed, k, tape)]
 
+    def columns(self, computed: Any) -> dict[str, Any]:
+        """Many points for compact JSON: one chunk's columns (joined by :meth:`joined`)."""
+        from gradcalc.render.compact import chunk_columns
+
+        return chunk_columns(self.results(computed))
+
+    @staticmethod
+    def joined(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+        """The chunks' columns as one compact JSON object."""
+        from gradcalc.render.compact import merged
+
+        return merged(chunks)
+
     def tables(self, computed: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
         """Renderables for the ``table`` format, a blank line after each: one point's
         tables (:meth:`single`), or one table of ``several`` points (:meth:`many`)."""
@@ -123,6 +136,8 @@ class DerivativeView(GradView):
     """``gradcalc grad --order N`` with one source. JSON leaves out the tape: the nested
     tapes' records are the backward passes, not the expression."""
 
+    columns = None  # type: ignore[assignment]  # (JSON: an object per point, with every order)
+
     def many(self, computed: Any, digits: int | None) -> list[Any]:
         header, rows = self.csv_header(computed), self.csv_rows(computed, digits)
         return [with_reading(computed[0], rows_table(computed[0].target, header, rows))]
@@ -193,6 +208,8 @@ def _sup(n: int) -> str:
 
 class DirectionalView(GradView):
     """``gradcalc grad --direction v``."""
+
+    columns = None  # type: ignore[assignment]  # (JSON: an object per point, with the directional derivative)
 
     def many(self, computed: Any, digits: int | None) -> list[Any]:
         header, rows = self.csv_header(computed), self.csv_rows(computed, digits)

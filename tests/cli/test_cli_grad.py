@@ -8,6 +8,7 @@ import math
 import pytest
 
 from gradcalc.core.errors import ExitCode
+from tests.cli.compact import per_point
 
 
 def run_json(cli, *args: str):
@@ -98,7 +99,7 @@ def test_e_and_pi_are_constants_unless_given(cli) -> None:
 
 def test_several_points_and_csv_and_plain(cli) -> None:
     args = ("grad", "x*y", "--at", "x=1,y=2", "--at", "x=3,y=4")
-    out = run_json(cli, *args)
+    out = per_point(run_json(cli, *args))
     assert [o["gradient"] for o in out] == [{"x": 2.0, "y": 1.0}, {"x": 4.0, "y": 3.0}]
     csv_out = cli(*args, "--format", "csv").stdout.splitlines()
     assert csv_out == ["x,y,value,d/dx,d/dy", "1,2,2,2,1", "3,4,12,4,3"]
@@ -123,8 +124,8 @@ def test_points_file_in_chunks_gives_the_same_answers(cli, tmp_path, monkeypatch
     whole = cli("grad", "sin(x)*y", "--points", str(path), "--format", "json")
     monkeypatch.setattr(gradcalc.io.files, "CHUNK_ROWS", 7)
     chunked = cli("grad", "sin(x)*y", "--points", str(path), "--format", "json")
-    assert json.loads(whole.stdout) == json.loads(chunked.stdout)
-    assert len(json.loads(chunked.stdout)) == 40
+    assert json.loads(whole.stdout) == json.loads(chunked.stdout)  # (one object, joined)
+    assert len(per_point(json.loads(chunked.stdout))) == 40
 
 
 def test_wrt_unknown_name_lists_valid_ones(cli) -> None:
@@ -165,7 +166,7 @@ def test_subgradient_gives_the_conventional_value(cli) -> None:
 def test_bad_points_are_marked_and_the_rest_printed(cli) -> None:
     result = cli("grad", "log(x)", "--at", "x=1", "--at", "x=-1", "--at", "x=2", "--format", "json")
     assert result.exit_code == ExitCode.UNDEFINED
-    out = json.loads(result.stdout)
+    out = per_point(json.loads(result.stdout))
     assert [o["gradient"]["x"] for o in out] == [1.0, None, 0.5]
     assert out[1]["undefined"] and "log" in out[1]["undefined"]
 
@@ -239,7 +240,7 @@ def test_many_points_are_checked_with_lambdify(cli, tmp_path) -> None:
             "grad", "atan2(y, x) * erf(x)", "--points", str(path), "--format", "json", "--no-tape"
         ).stdout
     )
-    assert len(out) == 100 and all(o["check"]["agree"] for o in out)
+    assert len(per_point(out)) == 100 and all(o["check"]["agree"] for o in per_point(out))
 
 
 @pytest.mark.parametrize(
@@ -375,7 +376,7 @@ def test_the_check_of_many_points_says_it_is_float_agreement_not_a_proof(cli, tm
     assert "check: the tape agrees within rtol 1e-7 at 20 points (float64" in table.stdout
     assert "not a proof" in table.stdout
     out = json.loads(cli("grad", "x^2*sin(y)", "--points", str(points), "--format", "json").stdout)
-    check = out[0]["check"]
+    check = out["check"]  # (compact JSON: said once for every point)
     assert (check["method"], check["rtol"], check["points"]) == ("float64", 1e-7, 20)
     assert "not a proof" in check["meaning"]
     few = json.loads(cli("grad", "x^2*sin(y)", "--at", "x=1,y=2", "--format", "json").stdout)

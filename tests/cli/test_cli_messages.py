@@ -81,3 +81,13 @@ def test_format_in_any_case(cli, fmt) -> None:
     result = cli("grad", "x^2", "--at", "x=3", "--format", fmt, "--no-tape")
     lower = cli("grad", "x^2", "--at", "x=3", "--format", fmt.lower(), "--no-tape")
     assert result.exit_code == 0 and result.stdout == lower.stdout
+
+
+@pytest.mark.parametrize("flag", ["--wide", "--no-color", "--color"])
+def test_global_option_after_the_command_says_where_it_goes(cli, flag: str) -> None:
+    result = cli("grad", "x^2", "--at", "x=1", flag)
+    assert result.exit_code == 2
+    assert f"{flag} is a global option: it goes before the command: gradcalc {flag} grad" in (
+        result.stderr
+    )
+    assert cli(flag, "grad", "x^2", "--at", "x=1").exit_code == 0  # where it goes, it works

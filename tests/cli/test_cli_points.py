@@ -12,6 +12,8 @@ import math
 import numpy as np
 import pytest
 
+from tests.cli.compact import per_point
+
 LABELLED = 'id,x,label,y,note\nA,1,first,2,\nB,pi/4,second,3,"a, quoted"\nC,-2,third,0.5,x\n'
 
 
@@ -44,7 +46,7 @@ def test_id_round_trips_through_csv_and_json(cli, tmp_path) -> None:
         ["r 2", "3", "4", "12", "4", "3"],
     ]
     result = cli("grad", "x*y", "--points", path, "--id", "key", "--format", "json", "--no-tape")
-    objects = json.loads(result.stdout)
+    objects = per_point(json.loads(result.stdout))
     assert [(o["id"], o["gradient"]) for o in objects] == [
         ("r1", {"x": 2.0, "y": 1.0}),
         ("r 2", {"x": 4.0, "y": 3.0}),
@@ -65,11 +67,11 @@ def test_columns_chooses_the_variables(cli, tmp_path) -> None:
     result = cli(
         "grad", "x*y", "--points", path, "--columns", "x,y,z", "--format", "json", "--no-tape"
     )
-    out = json.loads(result.stdout)[0]
+    out = per_point(json.loads(result.stdout))[0]
     assert out["gradient"] == {"x": 2.0, "y": 1.0, "z": 0.0} and out["independent"] == ["z"]
     # without --columns, z (unused) is not read: it is not a variable
     result = cli("grad", "x*y", "--points", path, "--format", "json", "--no-tape")
-    assert json.loads(result.stdout)[0]["gradient"] == {"x": 2.0, "y": 1.0}
+    assert per_point(json.loads(result.stdout))[0]["gradient"] == {"x": 2.0, "y": 1.0}
 
 
 def test_wrt_reads_the_column_it_names(cli, tmp_path) -> None:

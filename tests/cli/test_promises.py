@@ -345,36 +345,24 @@ PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
     "hostile": (_hostile(QUICK_HOSTILE), lambda name, output, entry: True),
     "json": (probe_json, lambda name, output, entry: output == "json"),
 }
+
+
+def _heavy_cells(name: str, output: str, entry: str) -> bool:
+    """Where a heavy probe runs: every format on the command line, and the other entry
+    points in their first format (the quick probes cover every cell; the heavy ones check
+    the depth and length limits, which the reading step keeps for every format alike)."""
+    return entry == "cli" or output == next(f for f in formats(name) if ENTRIES[entry][1](name, f))
+
+
 #: The heavy probes (seconds a cell: sympy on a 199-deep nest), run without -m "not slow".
 SLOW_PROBES = {
-    "deep": (probe_deep, lambda name, output, entry: True),
-    "hostile_all": (_hostile(HOSTILE_CLI), PROBES["hostile"][1]),
+    "deep": (probe_deep, _heavy_cells),
+    "hostile_all": (_hostile(HOSTILE_CLI), _heavy_cells),
 }
 
-#: Cells that fail for a bug another change fixes (issue 35, items 2 to 5): delete each row
-#: once that change is merged (strict: a row whose cell passes fails the suite).
-_ELSEWHERE = "issue 35: fixed on branch pipeline-results"
-#: Found by this matrix, not listed in issue 35 (item 5's promise): jacobian's exact
-#: determinant asks sympy under --no-check (engine.exact.exact_determinants).
-_JACOBIAN_SYMPY = "issue 35 item 5, found by the matrix: jacobian --no-check imports sympy"
-FIXED_ELSEWHERE: dict[tuple[str, str, str, str], str] = {
-    # the check's status is "agree" at an undefined point (JSON)
-    **{
-        (name, "json", entry, "undefined"): _ELSEWHERE
-        for name in ("grad", "hessian", "jacobian")
-        for entry in ("cli", "magic", "repl")
-    },
-    ("grad", "json", "jobs", "undefined"): _ELSEWHERE,
-    # diff of a 199-deep nest, --format plain: nothing printed, exit 1
-    ("diff", "plain", "cli", "deep"): _ELSEWHERE,
-    ("diff", "plain", "magic", "deep"): _ELSEWHERE,
-    # --no-check imports sympy: the tangent line's exact values (grad's table)
-    ("grad", "table", "process", "no_sympy"): _ELSEWHERE,
-    **{
-        (("jacobian", f, "process", "no_sympy")): _JACOBIAN_SYMPY
-        for f in ("table", "json", "csv", "plain")
-    },
-}
+#: Cells that fail for a bug another change fixes, each with its reason: delete a row once
+#: that change is merged (strict: a row whose cell passes fails the suite). None now.
+FIXED_ELSEWHERE: dict[tuple[str, str, str, str], str] = {}
 
 
 def _cells(probes: dict) -> list:

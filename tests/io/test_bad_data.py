@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from gradcalc.io.files import CHUNK_ROWS
+from tests.cli.compact import per_point
 
 
 def points_file(tmp_path, content: str | bytes, name: str = "points.csv") -> str:
@@ -137,11 +138,11 @@ def test_unused_column_is_ignored_unless_chosen(cli, tmp_path) -> None:
     path = points_file(tmp_path, "x,y,z\n1,2,3\n")
     result = cli("grad", "x*y", "--points", path, "--format", "json", "--no-tape")
     assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout)[0]["gradient"] == {"x": 2.0, "y": 1.0}
+    assert per_point(json.loads(result.stdout))[0]["gradient"] == {"x": 2.0, "y": 1.0}
     result = cli(
         "grad", "x*y", "--points", path, "--columns", "x,y,z", "--format", "json", "--no-tape",
     )  # fmt: skip
-    out = json.loads(result.stdout)[0]
+    out = per_point(json.loads(result.stdout))[0]
     assert out["gradient"] == {"x": 2.0, "y": 1.0, "z": 0.0}
     assert out["independent"] == ["z"]
 
@@ -174,7 +175,7 @@ def test_skip_bad_rows_is_in_the_json(cli, tmp_path) -> None:
     path = points_file(tmp_path, BAD_ROWS)
     result = cli("grad", "x*y", "--points", path, "--skip-bad-rows", "--format", "json")
     assert result.exit_code == 0, result.stderr
-    objects = json.loads(result.stdout)
+    objects = per_point(json.loads(result.stdout))
     assert [o["gradient"] for o in objects] == [{"x": 2.0, "y": 1.0}, {"x": 4.0, "y": 3.0}]
     assert [o["skipped_rows"] for o in objects] == [4, 4]
     for command in ("hessian", "jacobian"):

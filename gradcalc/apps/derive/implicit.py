@@ -88,6 +88,7 @@ def implicit(
         notes.append(f"budget exceeded: sympy could not differentiate within {budget:g} s")
         gradient = None
     if gradient is not None:
+        _determines(gradient[dependent], equation, dependent)
         for k, x in enumerate(others):
             raw = -gradient[x] / gradient[dependent]
             share = (deadline - time.monotonic()) / (len(others) - k)
@@ -109,6 +110,22 @@ def implicit(
     return ImplicitResult(
         equation, dependent, tuple(others), function, entries, check, values, notes
     )
+
+
+def _determines(slope: Any, equation: str, dependent: str) -> None:
+    """Raise :class:`UndefinedError` where ∂F/∂(dependent) is 0 everywhere: the equation
+    does not determine ``dependent`` (``x + y = x + y``), and -F_x/F_y is 0/0, not a number.
+
+    >>> _determines(0, "x + y = x + y", "y")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gradcalc.core.errors.UndefinedError: ∂F/∂y is 0 everywhere on x + y = x + y ...
+    """
+    if slope == 0:
+        raise UndefinedError(
+            f"∂F/∂{dependent} is 0 everywhere on {equation} (F = left - right): the equation "
+            f"does not determine {dependent}, so its derivative is undefined"
+        )
 
 
 def _tape_slopes(graph: Graph, dependent: str, others, points: Points):

@@ -171,9 +171,9 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
     simplified = {}
     deadline = time.monotonic() + SYMBOLIC_TIMEOUT  # one budget for all the simplifications
     for k, d in enumerate(derivations):
-        if d.result is not None:
-            full = d.expanded if d.expanded is not None else in_variables(graph, d.result)
-            share = (deadline - time.monotonic()) / (len(derivations) - k)
+        share = (deadline - time.monotonic()) / (len(derivations) - k)
+        full = _expanded(graph, d, share) if d.result is not None else None
+        if full is not None:  # (else no simplified line: the rules and the result stand)
             simplified[d.source] = simplest(full, share)
     target = graph.targets[0]
     return Explanation(
@@ -198,6 +198,18 @@ def _one_point(at: Mapping[str, float] | list[str]) -> Points:
     if several:
         raise InputError("explain takes one point: give one value per variable (one --at)")
     return points
+
+
+def _expanded(graph: Graph, d: Any, seconds: float) -> Any:
+    """The derivation's result in the variables, or ``None`` past ``seconds``: substituting
+    300 chained statements into each other is sympy's slowest step (minutes, unbounded)."""
+    if d.expanded is not None:
+        return d.expanded
+    try:
+        with time_limit(max(seconds, 0.05)):
+            return in_variables(graph, d.result)
+    except CheckTimeout:
+        return None
 
 
 def _node_names(graph: Graph) -> dict[int, str]:

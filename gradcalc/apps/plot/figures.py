@@ -206,6 +206,18 @@ def loss_file(ax: Axes, curve: Curve, log: bool) -> None:
         ax.set_yscale("log")
 
 
+def curve_terminal(plt: Any, curve: Curve, expression: str) -> None:
+    """A function's curve alone (``gradcalc plot`` without a point)."""
+    for k, piece in enumerate(curve.pieces()):
+        plt.plot(piece.x, piece.y, marker="braille", label=None if k else f"f = {expression}")
+    plt.xlim(curve.x[0], curve.x[-1])
+
+
+def curve_file(ax: Axes, curve: Curve, expression: str) -> None:
+    ax.plot(curve.x, curve.y, lw=2, label=f"f = {expression}")
+    ax.set_xlim(curve.x[0], curve.x[-1])
+
+
 def fit_terminal(plt: Any, data: Curve, line: Curve) -> None:
     for k, piece in enumerate(line.pieces()):
         plt.plot(piece.x, piece.y, marker="braille", label=None if k else "fitted curve")

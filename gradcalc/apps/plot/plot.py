@@ -28,6 +28,8 @@ from gradcalc.apps.plot.figures import (
     Span,
     Tangent,
     contour_file,
+    curve_file,
+    curve_terminal,
     fit_file,
     fit_terminal,
     log_scale,
@@ -82,6 +84,40 @@ def plot(
     if len(graph.variables) == 1:
         return _tangent_plot(graph, points, span, out, width, height)
     _contour_plot(graph, points, span, out)
+    return None
+
+
+def function_plot(
+    expression: str,
+    span: Span | None = None,
+    out: str | None = None,
+    width: int = 80,
+    height: int = 24,
+) -> str | None:
+    """A function of one variable over ``span`` (default -5..5), without a point: what
+    ``gradcalc plot "sin(x)"`` draws. Returns the terminal plot's text, or ``None`` when
+    ``out`` was written; gaps where the function is undefined.
+
+    >>> function_plot("log(x)", span=(-1, 4)).splitlines()[0].strip()
+    'f(x) = log(x) on [-1, 4]'
+    """
+    graph = compile_expression(expression)
+    if len(graph.targets) != 1 or len(graph.variables) != 1:
+        raise InputError(
+            "a plot without a point draws one function of one variable; this has "
+            f"{len(graph.variables)}{_listed(graph.variables)}: give the point with --at"
+        )
+    name = graph.variables[0]
+    lo, hi = (-HALF_SPAN, HALF_SPAN) if span is None else _checked_span(span)
+    xs = np.linspace(lo, hi, TERMINAL_SAMPLES if out is None else FILE_SAMPLES)
+    curve = Curve(xs, _defined_values(graph, {name: xs}))
+    if not np.isfinite(curve.y).any():
+        raise InputError(f"nothing to plot: {expression} is undefined on [{six(lo)}, {six(hi)}]")
+    title = f"f({name}) = {graph.text} on [{six(lo)}, {six(hi)}]"
+    frame = Frame(title, name, f"f({name})", width, height)
+    if out is None:
+        return terminal(lambda plt: curve_terminal(plt, curve, graph.text), frame)
+    write(out, [(lambda ax: curve_file(ax, curve, graph.text), frame)], FIGURE_SIZE)
     return None
 
 

@@ -12,7 +12,7 @@ from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import At, CheckTimeout, Expression, Order, Wrt, output_option
 from gradcalc.cli.reading import show_read
-from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.core.errors import InputError
 
 
 def diff(
@@ -39,13 +39,15 @@ def diff(
     text = expression_text(expression, None)
     if implicit is not None:
         from gradcalc.apps.derive.implicit import implicit as differentiate_implicitly
+        from gradcalc.engine.judge.exits import undefined_values
         from gradcalc.lang.intake import read
         from gradcalc.render.pointfree import ImplicitView
 
         reading = read(text, equation=True)
         result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
         show_read(context, ImplicitView(latex), result, output, [reading])
-        return status(result.verification.status)
+        values = [] if result.values is None else list(result.values.values())
+        return status(result.verification.status, undefined_values(values))
     if at:
         raise InputError(
             "diff gives the derivative as a formula; for its value at a point use "
@@ -76,7 +78,10 @@ def point_free(
     return status(result.verification.status if result.entries else "differs")
 
 
-def status(verification: str) -> int:
-    """The exit code: 1 when the tape contradicts the symbolic answer (or there is none),
+def status(verification: str, undefined: bool = False) -> int:
+    """The exit code (:func:`~gradcalc.engine.judge.exits.exit_status`): 1 when the tape contradicts
+    the symbolic answer (or there is none), else 3 when a value at the point is not finite,
     else 0 (an answer the tape could not check is printed with the reason)."""
-    return ExitCode.CHECK_FAILED if verification == "differs" else ExitCode.OK
+    from gradcalc.engine.judge.exits import exit_status
+
+    return exit_status(failed=verification == "differs", undefined=undefined)

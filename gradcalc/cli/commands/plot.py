@@ -27,18 +27,22 @@ def plot(
     height: Annotated[int, typer.Option("--height", min=12, help="Terminal plot height.")] = 24,
 ) -> int:
     """The function and its tangent at the point (one variable), or its contours and the
-    gradient arrow (two variables, with --out)."""
+    gradient arrow (two variables, with --out); without --at, the function of one variable
+    alone."""
     from gradcalc.apps.plot import plot
     from gradcalc.cli.reading import given_names, named_at, warn
     from gradcalc.lang.intake import read
 
-    if not at or len(at) != 1:
-        raise InputError("plot needs one point: --at x=2")
+    if at and len(at) != 1:
+        raise InputError("plot is drawn at one point: give one --at x=2 (or none)")
     text = expression_text(expression, None)
     at = named_at(at, text) or []
     reading = read(text, given_names(at))
     bounds = plot.parse_span(span) if span is not None else None
-    drawn = plot.plot(text, at, bounds, out, width, height)
+    if at:
+        drawn = plot.plot(text, at, bounds, out, width, height)
+    else:  # one variable: the function alone
+        drawn = plot.function_plot(text, bounds, out, width, height)
     context.console().print(reading.heading(), markup=False, soft_wrap=True)
     show_plot(drawn, out)
     warn(reading.warnings)

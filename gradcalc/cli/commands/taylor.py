@@ -10,7 +10,7 @@ from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
 from gradcalc.cli.options import At, CheckTimeout, Expression, output_option
 from gradcalc.cli.reading import given_names, named_at, show_read
-from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.core.errors import InputError
 
 
 def taylor(
@@ -31,6 +31,7 @@ def taylor(
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
     from gradcalc.apps.derive.taylor import taylor as expand
+    from gradcalc.engine.judge.exits import exit_status, undefined_values
     from gradcalc.lang.intake import read
     from gradcalc.render.pointfree import TaylorView
 
@@ -41,4 +42,5 @@ def taylor(
     reading = read(text, given_names(at))
     result = expand(text, at, order, check_timeout)
     show_read(context, TaylorView(), result, output, [reading])
-    return ExitCode.CHECK_FAILED if result.status == "disagree" else ExitCode.OK
+    tape = [c.tape for c in result.coefficients]
+    return exit_status(failed=result.status == "disagree", undefined=undefined_values(tape))

@@ -29,6 +29,11 @@ LIMIT_RTOL = 1e-4  # estimates at both steps must agree this well
 MAX_ONE_SIDED_SOURCES = 20
 
 
+#: The kind of a derivative that is not finite although every record of the tape is
+#: (``1/x`` at 1e-200: ∂f/∂x = -1e400 overflows float64); its ``expression`` is ``∂f/∂x``.
+GRADIENT = "non-finite gradient"
+
+
 @dataclass
 class Singularity:
     """One problem of the tape, in the user's terms.
@@ -67,8 +72,9 @@ class Singularity:
                 f"the derivative through {self.expression}",
                 f"{overflow} at {where}{more}",
             ),
+            GRADIENT: (self.expression, f"{overflow} at {where}{more}"),
         }[self.kind]
-        line = f"{subject} {what} (tape #{self.record})"
+        line = f"{subject} {what}" + (f" (tape #{self.record})" if self.record else "")
         if self.one_sided:
             sides = ", ".join(
                 f"∂{target}/∂{name} = {_side(left)} from the left, {_side(right)} from the right"

@@ -31,10 +31,15 @@ from gradcalc.engine.evaluate.evaluate import Evaluation, TapeRow
 from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
-from gradcalc.engine.evaluate.singular import Singularity, singularities
+from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
 from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport, cross_check
+from gradcalc.symbolic.crosscheck.crosscheck import (
+    NOTHING_COMPARED,
+    CheckInput,
+    CheckReport,
+    cross_check,
+)
 
 
 @dataclass
@@ -54,6 +59,8 @@ class Computed:
     labels: dict[str, str] = field(default_factory=dict)
     #: rows naming the problems' records, where ``rows`` are not (see :class:`Evaluation`)
     named_by: list[TapeRow] | None = None
+    #: higher derivatives by their written name (``∂²f/∂x∂y``): checked for overflow too
+    higher: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def naming_rows(self) -> Sequence[TapeRow]:
@@ -176,6 +183,9 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
             value_undefined |= _per_point(problem.mask, shape)
     if options.subgradient:
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
+    for overflow in unexplained_gradients(run, undefined | conventional, name):
+        undefined = undefined | _per_point(overflow.mask, shape)
+        found.append(overflow.singularity)
     if options.strict and found:
         raise UndefinedError(found[0].describe(points, name))
     size = max(math.prod(shape), 1)
@@ -183,6 +193,36 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i
     return _Verdict(found, undefined, value_undefined, conventional, first_reason)
+
+
+@dataclass
+class _Unexplained:
+    """A derivative that is NaN or infinite where no record's problem explains it."""
+
+    singularity: Singularity
+    mask: np.ndarray
+
+
+def unexplained_gradients(run: Computed, explained: np.ndarray, name: str) -> list[_Unexplained]:
+    """The derivatives that overflow float64 (or are NaN) at points no singularity explains:
+    in ``1/x`` at 1e-200 every record is finite, but ∂f/∂x = -1e400 is not a float64. The
+    derivative exists; it is undefined here only as a float64, and said so (never checked,
+    never shown as -inf)."""
+    found = []
+    named = {f"∂{name}/∂{source}": g for source, g in run.gradient.items()}
+    for subject, gradient in {**named, **run.higher}.items():
+        if gradient is None:
+            continue
+        with np.errstate(all="ignore"):
+            bad = ~np.isfinite(gradient)
+        mask = np.broadcast_to(bad, run.value.shape) & ~explained
+        if not mask.any():
+            continue
+        infinite = np.isinf(np.where(mask, gradient, 0.0)).any()
+        reason = "overflow: beyond float64's largest number, 1.8e308" if infinite else "NaN"
+        points = np.flatnonzero(mask.reshape(-1))
+        found.append(_Unexplained(Singularity(GRADIENT, subject, 0, "", reason, points), mask))
+    return found
 
 
 def _checked(
@@ -202,7 +242,7 @@ def _checked(
     shown_value = run.value
     if report.status != "skipped":
         shown_value = settled_value(run.graph, run.target, run.value, where)
-    if report.note:
+    if report.note and report.note != NOTHING_COMPARED:  # (the reasons are on stderr)
         warnings.append(report.note)
     if report.status == "disagree":
         warnings.append(disagreement(report))

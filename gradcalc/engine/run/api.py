@@ -221,9 +221,11 @@ def hessian_at(
         first = symbolic_gradient(graph, target, list(sources))
         return {**first, **{f"{a},{b}": derivative(first[a], symbol(b)) for a, b in labels}}
 
+    name = graph.target_names[target]
+    second = {f"∂²{name}/∂{a}∂{b}": matrix[i, j] for (i, a), (j, b) in _pairs(sources)}
     result = finish(
         HessianResult,
-        Computed(graph, target, run.sources, run.value, run.gradient, run.rows, run.problems),
+        _computed(graph, target, run, higher=second),
         points,
         options,
         lambda where: check_against(
@@ -251,6 +253,17 @@ def hessian_at(
     return result
 
 
+def _computed(graph: Graph, target: int, run: Any, **extra: Any) -> Computed:
+    """What a nested-tape run (:mod:`gradcalc.engine.evaluate.higher`) computed, to judge."""
+    fields = (run.sources, run.value, run.gradient, run.rows, run.problems)
+    return Computed(graph, target, *fields, **extra)
+
+
+def _pairs(sources: Sequence[str]) -> list[tuple[tuple[int, str], tuple[int, str]]]:
+    """Every (row, column) of a matrix over ``sources``, with the indices."""
+    return [(ia, jb) for ia in enumerate(sources) for jb in enumerate(sources)]
+
+
 def _shown_at(result: GradResult, source: str, k: int) -> float:
     """The shown (exact where known) gradient component ``source`` at point ``k``."""
     shown = result.shown.get(source)
@@ -274,15 +287,14 @@ def derivatives_at(
 
     result = finish(
         DerivativeResult,
-        Computed(
+        _computed(
             graph,
             target,
-            run.sources,
-            run.value,
-            run.gradient,
-            run.rows,
-            run.problems,
+            run,
             labels={source: "d1"},
+            higher={
+                _order_name(graph, target, source, k): orders[k - 1] for k in range(2, order + 1)
+            },
         ),
         points,
         options,
@@ -296,6 +308,11 @@ def derivatives_at(
         settled(orders[k - 1], result.check, f"d{k}") for k in range(1, order + 1)
     ]
     return result
+
+
+def _order_name(graph: Graph, target: int, source: str, k: int) -> str:
+    """``d3f/dx3``: the k-th derivative's name in messages."""
+    return f"d{k}{graph.target_names[target]}/d{source}{k}"
 
 
 def directional_at(

@@ -269,7 +269,12 @@ def check_against(
     report = _compare(partials, tape_values, where.skip)
     report.method, report.points = method, int(np.count_nonzero(~where.skip))
     report.note = _limits_note(partials)
+    if not report.points:  # nothing compared: no pass (the points say why: undefined)
+        report.status, report.method, report.note = "skipped", "", NOTHING_COMPARED
     return report
+
+
+NOTHING_COMPARED = "not checked: the derivative is undefined at every point"  # (no point)
 
 
 def _limits_note(partials: Mapping[str, Partial]) -> str:

@@ -1,0 +1,74 @@
+"""The tangent without sympy, against calculus: the line's text, read back by gradcalc's own
+parser, is f(a) + f'(a)(x - a) at random x (f' by hand); and ``--no-check`` in every format
+never imports sympy (checked in a fresh process, ``'sympy' in sys.modules``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gradcalc.engine.run.api import grad
+from gradcalc.render.tangent import tangent_text
+
+coefficients = st.integers(-9, 9)
+centres = st.decimals(min_value=-50, max_value=50, places=3, allow_nan=False)
+
+
+@given(coefficients, coefficients, coefficients, centres, st.floats(-100, 100))
+def test_line_is_the_first_order_taylor_polynomial(a, b, c, centre, x) -> None:
+    # f = a x^2 + b x + c: f(t) and f'(t) = 2 a t + b, exactly in rationals
+    t = Fraction(centre)
+    value, slope = a * t * t + b * t + c, 2 * a * t + b
+    line = tangent_text("y", float(value), {"x": float(slope)}, {"x": str(centre)})
+    assert line is not None and line.startswith("y = ")
+    rhs = line[len("y = ") :] or "0"
+    got = grad(rhs, at={"x": x}, check=False).value if "x" in rhs else float(grad(rhs).value)
+    want = float(value) + float(slope) * (x - float(t))
+    assert float(got) == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+def test_same_text_as_with_the_check() -> None:
+    from gradcalc.render.gradient import tangent
+
+    for expression, point in [("x^3", "x=2"), ("x^2 + y^2", "x=1,y=-2"), ("x/4", "x=3")]:
+        unchecked = tangent(grad(expression, at=[point], check=False))
+        checked = tangent(grad(expression, at=[point]))
+        assert unchecked is not None and checked is not None
+        assert unchecked.split(" = ")[0] == checked.split(" = ")[0]
+        if expression != "x/4":  # (sympy writes the exact slope 1/4 as "(x - 3)/4")
+            assert unchecked == checked
+
+
+def test_a_centre_sympy_must_write_gives_no_line() -> None:
+    assert tangent_text("y", 1.0, {"x": 1.0}, {"x": "pi/4"}) is None
+
+
+NO_SYMPY = (
+    "import sys\n"
+    "from gradcalc.cli.app import run\n"
+    "code = run(sys.argv[1:])\n"
+    "print('SYMPY', 'sympy' in sys.modules, code, file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize("output", ["table", "json", "csv", "plain"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3"),
+        ("grad", "x^3", "--at", "x=2"),
+        ("grad", "sin(x)*y", "--at", "x=1,y=2", "--at", "x=2,y=3"),
+        ("hessian", "x^2*y", "--at", "x=1,y=2"),
+        ("jacobian", "u = r*cos(t); v = r*sin(t)", "--at", "r=1,t=0.5"),
+    ],
+)
+def test_no_check_imports_no_sympy(args, output: str) -> None:
+    command = [sys.executable, "-c", NO_SYMPY, *args, "--no-check", "--format", output]
+    done = subprocess.run(command, capture_output=True, text=True)
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == "SYMPY False 0", done.stderr
