@@ -31,7 +31,9 @@ class Points:
     points); ``exact`` holds, per point, each value's text when it was given exactly
     (``--at``), or is ``None`` (values read from a file). ``first_row`` is the file
     row number of the first point (for messages), 0 for ``--at``. ``ids`` holds, per
-    point, the text of the file's ``--id`` column (``None`` without one).
+    point, the text of the file's ``--id`` column (``None`` without one). ``bad`` marks,
+    per point, a value that was not a number (the API's ``strict=False``): those points are
+    undefined, never computed as if they were.
     """
 
     names: tuple[str, ...]
@@ -39,6 +41,7 @@ class Points:
     exact: list[dict[str, str]] | None
     first_row: int = 0
     ids: list[str] | None = None
+    bad: np.ndarray | None = None
 
     @property
     def count(self) -> int:

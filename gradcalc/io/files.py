@@ -25,6 +25,7 @@ from typing import TextIO
 
 import numpy as np
 
+from gradcalc.core.cells import MAX_MAGNITUDE, out_of_range
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points, constant_value
 
@@ -380,9 +381,21 @@ def cell_value(text: str, row: int, column: str, what: str = "points file") -> f
         except InputError:
             raise InputError(f"{where}: {_short(text)!r} is not a number") from None
     value = float(text)
-    if not np.isfinite(value):
-        raise InputError(f"{where}: {_short(text)!r} is out of range")
+    if not in_range(value, text):
+        raise InputError(f"{where}: {out_of_range(_short(text.strip()))}")
     return value
+
+
+def in_range(value: float, text: str) -> bool:
+    """Whether a decimal ``text`` read as ``value`` is within the cell policy's range (at
+    most 1e300 in magnitude, and 0 only when written as 0).
+
+    >>> in_range(float("1e-400"), "1e-400"), in_range(0.0, "-0.000"), in_range(1e301, "1e301")
+    (False, True, False)
+    """
+    if value == 0:
+        return not text.lower().partition("e")[0].strip(" \t+-0.")
+    return abs(value) <= MAX_MAGNITUDE
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -410,8 +423,8 @@ def _chunk(
         else:
             text = ""
     table = _fast_table(text, len(block), len(pick.names)) if text else None
-    if table is not None and not np.all(np.isfinite(table)):
-        table = None  # 1e999: the careful path names the cell
+    if table is not None and not _all_in_range(table, text):
+        table = None  # 1e999, 1e-999: the careful path names the cell
     if table is None:
         good, kept, rows = [], [], []
         for line, n in zip(block, numbers):
@@ -435,6 +448,21 @@ def _chunk(
         ids = [cells[pick.id_index].strip() for cells in rows]
     arrays = {n: table[:, i] for i, n in enumerate(pick.names)}
     return Points(pick.names, arrays, None, numbers[0], ids)
+
+
+def _all_in_range(table: np.ndarray, text: str) -> bool:
+    """Whether every number of ``table`` (parsed from ``text``) is in the policy's range.
+
+    >>> _all_in_range(np.array([[0.0, 1.0]]), "0,1"), _all_in_range(np.array([[0.0]]), "1e-400")
+    (True, False)
+    """
+    if not np.all(np.abs(table) <= MAX_MAGNITUDE):  # (NaN fails too)
+        return False
+    zeros = np.flatnonzero(table == 0)
+    if not zeros.size:
+        return True
+    cells = text.replace("\n", ",").split(",")
+    return all(in_range(0.0, cells[k]) for k in zeros.tolist())
 
 
 def _fast_table(text: str, rows: int, columns: int) -> np.ndarray | None:

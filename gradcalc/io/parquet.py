@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from gradcalc.core.cells import KINDS, Place, refuse
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points
 from gradcalc.io.arrays import choose_columns, table_points
@@ -60,7 +61,11 @@ def read_table_file(
     wanted = [*chosen, *([id_column] if id_column is not None else [])]
     start = 0
     for batch in batches(wanted):
-        data = {n: _column(batch.column(n)) for n in wanted}
+        data: dict[str, Any] = {
+            n: _column(batch.column(n), Place(path, n, start + 1)) for n in chosen
+        }
+        if id_column is not None:
+            data[id_column] = batch.column(id_column).to_pylist()
         chunk = table_points(data, chosen, id_column, start, path, skipped)
         start += batch.num_rows
         if chunk is not None:
@@ -125,16 +130,49 @@ def _ipc_reader(pa: Any, path: str) -> Any:
         return streamed
 
 
-def _column(array: Any) -> Any:
-    """A numeric Arrow column as a numpy array (nulls would be NaN: those go as texts), any
-    other as a list of texts and ``None``."""
+def _column(array: Any, place: Place) -> Any:
+    """A numeric Arrow column as a numpy array, masked where a value is null (a dictionary-
+    encoded one decoded first); a column of any other type is refused by the cell policy
+    (:mod:`gradcalc.core.cells`), naming its type and its first row."""
+    import numpy as np
     import pyarrow as pa
 
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
     kind = array.type
-    numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
-    if numeric and array.null_count == 0:
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        refuse(place, _first_value(array), _arrow_kind(pa, kind))
+    if array.null_count == 0:
         return array.to_numpy(zero_copy_only=False)
-    return [None if v is None else str(v) for v in array.to_pylist()]
+    missing = array.is_null().to_numpy(zero_copy_only=False)
+    filled = array.fill_null(0).to_numpy(zero_copy_only=False)
+    return np.ma.MaskedArray(filled, mask=missing)
+
+
+def _first_value(array: Any) -> int:
+    """The first row of ``array`` that is not null (0 when all are)."""
+    if array.null_count == 0:
+        return 0
+    valid = array.is_valid().to_numpy(zero_copy_only=False)
+    return int(valid.argmax())
+
+
+def _arrow_kind(pa: Any, kind: Any) -> str:
+    """An Arrow type that is not numbers, in the cell policy's words."""
+    words = [
+        (pa.types.is_string, KINDS["U"]),
+        (pa.types.is_large_string, KINDS["U"]),
+        (pa.types.is_binary, KINDS["S"]),
+        (pa.types.is_large_binary, KINDS["S"]),
+        (pa.types.is_boolean, KINDS["b"]),
+        (pa.types.is_decimal, "a decimal"),
+        (pa.types.is_temporal, KINDS["M"]),
+        (pa.types.is_null, "the value is missing"),
+    ]
+    for test, word in words:
+        if test(kind):
+            return word
+    return f"a value of type {kind}"
 
 
 class ParquetOut:
