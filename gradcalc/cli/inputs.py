@@ -89,10 +89,12 @@ class Session:
         given = set(self.first.names)
         missing = [v for v in self.graph.variables if v not in given]
         if points and missing:
+            from gradcalc.io.headers import shown_columns
+
             raise InputError(
-                f"the points file has no column {missing[0]} (its columns: "
-                f"{', '.join(self.header or self.first.names)}): add one, or give the points "
-                "with --at"
+                f"the points file has no column {missing[0]} "
+                f"({shown_columns(self.header or self.first.names)}): add one, or give the "
+                "points with --at"
             )
         self.many = bool(points) or len(at or []) > 1
 

@@ -29,6 +29,7 @@ from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points
 from gradcalc.engine.tensorpoints import MAX_ELEMENTS
 from gradcalc.io.files import CHUNK_ROWS, Skipped, check_headers
+from gradcalc.io.headers import shown_columns
 
 SUFFIXES = (".npy", ".npz")
 
@@ -78,7 +79,7 @@ def choose_columns(
         names = tuple(columns)
     for name in [*(columns or []), *_given(id_column)]:
         if name not in names:
-            raise InputError(f"{path} has no column {name} (its columns: {', '.join(names)})")
+            raise InputError(f"{path} has no column {name} ({shown_columns(names)})")
     chosen = tuple(n for n in names if n != id_column) if columns is None else tuple(columns)
     check_headers([(name, k) for k, name in enumerate(chosen, 1)], str(path))
     if len(set(chosen)) != len(chosen):

@@ -28,6 +28,7 @@ import numpy as np
 from gradcalc.core.cells import MAX_MAGNITUDE, out_of_range
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points, constant_value
+from gradcalc.io.headers import shown_columns
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.
@@ -272,9 +273,7 @@ class _Pick:
         counts = collections.Counter(header)
         for name in [*wanted, *([id_column] if id_column is not None else [])]:
             if name not in counts:  # (only a chosen column can be missing)
-                raise InputError(
-                    f"the {what} has no column {name} (its columns: {', '.join(header)})"
-                )
+                raise InputError(f"the {what} has no column {name} ({shown_columns(header)})")
             if counts[name] > 1:
                 raise InputError(f"{what} header: the column {name} is repeated")
         if len(set(wanted)) != len(wanted):

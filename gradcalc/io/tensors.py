@@ -31,7 +31,13 @@ from gradcalc.core.cells import Place, check_kind, real_column
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.tensorpoints import check_elements
 from gradcalc.io.arrays import BROKEN, npy_header
-from gradcalc.io.files import bounded_lines, cell_value, open_regular, open_text
+from gradcalc.io.files import (
+    bounded_lines,
+    cell_value,
+    open_regular,
+    open_text,
+)
+from gradcalc.io.headers import is_name, shown_columns
 from gradcalc.io.sources import open_points
 
 
@@ -134,8 +140,13 @@ def read_data(
         if not header:
             raise InputError(f"the {what} {path} has no column names (a header row)")
         chosen_target = target if target is not None else header[-1]
+        if not is_name(chosen_target):
+            raise InputError(
+                f"the {what} {path}: the last column has no name ({shown_columns(header)}): "
+                "give a header row of names, or --target NAME"
+            )
         if features is None:
-            features = [n for n in header if n != chosen_target]
+            features = [n for n in header if n != chosen_target and is_name(n)]
         if chosen_target in features:
             raise InputError(f"--target {chosen_target} is one of the --features too")
         if not features:
