@@ -70,6 +70,21 @@ def out_of_range(shown: str) -> str:
     )
 
 
+def inexact_integer(text: str) -> str | None:
+    """Why an integer written as ``text`` is refused (float64 cannot hold it exactly; a
+    decimal fraction such as ``0.1`` is read as its nearest float64, as ever), else ``None``.
+
+    >>> inexact_integer("9007199254740993"), inexact_integer("9007199254740992")
+    ('the integer 9007199254740993 (float64 cannot hold it exactly)', None)
+    """
+    digits = text.strip().lstrip("+-")
+    if len(digits) <= 15 or not (digits.isascii() and digits.isdigit()):
+        return None
+    if len(digits) > 400 or int(float(digits)) == int(digits):
+        return None  # (beyond the range: out_of_range says so)
+    return f"the integer {short(text.strip())} (float64 cannot hold it exactly)"
+
+
 def short(text: str, limit: int = 40) -> str:
     """``text`` cut to ``limit`` characters (``...`` where cut): a message quotes no more.
 
@@ -132,9 +147,12 @@ def check_kind(dtype: np.dtype, place: Place) -> None:
         refuse(place, 0, KINDS.get(dtype.kind, str(dtype)))
 
 
-def real_column(values: Any, place: Place) -> tuple[np.ndarray, dict[int, str]]:
+def real_column(
+    values: Any, place: Place, missing: str = "masked"
+) -> tuple[np.ndarray, dict[int, str]]:
     """A column (a numpy array, masked or not, of one dimension) as float64, and why each
-    bad row is bad (missing, not finite, out of range; see the module's policy).
+    bad row is bad (missing -- ``missing`` says how: masked, null --, not finite, out of
+    range; see the module's policy).
 
     Raises:
         InputError: for a column of a kind that is not real numbers, or an element float64
@@ -144,7 +162,7 @@ def real_column(values: Any, place: Place) -> tuple[np.ndarray, dict[int, str]]:
         mask = np.ma.getmaskarray(values)
         column, bad = real_column(np.ma.getdata(values), place)
         for k in np.flatnonzero(mask).tolist():
-            bad[k] = "the value is missing (masked)"
+            bad[k] = f"the value is missing ({missing})"
         return column, dict(sorted(bad.items()))
     array = np.asarray(values)
     kind = array.dtype.kind

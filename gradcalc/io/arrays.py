@@ -52,7 +52,9 @@ def read_arrays(
     """
     with _opened(path, columns) as (names, length, column):
         chosen = choose_columns(names, columns, id_column, path)
-        for start in range(0, max(length, 1), chunk_rows):
+        if length == 0:
+            raise InputError(f"the points file {path} has no rows of points")
+        for start in range(0, length, chunk_rows):
             stop = min(start + chunk_rows, length)
             data = {n: column(n, start, stop) for n in (*chosen, *_given(id_column))}
             chunk = table_points(data, chosen, id_column, start, path, skipped)
@@ -94,6 +96,7 @@ def table_points(
     start: int,
     what: str,
     skipped: Skipped | None,
+    missing: str = "masked",
 ) -> Points | None:
     """Points from columns of one chunk (numpy arrays, masked where a value is missing; the
     id column may be any sequence); ``start`` is the chunk's first row (0-based). Each column
@@ -115,7 +118,7 @@ def table_points(
     arrays: dict[str, np.ndarray] = {}
     reasons: dict[int, str] = {}
     for name in names:
-        arrays[name], bad = real_column(data[name], Place(what, name, start + 1))
+        arrays[name], bad = real_column(data[name], Place(what, name, start + 1), missing)
         for k, why in bad.items():
             reasons.setdefault(k, f"column {name}, row {start + k + 1}: {why}")
     if skipped is not None:
@@ -152,6 +155,8 @@ def _opened(
     """(column names, row count, column(name, start, stop)) of a numpy file; a plain
     array's columns are named by ``columns`` (``None`` without them)."""
     try:
+        if path.lower().endswith(".npy"):
+            _refuse_objects(path)
         loaded = np.load(path, mmap_mode="r", allow_pickle=False)
     except BROKEN as error:
         raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
@@ -160,6 +165,21 @@ def _opened(
             yield _npz(loaded, path)
         return
     yield _npy(loaded, path, columns)
+
+
+def _refuse_objects(path: str) -> None:
+    """Refuse an ``.npy`` file whose array (or a field of it) holds Python objects, naming
+    the field, from its header (such a file is never unpickled, nor memory-mapped)."""
+    from gradcalc.io.files import open_regular
+
+    with open_regular(path) as stream:
+        _, dtype = npy_header(stream)
+    fields = dtype.names or ()
+    for name in fields:
+        if dtype.fields[name][0].hasobject:
+            check_kind(dtype.fields[name][0], Place(path, name))
+    if not fields and dtype.hasobject:
+        check_kind(dtype, Place(path, "(every column)"))
 
 
 def _npz(archive: Any, path: str) -> tuple[tuple[str, ...], int, Callable]:

@@ -25,7 +25,7 @@ from typing import TextIO
 
 import numpy as np
 
-from gradcalc.core.cells import MAX_MAGNITUDE, out_of_range
+from gradcalc.core.cells import EXACT_INTEGER, MAX_MAGNITUDE, inexact_integer, out_of_range
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points, constant_value
 from gradcalc.io.headers import shown_columns
@@ -37,6 +37,8 @@ CHUNK_ROWS = 65_536
 #: The longest line of a points, data or jobs file, and the longest expression file, in
 #: characters (the parser's own limit on a text).
 MAX_LINE = 1_000_000
+#: Sixteen digits in a row: an integer that float64 may not hold exactly.
+LONG_INTEGER = re.compile(r"[0-9]{16}")
 #: Cells that would read as arithmetic but are surely not meant so: ``1-2``, ``1/3/2024``.
 DATE_LIKE = re.compile(r"[0-9]+-[0-9]+(-[0-9]+)?|[0-9]+([/.])[0-9]+\2[0-9]+")
 
@@ -379,6 +381,8 @@ def cell_value(text: str, row: int, column: str, what: str = "points file") -> f
             return constant_value(text.strip())
         except InputError:
             raise InputError(f"{where}: {_short(text)!r} is not a number") from None
+    if (inexact := inexact_integer(text)) is not None:
+        raise InputError(f"{where}: {inexact}")
     value = float(text)
     if not in_range(value, text):
         raise InputError(f"{where}: {out_of_range(_short(text.strip()))}")
@@ -457,6 +461,8 @@ def _all_in_range(table: np.ndarray, text: str) -> bool:
     """
     if not np.all(np.abs(table) <= MAX_MAGNITUDE):  # (NaN fails too)
         return False
+    if LONG_INTEGER.search(text) and np.any(np.abs(table) >= EXACT_INTEGER):
+        return False  # 9007199254740993: the careful path refuses an inexact integer
     zeros = np.flatnonzero(table == 0)
     if not zeros.size:
         return True

@@ -66,7 +66,7 @@ def read_table_file(
         }
         if id_column is not None:
             data[id_column] = batch.column(id_column).to_pylist()
-        chunk = table_points(data, chosen, id_column, start, path, skipped)
+        chunk = table_points(data, chosen, id_column, start, path, skipped, "null")
         start += batch.num_rows
         if chunk is not None:
             yield chunk
@@ -167,7 +167,7 @@ def _arrow_kind(pa: Any, kind: Any) -> str:
         (pa.types.is_boolean, KINDS["b"]),
         (pa.types.is_decimal, "a decimal"),
         (pa.types.is_temporal, KINDS["M"]),
-        (pa.types.is_null, "the value is missing"),
+        (pa.types.is_null, "no values (a column of nulls)"),
     ]
     for test, word in words:
         if test(kind):

@@ -28,6 +28,37 @@ from gradcalc.io import arrays, parquet
 from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, spooled_copy
 
 
+@dataclass(frozen=True)
+class Reader:
+    """How the points files whose names end with one of ``suffixes`` are read: ``columns``
+    gives a file's column names (``None``: a plain array, named by ``--columns``), ``read``
+    its points in chunks (``path, columns, id_column, skipped``), each cell through the one
+    cell policy (:mod:`gradcalc.core.cells`)."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    columns: Callable[[str], tuple[str, ...] | None]
+    read: Callable[..., Iterator[Points]]
+
+
+#: Every reader of a points file but CSV's (the default, read as a stream of lines). A
+#: reader registered here is tried by the tests on every kind of hostile cell.
+READERS = (
+    Reader("numpy", arrays.SUFFIXES, arrays.array_columns, arrays.read_arrays),
+    Reader("arrow", parquet.SUFFIXES, parquet.table_columns, parquet.read_table_file),
+)
+
+
+def reader_of(path: str) -> Reader | None:
+    """The reader of ``path`` by its suffix (``None``: CSV).
+
+    >>> reader_of("p.feather").name, reader_of("p.csv")
+    ('arrow', None)
+    """
+    lowered = path.lower()
+    return next((r for r in READERS if lowered.endswith(r.suffixes)), None)
+
+
 @dataclass
 class Source:
     """An opened points file: ``stream`` is a CSV's text (a file, or stdin spooled to a
@@ -41,9 +72,7 @@ class Source:
     def names(self) -> tuple[str, ...] | None:
         """The column names (``None``: a plain ``.npy`` array, named by ``--columns``)."""
         if self.stream is None:
-            if self.path.lower().endswith(arrays.SUFFIXES):
-                return arrays.array_columns(self.path)
-            return parquet.table_columns(self.path)
+            return _reader(self.path).columns(self.path)
         self.stream.seek(0)
         try:
             header = next(csv.reader([self.stream.readline(1_000_000)]), [])
@@ -62,9 +91,8 @@ class Source:
         """The points, chunk by chunk, from the start (so it may be read again); ``lines``
         may wrap a CSV's stream (with a progress bar)."""
         if self.stream is None:
-            if self.path.lower().endswith(arrays.SUFFIXES):
-                return arrays.read_arrays(self.path, columns, id_column, skipped)
-            return parquet.read_table_file(self.path, columns, id_column, skipped)
+            chunks = _reader(self.path).read(self.path, columns, id_column, skipped)
+            return _some_rows(chunks, self.path, self.what, skipped)
         self.stream.seek(0)
         return read_points(
             lines(self.stream),
@@ -83,8 +111,7 @@ def open_points(path: str, what: str = "points file") -> Iterator[Source]:
     Raises:
         InputError: a file that cannot be read, or standard input that is not UTF-8.
     """
-    lowered = path.lower()
-    if lowered.endswith(arrays.SUFFIXES + parquet.SUFFIXES):
+    if reader_of(path) is not None:
         if not os.path.isfile(path):
             raise InputError(f"cannot read {what} {path}: no such file")
         yield Source(path, what=what)
@@ -98,3 +125,23 @@ def open_points(path: str, what: str = "points file") -> Iterator[Source]:
             stream = stack.enter_context(open_text(path, what))
             size = os.fstat(stream.fileno()).st_size
         yield Source(path, stream, size, what)
+
+
+def _reader(path: str) -> Reader:
+    reader = reader_of(path)
+    assert reader is not None  # (a Source without a stream has one)
+    return reader
+
+
+def _some_rows(
+    chunks: Iterator[Points], path: str, what: str, skipped: Skipped | None
+) -> Iterator[Points]:
+    """``chunks``, or an error when there is none: an empty file, or every row bad."""
+    any_rows = False
+    for chunk in chunks:
+        any_rows = True
+        yield chunk
+    if not any_rows:
+        if skipped is not None and skipped.count:
+            raise InputError(f"every row of the {what} is bad: {skipped.summary(what)}")
+        raise InputError(f"the {what} {path} has no rows of points")
