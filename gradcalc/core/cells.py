@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -42,6 +43,8 @@ from gradcalc.core.errors import InputError
 #: The largest magnitude of a number (the expression parser's, :mod:`gradcalc.lang.lexer`).
 MAX_MAGNITUDE = 1e300
 MAX_MAGNITUDE_TEXT = "1e300"
+#: A date written as digits (2020-01-02, 1/3/2024, 3.1.2024): never read as arithmetic.
+DATE = re.compile(r"\s*[0-9]+([-/.])[0-9]+\1[0-9]+\s*")
 #: Every integer up to this magnitude is exact in float64.
 EXACT_INTEGER = 2**53
 
@@ -82,7 +85,7 @@ def inexact_integer(text: str) -> str | None:
         return None
     if len(digits) > 400 or int(float(digits)) == int(digits):
         return None  # (beyond the range: out_of_range says so)
-    return f"the integer {short(text.strip())} (float64 cannot hold it exactly)"
+    return inexact(f"the integer {short(text.strip())}")
 
 
 def short(text: str, limit: int = 40) -> str:
@@ -131,9 +134,9 @@ def refuse(place: Place, k: int, what: str) -> NoReturn:
     raise InputError(f"{place.row(k)}: {what}, not a real number")
 
 
-def inexact(place: Place, k: int, what: str) -> NoReturn:
-    """Raise the one-line error for element ``k``, a number float64 cannot hold exactly."""
-    raise InputError(f"{place.row(k)}: {what} (float64 cannot hold it exactly)")
+def inexact(what: str) -> str:
+    """Why a number float64 cannot hold exactly is a bad row (``what``: the integer ...)."""
+    return f"{what} (float64 cannot hold it exactly)"
 
 
 def check_kind(dtype: np.dtype, place: Place) -> None:
@@ -155,8 +158,7 @@ def real_column(
     range; see the module's policy).
 
     Raises:
-        InputError: for a column of a kind that is not real numbers, or an element float64
-            cannot hold exactly, naming ``place`` and the first such row.
+        InputError: for a column of a kind that is not real numbers, naming ``place``.
     """
     if np.ma.isMaskedArray(values):
         mask = np.ma.getmaskarray(values)
@@ -169,31 +171,28 @@ def real_column(
     if kind == "O":
         return _objects(array, place)
     check_kind(array.dtype, place)
-    column = _exact_integers(array, place) if kind in "iu" else _exact_floats(array, place)
-    return column, _bad_rows(array, column)
-
-
-def _exact_integers(array: np.ndarray, place: Place) -> np.ndarray:
-    """Integers as float64, when every one is exact there."""
     column = array.astype(np.float64)
-    big = np.flatnonzero(np.abs(column) > EXACT_INTEGER)
-    for k in big.tolist():  # (rare: only those past 2^53 are compared one by one)
-        if int(column[k]) != int(array[k]):
-            inexact(place, k, f"the integer {int(array[k])}")
-    return column
+    bad = _bad_rows(array, column)
+    bad.update(_inexact(array, column))
+    return column, dict(sorted(bad.items()))
 
 
-def _exact_floats(array: np.ndarray, place: Place) -> np.ndarray:
-    """Floats as float64, when each value is exact there (a long double may not be)."""
-    column = array.astype(np.float64)
-    if array.dtype.itemsize > 8:
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            same = (column.astype(array.dtype) == array) | ~np.isfinite(array)
-            same |= ~np.isfinite(column) | ((column == 0) & (array != 0))  # (out of range)
-        if not same.all():
-            k = int(np.argmin(same))
-            inexact(place, k, f"the long double {array[k]!s}")
-    return column
+def _inexact(array: np.ndarray, column: np.ndarray) -> dict[int, str]:
+    """Why each element of ``array`` that ``column`` (its float64) does not hold exactly is
+    bad: an integer past 2^53, a long double with more digits (out of range aside)."""
+    if array.dtype.kind in "iu":
+        big = np.flatnonzero(np.abs(column) >= EXACT_INTEGER)  # (2^53 + 1 rounds to 2^53)
+        return {  # (rare: only those past 2^53 are compared one by one)
+            k: inexact(f"the integer {int(array[k])}")
+            for k in big.tolist()
+            if int(column[k]) != int(array[k])
+        }
+    if array.dtype.itemsize <= 8:
+        return {}
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        same = (column.astype(array.dtype) == array) | ~np.isfinite(array)
+        same |= ~np.isfinite(column) | ((column == 0) & (array != 0))  # (out of range)
+    return {k: inexact(f"the long double {array[k]!s}") for k in np.flatnonzero(~same).tolist()}
 
 
 def _bad_rows(array: np.ndarray, column: np.ndarray) -> dict[int, str]:
@@ -238,8 +237,7 @@ def python_number(item: object, place: Place, k: int = 0) -> tuple[float, str | 
     >>> python_number(10**400, Place("at", "x"), 0)[1][:64]
     'number out of range: 1000000000000000000000000000000000000000...'
     >>> python_number(2**53 + 1, Place("at", "x"), 0)
-    Traceback (most recent call last):
-    gradcalc.core.errors.InputError: at, column x, row 1: the integer 9007199254740993 (float64 ...
+    (nan, 'the integer 9007199254740993 (float64 cannot hold it exactly)')
     >>> python_number(True, Place("at", "x"), 0)
     Traceback (most recent call last):
     gradcalc.core.errors.InputError: at, column x, row 1: a boolean (true/false), not a real number
@@ -253,7 +251,7 @@ def python_number(item: object, place: Place, k: int = 0) -> tuple[float, str | 
             if item.bit_length() > 1024 or abs(item) > MAX_MAGNITUDE:
                 return math.nan, out_of_range(short(str(item)))
             if int(float(item)) != item:
-                inexact(place, k, f"the integer {short(str(item))}")
+                return math.nan, inexact(f"the integer {short(str(item))}")
         return float(item), None
     if isinstance(item, float | np.generic):
         here = dataclasses.replace(place, first_row=place.first_row + k)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.core.cells import inexact_integer
+from gradcalc.core.cells import DATE, inexact_integer
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.lang.literals import DECIMAL, NAME, split_top_level
 
@@ -71,6 +71,8 @@ def constant_value(text: str) -> float:
     """
     if (inexact := inexact_integer(text)) is not None:  # a value, not an expression's literal
         raise InputError(inexact, text=text)
+    if DATE.fullmatch(text):  # 2020-01-02 is not 2017
+        raise InputError(f"{text.strip()!r} is not a number (a date?)", text=text)
     if DECIMAL.fullmatch(text) and (  # the parser's own range; 0 only when written as 0
         not text.lower().partition("e")[0].strip("-0.") or 1e-300 <= abs(float(text)) <= 1e300
     ):

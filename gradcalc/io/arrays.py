@@ -176,8 +176,8 @@ def _refuse_objects(path: str) -> None:
         _, dtype = npy_header(stream)
     fields = dtype.names or ()
     for name in fields:
-        if dtype.fields[name][0].hasobject:
-            check_kind(dtype.fields[name][0], Place(path, name))
+        if dtype[name].hasobject:
+            check_kind(dtype[name], Place(path, name))
     if not fields and dtype.hasobject:
         check_kind(dtype, Place(path, "(every column)"))
 
