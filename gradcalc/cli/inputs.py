@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gradcalc.cli.console import Writer, with_progress
+from gradcalc.cli.console import Writer, chunks_with_progress, with_progress
 from gradcalc.core.errors import GradcalcError, InputError
 
 
@@ -271,7 +271,10 @@ def point_chunks(
         def lines(stream: Any) -> Any:
             return with_progress(context, stream, source.size)
 
-        for _ in source.read(columns, id_column, skipped, lines):
+        checked = source.read(columns, id_column, skipped, lines)
+        if source.stream is None:  # (a CSV's bar follows its bytes, in lines)
+            checked = chunks_with_progress(context, checked, source.size, source.rows())
+        for _ in checked:
             pass
         if skipped is not None and skipped.count:
             print(f"warning: {skipped.summary()}", file=sys.stderr)

@@ -68,6 +68,12 @@ def array_columns(path: str) -> tuple[str, ...] | None:
         return names
 
 
+def array_rows(path: str) -> int:
+    """How many rows (points) a numpy file holds, from its headers."""
+    with _opened(path) as (_, length, _):
+        return length
+
+
 def choose_columns(
     names: tuple[str, ...] | None,
     columns: Sequence[str] | None,

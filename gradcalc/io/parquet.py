@@ -77,6 +77,18 @@ def table_columns(path: str) -> tuple[str, ...]:
     return _batches(path, CHUNK_ROWS)[0]
 
 
+def table_rows(path: str) -> int | None:
+    """How many rows a Parquet file holds, from its footer (``None`` for Arrow IPC: counted
+    only by reading it)."""
+    if not path.lower().endswith(PARQUET):
+        return None
+    pa = pyarrow()
+    try:
+        return int(pa.parquet.ParquetFile(path).metadata.num_rows)
+    except (OSError, pa.ArrowException) as error:
+        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
+
+
 def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
     """The file's column names, and a function giving its record batches of some columns."""
     pa = pyarrow()

@@ -39,13 +39,20 @@ class Reader:
     suffixes: tuple[str, ...]
     columns: Callable[[str], tuple[str, ...] | None]
     read: Callable[..., Iterator[Points]]
+    rows: Callable[[str], int | None]  # how many points, from the headers (None: unknown)
 
 
 #: Every reader of a points file but CSV's (the default, read as a stream of lines). A
 #: reader registered here is tried by the tests on every kind of hostile cell.
 READERS = (
-    Reader("numpy", arrays.SUFFIXES, arrays.array_columns, arrays.read_arrays),
-    Reader("arrow", parquet.SUFFIXES, parquet.table_columns, parquet.read_table_file),
+    Reader("numpy", arrays.SUFFIXES, arrays.array_columns, arrays.read_arrays, arrays.array_rows),
+    Reader(
+        "arrow",
+        parquet.SUFFIXES,
+        parquet.table_columns,
+        parquet.read_table_file,
+        parquet.table_rows,
+    ),
 )
 
 
@@ -66,7 +73,7 @@ class Source:
 
     path: str
     stream: TextIO | None = None
-    size: int = 0  # a CSV file's size in bytes (0: unknown), for a progress bar
+    size: int = 0  # the file's size in bytes (0: unknown), for a progress bar
     what: str = "points file"  # its name in messages ("data file" for fit)
 
     def names(self) -> tuple[str, ...] | None:
@@ -80,6 +87,11 @@ class Source:
             header = []  # read_points names the problem
         self.stream.seek(0)
         return tuple(cell.strip().lstrip("\ufeff") for cell in header)
+
+    def rows(self) -> int | None:
+        """How many points a file of another kind than CSV holds, from its headers (``None``:
+        a CSV, or not known before reading), for a progress bar."""
+        return None if self.stream is not None else _reader(self.path).rows(self.path)
 
     def read(
         self,
@@ -114,7 +126,7 @@ def open_points(path: str, what: str = "points file") -> Iterator[Source]:
     if reader_of(path) is not None:
         if not os.path.isfile(path):
             raise InputError(f"cannot read {what} {path}: no such file")
-        yield Source(path, what=what)
+        yield Source(path, size=os.path.getsize(path), what=what)
         return
     with ExitStack() as stack:
         if path == "-":
