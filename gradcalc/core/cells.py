@@ -14,8 +14,9 @@ The policy:
   decimals, Python objects, complex numbers, records, lists, booleans -- a column of another
   kind is never read as numbers;
 - **bad rows**, refused unless the caller skips them (``--skip-bad-rows``, or the API's
-  ``strict=False``): a missing value (a null, a masked element), NaN, an infinity, and a
-  number out of range (above 1e300 in magnitude, or one that rounds to 0 and is not 0).
+  ``strict=False``): a missing value (a null, a masked element), NaN, an infinity, a number
+  out of range (above 1e300 in magnitude, or one that rounds to 0 and is not 0), and a
+  number float64 cannot hold exactly (an integer past 2^53, a long double's extra digits).
 
 >>> values, bad = real_column(np.array([1, 2**53]), Place("points file p.npz", "x"))
 >>> values.tolist(), bad
@@ -45,6 +46,8 @@ MAX_MAGNITUDE = 1e300
 MAX_MAGNITUDE_TEXT = "1e300"
 #: A date written as digits (2020-01-02, 1/3/2024, 3.1.2024): never read as arithmetic.
 DATE = re.compile(r"\s*[0-9]+([-/.])[0-9]+\1[0-9]+\s*")
+#: Sixteen digits in a row: an integer that float64 may not hold exactly.
+LONG_INTEGER = re.compile(r"[0-9]{16}")
 #: Every integer up to this magnitude is exact in float64.
 EXACT_INTEGER = 2**53
 
@@ -304,3 +307,32 @@ def given_values(name: str, value: object) -> tuple[np.ndarray, dict[int, str]]:
         np.ma.ravel(array) if np.ma.isMaskedArray(array) else np.ravel(array), place
     )
     return column.reshape(shape), bad
+
+
+def in_range(value: float, text: str) -> bool:
+    """Whether a decimal ``text`` read as ``value`` is within the cell policy's range (at
+    most 1e300 in magnitude, and 0 only when written as 0).
+
+    >>> in_range(float("1e-400"), "1e-400"), in_range(0.0, "-0.000"), in_range(1e301, "1e301")
+    (False, True, False)
+    """
+    if value == 0:
+        return not text.lower().partition("e")[0].strip(" \t+-0.")
+    return abs(value) <= MAX_MAGNITUDE
+
+
+def table_in_range(table: np.ndarray, text: str) -> bool:
+    """Whether every number of ``table`` (parsed from ``text``) is in the policy's range.
+
+    >>> table_in_range(np.array([[0.0, 1.0]]), "0,1"), table_in_range(np.array([[0.0]]), "1e-400")
+    (True, False)
+    """
+    if not np.all(np.abs(table) <= MAX_MAGNITUDE):  # (NaN fails too)
+        return False
+    if LONG_INTEGER.search(text) and np.any(np.abs(table) >= EXACT_INTEGER):
+        return False  # 9007199254740993: the careful path refuses an inexact integer
+    zeros = np.flatnonzero(table == 0)
+    if not zeros.size:
+        return True
+    cells = text.replace("\n", ",").split(",")
+    return all(in_range(0.0, cells[k]) for k in zeros.tolist())

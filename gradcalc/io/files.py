@@ -25,7 +25,7 @@ from typing import TextIO
 
 import numpy as np
 
-from gradcalc.core.cells import EXACT_INTEGER, MAX_MAGNITUDE, inexact_integer, out_of_range
+from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_in_range
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.points import Points, constant_value
 from gradcalc.io.headers import shown_columns
@@ -37,8 +37,6 @@ CHUNK_ROWS = 65_536
 #: The longest line of a points, data or jobs file, and the longest expression file, in
 #: characters (the parser's own limit on a text).
 MAX_LINE = 1_000_000
-#: Sixteen digits in a row: an integer that float64 may not hold exactly.
-LONG_INTEGER = re.compile(r"[0-9]{16}")
 #: Cells that would read as arithmetic but are surely not meant so: ``1-2``, ``1/3/2024``.
 DATE_LIKE = re.compile(r"[0-9]+-[0-9]+(-[0-9]+)?|[0-9]+([/.])[0-9]+\2[0-9]+")
 
@@ -231,8 +229,15 @@ def read_points(
     """
     lines = bounded_lines(stream, what)
     pick = _Pick.of(_header(lines, what), columns, id_column, what)
+    empty = f"the {what} has a header but no rows of points"
+    yield from some_rows(_rows(lines, pick, chunk_rows, what, skipped), what, skipped, empty)
+
+
+def _rows(
+    lines: Iterator[str], pick: _Pick, chunk_rows: int, what: str, skipped: Skipped | None
+) -> Iterator[Points]:
+    """The chunks of the rows after the header (blank lines skipped, their rows counted)."""
     start = 2  # file row number of the next line
-    any_rows = False
     while raw := list(itertools.islice(lines, chunk_rows)):
         block = [line.rstrip("\r\n") for line in raw]
         numbers: Sequence[int] = range(start, start + len(block))
@@ -245,12 +250,22 @@ def read_points(
         if block:
             chunk = _chunk(pick, block, numbers, what, skipped)
             if chunk is not None:
-                any_rows = True
                 yield chunk
+
+
+def some_rows(
+    chunks: Iterator[Points], what: str, skipped: Skipped | None, empty: str
+) -> Iterator[Points]:
+    """``chunks``, or an error when there is none: ``empty`` (the file has no rows), or that
+    every row was bad (left out by ``skipped``)."""
+    any_rows = False
+    for chunk in chunks:
+        any_rows = True
+        yield chunk
     if not any_rows:
         if skipped is not None and skipped.count:
             raise InputError(f"every row of the {what} is bad: {skipped.summary(what)}")
-        raise InputError(f"the {what} has a header but no rows of points")
+        raise InputError(empty)
 
 
 @dataclass(frozen=True)
@@ -389,18 +404,6 @@ def cell_value(text: str, row: int, column: str, what: str = "points file") -> f
     return value
 
 
-def in_range(value: float, text: str) -> bool:
-    """Whether a decimal ``text`` read as ``value`` is within the cell policy's range (at
-    most 1e300 in magnitude, and 0 only when written as 0).
-
-    >>> in_range(float("1e-400"), "1e-400"), in_range(0.0, "-0.000"), in_range(1e301, "1e301")
-    (False, True, False)
-    """
-    if value == 0:
-        return not text.lower().partition("e")[0].strip(" \t+-0.")
-    return abs(value) <= MAX_MAGNITUDE
-
-
 def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -426,7 +429,7 @@ def _chunk(
         else:
             text = ""
     table = _fast_table(text, len(block), len(pick.names)) if text else None
-    if table is not None and not _all_in_range(table, text):
+    if table is not None and not table_in_range(table, text):
         table = None  # 1e999, 1e-999: the careful path names the cell
     if table is None:
         good, kept, rows = [], [], []
@@ -451,23 +454,6 @@ def _chunk(
         ids = [cells[pick.id_index].strip() for cells in rows]
     arrays = {n: table[:, i] for i, n in enumerate(pick.names)}
     return Points(pick.names, arrays, None, numbers[0], ids)
-
-
-def _all_in_range(table: np.ndarray, text: str) -> bool:
-    """Whether every number of ``table`` (parsed from ``text``) is in the policy's range.
-
-    >>> _all_in_range(np.array([[0.0, 1.0]]), "0,1"), _all_in_range(np.array([[0.0]]), "1e-400")
-    (True, False)
-    """
-    if not np.all(np.abs(table) <= MAX_MAGNITUDE):  # (NaN fails too)
-        return False
-    if LONG_INTEGER.search(text) and np.any(np.abs(table) >= EXACT_INTEGER):
-        return False  # 9007199254740993: the careful path refuses an inexact integer
-    zeros = np.flatnonzero(table == 0)
-    if not zeros.size:
-        return True
-    cells = text.replace("\n", ",").split(",")
-    return all(in_range(0.0, cells[k]) for k in zeros.tolist())
 
 
 def _fast_table(text: str, rows: int, columns: int) -> np.ndarray | None:

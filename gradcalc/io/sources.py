@@ -25,7 +25,7 @@ from typing import TextIO
 from gradcalc.core.errors import InputError
 from gradcalc.engine.points import Points
 from gradcalc.io import arrays, parquet
-from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, spooled_copy
+from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, some_rows, spooled_copy
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,8 @@ class Source:
         may wrap a CSV's stream (with a progress bar)."""
         if self.stream is None:
             chunks = _reader(self.path).read(self.path, columns, id_column, skipped)
-            return _some_rows(chunks, self.path, self.what, skipped)
+            empty = f"the {self.what} {self.path} has no rows of points"
+            return some_rows(chunks, self.what, skipped, empty)
         self.stream.seek(0)
         return read_points(
             lines(self.stream),
@@ -143,17 +144,3 @@ def _reader(path: str) -> Reader:
     reader = reader_of(path)
     assert reader is not None  # (a Source without a stream has one)
     return reader
-
-
-def _some_rows(
-    chunks: Iterator[Points], path: str, what: str, skipped: Skipped | None
-) -> Iterator[Points]:
-    """``chunks``, or an error when there is none: an empty file, or every row bad."""
-    any_rows = False
-    for chunk in chunks:
-        any_rows = True
-        yield chunk
-    if not any_rows:
-        if skipped is not None and skipped.count:
-            raise InputError(f"every row of the {what} is bad: {skipped.summary(what)}")
-        raise InputError(f"the {what} {path} has no rows of points")
