@@ -63,7 +63,6 @@ def _tiny() -> Any:
 
 
 HUGE = 2**53 + 1
-THIRD = Fraction(1, 3)
 KINDS = [
     Kind(
         "string",
