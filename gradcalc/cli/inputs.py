@@ -51,8 +51,8 @@ class Session:
         wrt: str | None = None,
     ):
         from gradcalc.core.collector import freeze_after_pauses
-        from gradcalc.engine.api import compile_expression
-        from gradcalc.engine.points import parse_at
+        from gradcalc.engine.run.api import compile_expression
+        from gradcalc.engine.evaluate.points import parse_at
         from gradcalc.io.files import Skipped
 
         if at and points:
@@ -127,7 +127,7 @@ def used_columns(
     >>> used_columns("2*e", ("x", "e"))  # a column shadows a constant, as in --at
     ['e']
     """
-    from gradcalc.engine.api import compile_expression
+    from gradcalc.engine.run.api import compile_expression
 
     if header is None:
         return None
@@ -173,7 +173,7 @@ def columns_read(graph: Any, candidates: list[str], wrt: list[str] | None = None
 def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
     """Refuse a point that names ``yy`` but not the expression's ``y``: a misspelling."""
     from gradcalc.core.errors import closest
-    from gradcalc.engine.evaluate import as_product
+    from gradcalc.engine.evaluate.evaluate import as_product
 
     used = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
     unused = [
@@ -201,7 +201,7 @@ def engine_options(no_check: bool, subgradient: bool, check_timeout: float, exac
     >>> engine_options(True, False, 5.0, False).check
     False
     """
-    from gradcalc.engine.api import Options
+    from gradcalc.engine.run.api import Options
 
     return Options(
         check=not no_check,
@@ -218,7 +218,7 @@ def number(text: str, option: str) -> float:
     >>> number(" 1/4 ", "--direction")
     0.25
     """
-    from gradcalc.engine.points import constant_value
+    from gradcalc.engine.evaluate.points import constant_value
 
     try:
         return constant_value(text.strip())

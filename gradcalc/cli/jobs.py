@@ -23,8 +23,8 @@ its text, when known) and the stream goes on -- whatever went wrong in that job,
 error or a bug included (``"exit_code": 70``); one undefined at its point is answered like
 ``grad`` answers it (``"undefined"`` says why). Compiled expressions are cached up to
 :data:`CACHE_NODES` graph nodes in all; expressions that differ only in their numbers
-share one symbolic derivative (:mod:`gradcalc.symbolic.shapes`) and, from the second on,
-one plan that computes their point without a tape (:mod:`gradcalc.engine.scalar`).
+share one symbolic derivative (:mod:`gradcalc.symbolic.translate.shapes`) and, from the second on,
+one plan that computes their point without a tape (:mod:`gradcalc.engine.run.scalar`).
 
 >>> import io, json
 >>> out = io.StringIO()
@@ -52,14 +52,14 @@ from gradcalc.cli import limits
 from gradcalc.core import budget
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.core.workers import ordered_map
-from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at
-from gradcalc.engine.points import Points, parse_at, points_from_rows
-from gradcalc.engine.scalar import Plans, planning
+from gradcalc.engine.run.api import Options, compile_expression, derivatives_at, gradient_at
+from gradcalc.engine.evaluate.points import Points, parse_at, points_from_rows
+from gradcalc.engine.run.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import to_json
 from gradcalc.render.views import DerivativeView
-from gradcalc.symbolic.shapes import Shapes, sharing
+from gradcalc.symbolic.translate.shapes import Shapes, sharing
 
 #: How the exit status of a whole stream is chosen: the first of these that any job hit.
 EXIT_PRIORITY = (ExitCode.INTERNAL, ExitCode.CHECK_FAILED, ExitCode.USAGE, ExitCode.UNDEFINED)
@@ -182,7 +182,7 @@ class _Cache:
     """Compiled graphs by (expression, names, of), least recently used first out, bounded by
     their total size: jobs that repeat an expression at many points compile it once and share
     its symbolic derivative (cached on the graph); expressions of one shape share theirs
-    through ``shapes`` (see :mod:`gradcalc.symbolic.shapes`)."""
+    through ``shapes`` (see :mod:`gradcalc.symbolic.translate.shapes`)."""
 
     def __init__(self) -> None:
         self.graphs: OrderedDict[tuple, Graph] = OrderedDict()

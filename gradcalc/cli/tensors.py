@@ -110,7 +110,7 @@ class TensorOptions:
 
     def thresholds(self, saturation: float, vanishing: float, exploding: float) -> Any:
         """The layer report's thresholds (:class:`gradcalc.engine.layers.Thresholds`)."""
-        from gradcalc.engine.layers import Thresholds
+        from gradcalc.engine.tensors.layers import Thresholds
 
         return Thresholds(
             1.0 if self.dead_share is None else self.dead_share,
@@ -137,7 +137,7 @@ class TensorOptions:
 
 def wants_tensors(at: list[str] | None, data: str | None) -> bool:
     """Whether a command's point has tensor values (or a data set)."""
-    from gradcalc.engine.tensorpoints import has_tensors
+    from gradcalc.engine.tensors.tensorpoints import has_tensors
 
     return data is not None or bool(at and has_tensors(at))
 
@@ -159,7 +159,7 @@ def tensor_values(
     ``at`` (the specs of ``--at``, or ``--from``); and the names ``--data`` bound. A value
     names a file (``W=@w.npy``) only with ``files``: the operator's ``gradcalc --file``, on
     the command line's own arguments (never a repl line: its context has no ``files``)."""
-    from gradcalc.engine.tensorpoints import DEFAULT_SEED, parse_tensor_at
+    from gradcalc.engine.tensors.tensorpoints import DEFAULT_SEED, parse_tensor_at
     from gradcalc.io.tensors import load_tensor, read_data
 
     if options.data is None and (options.features or options.target or options.bind):
@@ -221,8 +221,8 @@ def tensor_grad(
     """``gradcalc grad`` when a value is a tensor: the loss, the gradients, the layer report,
     the check (``check_timeout`` None: none); exit 1 when the check disagrees."""
     from gradcalc.cli.inputs import expression_text, names
-    from gradcalc.engine.api import compile_expression
-    from gradcalc.engine.tensorgrad import tensor_gradient
+    from gradcalc.engine.run.api import compile_expression
+    from gradcalc.engine.tensors.tensorgrad import tensor_gradient
     from gradcalc.render.tensors import TensorView
 
     values, given, bound = tensor_values(at, options, files=context.files)
@@ -232,7 +232,7 @@ def tensor_grad(
     result.given = given
     _warn(context, result.warnings)
     if check_timeout is not None:
-        from gradcalc.engine.tensorcheck import check_tensor
+        from gradcalc.engine.tensors.tensorcheck import check_tensor
 
         result.check = check_tensor(result, check_timeout)
     if options.save_gradients is not None:
@@ -256,11 +256,11 @@ def tensor_train(
 ) -> int:
     """``gradcalc minimize`` when a value is a tensor: train every ``--from`` value, the data
     held fixed; exit 1 only when the loss diverged."""
-    from gradcalc.apps.train import train
+    from gradcalc.apps.optimize.train import train
     from gradcalc.apps.views import TrainingView
     from gradcalc.cli.console import progress_bar
     from gradcalc.cli.inputs import expression_text
-    from gradcalc.engine.api import compile_expression
+    from gradcalc.engine.run.api import compile_expression
 
     if options.save_gradients is not None:
         raise InputError("--save-gradients is grad's: minimize gives the trained values in JSON")

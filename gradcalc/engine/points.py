@@ -77,7 +77,7 @@ def constant_value(text: str) -> float:
         not text.lower().partition("e")[0].strip("-0.") or 1e-300 <= abs(float(text)) <= 1e300
     ):
         return float(text)  # a plain number: what the parser makes of it, sooner
-    from gradcalc.engine.evaluate import evaluate
+    from gradcalc.engine.evaluate.evaluate import evaluate
     from gradcalc.lang.graph import lower
     from gradcalc.lang.parser import parse_constant
     from gradcalc.lang.syntax import Program, Statement

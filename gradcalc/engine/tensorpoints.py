@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.points import constant_value
+from gradcalc.engine.evaluate.points import constant_value
 from gradcalc.lang.lexer import shorten
 from gradcalc.lang.literals import NAME, nested_literal, split_top_level
 

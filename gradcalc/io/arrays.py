@@ -26,8 +26,8 @@ import numpy as np
 
 from gradcalc.core.cells import Place, check_kind, real_column
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.points import Points
-from gradcalc.engine.tensorpoints import MAX_ELEMENTS
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.tensors.tensorpoints import MAX_ELEMENTS
 from gradcalc.io.files import CHUNK_ROWS, Skipped, check_headers
 from gradcalc.io.headers import shown_columns
 

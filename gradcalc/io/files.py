@@ -27,7 +27,7 @@ import numpy as np
 
 from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_in_range
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.points import Points, constant_value
+from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.io.headers import shown_columns
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the

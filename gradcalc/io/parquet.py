@@ -12,7 +12,7 @@ from typing import Any
 
 from gradcalc.core.cells import KINDS, Place, refuse
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.points import Points
+from gradcalc.engine.evaluate.points import Points
 from gradcalc.io.arrays import choose_columns, table_points
 from gradcalc.io.files import CHUNK_ROWS, Skipped
 

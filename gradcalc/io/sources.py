@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.points import Points
+from gradcalc.engine.evaluate.points import Points
 from gradcalc.io import arrays, parquet
 from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, some_rows, spooled_copy
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from gradcalc.core.cells import Place, check_kind, real_column
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.tensorpoints import check_elements
+from gradcalc.engine.tensors.tensorpoints import check_elements
 from gradcalc.io.arrays import BROKEN, npy_header
 from gradcalc.io.files import (
     bounded_lines,

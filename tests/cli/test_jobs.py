@@ -123,7 +123,7 @@ def test_a_json_number_out_of_range_is_refused_as_at_refuses_it(number: str) -> 
     """Python's JSON reader makes 1e-400 a 0.0 and takes NaN: the job reads the number's own
     text, as --at does, so the message is the one --at x=1e-400 gives."""
     from gradcalc.core.errors import InputError
-    from gradcalc.engine.points import parse_at
+    from gradcalc.engine.evaluate.points import parse_at
 
     with pytest.raises(InputError) as job:
         read_job(f'{{"expr": "x", "at": {{"x": {number}}}}}')
@@ -199,7 +199,7 @@ AWKWARD = ["0", "-0.0", "1", "-1", "0.5", "-2.5", "1e-300", "1e300", "-1e300", "
 def test_a_streams_answers_are_each_jobs_answer_alone(check, monkeypatch) -> None:
     """In one stream, jobs of one shape share a plan and a derivative (the fast paths); alone,
     each job is computed on a full tape and differentiated by itself: the same answers."""
-    import gradcalc.engine.api as api
+    import gradcalc.engine.run.api as api
 
     fast = []
     plain = api.scalar_evaluation

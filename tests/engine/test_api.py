@@ -56,7 +56,7 @@ def test_a_malformed_at_is_a_one_line_input_error(at, message: str) -> None:
 def test_unchecked_calls_compile_a_text_once(monkeypatch) -> None:
     """``grad(..., check=False)`` in a loop parses and records once; checked calls compile
     afresh (the check keeps a timeout on its graph)."""
-    from gradcalc.engine import api
+    from gradcalc.engine.run import api
 
     compiled = []
     compile_expression = api.compile_expression

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.tensorpoints import (
+from gradcalc.engine.tensors.tensorpoints import (
     MAX_ELEMENTS,
     has_tensors,
     parse_tensor_at,

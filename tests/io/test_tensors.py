@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.tensorpoints import MAX_ELEMENTS
+from gradcalc.engine.tensors.tensorpoints import MAX_ELEMENTS
 from gradcalc.io.tensors import load_tensor, read_data
 
 
