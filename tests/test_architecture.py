@@ -261,7 +261,6 @@ TESTED_ELSEWHERE = {
     "gradcalc.io.arrays": "io/test_files.py",  # .npy/.npz columns
     "gradcalc.io.parquet": "io/test_files.py",  # Parquet and Arrow columns
     "gradcalc.io.results": "io/test_bad_data.py",  # --out files written a chunk at a time
-    "gradcalc.io.sources": "test_safety.py",  # special files refused before reading
     "gradcalc.render.derivative": "cli/test_cli_pointfree.py",  # derivatives without a point
     "gradcalc.render.gradient": "cli/test_cli_grad.py",  # every format of grad's answer
     "gradcalc.render.layout": "render/test_graph_svg.py",  # the drawing's boxes and layers

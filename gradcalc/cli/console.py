@@ -318,6 +318,22 @@ def with_progress(context: Any, stream: Any, size: int) -> Any:
             yield line
 
 
+def chunks_with_progress(context: Any, chunks: Any, size: int, rows: int | None) -> Any:
+    """Yield ``chunks`` of points (from a file of ``size`` bytes and ``rows`` points, ``None``:
+    not known), showing a progress bar by points on stderr when it is a terminal and the
+    file is large (never in a pipe: a script's stderr stays clean)."""
+    if not sys.stderr.isatty() or size < 1_000_000:
+        yield from chunks
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=context.console(stderr=True)) as progress:
+        task = progress.add_task("reading points", total=rows)
+        for chunk in chunks:
+            progress.advance(task, chunk.count)
+            yield chunk
+
+
 def show_plot(text: str | None, out: str | None) -> None:
     if out is not None:
         print(f"wrote {out}", file=sys.stderr)

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gradcalc.cli.console import Writer, with_progress
+from gradcalc.cli.console import Writer, chunks_with_progress, with_progress
 from gradcalc.cli.reading import named_at
 from gradcalc.core.errors import GradcalcError, InputError
 
@@ -92,10 +92,12 @@ class Session:
         given = set(self.first.names)
         missing = [v for v in self.graph.variables if v not in given]
         if points and missing:
+            from gradcalc.io.headers import shown_columns
+
             raise InputError(
-                f"the points file has no column {missing[0]} (its columns: "
-                f"{', '.join(self.header or self.first.names)}): add one, or give the points "
-                "with --at"
+                f"the points file has no column {missing[0]} "
+                f"({shown_columns(self.header or self.first.names)}): add one, or give the "
+                "points with --at"
             )
         self.many = bool(points) or len(at or []) > 1
 
@@ -272,7 +274,10 @@ def point_chunks(
         def lines(stream: Any) -> Any:
             return with_progress(context, stream, source.size)
 
-        for _ in source.read(columns, id_column, skipped, lines):
+        checked = source.read(columns, id_column, skipped, lines)
+        if source.stream is None:  # (a CSV's bar follows its bytes, in lines)
+            checked = chunks_with_progress(context, checked, source.size, source.rows())
+        for _ in checked:
             pass
         if skipped is not None and skipped.count:
             print(f"warning: {skipped.summary()}", file=sys.stderr)

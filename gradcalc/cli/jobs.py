@@ -255,7 +255,9 @@ def read_job(text: str) -> Job:
         expression, at = plain_job(text)
         return Job(expression, parse_at([at] if at.strip() else []), None, None)
     try:
-        job = json.loads(text, object_pairs_hook=_no_repeats)
+        job = json.loads(
+            text, object_pairs_hook=_no_repeats, parse_float=str, parse_constant=_not_finite
+        )  # (a float's own text, read as --at reads it: 1e-400 is out of range, never 0)
     except (ValueError, RecursionError) as error:
         raise InputError(f"the job is not valid JSON: {error}") from None
     if not isinstance(job, dict):
@@ -305,6 +307,11 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise InputError(f"the job gives the key {key[:64]!r} twice")
         result[key] = value
     return result
+
+
+def _not_finite(word: str) -> None:
+    """JSON's ``NaN`` and ``Infinity`` (which Python's reader takes) are no values."""
+    raise InputError(f'"at": {word} is not a finite number')
 
 
 def _value_text(name: str, value: Any) -> str:

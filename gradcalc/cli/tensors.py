@@ -153,17 +153,19 @@ def refuse_unused(options: TensorOptions) -> None:
 
 
 def tensor_values(
-    at: list[str] | None, options: TensorOptions, option: str = "--at"
+    at: list[str] | None, options: TensorOptions, option: str = "--at", files: bool = False
 ) -> tuple[dict, dict, tuple[str, ...]]:
     """Every variable's value and how it was given: ``--data``'s X and y, then those of
-    ``at`` (the specs of ``--at``, or ``--from``); and the names ``--data`` bound."""
+    ``at`` (the specs of ``--at``, or ``--from``); and the names ``--data`` bound. A value
+    names a file (``W=@w.npy``) only with ``files``: the operator's ``gradcalc --file``, on
+    the command line's own arguments (never a repl line: its context has no ``files``)."""
     from gradcalc.engine.tensors.tensorpoints import DEFAULT_SEED, parse_tensor_at
     from gradcalc.io.tensors import load_tensor, read_data
 
     if options.data is None and (options.features or options.target or options.bind):
         raise InputError("--features, --target and --as choose columns of --data: give --data")
     seed = DEFAULT_SEED if options.seed is None else options.seed
-    point = parse_tensor_at(at or [], seed, load_tensor)
+    point = parse_tensor_at(at or [], seed, load_tensor if files else None)
     values, given = dict(point.values), dict(point.given)
     for name, text in point.given.items():
         if text.startswith(("randn", "glorot")):
@@ -223,7 +225,7 @@ def tensor_grad(
     from gradcalc.engine.tensors.tensorgrad import tensor_gradient
     from gradcalc.render.tensors import TensorView
 
-    values, given, bound = tensor_values(at, options)
+    values, given, bound = tensor_values(at, options, files=context.files)
     graph = compile_expression(expression_text(expression, None), list(values))
     sources = names(wrt) or [v for v in graph.variables if v not in bound] or None
     result = tensor_gradient(graph, values, sources, thresholds)
@@ -262,7 +264,7 @@ def tensor_train(
 
     if options.save_gradients is not None:
         raise InputError("--save-gradients is grad's: minimize gives the trained values in JSON")
-    values, given, bound = tensor_values(start, options, "--from")
+    values, given, bound = tensor_values(start, options, "--from", context.files)
     graph = compile_expression(expression_text(expression, None), list(values))
     data = {name: values[name] for name in bound}
     parameters = {name: value for name, value in values.items() if name not in bound}

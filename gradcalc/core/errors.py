@@ -62,7 +62,7 @@ class GradcalcError(Exception):
           …x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+x+q
                                                                          ^
         """
-        message = _escaped(self.message)
+        message = escaped(self.message)
         if len(message) > MESSAGE_LIMIT:
             message = message[: MESSAGE_LIMIT - 1] + "…"
         if self.text is None:
@@ -83,7 +83,14 @@ class GradcalcError(Exception):
         return f"{message}\n  {shown}\n  {' ' * caret}^"
 
 
-def _escaped(text: str) -> str:
+def escaped(text: str) -> str:
+    r"""``text`` with every control and invisible character (ESC, BEL, a right-to-left
+    override, a zero-width space) written as its escape: what a message, or text carried
+    from data to output, may show of the input.
+
+    >>> print(escaped("id\x1b[31m\u202e"))
+    id\x1b[31m\u202e
+    """
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

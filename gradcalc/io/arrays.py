@@ -15,15 +15,21 @@ is read a column at a time. Columns of table-like data become :class:`Points` th
 
 from __future__ import annotations
 
+import math
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from gradcalc.core.cells import Place, check_kind, real_column
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.evaluate.points import Points, constant_value
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.tensors.tensorpoints import MAX_ELEMENTS
 from gradcalc.io.files import CHUNK_ROWS, Skipped, check_headers
+from gradcalc.io.headers import shown_columns
 
 SUFFIXES = (".npy", ".npz")
 
@@ -46,7 +52,9 @@ def read_arrays(
     """
     with _opened(path, columns) as (names, length, column):
         chosen = choose_columns(names, columns, id_column, path)
-        for start in range(0, max(length, 1), chunk_rows):
+        if length == 0:
+            raise InputError(f"the points file {path} has no rows of points")
+        for start in range(0, length, chunk_rows):
             stop = min(start + chunk_rows, length)
             data = {n: column(n, start, stop) for n in (*chosen, *_given(id_column))}
             chunk = table_points(data, chosen, id_column, start, path, skipped)
@@ -58,6 +66,12 @@ def array_columns(path: str) -> tuple[str, ...] | None:
     """The column names of a numpy file (``None``: a plain array, named by ``--columns``)."""
     with _opened(path) as (names, _, _):
         return names
+
+
+def array_rows(path: str) -> int:
+    """How many rows (points) a numpy file holds, from its headers."""
+    with _opened(path) as (_, length, _):
+        return length
 
 
 def choose_columns(
@@ -73,7 +87,7 @@ def choose_columns(
         names = tuple(columns)
     for name in [*(columns or []), *_given(id_column)]:
         if name not in names:
-            raise InputError(f"{path} has no column {name} (its columns: {', '.join(names)})")
+            raise InputError(f"{path} has no column {name} ({shown_columns(names)})")
     chosen = tuple(n for n in names if n != id_column) if columns is None else tuple(columns)
     check_headers([(name, k) for k, name in enumerate(chosen, 1)], str(path))
     if len(set(chosen)) != len(chosen):
@@ -88,23 +102,29 @@ def table_points(
     start: int,
     what: str,
     skipped: Skipped | None,
+    missing: str = "masked",
 ) -> Points | None:
-    """Points from columns of one chunk (numpy arrays, or lists of texts and ``None``);
-    ``start`` is the chunk's first row (0-based). A missing, non-numeric or non-finite
-    value is an error naming the column and the row (1-based), or with ``skipped``
-    leaves its row out (``None`` when no row is left).
+    """Points from columns of one chunk (numpy arrays, masked where a value is missing; the
+    id column may be any sequence); ``start`` is the chunk's first row (0-based). Each column
+    goes through the one cell policy (:func:`gradcalc.core.cells.real_column`): a column that
+    is not real numbers is an error naming it and its first row; a missing, non-finite or
+    out-of-range value is an error naming the column and the row (1-based), or with
+    ``skipped`` leaves its row out (``None`` when no row is left).
 
     >>> table_points({"x": np.array([1.0, 2.0]), "n": ["a", "b"]}, ["x"], "n", 0, "f", None).ids
     ['a', 'b']
-    >>> table_points({"x": ["pi", None]}, ["x"], None, 0, "f", None)
+    >>> table_points({"x": np.ma.masked_invalid([1.0, np.nan])}, ["x"], None, 0, "f", None)
     Traceback (most recent call last):
-    gradcalc.core.errors.InputError: f, column x, row 2: the value is missing
+    gradcalc.core.errors.InputError: f, column x, row 2: the value is missing (masked)
+    >>> table_points({"x": np.array(["pi"])}, ["x"], None, 0, "f", None)
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: f, column x, row 1: text, not a real number
     """
     length = len(next(iter(data.values()))) if data else 0
     arrays: dict[str, np.ndarray] = {}
     reasons: dict[int, str] = {}
     for name in names:
-        arrays[name], bad = _numbers(data[name])
+        arrays[name], bad = real_column(data[name], Place(what, name, start + 1), missing)
         for k, why in bad.items():
             reasons.setdefault(k, f"column {name}, row {start + k + 1}: {why}")
     if skipped is not None:
@@ -126,31 +146,12 @@ def table_points(
     return Points(tuple(names), arrays, None, first_row, ids)
 
 
-def _numbers(column: Any) -> tuple[np.ndarray, dict[int, str]]:
-    """A column as float64, and why each bad row is bad (a number that is not finite, a
-    text that is not a constant, a missing value)."""
-    array = None if isinstance(column, list) else np.asarray(column)
-    if array is not None and array.dtype.kind in "biuf":
-        values = array.astype(np.float64)
-        finite = np.isfinite(values)
-        bad = {} if finite.all() else dict.fromkeys(np.flatnonzero(~finite).tolist(), "")
-        return values, {k: f"{values[k]} is not a finite number" for k in bad}
-    texts = list(column)
-    values = np.zeros(len(texts))
-    why: dict[int, str] = {}
-    for k, text in enumerate(texts):
-        if text is None:
-            why[k] = "the value is missing"
-            continue
-        try:
-            values[k] = constant_value(str(text).strip())
-        except InputError:
-            why[k] = f"{str(text)[:40]!r} is not a number"
-    return values, why
-
-
 def _given(id_column: str | None) -> tuple[str, ...]:
     return () if id_column is None else (id_column,)
+
+
+#: What reading a numpy file may raise when the file is malformed or truncated.
+BROKEN = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
 @contextmanager
@@ -160,8 +161,10 @@ def _opened(
     """(column names, row count, column(name, start, stop)) of a numpy file; a plain
     array's columns are named by ``columns`` (``None`` without them)."""
     try:
+        if path.lower().endswith(".npy"):
+            _refuse_objects(path)
         loaded = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError, EOFError) as error:
+    except BROKEN as error:
         raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
     if isinstance(loaded, np.lib.npyio.NpzFile):
         with loaded:
@@ -170,9 +173,27 @@ def _opened(
     yield _npy(loaded, path, columns)
 
 
+def _refuse_objects(path: str) -> None:
+    """Refuse an ``.npy`` file whose array (or a field of it) holds Python objects, naming
+    the field, from its header (such a file is never unpickled, nor memory-mapped)."""
+    from gradcalc.io.files import open_regular
+
+    with open_regular(path) as stream:
+        _, dtype = npy_header(stream)
+    fields = dtype.names or ()
+    for name in fields:
+        if dtype[name].hasobject:
+            check_kind(dtype[name], Place(path, name))
+    if not fields and dtype.hasobject:
+        check_kind(dtype, Place(path, "(every column)"))
+
+
 def _npz(archive: Any, path: str) -> tuple[tuple[str, ...], int, Callable]:
+    """An archive's columns, each checked from its header before any is read: 1-d, at most
+    :data:`~gradcalc.engine.tensorpoints.MAX_ELEMENTS` elements, all of one length."""
     names = tuple(archive.files)
-    shapes = {n: _one_dimensional(archive[n], f"{path}, array {n}").shape[0] for n in names}
+    headers = {n: _member_header(archive, n, path) for n in names}
+    shapes = {n: length for n, (length, _) in headers.items()}
     if len(set(shapes.values())) > 1:
         sizes = ", ".join(f"{n}: {k}" for n, k in shapes.items())
         raise InputError(f"{path}: the arrays have different lengths ({sizes})")
@@ -180,10 +201,60 @@ def _npz(archive: Any, path: str) -> tuple[tuple[str, ...], int, Callable]:
 
     def column(name: str, start: int, stop: int) -> np.ndarray:
         if name not in loaded:  # each array is read whole, once
-            loaded[name] = archive[name]
+            if headers[name][1].hasobject:  # (never unpickled: refused as the policy says)
+                check_kind(headers[name][1], Place(path, name))
+            try:
+                loaded[name] = archive[name]
+            except BROKEN as error:
+                raise InputError(
+                    f"cannot read points file {path}, array {name}: {reason_of(error)}"
+                ) from None
         return loaded[name][start:stop]
 
     return names, next(iter(shapes.values()), 0), column
+
+
+def _member_header(archive: Any, name: str, path: str) -> tuple[int, np.dtype]:
+    """The length and type of the archive's 1-d array ``name``, from its header and the
+    archive's declared sizes alone (nothing of its data is decompressed)."""
+    member = f"{name}.npy"
+    try:
+        info = archive.zip.getinfo(member)
+        with archive.zip.open(member) as stream:
+            shape, dtype = npy_header(stream)
+    except (*BROKEN, KeyError) as error:
+        raise InputError(
+            f"cannot read points file {path}, array {name}: {reason_of(error)}"
+        ) from None
+    elements = math.prod(shape)
+    limit = MAX_ELEMENTS * dtype.itemsize + 65_536  # (the data and a generous header)
+    if elements > MAX_ELEMENTS or info.file_size > limit:
+        raise InputError(
+            f"{path}, array {name}: {max(elements, info.file_size // dtype.itemsize):,} "
+            f"elements; the limit is {MAX_ELEMENTS:,} for one array of an .npz archive "
+            "(write the points as .npy, CSV or Parquet, read in chunks)"
+        )
+    if len(shape) != 1:
+        raise InputError(f"{path}, array {name}: a {len(shape)}-d array; a column must be 1-d")
+    return int(shape[0]), dtype
+
+
+def npy_header(stream: Any) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and type an ``.npy`` stream declares, read from its header alone.
+
+    >>> import io
+    >>> buffer = io.BytesIO()
+    >>> np.save(buffer, np.zeros((2, 3), dtype=np.float32))
+    >>> _ = buffer.seek(0)
+    >>> npy_header(buffer)
+    ((2, 3), dtype('float32'))
+    """
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+    else:
+        shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+    return tuple(shape), dtype
 
 
 def _npy(

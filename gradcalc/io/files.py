@@ -25,8 +25,10 @@ from typing import TextIO
 
 import numpy as np
 
+from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_in_range
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.evaluate.points import Points, constant_value
+from gradcalc.io.headers import shown_columns
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.
@@ -227,8 +229,15 @@ def read_points(
     """
     lines = bounded_lines(stream, what)
     pick = _Pick.of(_header(lines, what), columns, id_column, what)
+    empty = f"the {what} has a header but no rows of points"
+    yield from some_rows(_rows(lines, pick, chunk_rows, what, skipped), what, skipped, empty)
+
+
+def _rows(
+    lines: Iterator[str], pick: _Pick, chunk_rows: int, what: str, skipped: Skipped | None
+) -> Iterator[Points]:
+    """The chunks of the rows after the header (blank lines skipped, their rows counted)."""
     start = 2  # file row number of the next line
-    any_rows = False
     while raw := list(itertools.islice(lines, chunk_rows)):
         block = [line.rstrip("\r\n") for line in raw]
         numbers: Sequence[int] = range(start, start + len(block))
@@ -241,12 +250,22 @@ def read_points(
         if block:
             chunk = _chunk(pick, block, numbers, what, skipped)
             if chunk is not None:
-                any_rows = True
                 yield chunk
+
+
+def some_rows(
+    chunks: Iterator[Points], what: str, skipped: Skipped | None, empty: str
+) -> Iterator[Points]:
+    """``chunks``, or an error when there is none: ``empty`` (the file has no rows), or that
+    every row was bad (left out by ``skipped``)."""
+    any_rows = False
+    for chunk in chunks:
+        any_rows = True
+        yield chunk
     if not any_rows:
         if skipped is not None and skipped.count:
             raise InputError(f"every row of the {what} is bad: {skipped.summary(what)}")
-        raise InputError(f"the {what} has a header but no rows of points")
+        raise InputError(empty)
 
 
 @dataclass(frozen=True)
@@ -271,9 +290,7 @@ class _Pick:
         counts = collections.Counter(header)
         for name in [*wanted, *([id_column] if id_column is not None else [])]:
             if name not in counts:  # (only a chosen column can be missing)
-                raise InputError(
-                    f"the {what} has no column {name} (its columns: {', '.join(header)})"
-                )
+                raise InputError(f"the {what} has no column {name} ({shown_columns(header)})")
             if counts[name] > 1:
                 raise InputError(f"{what} header: the column {name} is repeated")
         if len(set(wanted)) != len(wanted):
@@ -379,9 +396,11 @@ def cell_value(text: str, row: int, column: str, what: str = "points file") -> f
             return constant_value(text.strip())
         except InputError:
             raise InputError(f"{where}: {_short(text)!r} is not a number") from None
+    if (inexact := inexact_integer(text)) is not None:
+        raise InputError(f"{where}: {inexact}")
     value = float(text)
-    if not np.isfinite(value):
-        raise InputError(f"{where}: {_short(text)!r} is out of range")
+    if not in_range(value, text):
+        raise InputError(f"{where}: {out_of_range(_short(text.strip()))}")
     return value
 
 
@@ -410,8 +429,8 @@ def _chunk(
         else:
             text = ""
     table = _fast_table(text, len(block), len(pick.names)) if text else None
-    if table is not None and not np.all(np.isfinite(table)):
-        table = None  # 1e999: the careful path names the cell
+    if table is not None and not table_in_range(table, text):
+        table = None  # 1e999, 1e-999: the careful path names the cell
     if table is None:
         good, kept, rows = [], [], []
         for line, n in zip(block, numbers):

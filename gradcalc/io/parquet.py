@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from gradcalc.core.cells import KINDS, Place, refuse
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.io.arrays import choose_columns, table_points
@@ -60,8 +61,12 @@ def read_table_file(
     wanted = [*chosen, *([id_column] if id_column is not None else [])]
     start = 0
     for batch in batches(wanted):
-        data = {n: _column(batch.column(n)) for n in wanted}
-        chunk = table_points(data, chosen, id_column, start, path, skipped)
+        data: dict[str, Any] = {
+            n: _column(batch.column(n), Place(path, n, start + 1)) for n in chosen
+        }
+        if id_column is not None:
+            data[id_column] = batch.column(id_column).to_pylist()
+        chunk = table_points(data, chosen, id_column, start, path, skipped, "null")
         start += batch.num_rows
         if chunk is not None:
             yield chunk
@@ -70,6 +75,18 @@ def read_table_file(
 def table_columns(path: str) -> tuple[str, ...]:
     """The column names of a Parquet or Arrow IPC file."""
     return _batches(path, CHUNK_ROWS)[0]
+
+
+def table_rows(path: str) -> int | None:
+    """How many rows a Parquet file holds, from its footer (``None`` for Arrow IPC: counted
+    only by reading it)."""
+    if not path.lower().endswith(PARQUET):
+        return None
+    pa = pyarrow()
+    try:
+        return int(pa.parquet.ParquetFile(path).metadata.num_rows)
+    except (OSError, pa.ArrowException) as error:
+        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
 
 def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
@@ -125,16 +142,49 @@ def _ipc_reader(pa: Any, path: str) -> Any:
         return streamed
 
 
-def _column(array: Any) -> Any:
-    """A numeric Arrow column as a numpy array (nulls would be NaN: those go as texts), any
-    other as a list of texts and ``None``."""
+def _column(array: Any, place: Place) -> Any:
+    """A numeric Arrow column as a numpy array, masked where a value is null (a dictionary-
+    encoded one decoded first); a column of any other type is refused by the cell policy
+    (:mod:`gradcalc.core.cells`), naming its type and its first row."""
+    import numpy as np
     import pyarrow as pa
 
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
     kind = array.type
-    numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
-    if numeric and array.null_count == 0:
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        refuse(place, _first_value(array), _arrow_kind(pa, kind))
+    if array.null_count == 0:
         return array.to_numpy(zero_copy_only=False)
-    return [None if v is None else str(v) for v in array.to_pylist()]
+    missing = array.is_null().to_numpy(zero_copy_only=False)
+    filled = array.fill_null(0).to_numpy(zero_copy_only=False)
+    return np.ma.MaskedArray(filled, mask=missing)
+
+
+def _first_value(array: Any) -> int:
+    """The first row of ``array`` that is not null (0 when all are)."""
+    if array.null_count == 0:
+        return 0
+    valid = array.is_valid().to_numpy(zero_copy_only=False)
+    return int(valid.argmax())
+
+
+def _arrow_kind(pa: Any, kind: Any) -> str:
+    """An Arrow type that is not numbers, in the cell policy's words."""
+    words = [
+        (pa.types.is_string, KINDS["U"]),
+        (pa.types.is_large_string, KINDS["U"]),
+        (pa.types.is_binary, KINDS["S"]),
+        (pa.types.is_large_binary, KINDS["S"]),
+        (pa.types.is_boolean, KINDS["b"]),
+        (pa.types.is_decimal, "a decimal"),
+        (pa.types.is_temporal, KINDS["M"]),
+        (pa.types.is_null, "no values (a column of nulls)"),
+    ]
+    for test, word in words:
+        if test(kind):
+            return word
+    return f"a value of type {kind}"
 
 
 class ParquetOut:

@@ -20,12 +20,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gradcalc.core.errors import InputError, reason_of
+from gradcalc.io.carried import csv_cell, csv_rows
 
 SUFFIXES = (".csv", ".parquet", ".pq")
 
 
 class CsvOut:
-    """CSV rows into a file: the header once, then every chunk's rows."""
+    """CSV rows into a file: the header once, then every chunk's rows (each cell through
+    :func:`gradcalc.io.carried.csv_cell`: no formula, no control character)."""
 
     def __init__(self, path: str):
         self.path = path
@@ -39,9 +41,9 @@ class CsvOut:
     def write(self, header: list[str], rows: Iterable[Sequence[str]]) -> None:
         """Append rows (the header before the first)."""
         if not self.started:
-            self.writer.writerow(header)
+            self.writer.writerow(csv_cell(name) for name in header)
             self.started = True
-        self.writer.writerows(rows)
+        self.writer.writerows(csv_rows(rows))
 
     def close(self) -> None:
         """Finish the file."""

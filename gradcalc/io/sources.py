@@ -25,7 +25,45 @@ from typing import TextIO
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.io import arrays, parquet
-from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, spooled_copy
+from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, some_rows, spooled_copy
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How the points files whose names end with one of ``suffixes`` are read: ``columns``
+    gives a file's column names (``None``: a plain array, named by ``--columns``), ``read``
+    its points in chunks (``path, columns, id_column, skipped``), each cell through the one
+    cell policy (:mod:`gradcalc.core.cells`)."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    columns: Callable[[str], tuple[str, ...] | None]
+    read: Callable[..., Iterator[Points]]
+    rows: Callable[[str], int | None]  # how many points, from the headers (None: unknown)
+
+
+#: Every reader of a points file but CSV's (the default, read as a stream of lines). A
+#: reader registered here is tried by the tests on every kind of hostile cell.
+READERS = (
+    Reader("numpy", arrays.SUFFIXES, arrays.array_columns, arrays.read_arrays, arrays.array_rows),
+    Reader(
+        "arrow",
+        parquet.SUFFIXES,
+        parquet.table_columns,
+        parquet.read_table_file,
+        parquet.table_rows,
+    ),
+)
+
+
+def reader_of(path: str) -> Reader | None:
+    """The reader of ``path`` by its suffix (``None``: CSV).
+
+    >>> reader_of("p.feather").name, reader_of("p.csv")
+    ('arrow', None)
+    """
+    lowered = path.lower()
+    return next((r for r in READERS if lowered.endswith(r.suffixes)), None)
 
 
 @dataclass
@@ -35,15 +73,13 @@ class Source:
 
     path: str
     stream: TextIO | None = None
-    size: int = 0  # a CSV file's size in bytes (0: unknown), for a progress bar
+    size: int = 0  # the file's size in bytes (0: unknown), for a progress bar
     what: str = "points file"  # its name in messages ("data file" for fit)
 
     def names(self) -> tuple[str, ...] | None:
         """The column names (``None``: a plain ``.npy`` array, named by ``--columns``)."""
         if self.stream is None:
-            if self.path.lower().endswith(arrays.SUFFIXES):
-                return arrays.array_columns(self.path)
-            return parquet.table_columns(self.path)
+            return _reader(self.path).columns(self.path)
         self.stream.seek(0)
         try:
             header = next(csv.reader([self.stream.readline(1_000_000)]), [])
@@ -51,6 +87,11 @@ class Source:
             header = []  # read_points names the problem
         self.stream.seek(0)
         return tuple(cell.strip().lstrip("\ufeff") for cell in header)
+
+    def rows(self) -> int | None:
+        """How many points a file of another kind than CSV holds, from its headers (``None``:
+        a CSV, or not known before reading), for a progress bar."""
+        return None if self.stream is not None else _reader(self.path).rows(self.path)
 
     def read(
         self,
@@ -62,9 +103,9 @@ class Source:
         """The points, chunk by chunk, from the start (so it may be read again); ``lines``
         may wrap a CSV's stream (with a progress bar)."""
         if self.stream is None:
-            if self.path.lower().endswith(arrays.SUFFIXES):
-                return arrays.read_arrays(self.path, columns, id_column, skipped)
-            return parquet.read_table_file(self.path, columns, id_column, skipped)
+            chunks = _reader(self.path).read(self.path, columns, id_column, skipped)
+            empty = f"the {self.what} {self.path} has no rows of points"
+            return some_rows(chunks, self.what, skipped, empty)
         self.stream.seek(0)
         return read_points(
             lines(self.stream),
@@ -83,11 +124,10 @@ def open_points(path: str, what: str = "points file") -> Iterator[Source]:
     Raises:
         InputError: a file that cannot be read, or standard input that is not UTF-8.
     """
-    lowered = path.lower()
-    if lowered.endswith(arrays.SUFFIXES + parquet.SUFFIXES):
+    if reader_of(path) is not None:
         if not os.path.isfile(path):
             raise InputError(f"cannot read {what} {path}: no such file")
-        yield Source(path, what=what)
+        yield Source(path, size=os.path.getsize(path), what=what)
         return
     with ExitStack() as stack:
         if path == "-":
@@ -98,3 +138,9 @@ def open_points(path: str, what: str = "points file") -> Iterator[Source]:
             stream = stack.enter_context(open_text(path, what))
             size = os.fstat(stream.fileno()).st_size
         yield Source(path, stream, size, what)
+
+
+def _reader(path: str) -> Reader:
+    reader = reader_of(path)
+    assert reader is not None  # (a Source without a stream has one)
+    return reader

@@ -27,9 +27,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradcalc.core.cells import Place, check_kind, real_column
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.tensors.tensorpoints import check_elements
-from gradcalc.io.files import bounded_lines, cell_value, open_regular, open_text
+from gradcalc.io.arrays import BROKEN, npy_header
+from gradcalc.io.files import (
+    bounded_lines,
+    cell_value,
+    open_regular,
+    open_text,
+)
+from gradcalc.io.headers import is_name, shown_columns
 from gradcalc.io.sources import open_points
 
 
@@ -48,8 +56,6 @@ def load_tensor(path: str) -> np.ndarray:
         array = _csv(path)
     else:
         raise InputError(f"{path}: a tensor file is .npy or .csv")
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"{path}: the array holds a value that is not finite (NaN or infinity)")
     return array
 
 
@@ -57,18 +63,20 @@ def _npy(path: str) -> np.ndarray:
     """A numeric ``.npy`` array, its size checked from the header before the data is read."""
     try:
         with open_regular(path) as stream:
-            version = np.lib.format.read_magic(stream)
-            if version == (1, 0):
-                shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
-            else:
-                shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
-            if dtype.hasobject or dtype.kind not in "biuf":
-                raise InputError(f"{path}: an array of {dtype}, not of real numbers")
+            shape, dtype = npy_header(stream)
+            width = shape[-1] if len(shape) > 1 else max(math.prod(shape), 1)
+            place = Place(f"tensor file {path}", "", width=width)
+            check_kind(dtype, place)
             check_elements(math.prod(shape), f"@{path}")
             stream.seek(0)
-            return np.load(stream, allow_pickle=False).astype(np.float64)
-    except (OSError, ValueError, EOFError) as error:
+            array = np.load(stream, allow_pickle=False)
+    except BROKEN as error:
         raise InputError(f"cannot read tensor file {path}: {reason_of(error)}") from None
+    values, bad = real_column(array.reshape(-1), place)
+    if bad:
+        k = min(bad)
+        raise InputError(f"{place.row(k)}: {bad[k]}")
+    return values.reshape(array.shape)
 
 
 def _csv(path: str) -> np.ndarray:
@@ -132,8 +140,13 @@ def read_data(
         if not header:
             raise InputError(f"the {what} {path} has no column names (a header row)")
         chosen_target = target if target is not None else header[-1]
+        if not is_name(chosen_target):
+            raise InputError(
+                f"the {what} {path}: the last column has no name ({shown_columns(header)}): "
+                "give a header row of names, or --target NAME"
+            )
         if features is None:
-            features = [n for n in header if n != chosen_target]
+            features = [n for n in header if n != chosen_target and is_name(n)]
         if chosen_target in features:
             raise InputError(f"--target {chosen_target} is one of the --features too")
         if not features:

@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from gradcalc.core.cells import MAX_MAGNITUDE, MAX_MAGNITUDE_TEXT, out_of_range
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import FUNCTION_NAMES, OPERATORS
 
@@ -50,10 +51,10 @@ MAX_NAME_LENGTH = 64
 MAX_INTEGER_DIGITS = 30
 #: Largest magnitude of a constant exponent.
 MAX_EXPONENT = 1000
-#: Largest magnitude of a number or constant subexpression.
-MAX_CONSTANT = 1e300
+#: Largest magnitude of a number or constant subexpression (the cell policy's, one limit).
+MAX_CONSTANT = MAX_MAGNITUDE
 
-MAX_CONSTANT_TEXT = "1e300"
+MAX_CONSTANT_TEXT = MAX_MAGNITUDE_TEXT
 _PYTHON_OPERATOR_WORDS = frozenset({"and", "or", "not", "if", "else", "is", "in"})
 
 
@@ -268,12 +269,7 @@ def _check_number(text: str, lexeme: str, column: int) -> None:
         )
     value = float(lexeme)
     if not value <= MAX_CONSTANT or (value == 0 and mantissa.strip("0.")):
-        raise InputError(
-            f"number out of range: {shorten(lexeme)} "
-            f"(use magnitudes up to {MAX_CONSTANT_TEXT} that do not round to 0; a fixed limit)",
-            text,
-            column,
-        )
+        raise InputError(out_of_range(shorten(lexeme)), text, column)
 
 
 def _check_name(text: str, name: str, column: int) -> None:

@@ -230,11 +230,13 @@ class Csv(OutputFormat):
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         import csv  # (here: a table, the default, never needs it)
 
+        from gradcalc.io.carried import csv_rows  # (no formula, no control character)
+
         out = csv.writer(sink.out, lineterminator="\n")
         if not sink.started:
-            out.writerow(view.csv_header(data))
+            out.writerows(csv_rows([view.csv_header(data)]))
             sink.started = True
-        out.writerows(view.csv_rows(data, sink.digits))
+        out.writerows(csv_rows(view.csv_rows(data, sink.digits)))
 
 
 @register

@@ -28,3 +28,18 @@ def per_point(obj: dict[str, Any]) -> list[dict[str, Any]]:
             row = {"id": obj["id"][k], **row}
         rows.append(row)
     return rows
+
+
+def answers(stdout: str) -> list[dict[str, Any]]:
+    """The answers of grad's JSON, one per point, whatever its shape: one object (one
+    point), compact JSON (many points), or one object a line (``--jobs``)."""
+    import json
+
+    text = stdout.strip()
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines()]
+    if isinstance(parsed, list):
+        return parsed
+    return per_point(parsed) if "rows" in parsed else [parsed]

@@ -256,7 +256,10 @@ def test_many_points_are_checked_with_lambdify(cli, tmp_path) -> None:
         ("x,y\n1, \n", "row 2, column y: the cell is empty"),
         ("x,y\n1,nan\n", "row 2, column y: 'nan' is not a finite number"),
         ("x,y\n1,1e999\n", "out of range"),
-        ("x,1y\n1,2\n", "the points file has no column y (its columns: x, 1y)"),
+        (
+            "x,1y\n1,2\n",
+            "the points file has no column y (its columns: x; 1 cell that is not a name)",
+        ),
         ("x,x\n1,2\n", "repeated"),
     ],
 )

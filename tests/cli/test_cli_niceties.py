@@ -263,3 +263,35 @@ def test_a_misspelled_command_gets_one_suggestion(typed: str, meant: str) -> Non
     first = done.stderr.splitlines()[0]
     assert first == f"gradcalc: no such command '{typed}'; did you mean {meant}?"
     assert done.stderr.lower().count("did you mean") == 1
+
+
+def _progress_run(monkeypatch, terminal: bool, size: int) -> tuple[list, str]:
+    import io
+
+    from rich.console import Console
+
+    from gradcalc.cli.console import chunks_with_progress
+
+    written = io.StringIO()
+
+    class Context:
+        def console(self, stderr: bool = False) -> Console:
+            return Console(file=written, force_terminal=True, width=80)
+
+    class Chunk:
+        count = 65_536
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal, raising=False)
+    chunks = [Chunk(), Chunk(), Chunk()]
+    return list(chunks_with_progress(Context(), iter(chunks), size, 3 * 65_536)), written.getvalue()
+
+
+def test_a_large_binary_points_file_shows_a_progress_bar_on_a_terminal(monkeypatch) -> None:
+    got, shown = _progress_run(monkeypatch, terminal=True, size=50_000_000)
+    assert len(got) == 3 and "reading points" in shown
+
+
+@pytest.mark.parametrize(("terminal", "size"), [(False, 50_000_000), (True, 1_000)])
+def test_no_progress_bar_in_a_pipe_nor_for_a_small_file(monkeypatch, terminal, size) -> None:
+    got, shown = _progress_run(monkeypatch, terminal, size)
+    assert len(got) == 3 and shown == ""

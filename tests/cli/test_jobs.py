@@ -108,7 +108,7 @@ def test_jobs_and_an_expression_do_not_go_together(cli) -> None:
     ("line", "expected"),
     [
         ('{"expr": "x", "at": {"x": 1.5}}', ("x", [{"x": "1.5"}], None, None)),
-        ('{"expr": "x", "at": {"x": 1e-7}}', ("x", [{"x": "1e-07"}], None, None)),
+        ('{"expr": "x", "at": {"x": 1e-7}}', ("x", [{"x": "1e-7"}], None, None)),  # as written
         ('{"expr": "x"}', ("x", [], None, None)),
         ("x\t", ("x", [], None, None)),
     ],
@@ -116,6 +116,23 @@ def test_jobs_and_an_expression_do_not_go_together(cli) -> None:
 def test_read_job(line, expected) -> None:
     expression, point, wrt, of, _ = read_job(line)
     assert (expression, point.exact, wrt, of) == expected
+
+
+@pytest.mark.parametrize("number", ["1e-400", "-1e-400", "1e400", "1e301", "NaN", "Infinity"])
+def test_a_json_number_out_of_range_is_refused_as_at_refuses_it(number: str) -> None:
+    """Python's JSON reader makes 1e-400 a 0.0 and takes NaN: the job reads the number's own
+    text, as --at does, so the message is the one --at x=1e-400 gives."""
+    from gradcalc.core.errors import InputError
+    from gradcalc.engine.evaluate.points import parse_at
+
+    with pytest.raises(InputError) as job:
+        read_job(f'{{"expr": "x", "at": {{"x": {number}}}}}')
+    if number[-1].isdigit():
+        with pytest.raises(InputError) as at:
+            parse_at([f"x={number}"])
+        assert at.value.message in job.value.message
+    else:
+        assert f"{number} is not a finite number" in job.value.message
 
 
 @pytest.mark.slow

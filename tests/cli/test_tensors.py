@@ -92,7 +92,7 @@ def test_literals_and_files_give_the_same_answer(cli, tmp_path: Path) -> None:
     np.savetxt(tmp_path / "W.csv", W, delimiter=",")
     answers = []
     for value in ("[[1,2],[3,4]]", f"@{tmp_path / 'W.npy'}", f"@{tmp_path / 'W.csv'}"):
-        result = cli("grad", "sum(W@W)", "--at", f"W={value}", "--format", "json")
+        result = cli("--file", "grad", "sum(W@W)", "--at", f"W={value}", "--format", "json")
         assert result.exit_code == 0, result.stderr
         answers.append(json.loads(result.stdout)["gradient"]["W"])
     # d sum(W W) / dW = 1 1ᵀ Wᵀ + Wᵀ 1 1ᵀ
@@ -118,8 +118,7 @@ def test_data_columns_can_be_chosen_and_named(cli, data: Path) -> None:
         (["sum(W)", "--at", "W=[1,x]"], "variable 'x'"),
         (["sum(W)", "--at", "W=randn(100000,100000)"], "limit is 10,000,000"),
         (["sum(W)", "--at", "W=[1]", "--at", "W=[2]"], "one point"),
-        (["sum(W)", "--at", "W=@/dev/zero.npy"], "tensor file"),
-        (["sum(W)", "--at", "W=@missing.npy"], "cannot read tensor file"),
+        (["sum(W)", "--at", "W=@w.npy"], "a value names a file only on the command line under"),
         (["W*2", "--at", "W=[1,2]"], "a gradient needs one number"),
         (["sum(W)", "--at", "W=[1,2]", "--format", "csv"], "no --format csv"),
         (["sum(W)", "--at", "W=[1,2]", "--order", "2"], "first-order"),
@@ -133,6 +132,40 @@ def test_bad_tensor_input_is_one_line_and_exit_2(cli, args: list[str], says: str
     result = cli("grad", *args)
     assert result.exit_code == 2, result.stdout + result.stderr
     assert says in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("W=@/dev/null.npy", "cannot read tensor file"),
+        ("W=@missing.npy", "cannot read tensor file"),
+    ],
+)
+def test_a_tensor_file_under_file_is_still_checked(cli, value: str, says: str) -> None:
+    result = cli("--file", "grad", "sum(W)", "--at", value)
+    assert result.exit_code == 2 and says in result.stderr, result.stderr
+
+
+def test_a_file_is_never_read_from_a_repl_line_or_without_file(cli, tmp_path: Path) -> None:
+    """``grad at W=@pw.csv`` in a repl opened the file (its numbers came back as the gradient,
+    a system file's first line in the error); ``--at``/``--from`` W=@FILE did too, without
+    the operator's --file."""
+    secret = tmp_path / "pw.csv"
+    secret.write_text("ZZSECRET:x:0:0\n")
+    line = f"f(W) = sum(W)\ngrad f at W=@{secret}\n"
+    for args, stdin in [
+        (["repl"], line),
+        (["--file", "repl"], line),
+        (["grad", "sum(W)", "--at", f"W=@{secret}"], ""),
+        (["minimize", "sum(W^2)", "--from", f"W=@{secret}"], ""),
+        (["grad", "--jobs", "-"], f'{{"expr": "sum(W)", "at": {{"W": "@{secret}"}}}}\n'),
+    ]:
+        result = cli(*args, stdin=stdin)
+        assert "ZZSECRET" not in result.stdout + result.stderr, args
+        if "--jobs" in args:
+            assert json.loads(result.stdout)["exit_code"] == 2
+        else:
+            assert "a value names a file only on the command line" in result.stderr, args
     assert "Traceback" not in result.stderr
 
 

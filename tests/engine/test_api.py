@@ -41,8 +41,8 @@ def test_every_form_of_at_gives_sympys_gradient(at) -> None:
     ("at", "message"),
     [
         ([{"x": 1, "y": 2}, {"x": 1}], "every point in the list must name the same variables"),
-        ({"x": "one", "y": 2}, "the value of x is not a number"),
-        ([{"x": [1, [2]], "y": 2}], "the value of x is not a number"),
+        ({"x": "one", "y": 2}, "at, variable x, point 1: text, not a real number"),
+        ([{"x": [1, [2]], "y": 2}], "at, variable x, point 2: a list, not a real number"),
         ([1, 2], "give one mapping of values, a list of mappings, or --at style texts"),
     ],
 )

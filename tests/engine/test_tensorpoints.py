@@ -95,7 +95,7 @@ def test_a_point_names_each_value_and_says_how_it_was_given() -> None:
         (["W=[1]", "W=[2]"], "one point"),
         (["1W=[1]"], "not a valid variable name"),
         (["W"], "name=value"),
-        (["W=@w.npy"], "command line only"),
+        (["W=@w.npy"], "only on the command line under the operator's gradcalc --file"),
         (["W=@"], "@ names a file"),
         (["W=[1,2],b=[[1],[2,3]]"], "--at b: ragged"),
     ],

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradcalc.core.cells import DATE, inexact_integer
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.lang.literals import DECIMAL, NAME, split_top_level
 
@@ -31,7 +32,9 @@ class Points:
     points); ``exact`` holds, per point, each value's text when it was given exactly
     (``--at``), or is ``None`` (values read from a file). ``first_row`` is the file
     row number of the first point (for messages), 0 for ``--at``. ``ids`` holds, per
-    point, the text of the file's ``--id`` column (``None`` without one).
+    point, the text of the file's ``--id`` column (``None`` without one). ``bad`` marks,
+    per point, a value that was not a number (the API's ``strict=False``): those points are
+    undefined, never computed as if they were.
     """
 
     names: tuple[str, ...]
@@ -39,6 +42,7 @@ class Points:
     exact: list[dict[str, str]] | None
     first_row: int = 0
     ids: list[str] | None = None
+    bad: np.ndarray | None = None
 
     @property
     def count(self) -> int:
@@ -65,6 +69,10 @@ def constant_value(text: str) -> float:
     Raises:
         InputError: for anything that is not a finite real constant.
     """
+    if (inexact := inexact_integer(text)) is not None:  # a value, not an expression's literal
+        raise InputError(inexact, text=text)
+    if DATE.fullmatch(text):  # 2020-01-02 is not 2017
+        raise InputError(f"{text.strip()!r} is not a number (a date?)", text=text)
     if DECIMAL.fullmatch(text) and (  # the parser's own range; 0 only when written as 0
         not text.lower().partition("e")[0].strip("-0.") or 1e-300 <= abs(float(text)) <= 1e300
     ):

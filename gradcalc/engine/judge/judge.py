@@ -181,6 +181,9 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
         undefined |= _per_point(problem.mask, shape)
         if singular.value_undefined:
             value_undefined |= _per_point(problem.mask, shape)
+    if points.bad is not None:  # a value that was not a number: never checked nor shown
+        bad = _per_point(points.bad, shape)
+        undefined, value_undefined = undefined | bad, value_undefined | bad
     if options.subgradient:
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
     for overflow in unexplained_gradients(run, undefined | conventional, name):

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.core.cells import given_values
 from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate import higher
@@ -106,13 +107,15 @@ def grad(
     >>> grad("y = x**2; z = y**2", at={"x": 3}, wrt=["x", "y"]).gradient
     {'x': array(108.), 'y': array(18.)}
     """
-    points = as_points(at)
     chosen = Options(**options)
+    points, bad = checked_points(at, chosen.strict)
     if chosen.check:  # the check keeps what it learns (a timeout) on its graph: a fresh one
         graph = compile_expression(expression, points.names, of)
     else:
         graph = _compiled(expression, points.names, None if of is None else tuple(of))
     results = gradient_at(graph, points, wrt, chosen)
+    for result in results:
+        result.warnings.extend(bad)
     return results[0] if len(results) == 1 else results
 
 
@@ -461,21 +464,11 @@ def as_points(
         return at
     if at is None:
         return Points((), {}, [{}])
-    if isinstance(at, Mapping):
-        arrays = {str(k): _values(k, v) for k, v in at.items()}
-        exact = None
-        if all(a.ndim == 0 for a in arrays.values()):
-            exact = [{k: repr(float(a)) for k, a in arrays.items()}]
-        return Points(tuple(arrays), arrays, exact)
     if isinstance(at, str):
         at = [at]
-    items = list(at)
-    mappings = [item for item in items if isinstance(item, Mapping)]
-    if items and len(mappings) == len(items):
-        names = list(mappings[0])
-        if any(list(item) != names for item in mappings):
-            raise InputError("at: every point in the list must name the same variables")
-        return as_points({n: [_values(n, item[n]) for item in mappings] for n in names})
+    items = list(at) if not isinstance(at, Mapping) else []
+    if isinstance(at, Mapping) or (items and all(isinstance(i, Mapping) for i in items)):
+        return checked_points(at if isinstance(at, Mapping) else items)[0]
     texts = [item for item in items if isinstance(item, str)]
     if len(texts) != len(items):
         raise InputError(
@@ -485,11 +478,40 @@ def as_points(
     return parse_at(texts)
 
 
-def _values(name: object, value: object) -> np.ndarray:
-    """One variable's value(s) as a float array, or an error naming the variable."""
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(
-            f"at: the value of {name} is not a number or an array of numbers"
-        ) from None
+def checked_points(at: Any, strict: bool = True) -> tuple[Points, list[str]]:
+    """:func:`as_points`, and why each bad point is bad (a missing, NaN, infinite or
+    out-of-range value: :mod:`gradcalc.core.cells`): with ``strict`` the first one is an
+    error; else those points are NaN and marked ``bad`` (the results call them undefined).
+    """
+    items = list(at) if isinstance(at, list | tuple) else []
+    if not isinstance(at, Mapping) and not (items and all(isinstance(i, Mapping) for i in items)):
+        return as_points(at), []
+    if isinstance(at, Mapping):
+        given = {str(k): given_values(str(k), v) for k, v in at.items()}
+    else:
+        names = list(items[0])
+        if any(list(item) != names for item in items):
+            raise InputError("at: every point in the list must name the same variables")
+        given = {n: given_values(n, [item[n] for item in items]) for n in names}
+    bad = [
+        (k, f"at, variable {n}, point {k + 1}: {why}")
+        for n, g in given.items()
+        for k, why in g[1].items()
+    ]
+    if bad and strict:
+        raise InputError(min(bad)[1])
+    arrays = {n: a for n, (a, _) in given.items()}
+    if not bad:
+        scalar = all(a.ndim == 0 for a in arrays.values())
+        exact = [{k: repr(float(a)) for k, a in arrays.items()}] if scalar else None
+        return Points(tuple(arrays), arrays, exact), []
+    masks = []
+    for array, why in given.values():
+        mask = np.zeros(array.shape, dtype=bool)
+        mask.reshape(-1)[list(why)] = True
+        array[mask] = np.nan
+        masks.append(mask)
+    shape = np.broadcast_shapes(*(m.shape for m in masks))
+    union = np.logical_or.reduce([np.broadcast_to(m, shape) for m in masks])
+    warnings = [f"{why}: the point is undefined" for _, why in sorted(bad)]
+    return Points(tuple(arrays), arrays, None, bad=union), warnings

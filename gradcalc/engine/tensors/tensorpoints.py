@@ -27,6 +27,7 @@ import numpy as np
 
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import constant_value
+from gradcalc.lang.lexer import shorten
 from gradcalc.lang.literals import NAME, nested_literal, split_top_level
 
 #: The most elements one tensor value may have (80 MB of float64).
@@ -134,7 +135,11 @@ def tensor_value(text: str, rng: np.random.Generator, load: Loader | None = None
         if not text[1:].strip():
             raise InputError("@ names a file: write @weights.npy or @weights.csv")
         if load is None:
-            raise InputError(f"{text}: tensor files are read by the command line only")
+            raise InputError(
+                f"{shorten(text)}: a value names a file only on the command line under the "
+                "operator's gradcalc --file (gradcalc --file grad ... --at W=@w.npy); never "
+                "in a repl line or a job"
+            )
         array = load(text[1:])
         check_elements(array.size, text)
         return array
