@@ -89,8 +89,8 @@ def switch_arguments(expr: Any) -> list[Any]:
 
     finite, stairs = _kinds()
     found: list[Any] = []
-    node: Any
     for node in sp.preorder_traversal(expr):
+        arguments: Any = node.args
         if isinstance(node, (sp.Max, sp.Min)):
             pairs = list(combinations(node.args, 2))[:MAX_PAIRS]
             found.extend(a - b for a, b in pairs)
@@ -98,7 +98,7 @@ def switch_arguments(expr: Any) -> list[Any]:
             for _, condition in node.args:
                 found.extend(r.lhs - r.rhs for r in condition.atoms(sp.core.relational.Relational))
         elif isinstance(node, (*finite, *stairs)):
-            found.append(node.args[0])
+            found.append(arguments[0])
     unique: list[Any] = []
     for g in found:
         if g.free_symbols and g not in unique and -g not in unique:
