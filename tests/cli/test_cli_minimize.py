@@ -23,6 +23,7 @@ def test_minimize_rosenbrock_with_bfgs_json(cli) -> None:
         "reason",
         "converged",
         "method",
+        "found",
         "path",
     }
     assert out["point"]["x"] == pytest.approx(1, abs=1e-6) and out["point"]["y"] == pytest.approx(
