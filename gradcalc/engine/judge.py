@@ -29,6 +29,7 @@ from gradcalc.core.problems import Problem
 from gradcalc.engine.diagnostics import Finding, diagnose, non_finite
 from gradcalc.engine.evaluate import Evaluation, TapeRow
 from gradcalc.engine.exact import exact_texts, settled, settled_value
+from gradcalc.engine.kinks import settle
 from gradcalc.engine.points import Points
 from gradcalc.engine.results import GradResult, Options
 from gradcalc.engine.singular import Singularity, singularities
@@ -131,6 +132,8 @@ class _Verdict:
     value_undefined: np.ndarray
     conventional: np.ndarray  # kinks given their conventional value (``subgradient``)
     first_reason: np.ndarray
+    gradient: Mapping[str, Any]  # the tape's, with the limits at differentiable kinks
+    decided: np.ndarray  # points whose kink was decided differentiable on the whole f
 
 
 def _per_point(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -159,20 +162,25 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
         if p.kind != NOT_DIFFERENTIABLE or not run.beside_the_question(p.record.index)
     ]
     found = singularities(graph, problems, run.naming_rows, points, k, run.sources)
+    kinks = settle(graph, k, run.sources, run.gradient, points, (problems, found), options.check)
+    problems, found = kinks.problems, kinks.found
+    warnings.extend(kinks.notes)
+    masks = [p.mask for p in problems] + [mask.reshape(shape) for _, mask in kinks.exact_kinks]
+    found = found + [singular for singular, _ in kinks.exact_kinks]
     undefined = value_undefined = conventional = filled(False, shape)
     if found:
         undefined, value_undefined = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
         conventional = np.zeros(shape, dtype=bool)
-    for singular, problem in zip(found, problems):
+    for singular, mask in zip(found, masks):
         if singular.kind == NOT_DIFFERENTIABLE and options.subgradient:
             warnings.append(
                 f"{singular.describe(points, name)}; --subgradient: using the conventional value"
             )
-            conventional |= _per_point(problem.mask, shape)
+            conventional |= _per_point(mask, shape)
             continue
-        undefined |= _per_point(problem.mask, shape)
+        undefined |= _per_point(mask, shape)
         if singular.value_undefined:
-            value_undefined |= _per_point(problem.mask, shape)
+            value_undefined |= _per_point(mask, shape)
     if options.subgradient:
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
     if options.strict and found:
@@ -181,7 +189,17 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     first_reason = np.full(size, -1) if found else filled(-1, (size,))
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i
-    return _Verdict(found, undefined, value_undefined, conventional, first_reason)
+    decided = np.zeros(math.prod(shape), dtype=bool)
+    decided[list(kinks.decided)] = True
+    return _Verdict(
+        found,
+        undefined,
+        value_undefined,
+        conventional,
+        first_reason,
+        kinks.gradient,
+        decided.reshape(shape),
+    )
 
 
 def _checked(
@@ -195,7 +213,8 @@ def _checked(
     """The symbolic check's report (``None`` without ``check``) and the value to show."""
     if not options.check:
         return None, run.value
-    skip = verdict.undefined | verdict.conventional  # a convention is no derivative to confirm
+    # a convention is no derivative to confirm; a kink decided on the whole f is confirmed
+    skip = verdict.undefined | verdict.conventional | verdict.decided
     where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
     report = check(where)
     shown_value = run.value
@@ -232,7 +251,7 @@ def finish(
         sources=run.sources,
         points=points,
         value=run.value,
-        gradient=dict(run.gradient),
+        gradient=dict(verdict.gradient),
         tape=run.rows,
         singularities=verdict.found,
         undefined=verdict.undefined,
@@ -245,7 +264,7 @@ def finish(
     )
     labels = {s: run.labels.get(s, s) for s in run.gradient}
     result.shown = {
-        s: None if g is None else settled(g, report, labels[s]) for s, g in run.gradient.items()
+        s: None if g is None else settled(g, report, labels[s]) for s, g in verdict.gradient.items()
     }
     result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
     result.shown_value = shown_value

@@ -68,7 +68,7 @@ class Singularity:
                 f"{overflow} at {where}{more}",
             ),
         }[self.kind]
-        line = f"{subject} {what} (tape #{self.record})"
+        line = f"{subject} {what}" + (f" (tape #{self.record})" if self.record else "")
         if self.one_sided:
             sides = ", ".join(
                 f"∂{target}/∂{name} = {_side(left)} from the left, {_side(right)} from the right"
