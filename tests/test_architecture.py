@@ -178,7 +178,6 @@ TESTED_ELSEWHERE = {
     "gradcalc.lang.literals": "lang/test_parser.py",  # the pi/e table, parsed
     "gradcalc.symbolic.derivative": "core/test_ops.py",  # each op's rule against it
     "gradcalc.symbolic.notation": "apps/test_diff.py",  # derivatives in the user's notation
-    "gradcalc.symbolic.numeric": "apps/test_critical.py",  # exact values of numeric points
     "gradcalc.symbolic.simplify": "apps/test_diff.py",  # the shortest form, against sympy
     "gradcalc.engine.display": "render/test_html.py",  # results shown in a notebook
     "gradcalc.engine.points": "cli/test_cli_points.py",  # --at points and their errors

@@ -40,7 +40,7 @@ from gradcalc.symbolic.crosscheck import CheckTimeout, in_variables, symbolic_gr
 from gradcalc.symbolic.crosscheck import to_sympy as graph_to_sympy
 from gradcalc.symbolic.derivative import derivative, symbol
 from gradcalc.symbolic.notation import user_latex, user_text
-from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
+from gradcalc.symbolic.numeric import LAMBDIFY_MODULES, lambdify
 from gradcalc.symbolic.simplify import Simplified, simplest
 
 #: Random points drawn for the verification (those outside the domain are left out).
@@ -444,10 +444,9 @@ def _tape_values(graph, result: DiffResult, points: Points) -> tuple[list[np.nda
 
 def _numeric(expr: Any, graph: Graph, points: Points) -> np.ndarray:
     """``expr`` at every point in double precision (NaN where it is not a real number)."""
-    import sympy as sp
 
     symbols = [symbol(v) for v in graph.variables]
-    function = sp.lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
+    function = lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
     with np.errstate(all="ignore"):
         values = function(*(points.arrays[v] for v in graph.variables))
         values = np.broadcast_to(np.asarray(values), (SAMPLES,))

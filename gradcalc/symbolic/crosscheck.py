@@ -41,7 +41,7 @@ from gradcalc.symbolic.convert import (  # noqa: F401 (the conversion's names, u
     to_sympy,
 )
 from gradcalc.symbolic.derivative import derivative
-from gradcalc.symbolic.numeric import LAMBDIFY_MODULES
+from gradcalc.symbolic.numeric import LAMBDIFY_MODULES, lambdify
 from gradcalc.symbolic.removable import Limit, limit_at
 from gradcalc.symbolic.shapes import (
     active,
@@ -424,7 +424,7 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
     cache_key = ("lambdified", *key)
     if cache_key not in graph.cache:
         graph.cache[cache_key] = {
-            source: sp.lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
+            source: lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
             for source, expr in derivatives.items()
         }
     functions = graph.cache[cache_key]

@@ -27,6 +27,7 @@ from gradcalc.symbolic.decision import (
     point_text,
     witness,
 )
+from gradcalc.symbolic.numeric import lambdify
 from gradcalc.symbolic.patience import FAILURES, wall
 from gradcalc.symbolic.rational import rational_valued
 
@@ -76,9 +77,8 @@ def mp_function(symbols: Sequence[Any], expr: Any) -> Callable[..., Any]:
     >>> mp_function([x], [root + 1 / root, root * x])(mpmath.mpf(3))
     [mpf('3.4785054261852175'), mpf('9.4868329805051381')]
     """
-    import sympy as sp
 
-    return sp.lambdify(symbols, expr, "mpmath", cse=True)
+    return lambdify(symbols, expr, "mpmath", cse=True)
 
 
 class Evaluator:
