@@ -124,6 +124,6 @@ def test_a_repeated_point_is_found_however_it_is_written_among_many() -> None:
 
     others = ", ".join(f"({k}, 1)" for k in range(3, 303))
     verdicts = check_critical("sin(x)*y", f"{{(pi, 0), {others}, (2*pi/2, 0)}}")
-    last = [v for v in verdicts if v.component == "point 302"][0]
+    last = next(v for v in verdicts if v.component == "point 302")
     assert last.verdict == "wrong" and "the same point as point 1" in last.detail
     assert verdicts[0].verdict == "correct"
