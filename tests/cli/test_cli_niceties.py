@@ -263,3 +263,11 @@ def test_a_misspelled_command_gets_one_suggestion(typed: str, meant: str) -> Non
     first = done.stderr.splitlines()[0]
     assert first == f"gradcalc: no such command '{typed}'; did you mean {meant}?"
     assert done.stderr.lower().count("did you mean") == 1
+
+
+@pytest.mark.parametrize("columns", ["0", "-3", "abc", "5"])
+def test_a_width_no_table_fits_in_is_ignored(columns: str) -> None:
+    """COLUMNS=0 printed nothing, exit 0: now the default 80 columns."""
+    done = gradcalc("grad", "x^2", "--at", "x=1", "--no-tape", env={"COLUMNS": columns})
+    default = gradcalc("grad", "x^2", "--at", "x=1", "--no-tape", env={"COLUMNS": "80"})
+    assert done.returncode == 0 and done.stdout == default.stdout and "∂f/∂" in done.stdout
