@@ -20,27 +20,27 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.apps.coverage import PROVEN, cover
-from gradcalc.apps.sampling import domain_points
+from gradcalc.apps.check.coverage import PROVEN, cover
+from gradcalc.apps.check.sampling import domain_points
 from gradcalc.core.errors import InputError, UndefinedError
-from gradcalc.engine.api import Options, compile_expression, derivatives_at, gradient_at, hessian_at
-from gradcalc.engine.evaluate import as_product, evaluate, source_names
-from gradcalc.engine.points import Points, constant_value, parse_at
+from gradcalc.engine.run.api import Options, compile_expression, derivatives_at, gradient_at, hessian_at
+from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
+from gradcalc.engine.evaluate.points import Points, constant_value, parse_at
 from gradcalc.lang.answers import shape_of
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck import (
+from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,
     exact_value,
     symbolic_gradient,
     time_limit,
     to_sympy,
 )
-from gradcalc.symbolic.defined import undefined_at
-from gradcalc.symbolic.derivative import derivative, symbol
-from gradcalc.symbolic.equivalence import decide
-from gradcalc.symbolic.notation import user_text
-from gradcalc.symbolic.patience import patient
-from gradcalc.symbolic.precision import ENOUGH, MAX_TRIED
+from gradcalc.symbolic.decide.defined import undefined_at
+from gradcalc.symbolic.translate.derivative import derivative, symbol
+from gradcalc.symbolic.decide.equivalence import decide
+from gradcalc.symbolic.translate.notation import user_text
+from gradcalc.symbolic.decide.patience import patient
+from gradcalc.symbolic.decide.precision import ENOUGH, MAX_TRIED
 
 RTOL = 1e-9
 ATOL = 1e-12

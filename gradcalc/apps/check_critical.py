@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gradcalc.apps.check import Verdict, Verdicts
-from gradcalc.apps.critical import CriticalPoint, critical_points
+from gradcalc.apps.check.check import Verdict, Verdicts
+from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import compile_expression
+from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.answers import points_of
-from gradcalc.symbolic.crosscheck import CheckTimeout, exact_value, symbolic_gradient, time_limit
-from gradcalc.symbolic.notation import user_text
+from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, symbolic_gradient, time_limit
+from gradcalc.symbolic.translate.notation import user_text
 
 DIGITS = 60  # digits of a gradient component's value at a point
 ZERO_DIGITS = 40  # a value below 10^-ZERO_DIGITS (relative to 1) is not taken as nonzero

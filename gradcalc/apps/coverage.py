@@ -5,8 +5,8 @@ the domain allows, not only a box near the origin. A difference found there is a
 a piece no point could test leaves the verdict undecided, with the reason.
 
 >>> import sympy as sp
->>> from gradcalc.engine.api import compile_expression
->>> from gradcalc.symbolic.decision import Decision
+>>> from gradcalc.engine.run.api import compile_expression
+>>> from gradcalc.symbolic.decide.decision import Decision
 >>> x = sp.Symbol("x", real=True)
 >>> sampled = Decision("equivalent", "high precision", "no proof, but equal ...")
 >>> answer = compile_expression("2*x + step(x - 1000)")
@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.apps.sampling import in_domain
+from gradcalc.apps.check.sampling import in_domain
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.decision import EQUIVALENT, UNDECIDED, Decision
-from gradcalc.symbolic.patience import patient
-from gradcalc.symbolic.pieces import Pieces, has_pieces, pieces_of, solved_switches
-from gradcalc.symbolic.precision import Evaluator
+from gradcalc.symbolic.decide.decision import EQUIVALENT, UNDECIDED, Decision
+from gradcalc.symbolic.decide.patience import patient
+from gradcalc.symbolic.decide.pieces import Pieces, has_pieces, pieces_of, solved_switches
+from gradcalc.symbolic.decide.precision import Evaluator
 
 __all__ = ["DECADES", "PROVEN", "cover", "magnitude_points", "switch_points"]
 

@@ -24,18 +24,18 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.apps.continua import continua_of
-from gradcalc.apps.critical_search import STARTS, gradient_and_hessian, numeric_search
+from gradcalc.apps.critical.continua import continua_of
+from gradcalc.apps.critical.critical_search import STARTS, gradient_and_hessian, numeric_search
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.classify import Classification, classify
-from gradcalc.engine.higher import check_variables
-from gradcalc.engine.points import constant_value
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.engine.evaluate.classify import Classification, classify
+from gradcalc.engine.evaluate.higher import check_variables
+from gradcalc.engine.evaluate.points import constant_value
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import split_top_level
-from gradcalc.symbolic.crosscheck import CheckTimeout, symbolic_gradient, time_limit, to_sympy
-from gradcalc.symbolic.notation import user_text
+from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, symbolic_gradient, time_limit, to_sympy
+from gradcalc.symbolic.translate.notation import user_text
 
 #: The region searched numerically when none is given: every variable in [-5, 5].
 DEFAULT_RANGE = (-5.0, 5.0)

@@ -2,7 +2,7 @@
 
 :func:`differentiate` gives the derivative of order N, the gradient, the Hessian or the
 Jacobian (with its determinant) of an expression as sympy expressions, each simplified
-(:mod:`gradcalc.symbolic.simplify`), and then compares every entry with gradcalc's own tape
+(:mod:`gradcalc.symbolic.crosscheck.simplify`), and then compares every entry with gradcalc's own tape
 at random points of the domain: a simplification that changed the mathematics cannot go
 unnoticed. All symbolic work shares one time budget.
 
@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.apps.check import latex_label
+from gradcalc.apps.check.check import latex_label
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import (
+from gradcalc.engine.run.api import (
     Options,
     compile_expression,
     derivatives_at,
@@ -32,16 +32,16 @@ from gradcalc.engine.api import (
     hessian_at,
     jacobian_at,
 )
-from gradcalc.engine.evaluate import source_names
-from gradcalc.engine.higher import check_variables
-from gradcalc.engine.points import Points
+from gradcalc.engine.evaluate.evaluate import source_names
+from gradcalc.engine.evaluate.higher import check_variables
+from gradcalc.engine.evaluate.points import Points
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck import CheckTimeout, in_variables, symbolic_gradient, time_limit
-from gradcalc.symbolic.crosscheck import to_sympy as graph_to_sympy
-from gradcalc.symbolic.derivative import derivative, symbol
-from gradcalc.symbolic.notation import user_latex, user_text
-from gradcalc.symbolic.numeric import LAMBDIFY_MODULES, lambdify
-from gradcalc.symbolic.simplify import Simplified, simplest
+from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, in_variables, symbolic_gradient, time_limit
+from gradcalc.symbolic.crosscheck.crosscheck import to_sympy as graph_to_sympy
+from gradcalc.symbolic.translate.derivative import derivative, symbol
+from gradcalc.symbolic.translate.notation import user_latex, user_text
+from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
+from gradcalc.symbolic.crosscheck.simplify import Simplified, simplest
 
 #: Random points drawn for the verification (those outside the domain are left out).
 SAMPLES = 96

@@ -23,9 +23,9 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.core.ops import FUNCTION_NAMES
-from gradcalc.engine.evaluate import Evaluation, evaluate, make_leaves, run_graph
-from gradcalc.engine.points import Points, constant_value
-from gradcalc.engine.singular import singularities
+from gradcalc.engine.evaluate.evaluate import Evaluation, evaluate, make_leaves, run_graph
+from gradcalc.engine.evaluate.points import Points, constant_value
+from gradcalc.engine.evaluate.singular import singularities
 from gradcalc.io.files import Skipped, open_text, read_points
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import NAME, split_top_level

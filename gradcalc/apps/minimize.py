@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.apps.descent import (
+from gradcalc.apps.optimize.descent import (
     DEFAULT_LR,
     PROGRESS_EVERY,
     UPDATES,
@@ -40,8 +40,8 @@ from gradcalc.apps.descent import (
 )
 from gradcalc.core.errors import InputError, did_you_mean
 from gradcalc.core.numbers import format_number
-from gradcalc.engine.api import compile_expression
-from gradcalc.engine.points import parse_at
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.lang.graph import Graph
 from gradcalc.render.gradient import json_number
 
@@ -174,8 +174,8 @@ def _second_order(graph: Graph, stop: Stop) -> tuple[str, str, bool]:
     """
     if not stop.converged:
         return "", stop.reason, False
-    from gradcalc.engine.classify import classify
-    from gradcalc.engine.higher import hessian
+    from gradcalc.engine.evaluate.classify import classify
+    from gradcalc.engine.evaluate.higher import hessian
 
     arrays = {n: np.asarray(v) for n, v in zip(graph.variables, stop.x)}
     run = hessian(graph, arrays, graph.variables)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from gradcalc.apps.figures import (
+from gradcalc.apps.plot.figures import (
     Contour,
     Curve,
     Frame,
@@ -45,9 +45,9 @@ from gradcalc.apps.figures import (
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import UNDEFINED
 from gradcalc.core.problems import NON_FINITE_VALUE
-from gradcalc.engine.api import Options, compile_expression, gradient_at
-from gradcalc.engine.evaluate import evaluate
-from gradcalc.engine.points import Points, constant_value, parse_at
+from gradcalc.engine.run.api import Options, compile_expression, gradient_at
+from gradcalc.engine.evaluate.evaluate import evaluate
+from gradcalc.engine.evaluate.points import Points, constant_value, parse_at
 from gradcalc.lang.graph import Graph
 
 At = Sequence[str] | Mapping[str, float]

@@ -2,7 +2,7 @@
 first, then random decimals of several kinds (fixed seed), kept where the expression is
 defined, with more drawn near them when the domain is small.
 
->>> from gradcalc.engine.api import compile_expression
+>>> from gradcalc.engine.run.api import compile_expression
 >>> sample = domain_points(compile_expression("acosh(x/4)"), [])
 >>> bool((sample.points.arrays["x"] >= 4).all()), sample.count >= 64
 (True, True)
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.evaluate import evaluate
-from gradcalc.engine.points import Points, parse_at
+from gradcalc.engine.evaluate.evaluate import evaluate
+from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.lang.graph import Graph
 
 __all__ = ["KEEP", "POOL", "SAMPLES", "SEED", "Sample", "domain_points", "in_domain"]
@@ -96,7 +96,7 @@ def _significant(values: np.ndarray, digits: int) -> np.ndarray:
 def in_domain(graph: Graph, pool: Mapping[str, np.ndarray]) -> np.ndarray:
     """Where the expression is defined and finite at the pool's points.
 
-    >>> from gradcalc.engine.api import compile_expression
+    >>> from gradcalc.engine.run.api import compile_expression
     >>> in_domain(compile_expression("log(x)"), {"x": np.array([-1.0, 2.0])}).tolist()
     [False, True]
     """

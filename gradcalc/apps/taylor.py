@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import Options, compile_expression, derivatives_at, hessian_at
-from gradcalc.engine.higher import check_variables
-from gradcalc.engine.kinks import PIECEWISE
-from gradcalc.engine.points import parse_at
-from gradcalc.symbolic.crosscheck import CheckTimeout, exact_value, time_limit, to_sympy
-from gradcalc.symbolic.notation import join_terms, shifted_term, user_latex
+from gradcalc.engine.run.api import Options, compile_expression, derivatives_at, hessian_at
+from gradcalc.engine.evaluate.higher import check_variables
+from gradcalc.engine.judge.kinks import PIECEWISE
+from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit, to_sympy
+from gradcalc.symbolic.translate.notation import join_terms, shifted_term, user_latex
 
 #: Coefficients from nested tapes must match sympy's to this relative tolerance.
 RTOL = 1e-7
@@ -152,7 +152,7 @@ def _refuse_kinks(graph, variables, texts, order: int) -> None:
         UndefinedError: they differ (no Taylor polynomial of that order), with both sides.
     """
     from gradcalc.core.errors import UndefinedError
-    from gradcalc.symbolic.kinks import at_switch, higher_sides, one_sided
+    from gradcalc.symbolic.decide.kinks import at_switch, higher_sides, one_sided
 
     if not any(node.op in PIECEWISE for node in graph.nodes):
         return

@@ -33,7 +33,7 @@ from gradcalc import __version__
 from gradcalc.cli.context import AppContext, discard_stdout
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
 from gradcalc.core.errors import ExitCode, reason_of
-from gradcalc.symbolic.startup import defer_sympy_tensors
+from gradcalc.symbolic.translate.startup import defer_sympy_tensors
 
 #: The commands, in the order of gradcalc --help: each is the function of its name in
 #: ``gradcalc.cli.commands.<name>``; all but ops and repl take an EXPRESSION.

@@ -3,9 +3,9 @@ warnings about kinks taken conventionally and unused variables, the symbolic che
 shown (exact where known) values and the diagnostics -- everything a result carries
 besides the tape's numbers.
 
->>> from gradcalc.engine.api import compile_expression
->>> from gradcalc.engine.evaluate import evaluate
->>> from gradcalc.engine.points import Points
+>>> from gradcalc.engine.run.api import compile_expression
+>>> from gradcalc.engine.evaluate.evaluate import evaluate
+>>> from gradcalc.engine.evaluate.points import Points
 >>> graph = compile_expression("x*y + x", ["x", "y", "z"])
 >>> at = Points(("x", "y", "z"), {"x": np.array(2.0), "y": np.array(3.0), "z": np.array(0.0)}, None)
 >>> (result,) = gradient_results(evaluate(graph, at.arrays), at, Options(check=False))
@@ -26,15 +26,15 @@ import numpy as np
 from gradcalc.core.errors import UndefinedError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
-from gradcalc.engine.diagnostics import Finding, diagnose, non_finite
-from gradcalc.engine.evaluate import Evaluation, TapeRow
-from gradcalc.engine.exact import exact_texts, settled, settled_value
-from gradcalc.engine.kinks import settle
-from gradcalc.engine.points import Points
-from gradcalc.engine.results import GradResult, Options
-from gradcalc.engine.singular import Singularity, singularities
+from gradcalc.engine.evaluate.diagnostics import Finding, diagnose, non_finite
+from gradcalc.engine.evaluate.evaluate import Evaluation, TapeRow
+from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
+from gradcalc.engine.judge.kinks import settle
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.evaluate.results import GradResult, Options
+from gradcalc.engine.evaluate.singular import Singularity, singularities
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck import CheckInput, CheckReport, cross_check
+from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport, cross_check
 
 
 @dataclass

@@ -5,7 +5,7 @@ differentiable there is decided from f's own one-sided derivatives
 differentiable with derivative 0 (the tape's value is replaced by the limit), ``abs(sin(x))``
 at pi is not (-1 from the left, 1 from the right: exit 3).
 
->>> from gradcalc.engine.api import grad
+>>> from gradcalc.engine.run.api import grad
 >>> float(grad("relu(x)^2 + x", at={"x": 0.0}).gradient["x"])
 1.0
 """
@@ -20,8 +20,8 @@ import numpy as np
 
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
-from gradcalc.engine.points import Points
-from gradcalc.engine.singular import Singularity
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.evaluate.singular import Singularity
 from gradcalc.lang.graph import Graph
 
 __all__ = ["MAX_POINTS", "PIECEWISE", "Settled", "settle"]
@@ -63,7 +63,7 @@ def settle(
     kinks = any(s.kind == NOT_DIFFERENTIABLE for s in found)
     if not 0 < count <= MAX_POINTS or not (kinks or (exact_switches and _piecewise(graph))):
         return out
-    from gradcalc.symbolic.crosscheck import target_expression
+    from gradcalc.symbolic.crosscheck.crosscheck import target_expression
 
     expr = target_expression(graph, target)
     variables = [s for s in sources if s in graph.variable_nodes]
@@ -116,7 +116,7 @@ def _exact_point(points: Points, k: int) -> dict[str, Any]:
     """Point ``k`` in exact sympy values: as typed (``pi``) when given so, else the float's."""
     import sympy as sp
 
-    from gradcalc.symbolic.crosscheck import exact_value
+    from gradcalc.symbolic.crosscheck.crosscheck import exact_value
 
     texts = points.exact[k] if points.exact is not None else {}
     out = {}
@@ -138,7 +138,7 @@ def _removable(
     """The points of ``mask`` where f is NOT differentiable; at the others (equal one-sided
     derivatives) the gradient gets their common value. ``singular.one_sided`` gets the
     slopes of the first point left."""
-    from gradcalc.symbolic.kinks import one_sided
+    from gradcalc.symbolic.decide.kinks import one_sided
 
     left: np.ndarray = mask.copy()
     first = True
@@ -160,7 +160,7 @@ def _switches(
 ) -> list[tuple[Singularity, np.ndarray]]:
     """Kinks the tape could not see: points where a piecewise part switches exactly and the
     one-sided derivatives differ (a Singularity each, with its mask)."""
-    from gradcalc.symbolic.kinks import at_switch, one_sided
+    from gradcalc.symbolic.decide.kinks import at_switch, one_sided
 
     found = []
     for k, point in enumerate(exact):

@@ -4,7 +4,7 @@ why, and -- at a kink -- the one-sided derivatives on either side.
 The decision comes from the op graph and the registry's domain rules, never from sympy
 (which calls d/dx sqrt(x**2) at 0 "0" and d/dx log(x) at -1 "-1").
 
->>> from gradcalc.engine.api import grad
+>>> from gradcalc.engine.run.api import grad
 >>> result = grad("abs(x) + x", at={"x": 0.0}, strict=False)
 >>> print(result.singularities[0].describe(result.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
 abs(x) is not differentiable at x=0.0: abs has a corner at 0 (tape #1);
@@ -20,8 +20,8 @@ import numpy as np
 
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, UNDEFINED
 from gradcalc.core.problems import NON_FINITE_ADJOINT, NON_FINITE_VALUE, Problem
-from gradcalc.engine.evaluate import TapeRow, evaluate
-from gradcalc.engine.points import Points
+from gradcalc.engine.evaluate.evaluate import TapeRow, evaluate
+from gradcalc.engine.evaluate.points import Points
 from gradcalc.lang.graph import Graph
 
 STEPS = (1e-7, 1e-9)  # relative steps for the one-sided limits
@@ -125,8 +125,8 @@ def one_sided(
     """Left and right partial derivatives at point ``k``, as limits of the tape's gradient
     just beside the point (``None`` where the estimates diverge or are not finite).
 
-    >>> from gradcalc.engine.api import compile_expression
-    >>> from gradcalc.engine.points import parse_at
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> from gradcalc.engine.evaluate.points import parse_at
     >>> g = compile_expression("abs(x)", ["x"])
     >>> one_sided(g, parse_at(["x=0"]), 0, 0, ["x"])
     {'x': (-1.0, 1.0)}

@@ -14,8 +14,8 @@ two steps, ``h`` and ``h/10``; a direction where the two differences disagree (a
 ``|difference - grad · d| / max(|grad · d|, |difference|, noise)``, where ``noise`` is what
 rounding alone makes of ``f`` at that step.
 
->>> from gradcalc.engine.api import compile_expression
->>> from gradcalc.engine.tensorgrad import tensor_gradient
+>>> from gradcalc.engine.run.api import compile_expression
+>>> from gradcalc.engine.tensors.tensorgrad import tensor_gradient
 >>> result = tensor_gradient(compile_expression("sum(W@W)", ["W"]), {"W": np.eye(2) + 1})
 >>> check = check_tensor(result)
 >>> check.method, check.status
@@ -32,8 +32,8 @@ import numpy as np
 
 from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.tensor import Tensor, constant
-from gradcalc.engine.evaluate import run_graph
-from gradcalc.engine.tensorgrad import TensorResult
+from gradcalc.engine.evaluate.evaluate import run_graph
+from gradcalc.engine.tensors.tensorgrad import TensorResult
 
 #: The most source elements expanded into scalar symbols.
 SYMBOLIC_ELEMENTS = 300
@@ -100,8 +100,8 @@ def check_tensor(result: TensorResult, seconds: float = 5.0) -> TensorCheck:
 def _symbolic(result: TensorResult, sources: list[str], elements: int) -> TensorCheck:
     import sympy as sp
 
-    from gradcalc.symbolic.convert import to_sympy
-    from gradcalc.symbolic.numeric import LAMBDIFY_MODULES, lambdify
+    from gradcalc.symbolic.translate.convert import to_sympy
+    from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
 
     graph = result.graph
     cut: dict[int, Any] = {}

@@ -42,8 +42,8 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.core.numbers import format_number
-from gradcalc.engine.api import GradResult
-from gradcalc.engine.evaluate import TapeRow
+from gradcalc.engine.run.api import GradResult
+from gradcalc.engine.evaluate.evaluate import TapeRow
 from gradcalc.render.gradient import at_point, point_values, read_as_line
 
 RENDERED = {".svg": "svg", ".png": "png"}

@@ -32,7 +32,7 @@ from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import DECIMAL
 from gradcalc.lang.parser import parse_constant
 from gradcalc.lang.syntax import Program, Statement
-from gradcalc.symbolic.convert import (  # noqa: F401 (the conversion's names, used from here)
+from gradcalc.symbolic.translate.convert import (  # noqa: F401 (the conversion's names, used from here)
     MAX_EXACT_DIGITS,
     ExactTooLarge,
     constant_to_sympy,
@@ -40,10 +40,10 @@ from gradcalc.symbolic.convert import (  # noqa: F401 (the conversion's names, u
     exact_at,
     to_sympy,
 )
-from gradcalc.symbolic.derivative import derivative
-from gradcalc.symbolic.numeric import LAMBDIFY_MODULES, lambdify
-from gradcalc.symbolic.removable import Limit, limit_at
-from gradcalc.symbolic.shapes import (
+from gradcalc.symbolic.translate.derivative import derivative
+from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
+from gradcalc.symbolic.decide.removable import Limit, limit_at
+from gradcalc.symbolic.translate.shapes import (
     active,
     shared_gradient,
     shared_target,
@@ -182,7 +182,7 @@ def cross_check(
 
     A source that is a statement name is differentiated through that statement (see
     :func:`symbolic_gradient`). In a stream that shares derivatives between expressions of
-    one shape (:mod:`gradcalc.symbolic.shapes`), a disagreement found with the shared
+    one shape (:mod:`gradcalc.symbolic.translate.shapes`), a disagreement found with the shared
     derivative is checked again with the expression's own before it is reported.
     """
     key = ("gradient", target, tuple(gradients))
@@ -338,7 +338,7 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
 
 def _limit_of_nan(form: Any, exact: Any, substitution: Mapping[Any, Any]) -> Limit | None:
     """Where sympy's form of a derivative is 0/0 (NaN) at a rational point, its limit
-    there (:mod:`gradcalc.symbolic.removable`); None anywhere else."""
+    there (:mod:`gradcalc.symbolic.decide.removable`); None anywhere else."""
     import sympy as sp
 
     if exact is not sp.nan or not all(v.is_Rational for v in substitution.values()):
@@ -444,7 +444,7 @@ def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where)
     ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1)."""
     import sympy as sp
 
-    from gradcalc.symbolic.precision import precise_value
+    from gradcalc.symbolic.decide.precision import precise_value
 
     shape = where.skip.shape
     columns = {v: np.broadcast_to(where.point[v], shape).reshape(-1) for v in graph.variables}

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
-from gradcalc.symbolic.patience import FAILURES
-from gradcalc.symbolic.pieces import switch_arguments
+from gradcalc.symbolic.decide.patience import FAILURES
+from gradcalc.symbolic.decide.pieces import switch_arguments
 
 __all__ = ["DIGITS", "STEPS", "at_switch", "higher_sides", "one_sided"]
 

@@ -26,7 +26,7 @@ from time import monotonic
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
-from gradcalc.symbolic.patience import FAILURES
+from gradcalc.symbolic.decide.patience import FAILURES
 
 __all__ = [
     "MAX_PAIRS",

@@ -16,8 +16,8 @@ from time import process_time
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
-from gradcalc.symbolic.convert import exact_at
-from gradcalc.symbolic.decision import (
+from gradcalc.symbolic.translate.convert import exact_at
+from gradcalc.symbolic.decide.decision import (
     EQUIVALENT,
     HOW,
     NOT_EQUIVALENT,
@@ -27,9 +27,9 @@ from gradcalc.symbolic.decision import (
     point_text,
     witness,
 )
-from gradcalc.symbolic.numeric import lambdify
-from gradcalc.symbolic.patience import FAILURES, wall
-from gradcalc.symbolic.rational import rational_valued
+from gradcalc.symbolic.translate.numeric import lambdify
+from gradcalc.symbolic.decide.patience import FAILURES, wall
+from gradcalc.symbolic.decide.rational import rational_valued
 
 __all__ = [
     "AGREE_DIGITS",

@@ -40,7 +40,7 @@ from typing import Any
 
 from gradcalc.lang.graph import Graph, shape
 from gradcalc.lang.literals import DECIMAL
-from gradcalc.symbolic.convert import (
+from gradcalc.symbolic.translate.convert import (
     MAX_EXACT_BITS,
     MAX_EXACT_DIGITS,
     ExactTooLarge,
@@ -48,8 +48,8 @@ from gradcalc.symbolic.convert import (
     exact_at,
     to_sympy,
 )
-from gradcalc.symbolic.derivative import derivative, symbol
-from gradcalc.symbolic.numeric import lambdify
+from gradcalc.symbolic.translate.derivative import derivative, symbol
+from gradcalc.symbolic.translate.numeric import lambdify
 
 #: The shapes kept: at most this many, and this many graph nodes in all.
 MAX_SHAPES = 256
@@ -200,7 +200,7 @@ def shared_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[s
 
 def printed(expr: Any) -> str:
     """``str(expr)``, remembered by the store in use (printing is sympy's slowest step), by
-    a printer that remembers the order of sums' terms (:mod:`gradcalc.symbolic.printing`).
+    a printer that remembers the order of sums' terms (:mod:`gradcalc.symbolic.translate.printing`).
 
     >>> import sympy as sp
     >>> printed(sp.Symbol("x") / 2)
@@ -211,7 +211,7 @@ def printed(expr: Any) -> str:
         return str(expr)
     if expr not in store.texts:
         if store.printer is None:  # str() makes a printer per call; this one remembers
-            from gradcalc.symbolic.printing import Printer
+            from gradcalc.symbolic.translate.printing import Printer
 
             store.printer = Printer()
         _bounded(store.texts)[expr] = store.printer.doprint(expr)

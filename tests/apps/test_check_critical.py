@@ -11,7 +11,7 @@ import random
 import pytest
 import sympy as sp
 
-from gradcalc.apps.check_critical import check_critical
+from gradcalc.apps.check.check_critical import check_critical
 from gradcalc.core.errors import ExitCode, InputError
 
 x, y = sp.symbols("x y", real=True)
@@ -120,7 +120,7 @@ def test_the_command_line(cli) -> None:
 def test_a_repeated_point_is_found_however_it_is_written_among_many() -> None:
     """Points are compared exactly only within their 9-digit bucket: the repeat of (pi, 0)
     written 2*pi/2 is still found, among 300 other points."""
-    from gradcalc.apps.check_critical import check_critical
+    from gradcalc.apps.check.check_critical import check_critical
 
     others = ", ".join(f"({k}, 1)" for k in range(3, 303))
     verdicts = check_critical("sin(x)*y", f"{{(pi, 0), {others}, (2*pi/2, 0)}}")

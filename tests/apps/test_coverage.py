@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gradcalc.apps import coverage
-from gradcalc.apps.check import check_answers
-from gradcalc.engine.api import compile_expression
-from gradcalc.symbolic.decision import Decision
+from gradcalc.apps.check import coverage
+from gradcalc.apps.check.check import check_answers
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.symbolic.decide.decision import Decision
 
 #: (expression, its derivative by hand, the variables, order): right answers to spoil.
 QUESTIONS = [

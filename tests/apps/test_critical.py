@@ -1,4 +1,4 @@
-"""Critical points (gradcalc.apps.critical) against textbook answers and sympy: the points and
+"""Critical points (gradcalc.apps.critical.critical) against textbook answers and sympy: the points and
 verdicts printed in calculus textbooks, and sympy's gradient vanishing at every numeric point."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import pytest
 import sympy as sp
 
-from gradcalc.apps.critical import critical_points, parse_region
+from gradcalc.apps.critical.critical import critical_points, parse_region
 from gradcalc.core.errors import InputError
 
 x, y = sp.symbols("x y", real=True)

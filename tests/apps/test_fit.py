@@ -1,4 +1,4 @@
-"""gradcalc.apps.fit: least squares with the tape's Jacobian and a numpy Levenberg–Marquardt.
+"""gradcalc.apps.optimize.fit: least squares with the tape's Jacobian and a numpy Levenberg–Marquardt.
 
 The example files are generated (and checked here against their generator) with numpy:
 
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gradcalc.apps.fit as fit_module
-from gradcalc.apps.fit import fit, read_data, to_json
+import gradcalc.apps.optimize.fit as fit_module
+from gradcalc.apps.optimize.fit import fit, read_data, to_json
 from gradcalc.core.errors import InputError, UndefinedError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"

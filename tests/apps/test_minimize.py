@@ -1,4 +1,4 @@
-"""gradcalc.apps.minimize: minimizing on the tape's gradient -- known minima, stopping reasons,
+"""gradcalc.apps.optimize.minimize: minimizing on the tape's gradient -- known minima, stopping reasons,
 errors, and the JSON and CSV shapes the CLI prints."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from gradcalc.apps.minimize import (
+from gradcalc.apps.optimize.minimize import (
     PROGRESS_EVERY,
     SCIPY_MISSING,
     Minimum,

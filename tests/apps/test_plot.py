@@ -1,4 +1,4 @@
-"""gradcalc.apps.plot: terminal plots (plotext) and PNG/SVG files (matplotlib)."""
+"""gradcalc.apps.plot.plot: terminal plots (plotext) and PNG/SVG files (matplotlib)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from gradcalc.apps.minimize import minimize
-from gradcalc.apps.plot import (
+from gradcalc.apps.optimize.minimize import minimize
+from gradcalc.apps.plot.plot import (
     contour_plot,
     descent_plot,
     fit_plot,
@@ -132,8 +132,8 @@ def test_fit_plot_terminal():
 
 
 def test_values_where_an_op_is_undefined_are_left_out_even_when_finite():
-    from gradcalc.apps.plot import _defined_values  # atan2(0, 0) computes 0 but is undefined
-    from gradcalc.engine.api import compile_expression
+    from gradcalc.apps.plot.plot import _defined_values  # atan2(0, 0) computes 0 but is undefined
+    from gradcalc.engine.run.api import compile_expression
 
     graph = compile_expression("atan2(y, x)", ["x", "y"])
     values = _defined_values(graph, {"x": np.array([0.0, 1.0]), "y": np.array([0.0, 1.0])})
@@ -245,7 +245,7 @@ def test_descent_svg_shows_the_path_and_the_value(tmp_path):
 def test_descent_draws_the_path_it_is_given_inside_the_window():
     from matplotlib.figure import Figure
 
-    from gradcalc.apps import plot as plotting
+    from gradcalc.apps.plot import plot as plotting
 
     path, _, _ = descent(
         "(1-x)^2 + 100(y-x^2)^2", {"x": -1.2, "y": 1.0}, method="momentum", lr=1e-4, steps=2000
@@ -410,7 +410,7 @@ def test_values_plotext_cannot_scale_are_an_input_error(cli, args: list[str]) ->
 def test_samples_where_f_overflows_are_named_in_a_note() -> None:
     """exp(x) over -1000..1000 overflows past log(max float) = 709.78: it drew an empty plot
     without a word."""
-    from gradcalc.apps.plot import tangent_plot
+    from gradcalc.apps.plot.plot import tangent_plot
 
     text = tangent_plot("exp(x)", at={"x": 0.0}, span=(-1000, 1000))
     note = text.splitlines()[0]

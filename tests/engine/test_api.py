@@ -56,7 +56,7 @@ def test_a_malformed_at_is_a_one_line_input_error(at, message: str) -> None:
 def test_unchecked_calls_compile_a_text_once(monkeypatch) -> None:
     """``grad(..., check=False)`` in a loop parses and records once; checked calls compile
     afresh (the check keeps a timeout on its graph)."""
-    from gradcalc.engine import api
+    from gradcalc.engine.run import api
 
     compiled = []
     compile_expression = api.compile_expression
@@ -79,8 +79,8 @@ def test_unchecked_calls_compile_a_text_once(monkeypatch) -> None:
 @pytest.mark.parametrize("size", [1e-300, 1e-160, 1.0, 1e150])
 def test_a_tiny_or_huge_direction_is_a_direction(size: float) -> None:
     """(1e-300, 1e-300) was refused as 'not a non-zero vector': its norm underflowed."""
-    from gradcalc.engine.api import compile_expression, directional_at
-    from gradcalc.engine.points import parse_at
+    from gradcalc.engine.run.api import compile_expression, directional_at
+    from gradcalc.engine.evaluate.points import parse_at
 
     graph = compile_expression("x^2 + y^2")
     result = directional_at(graph, parse_at(["x=1,y=2"]), [size, size])

@@ -10,7 +10,7 @@ import mpmath
 import pytest
 
 from gradcalc.core.errors import UndefinedError
-from gradcalc.engine.api import grad
+from gradcalc.engine.run.api import grad
 
 #: (gradcalc text, mpmath function) of a piecewise part of u = x - a, 0 at the switch.
 PARTS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradcalc.symbolic import kinks
+from gradcalc.symbolic.decide import kinks
 
 x, y = sp.symbols("x y", real=True)
 

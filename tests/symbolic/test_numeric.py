@@ -14,9 +14,9 @@ import pytest
 import sympy as sp
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.api import compile_expression, grad
-from gradcalc.symbolic.numeric import LAMBDIFY_MODULES, lambdify
-from gradcalc.symbolic.precision import mp_function
+from gradcalc.engine.run.api import compile_expression, grad
+from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
+from gradcalc.symbolic.decide.precision import mp_function
 
 
 def _usable(name: str) -> bool:

@@ -8,7 +8,7 @@ import random
 
 import sympy as sp
 
-from gradcalc.symbolic import pieces
+from gradcalc.symbolic.decide import pieces
 
 x, y = sp.symbols("x y", real=True)
 
