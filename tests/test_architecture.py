@@ -246,8 +246,6 @@ TESTED_ELSEWHERE = {
     "gradcalc.symbolic.translate.derivative": "core/test_ops.py",  # each op's rule against it
     # derivatives in the user's notation
     "gradcalc.symbolic.translate.notation": "apps/test_diff.py",
-    # exact values of numeric points
-    "gradcalc.symbolic.translate.numeric": "apps/test_critical.py",
     # the shortest form, against sympy
     "gradcalc.symbolic.crosscheck.simplify": "apps/test_diff.py",
     "gradcalc.engine.evaluate.findings": "engine/test_diagnostics.py",  # what a diagnosis finds

@@ -400,6 +400,11 @@ def run(args: list[str] | None = None, context: AppContext | None = None) -> int
     except Exception as bug:  # a bug in gradcalc, not in the input: say so in one line
         if isinstance(bug, OSError) and bug.errno in _CANNOT_WRITE:
             return _unwritten(bug)
+        from gradcalc.cli.limits import memory_message, out_of_memory
+
+        if out_of_memory(bug) and not context.traceback:  # a module too big for the cap
+            print(f"gradcalc: {memory_message()}", file=sys.stderr)
+            return int(ExitCode.USAGE)
         if context.traceback:
             raise
         print(

@@ -39,6 +39,8 @@ def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
         "soft_wrap": False,
         "emoji": False,
     }
+    if not wide and not _usable_width(os.environ.get("COLUMNS")):
+        options["width"] = DEFAULT_WIDTH  # COLUMNS=0 printed nothing at all, exit 0
     if color is False:
         options.update(color_system=None, no_color=True)
     elif color is True:
@@ -48,6 +50,21 @@ def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
     if color is True and console.color_system is None:  # no terminal, or TERM=dumb
         console = kind(**options, color_system="standard")
     return console
+
+
+DEFAULT_WIDTH = 80  # columns when COLUMNS is set to something no table fits in
+MIN_WIDTH = 20  # a COLUMNS below this (0, negative, not a number) is ignored
+
+
+def _usable_width(columns: str | None) -> bool:
+    """Is ``COLUMNS`` unset or a width a table can be drawn in?
+
+    >>> [_usable_width(c) for c in (None, "120", "0", "-5", "abc", "19")]
+    [True, True, False, False, False, False]
+    """
+    if columns is None:
+        return True
+    return columns.strip().isdigit() and int(columns) >= MIN_WIDTH
 
 
 @functools.cache

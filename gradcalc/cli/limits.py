@@ -67,6 +67,21 @@ def memory_message() -> str:
     )
 
 
+def out_of_memory(error: BaseException) -> bool:
+    """Is ``error`` the memory cap in disguise: an extension module that could not be mapped
+    (``ImportError: ... failed to map segment from shared object``) while a cap is set?
+
+    >>> _applied.clear(); out_of_memory(ImportError("failed to map segment from shared object"))
+    False
+    >>> _applied["memory"] = 100; out_of_memory(ImportError("failed to map segment"))
+    True
+    >>> _applied.clear()
+    """
+    text = str(error)
+    mapped = "failed to map segment" in text or "Cannot allocate memory" in text
+    return isinstance(error, ImportError) and bool(_applied.get("memory")) and mapped
+
+
 def validate(cpu_seconds: float, memory_mb: float) -> None:
     """Refuse a cap that is not a finite number of at least 0 (``inf`` once crashed and
     ``nan`` silently turned the cap off).

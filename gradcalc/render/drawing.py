@@ -49,6 +49,7 @@ from gradcalc.render.gradient import at_point, point_values, read_as_line
 RENDERED = {".svg": "svg", ".png": "png"}
 SUFFIXES = (".svg", ".png", ".dot")
 DOT_TIMEOUT = 60.0
+MAX_DRAWN = 5_000  # tape records a drawing holds at most (30,000 terms: 99 MB of SVG, 12 s)
 
 _ONE_LINE = re.compile(r"\s*;?\s*[\r\n]+\s*")
 _ENTITY_LIKE = re.compile(r"#(?=\w+;)")
@@ -315,6 +316,12 @@ def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawi
     count = result.points.count
     if not 0 <= k < count:
         raise InputError(f"point {k} does not exist: the points are numbered 0 to {count - 1}")
+    if len(result.tape) > MAX_DRAWN:
+        raise InputError(
+            f"the graph has {len(result.tape):,} tape records; a drawing holds at most "
+            f"{MAX_DRAWN:,} (no one can read more): draw a part of the expression, or see "
+            "the numbers with gradcalc grad"
+        )
 
     def number(value: object) -> str:
         return format_number(at_point(np.asarray(value), k), digits)

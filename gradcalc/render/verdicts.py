@@ -54,6 +54,7 @@ class VerdictView:
                     "ok": v.ok,
                     "detail": v.detail,
                     "evidence": v.evidence or None,
+                    **_basis(v),
                     **({"latex": v.latex} if self.latex else {}),
                 }
                 for v, r in zip(verdicts, self._readings(verdicts))
@@ -118,3 +119,11 @@ class VerdictView:
         if self.latex:
             parts.append(unwrapped("\n".join(f"{v.latex_name} = {v.latex}" for v in verdicts)))
         return parts
+
+
+def _basis(verdict: Any) -> dict[str, Any]:
+    """``basis`` (proven, sampled, disproven, undecided) and, for a sampled pass, where."""
+    basis = getattr(verdict, "basis", None)
+    if basis is None:
+        return {}
+    return {"basis": basis, **({"sampled_at": verdict.where} if basis == "sampled" else {})}

@@ -115,3 +115,15 @@ def test_the_command_line(cli) -> None:
     assert verdicts[0]["yours_read_as"] == "(1, 0)"
     refused = cli("check", "x^2", "--critical", "--implicit", "y", "--answer", "{}")
     assert refused.exit_code == ExitCode.USAGE
+
+
+def test_a_repeated_point_is_found_however_it_is_written_among_many() -> None:
+    """Points are compared exactly only within their 9-digit bucket: the repeat of (pi, 0)
+    written 2*pi/2 is still found, among 300 other points."""
+    from gradcalc.apps.check.check_critical import check_critical
+
+    others = ", ".join(f"({k}, 1)" for k in range(3, 303))
+    verdicts = check_critical("sin(x)*y", f"{{(pi, 0), {others}, (2*pi/2, 0)}}")
+    last = next(v for v in verdicts if v.component == "point 302")
+    assert last.verdict == "wrong" and "the same point as point 1" in last.detail
+    assert verdicts[0].verdict == "correct"

@@ -122,3 +122,9 @@ def test_numeric_points_at_multiples_of_pi_are_proved_exact() -> None:
     assert [p.coordinates for p in result.points] == ["x = -pi/2, y = 0", "x = pi/2, y = 0"]
     for p in result.points:  # the recognised values make sympy's gradient exactly 0
         assert sp.cos(p.exact["x"]) == 0 and sp.sin(p.exact["y"]) == 0
+
+
+def test_a_variable_given_two_ranges_is_refused() -> None:
+    """It silently used the last range."""
+    with pytest.raises(InputError, match="--in gives x twice"):
+        parse_region("x=1..2,x=3..4", ["x"])

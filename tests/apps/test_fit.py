@@ -322,3 +322,55 @@ def test_read_data_concatenates_every_chunk() -> None:
     data = read_data(io.StringIO(text))
     np.testing.assert_array_equal(data["x"], np.arange(rows))
     np.testing.assert_array_equal(data["y"], 2 * np.arange(rows))
+
+
+# --- badly scaled linear least squares against the exact optimum (mpmath, 80 digits) ------
+
+
+def _exact_rss(columns: list[np.ndarray], y: np.ndarray, params=None) -> float:
+    """The least-squares optimum's RSS (normal equations in 80-digit arithmetic), or the RSS
+    of ``params`` computed the same way."""
+    import mpmath
+
+    with mpmath.workdps(80):
+        m = mpmath.matrix([[mpmath.mpf(float(c[i])) for c in columns] for i in range(len(y))])
+        target = mpmath.matrix([mpmath.mpf(float(v)) for v in y])
+        p = (
+            mpmath.lu_solve(m.T * m, m.T * target)
+            if params is None
+            else mpmath.matrix([mpmath.mpf(v) for v in params])
+        )
+        residual = m * p - target
+        return float(sum(v**2 for v in residual))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_badly_scaled_polynomials_reach_the_exact_optimum(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    centre = 10 ** rng.uniform(0, 6)  # the data sit near x = centre, from 1 to 10^6
+    x = centre + rng.uniform(-50, 50, 20) * max(1.0, centre / 10**4)
+    y = 3e-4 * x**2 - 2 * x + 7 + rng.normal(size=20)
+    result = fit("a*x^2 + b*x + c", {"x": x, "y": y}, ["a", "b", "c"])
+    optimum = _exact_rss([x**2, x, np.ones_like(x)], y)
+    reached = _exact_rss([x**2, x, np.ones_like(x)], y, [result.params[k] for k in "abc"])
+    assert result.converged, result.reason
+    assert not any("singular" in w for w in result.warnings), result.warnings
+    assert reached <= optimum * (1 + 1e-9), (centre, reached / optimum)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_columns_of_different_sizes_are_identifiable(seed: int) -> None:
+    rng = np.random.default_rng(50 + seed)
+    x, z = rng.uniform(1, 2, 30) * 10**6, rng.uniform(1, 2, 30)
+    y = 2e-6 * x - 3 * z + 0.5 + rng.normal(size=30) * 0.01
+    result = fit("a*x + b*z + c", {"x": x, "z": z, "y": y}, ["a", "b", "c"])
+    columns = [x, z, np.ones_like(x)]
+    assert result.converged and not result.warnings
+    reached = _exact_rss(columns, y, [result.params[k] for k in "abc"])
+    assert reached <= _exact_rss(columns, y) * (1 + 1e-9)
+
+
+def test_a_truly_rank_deficient_problem_still_warns() -> None:
+    x = np.linspace(1, 10**6, 20)
+    result = fit("a*x + b*(2*x) + c", {"x": x, "y": 3 * x + 1}, ["a", "b", "c"])
+    assert any("do not determine a and b" in w for w in result.warnings), result.warnings

@@ -10,6 +10,7 @@ import math
 import re
 import sys
 
+import numpy as np
 import pytest
 
 from gradcalc.apps.optimize.minimize import (
@@ -26,7 +27,17 @@ ROSENBROCK = "(1-x)**2 + 100*(y-x**2)**2"
 ROSENBROCK_START = ["x=-1.2,y=1"]
 QUADRATIC = "(x-3)^2 + 2*(y+1)^2"  # minimum 0 at exactly (3, -1)
 CONVERGED = re.compile(r"gradient norm \S+ ≤ tol 1e-10")
-TOP_KEYS = {"point", "value", "gradient_norm", "steps", "reason", "converged", "method", "path"}
+TOP_KEYS = {
+    "point",
+    "value",
+    "gradient_norm",
+    "steps",
+    "reason",
+    "converged",
+    "method",
+    "found",
+    "path",
+}
 ROW_KEYS = {"step", "point", "value", "gradient_norm"}
 
 
@@ -247,3 +258,47 @@ def test_path_rows_include_the_first_and_last_step() -> None:
     assert rows[-1][0] == m.steps
     assert rows[-1][1:] == [m.point["x"], m.point["y"], m.value, m.gradient_norm]
     assert all(len(row) == len(header) for row in rows)
+
+
+# --- the second-order test at the end: random quadratics, truth from numpy's eigenvalues ---
+
+
+def _quadratic(rng: np.random.Generator, n: int, signs: list[float]) -> tuple[str, np.ndarray]:
+    """0.5 x'Ax + b'x with A's eigenvalues of the given signs (random sizes and axes), as
+    text, and its stationary point -A^-1 b."""
+    q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    a = q @ np.diag([s * 10 ** rng.uniform(-1, 1) for s in signs]) @ q.T
+    a = np.round((a + a.T) / 2, 3)
+    b = np.round(rng.normal(size=n), 3)
+    names = [f"x{i}" for i in range(n)]
+    terms = [f"({float(a[i, j] / 2)!r})*{names[i]}*{names[j]}" for i in range(n) for j in range(n)]
+    terms += [f"({float(b[i])!r})*{names[i]}" for i in range(n)]
+    return " + ".join(terms), -np.linalg.solve(a, b)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("method", ["gd", "momentum", "adam", "bfgs"])
+def test_started_at_a_maximum_or_saddle_it_never_converges(seed: int, method: str) -> None:
+    rng = np.random.default_rng(seed)
+    n = 1 + seed % 3
+    signs = [-1.0] * n if seed % 2 == 0 else [(-1.0) ** k for k in range(max(n, 2))]
+    text, stationary = _quadratic(rng, len(signs), signs)
+    a_eigen = np.sign(signs)
+    start = {f"x{i}": float(v) for i, v in enumerate(stationary)}
+    m = minimize(text, start, method=method, lr=1e-3, steps=50, tol=1e-6)
+    expected = "maximum" if (a_eigen < 0).all() else "saddle"  # (the start's rounding
+    assert m.found == expected and m.converged is False, m.reason  # leaves |g| < tol)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_random_bowl_converges_to_a_minimum(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    text, stationary = _quadratic(rng, 2, [1.0, 1.0])
+    m = minimize(text, {"x0": 0.0, "x1": 0.0}, method="bfgs", tol=1e-8)
+    assert m.converged and m.found == "minimum"
+    assert np.allclose([m.point["x0"], m.point["x1"]], stationary, atol=1e-6)
+
+
+def test_a_singular_hessian_is_degenerate_and_says_so() -> None:
+    m = minimize("x^4 + y^2", {"x": 0.0, "y": 0.0})
+    assert m.found == "degenerate" and "singular" in m.reason

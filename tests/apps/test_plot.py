@@ -405,3 +405,15 @@ def test_values_plotext_cannot_scale_are_an_input_error(cli, args: list[str]) ->
     assert result.exit_code == 2, result.output
     assert "too wide or too narrow a range for a terminal plot" in result.output
     assert "internal error" not in result.output
+
+
+def test_samples_where_f_overflows_are_named_in_a_note() -> None:
+    """exp(x) over -1000..1000 overflows past log(max float) = 709.78: it drew an empty plot
+    without a word."""
+    from gradcalc.apps.plot.plot import tangent_plot
+
+    text = tangent_plot("exp(x)", at={"x": 0.0}, span=(-1000, 1000))
+    note = text.splitlines()[0]
+    first = float(note.split("x from ")[1].split(" ")[0])
+    assert note.startswith("note: f is not a finite number") and 709.78 < first < 716
+    assert not tangent_plot("x^2", at={"x": 0.0}).startswith("note")

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from gradcalc.core.errors import ExitCode
+from tests.apps.test_minimize import TOP_KEYS
 
 
 @pytest.mark.slow
@@ -15,16 +16,7 @@ def test_minimize_rosenbrock_with_bfgs_json(cli) -> None:
                  "--format", "json")  # fmt: skip
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out) == {
-        "point",
-        "value",
-        "gradient_norm",
-        "steps",
-        "reason",
-        "converged",
-        "method",
-        "path",
-    }
+    assert set(out) == TOP_KEYS
     assert out["point"]["x"] == pytest.approx(1, abs=1e-6) and out["point"]["y"] == pytest.approx(
         1, abs=1e-6
     )

@@ -295,3 +295,11 @@ def test_a_large_binary_points_file_shows_a_progress_bar_on_a_terminal(monkeypat
 def test_no_progress_bar_in_a_pipe_nor_for_a_small_file(monkeypatch, terminal, size) -> None:
     got, shown = _progress_run(monkeypatch, terminal, size)
     assert len(got) == 3 and shown == ""
+
+
+@pytest.mark.parametrize("columns", ["0", "-3", "abc", "5"])
+def test_a_width_no_table_fits_in_is_ignored(columns: str) -> None:
+    """COLUMNS=0 printed nothing, exit 0: now the default 80 columns."""
+    done = gradcalc("grad", "x^2", "--at", "x=1", "--no-tape", env={"COLUMNS": columns})
+    default = gradcalc("grad", "x^2", "--at", "x=1", "--no-tape", env={"COLUMNS": "80"})
+    assert done.returncode == 0 and done.stdout == default.stdout and "∂f/∂" in done.stdout

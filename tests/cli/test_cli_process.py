@@ -292,3 +292,11 @@ def test_the_fast_exit_takes_a_closed_or_missing_stdout_quietly() -> None:
         code = f"import sys; from gradcalc.cli.app import exit_with; {setup}; exit_with(0)"
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert (done.returncode, done.stderr) == (0, ""), setup
+
+
+def test_a_cap_too_small_to_load_a_module_is_a_memory_limit() -> None:
+    """--max-memory 100 ended in exit 70 (ImportError: failed to map segment ...)."""
+    done = gradcalc("--max-memory", "100", "grad", "x^2", "--at", "x=1")
+    assert done.returncode in (0, 2), done.stderr  # (0 where 100 MB is enough to load it)
+    assert done.returncode == 0 or "memory limit reached (100 MB)" in done.stderr
+    assert "internal error" not in done.stderr

@@ -74,3 +74,14 @@ def test_unchecked_calls_compile_a_text_once(monkeypatch) -> None:
     gradcalc.grad(text, at={"x": 0.5, "y": 2.0})
     gradcalc.grad(text, at={"x": 0.5, "y": 2.0})
     assert len(compiled) == 3
+
+
+@pytest.mark.parametrize("size", [1e-300, 1e-160, 1.0, 1e150])
+def test_a_tiny_or_huge_direction_is_a_direction(size: float) -> None:
+    """(1e-300, 1e-300) was refused as 'not a non-zero vector': its norm underflowed."""
+    from gradcalc.engine.evaluate.points import parse_at
+    from gradcalc.engine.run.api import compile_expression, directional_at
+
+    graph = compile_expression("x^2 + y^2")
+    result = directional_at(graph, parse_at(["x=1,y=2"]), [size, size])
+    assert abs(float(result.directional) - 6 / 2**0.5) < 1e-12

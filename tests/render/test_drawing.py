@@ -437,3 +437,16 @@ def test_graph_says_how_it_read_the_expression_and_warns(cli, output) -> None:
     assert result.exit_code == 0, result.output
     assert "read as: f(x, y) = (x/2)·y" in result.stdout
     assert "x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)" in result.stderr
+
+
+def test_a_drawing_past_its_node_cap_is_refused(monkeypatch) -> None:
+    """30,000 terms once wrote a 99 MB SVG in 12 s; past MAX_DRAWN records, a clear error."""
+    from gradcalc import grad
+    from gradcalc.core.errors import InputError
+    from gradcalc.render import drawing
+
+    result = grad("sin(x) + sin(2*x) + sin(3*x)", at={"x": 1.0}, check=False)
+    assert drawing.op_graph(result).nodes  # 8 records: drawn
+    monkeypatch.setattr(drawing, "MAX_DRAWN", len(result.tape) - 1)
+    with pytest.raises(InputError, match="a drawing holds at most"):
+        drawing.op_graph(result)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.apps.check.coverage import PROVEN, cover
 from gradcalc.apps.check.sampling import domain_points
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
@@ -70,6 +71,7 @@ class Verdict:
     latex: str = ""  # the correct value or derivative in LaTeX
     latex_name: str = ""  # the component's name in LaTeX
     evidence: str = ""  # what the verdict rests on: proof, exact points, high precision, ...
+    where: str = ""  # where a pass that rests on sampling was sampled
 
     @property
     def ok(self) -> bool | None:
@@ -79,6 +81,20 @@ class Verdict:
         if self.verdict in ("wrong", "not equivalent"):
             return False
         return None
+
+    @property
+    def basis(self) -> str:
+        """What the verdict rests on, in one word: ``proven``, ``sampled`` (a pass without
+        proof: see ``where``), ``disproven`` or ``undecided``.
+
+        >>> Verdict("∂f/∂x", "2x", "2x", "equivalent", "", evidence="proof").basis
+        'proven'
+        """
+        if self.ok is None:
+            return "undecided"
+        if self.ok is False:
+            return "disproven"
+        return "proven" if self.evidence in PROVEN else "sampled"
 
 
 class Verdicts(list):
@@ -400,13 +416,17 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     exact_points = [exact_point(k) for k in common[:MAX_TRIED]]  # (decide tries no more)
     symbols = [symbol(n) for n in graph.variables]
     decision = decide(answer, truth, symbols, exact_points, PROOF_SECONDS)
+    sides = (answer, truth)
+    decision, where = cover(decision, answer_graph, graph, sides, symbols, exact_points[:ENOUGH])
     detail = decision.detail
     if decision.ok is None and len(common) < ENOUGH:
         detail = (
             f"the domain looks tiny: both are defined at only {len(common)} of "
             f"{sampled.tried} random points (sizes 0.01 to 10^4, either sign)"
         )
-    return Verdict(label, text, shown, decision.verdict, detail, evidence=decision.evidence)
+    verdict = Verdict(label, text, shown, decision.verdict, detail, evidence=decision.evidence)
+    verdict.where = where
+    return verdict
 
 
 def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ from gradcalc.engine.evaluate.evaluate import evaluate
 from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.lang.graph import Graph
 
-__all__ = ["KEEP", "POOL", "SAMPLES", "SEED", "Sample", "domain_points"]
+__all__ = ["KEEP", "POOL", "SAMPLES", "SEED", "Sample", "domain_points", "in_domain"]
 
 POOL = 2048  # random candidate points per check
 SAMPLES = 64  # fewer candidates than this inside the domain: draw more near them
@@ -55,12 +55,12 @@ def domain_points(graph: Graph, at: Sequence[str]) -> Sample:
     rng = np.random.default_rng(SEED)
     names = graph.variables
     pool = {name: _candidates(rng, POOL) for name in names}
-    inside = _in_domain(graph, pool)
+    inside = in_domain(graph, pool)
     if 0 < inside.sum() < SAMPLES:  # a small domain: look around the points inside it
         centres = {name: values[inside] for name, values in pool.items()}
         near = {name: _near(rng, values, POOL) for name, values in centres.items()}
         pool = {name: np.concatenate([pool[name][inside], near[name]]) for name in names}
-        inside = _in_domain(graph, pool)
+        inside = in_domain(graph, pool)
     tried = len(pool[names[0]])
     arrays = {name: values[inside][:KEEP] for name, values in pool.items()}
     if given is not None:
@@ -93,8 +93,13 @@ def _significant(values: np.ndarray, digits: int) -> np.ndarray:
     return np.array([float(f"{v:.{digits}g}") for v in values])
 
 
-def _in_domain(graph: Graph, pool: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Where the expression is defined and finite at the pool's points."""
+def in_domain(graph: Graph, pool: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Where the expression is defined and finite at the pool's points.
+
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> in_domain(compile_expression("log(x)"), {"x": np.array([-1.0, 2.0])}).tolist()
+    [False, True]
+    """
     run = evaluate(graph, pool, wrt=[])
     count = len(next(iter(pool.values())))
     inside = np.isfinite(np.broadcast_to(run.values[0], (count,)))

@@ -90,6 +90,7 @@ def parse_region(spec: str | None, variables: Sequence[str]) -> dict[str, tuple[
     {'x': (-1.0, 2.0), 'y': (-5.0, 5.0)}
     """
     region = dict.fromkeys(variables, DEFAULT_RANGE)
+    given: dict[str, str] = {}
     for part in split_top_level(spec) if spec else []:
         name, equals, bounds = part.strip().partition("=")
         low, dots, high = bounds.partition("..")
@@ -100,6 +101,12 @@ def parse_region(spec: str | None, variables: Sequence[str]) -> dict[str, tuple[
                 f"--in {name.strip()}: not a variable of the expression "
                 f"({', '.join(variables) or 'none'})"
             )
+        if name.strip() in given:
+            raise InputError(
+                f"--in gives {name.strip()} twice ({given[name.strip()]} and {part.strip()}): "
+                "one range per variable"
+            )
+        given[name.strip()] = part.strip()
         lo, hi = constant_value(low.strip()), constant_value(high.strip())
         if not lo < hi:
             raise InputError(f"--in {part.strip()!r}: the low end must be below the high end")

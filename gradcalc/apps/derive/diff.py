@@ -46,7 +46,7 @@ from gradcalc.symbolic.crosscheck.crosscheck import to_sympy as graph_to_sympy
 from gradcalc.symbolic.crosscheck.simplify import Simplified, simplest
 from gradcalc.symbolic.translate.derivative import derivative, symbol
 from gradcalc.symbolic.translate.notation import latex_label, user_latex, user_text
-from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES
+from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
 
 #: Random points drawn for the verification (those outside the domain are left out).
 SAMPLES = 96
@@ -449,10 +449,9 @@ def _tape_values(graph, result: DiffResult, points: Points) -> tuple[list[np.nda
 
 def _numeric(expr: Any, graph: Graph, points: Points) -> np.ndarray:
     """``expr`` at every point in double precision (NaN where it is not a real number)."""
-    import sympy as sp
 
     symbols = [symbol(v) for v in graph.variables]
-    function = sp.lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
+    function = lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
     with np.errstate(all="ignore"):
         values = function(*(points.arrays[v] for v in graph.variables))
         values = np.broadcast_to(np.asarray(values), (SAMPLES,))

@@ -26,6 +26,7 @@ import numpy as np
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.higher import check_variables
 from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.engine.judge.kinks import PIECEWISE
 from gradcalc.engine.run.api import Options, compile_expression, derivatives_at, hessian_at
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit, to_sympy
 from gradcalc.symbolic.translate.notation import join_terms, shifted_term, user_latex
@@ -114,9 +115,10 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
         most = MAX_ORDER if len(variables) == 1 else 2
         several = "" if len(variables) == 1 else " with several variables"
         raise InputError(f"--order must be 1 to {most}{several} (got {order})")
-    tape = _tape_coefficients(graph, points, variables, order)
     center = {v: float(points.arrays[v]) for v in variables}
     texts = dict(points.exact[0]) if points.exact else {v: repr(center[v]) for v in variables}
+    _refuse_kinks(graph, variables, texts, order)
+    tape = _tape_coefficients(graph, points, variables, order)
     notes: list[str] = []
     exact = _exact_coefficients(graph, variables, texts, tape, budget, notes)
     coefficients = []
@@ -140,6 +142,45 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
         status,
         notes,
     )
+
+
+def _refuse_kinks(graph, variables, texts, order: int) -> None:
+    """At a point where a piecewise part switches in exact arithmetic (``abs(sin(x))`` at
+    pi: float64 rounds past it), f's one-sided derivatives up to ``order`` must agree.
+
+    Raises:
+        UndefinedError: they differ (no Taylor polynomial of that order), with both sides.
+    """
+    from gradcalc.core.errors import UndefinedError
+    from gradcalc.symbolic.decide.kinks import at_switch, higher_sides, one_sided
+
+    if not any(node.op in PIECEWISE for node in graph.nodes):
+        return
+    f = to_sympy(graph)[graph.targets[0]]
+    point = {v: exact_value(texts[v]) for v in variables}
+    if not at_switch(f, point):
+        return
+    where = ", ".join(f"{v}={texts[v]}" for v in variables)
+    sides = one_sided(f, point, variables)
+    for v, (left, right) in sides.items():
+        if left is None or left != right:
+            raise UndefinedError(
+                f"{graph.text} is not differentiable at {where}: a piecewise part switches "
+                f"there; one-sided: ∂f/∂{v} = {_side(left)} from the left, {_side(right)} "
+                "from the right"
+            )
+    higher = higher_sides(f, point, variables[0], order) if len(variables) == 1 else []
+    for k, (left, right) in enumerate(higher, start=2):
+        if left is None or left != right:
+            raise UndefinedError(
+                f"the derivative of order {k} of {graph.text} does not exist at {where}: "
+                f"{_side(left)} from the left, {_side(right)} from the right (a piecewise part "
+                f"switches there); --order {k - 1} exists"
+            )
+
+
+def _side(value: float | None) -> str:
+    return "none (infinite or no limit)" if value is None else f"{value:.10g}"
 
 
 def _tape_coefficients(graph, points, variables, order) -> dict[tuple[int, ...], float]:

@@ -398,23 +398,40 @@ def _finish(residuals: _Residuals, current: _Trial, limit: float) -> _Trial | No
 
 def _damped_step(jacobian: np.ndarray, residual: np.ndarray, damping: float) -> np.ndarray:
     """δ minimising |Jδ + r|² + λ·Σ diag(JᵀJ)ⱼ δⱼ², i.e. (JᵀJ + λ·diag(JᵀJ)) δ = -Jᵀr, solved
-    as a stacked least-squares problem (no squared condition number); minimum-norm when
-    singular.
+    by SVD as a stacked least-squares problem in the column-scaled Jacobian J·D⁻¹ (D: the
+    column norms), so that neither the squared condition number nor the columns' scales
+    (x² beside 1 for x near 10^5) decide what counts as rank-deficient; minimum-norm when
+    the scaled problem is singular.
 
     >>> _damped_step(np.array([[1.0], [1.0]]), np.array([-2.0, -4.0]), 0.0)
     array([3.])
+    >>> x = 1e5 + 1e4 * np.arange(4.0)  # columns of norm 3e10, 2e5 and 2
+    >>> _damped_step(np.column_stack([x**2, x, np.ones(4)]), -(x**2 - x + 1), 0.0).round(4)
+    array([ 1., -1.,  1.])
     """
-    with np.errstate(over="ignore", invalid="ignore"):  # (a huge column: checked below)
-        scale = np.sqrt(damping * np.sum(jacobian**2, axis=0))
-    system = np.vstack([jacobian, np.diag(scale)])
-    target = np.concatenate([-residual, np.zeros(scale.size)])
+    scaled, norms = _scaled(jacobian)
+    system = np.vstack([scaled, np.sqrt(damping) * np.eye(norms.size)])
+    target = np.concatenate([-residual, np.zeros(norms.size)])
     no_step = np.full(jacobian.shape[1], np.nan)  # the caller rejects it and damps harder
     if not (np.all(np.isfinite(system)) and np.all(np.isfinite(target))):
         return no_step  # (LAPACK would print "illegal value" and not converge)
     try:
-        return np.linalg.lstsq(system, target, rcond=None)[0]
+        return np.linalg.lstsq(system, target, rcond=None)[0] / norms
     except np.linalg.LinAlgError:  # SVD did not converge (entries near 1e300)
         return no_step
+
+
+def _scaled(jacobian: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """J with each column divided by its norm (a zero column left as it is), and the norms
+    (1 for a zero column).
+
+    >>> _scaled(np.array([[3.0, 0.0], [4.0, 0.0]]))[1]
+    array([5., 1.])
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # (a huge column: checked by callers)
+        norms = np.sqrt(np.sum(jacobian**2, axis=0))
+    norms = np.where((norms > 0) & np.isfinite(norms), norms, 1.0)
+    return jacobian / norms, norms
 
 
 # --- statistics --------------------------------------------------------------------------
@@ -423,8 +440,9 @@ def _damped_step(jacobian: np.ndarray, residual: np.ndarray, damping: float) -> 
 def _standard_errors(
     jacobian: np.ndarray, rss: float, params: tuple[str, ...], warnings: list[str]
 ) -> np.ndarray:
-    """sqrt(diag(inv(JᵀJ)) · RSS/(n-p)) from the SVD of J; NaN, with a warning, when n ≤ p
-    or JᵀJ is singular."""
+    """sqrt(diag(inv(JᵀJ)) · RSS/(n-p)) from the SVD of the column-scaled J; NaN, with a
+    warning, when n ≤ p or the scaled JᵀJ is singular (the data do not determine some
+    parameter: scaling alone, x² beside 1, is no reason)."""
     n, p = jacobian.shape
     undefined = np.full(p, math.nan)
     if n <= p:
@@ -433,7 +451,8 @@ def _standard_errors(
             "the standard errors are undefined (NaN)"
         )
         return undefined
-    _, singular, vt = np.linalg.svd(jacobian, full_matrices=False)
+    scaled, norms = _scaled(jacobian)
+    _, singular, vt = np.linalg.svd(scaled, full_matrices=False)
     if singular[-1] <= singular[0] * max(n, p) * EPS:
         tied = [name for name, c in zip(params, vt[-1]) if abs(c) > 0.1]
         warnings.append(
@@ -443,7 +462,7 @@ def _standard_errors(
         )
         return undefined
     covariance = (vt.T / singular**2) @ vt * (rss / (n - p))
-    return np.sqrt(np.diag(covariance))
+    return np.sqrt(np.diag(covariance)) / norms
 
 
 def _r_squared(rss: float, y: np.ndarray, warnings: list[str]) -> float:

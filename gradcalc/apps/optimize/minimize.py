@@ -74,6 +74,10 @@ class Minimum:
         converged: whether the gradient norm reached ``tol``.
         method: ``gd``, ``momentum``, ``adam`` or ``bfgs``.
         path: rows recorded along the way; the first is the start, the last is ``point``.
+        found: what the second-order test (the tape's Hessian) says the stopping point is,
+            when the gradient reached ``tol``: ``minimum``, ``maximum``, ``saddle`` or
+            ``degenerate`` (a zero eigenvalue: no verdict); empty otherwise. Only a
+            minimum, or a degenerate point, counts as converged.
     """
 
     point: dict[str, float]
@@ -84,6 +88,7 @@ class Minimum:
     converged: bool
     method: str
     path: list[Step]
+    found: str = ""
 
     def _repr_html_(self) -> str:
         """In a notebook: the path and the stop ``gradcalc minimize`` prints, as HTML."""
@@ -144,9 +149,50 @@ def minimize(
     if progress is not None:
         progress(stop.step)
     point = dict(zip(graph.variables, stop.x.tolist()))
+    found, reason, converged = _second_order(graph, stop)
     return Minimum(
-        point, stop.value, stop.norm, stop.step, stop.reason, stop.converged, method, path.rows
+        point, stop.value, stop.norm, stop.step, reason, converged, method, path.rows, found
     )
+
+
+FOUND = {
+    "local minimum": "minimum",
+    "local maximum": "maximum",
+    "saddle point": "saddle",
+    "inconclusive": "degenerate",
+}
+
+
+def _second_order(graph: Graph, stop: Stop) -> tuple[str, str, bool]:
+    """What the stopping point is, the reason to report, and whether it converged: a
+    gradient at ``tol`` is convergence only at a minimum (or where the Hessian cannot tell).
+
+    >>> g = compile_expression("x^2 - y^2")
+    >>> found, reason, converged = _second_order(g, Stop(np.zeros(2), 0.0, 0.0, 0, "ok", True))
+    >>> found, converged, reason.split(": ")[0]
+    ('saddle', False, 'ok, but at a saddle point, not a minimum')
+    """
+    if not stop.converged:
+        return "", stop.reason, False
+    from gradcalc.engine.evaluate.classify import classify
+    from gradcalc.engine.evaluate.higher import hessian
+
+    arrays = {n: np.asarray(v) for n, v in zip(graph.variables, stop.x)}
+    run = hessian(graph, arrays, graph.variables)
+    gradient = np.array([float(run.gradient[n]) for n in graph.variables])
+    assert run.matrix is not None  # hessian() always sets it
+    scale = max(1.0, float(np.max(np.abs(stop.x)))) if stop.x.size else 1.0
+    test = classify(run.matrix.astype(float), gradient, scale, tolerance=max(stop.norm, 1e-300))
+    found = FOUND.get(test.verdict, "")
+    eigen = " and ".join(format_number(e, 6) for e in sorted(test.eigenvalues))
+    if found in ("maximum", "saddle"):
+        what = "a local maximum" if found == "maximum" else "a saddle point"
+        reason = f"{stop.reason}, but at {what}, not a minimum: the Hessian's eigenvalues are "
+        return found, f"{reason}{eigen} (start elsewhere)", False
+    if found == "degenerate":
+        note = f"; the Hessian is singular there (eigenvalues {eigen}): no second-order test"
+        return found, f"{stop.reason}{note} confirms a minimum", True
+    return found, stop.reason, True
 
 
 def _run(
@@ -186,6 +232,7 @@ def to_json(m: Minimum) -> dict:
         "reason": m.reason,
         "converged": m.converged,
         "method": m.method,
+        "found": m.found or None,
         "path": [
             {
                 "step": s.step,

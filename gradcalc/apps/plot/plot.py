@@ -147,8 +147,9 @@ def tangent_plot(
             or matplotlib missing for a file.
         UndefinedError: the value or slope is undefined at the point.
 
-    >>> tangent_plot("log(x)", at={"x": 1.0}, span=(-5, 5)).splitlines()[0].strip()
-    'log(x) at x=1: value 0, slope 1'
+    >>> lines = tangent_plot("log(x)", at={"x": 1.0}, span=(-5, 5)).splitlines()
+    >>> lines[0][:44], lines[1].strip()  # (log is undefined for x <= 0: a note says so)
+    ('note: f is not a finite number at 201 of 401', 'log(x) at x=1: value 0, slope 1')
     """
     graph, points = _prepare(expression, at)
     if len(graph.variables) != 1:
@@ -424,9 +425,28 @@ def _tangent_plot(
     tangent = _tangent(graph, points, span, TERMINAL_SAMPLES if out is None else FILE_SAMPLES)
     frame = Frame(tangent.title(), tangent.name, f"f({tangent.name})", width, height)
     if out is None:
-        return terminal(lambda plt: tangent_terminal(plt, tangent), frame)
+        return _gaps(tangent.curve) + terminal(lambda plt: tangent_terminal(plt, tangent), frame)
     write(out, [(lambda ax: tangent_file(ax, tangent), frame)], FIGURE_SIZE)
     return None
+
+
+def _gaps(curve: Curve) -> str:
+    """A note when f is not finite (overflow, or outside its domain) at some samples, which
+    the plot leaves out: ``exp(x)`` over -1000..1000 overflows past 709.78 and drew an
+    empty plot without a word.
+
+    >>> print(_gaps(Curve(np.array([0.0, 1, 2, 3]), np.array([1.0, np.nan, np.nan, 2]))), end="")
+    note: f is not a finite number at 2 of 4 samples (x from 1 to 2): left out of the plot
+    """
+    missing = ~np.isfinite(curve.y)
+    if not missing.any():
+        return ""
+    xs = curve.x[missing]
+    where = f"x from {xs.min():.6g} to {xs.max():.6g}"
+    return (
+        f"note: f is not a finite number at {int(missing.sum())} of {missing.size} samples "
+        f"({where}): left out of the plot\n"
+    )
 
 
 def _contour_plot(graph: Graph, points: Points, span: Span | None, out: str | None) -> None:

@@ -33,6 +33,7 @@ from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
 from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
+from gradcalc.engine.judge.kinks import settle
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck.crosscheck import (
     NOTHING_COMPARED,
@@ -139,6 +140,8 @@ class _Verdict:
     value_undefined: np.ndarray
     conventional: np.ndarray  # kinks given their conventional value (``subgradient``)
     first_reason: np.ndarray
+    gradient: Mapping[str, Any]  # the tape's, with the limits at differentiable kinks
+    decided: np.ndarray  # points whose kink was decided differentiable on the whole f
 
 
 def _per_point(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -167,26 +170,34 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
         if p.kind != NOT_DIFFERENTIABLE or not run.beside_the_question(p.record.index)
     ]
     found = singularities(graph, problems, run.naming_rows, points, k, run.sources)
+    kinks = settle(graph, k, run.sources, run.gradient, points, (problems, found), options.check)
+    problems, found = kinks.problems, kinks.found
+    warnings.extend(kinks.notes)
+    masks = [p.mask for p in problems] + [mask.reshape(shape) for _, mask in kinks.exact_kinks]
+    found = found + [singular for singular, _ in kinks.exact_kinks]
     undefined = value_undefined = conventional = filled(False, shape)
     if found:
         undefined, value_undefined = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
         conventional = np.zeros(shape, dtype=bool)
-    for singular, problem in zip(found, problems):
+    for singular, mask in zip(found, masks):
         if singular.kind == NOT_DIFFERENTIABLE and options.subgradient:
             warnings.append(
                 f"{singular.describe(points, name)}; --subgradient: using the conventional value"
             )
-            conventional |= _per_point(problem.mask, shape)
+            conventional |= _per_point(mask, shape)
             continue
-        undefined |= _per_point(problem.mask, shape)
+        undefined |= _per_point(mask, shape)
         if singular.value_undefined:
-            value_undefined |= _per_point(problem.mask, shape)
+            value_undefined |= _per_point(mask, shape)
     if points.bad is not None:  # a value that was not a number: never checked nor shown
         bad = _per_point(points.bad, shape)
         undefined, value_undefined = undefined | bad, value_undefined | bad
     if options.subgradient:
         found = [s for s in found if s.kind != NOT_DIFFERENTIABLE]
-    for overflow in unexplained_gradients(run, undefined | conventional, name):
+    decided = np.zeros(math.prod(shape), dtype=bool)
+    decided[list(kinks.decided)] = True  # (a kink whose one-sided derivatives agree)
+    explained = undefined | conventional | decided.reshape(shape)
+    for overflow in unexplained_gradients(run, explained, name):
         undefined = undefined | _per_point(overflow.mask, shape)
         found.append(overflow.singularity)
     if options.strict and found:
@@ -195,7 +206,15 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     first_reason = np.full(size, -1) if found else filled(-1, (size,))
     for i, singular in reversed(list(enumerate(found))):
         first_reason[singular.points] = i
-    return _Verdict(found, undefined, value_undefined, conventional, first_reason)
+    return _Verdict(
+        found,
+        undefined,
+        value_undefined,
+        conventional,
+        first_reason,
+        kinks.gradient,
+        decided.reshape(shape),
+    )
 
 
 @dataclass
@@ -239,7 +258,8 @@ def _checked(
     """The symbolic check's report (``None`` without ``check``) and the value to show."""
     if not options.check:
         return None, run.value
-    skip = verdict.undefined | verdict.conventional  # a convention is no derivative to confirm
+    # a convention is no derivative to confirm; a kink decided on the whole f is confirmed
+    skip = verdict.undefined | verdict.conventional | verdict.decided
     where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
     report = check(where)
     shown_value = run.value
@@ -276,7 +296,7 @@ def finish(
         sources=run.sources,
         points=points,
         value=run.value,
-        gradient=dict(run.gradient),
+        gradient=dict(verdict.gradient),
         tape=run.rows,
         singularities=verdict.found,
         undefined=verdict.undefined,
@@ -289,7 +309,7 @@ def finish(
     )
     labels = {s: run.labels.get(s, s) for s in run.gradient}
     result.shown = {
-        s: None if g is None else settled(g, report, labels[s]) for s, g in run.gradient.items()
+        s: None if g is None else settled(g, report, labels[s]) for s, g in verdict.gradient.items()
     }
     result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
     result.shown_value = shown_value

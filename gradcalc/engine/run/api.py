@@ -335,11 +335,12 @@ def directional_at(
             f"({', '.join(sources)})"
         )
     vector = np.asarray(direction, dtype=float)
-    length = float(np.linalg.norm(vector))
-    if not np.isfinite(length) or length == 0:
+    largest = float(np.max(np.abs(vector))) if vector.size else 0.0
+    if not np.isfinite(largest) or largest == 0:
         raise InputError("--direction must be a non-zero vector of finite numbers")
-    if normalize:
-        vector = vector / length
+    if normalize:  # scaled first: the norm of (1e-300, 1e-300) underflows to 0 unscaled
+        scaled = vector / largest
+        vector = scaled / np.linalg.norm(scaled)
     unit = dict(zip(sources, vector.tolist()))
     run = evaluate(graph, points.arrays, sources)
     gradient = run.gradients[target]

@@ -101,7 +101,7 @@ def _symbolic(result: TensorResult, sources: list[str], elements: int) -> Tensor
     import sympy as sp
 
     from gradcalc.symbolic.translate.convert import to_sympy
-    from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES
+    from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
 
     graph = result.graph
     cut: dict[int, Any] = {}
@@ -121,7 +121,7 @@ def _symbolic(result: TensorResult, sources: list[str], elements: int) -> Tensor
     target = to_sympy(graph, cut)[graph.targets[0]]
     target = target.item() if isinstance(target, np.ndarray) else target
     flat = [symbol for s in sources for symbol in symbols[s].flat]
-    derivatives = sp.lambdify(flat, [sp.diff(target, symbol) for symbol in flat], LAMBDIFY_MODULES)
+    derivatives = lambdify(flat, [sp.diff(target, symbol) for symbol in flat], LAMBDIFY_MODULES)
     exact = np.array(derivatives(*np.concatenate([result.values[s].reshape(-1) for s in sources])))
     tape = np.concatenate([np.asarray(result.gradient[s]).reshape(-1) for s in sources])
     scale = max(float(np.max(np.abs(exact))), 1e-300)

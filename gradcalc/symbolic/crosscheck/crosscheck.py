@@ -42,7 +42,7 @@ from gradcalc.symbolic.translate.convert import (  # noqa: F401 (the conversion'
     to_sympy,
 )
 from gradcalc.symbolic.translate.derivative import derivative
-from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES
+from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
 from gradcalc.symbolic.translate.shapes import (
     active,
     shared_gradient,
@@ -429,7 +429,7 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
     cache_key = ("lambdified", *key)
     if cache_key not in graph.cache:
         graph.cache[cache_key] = {
-            source: sp.lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
+            source: lambdify(symbols, expr, modules=LAMBDIFY_MODULES)
             for source, expr in derivatives.items()
         }
     functions = graph.cache[cache_key]

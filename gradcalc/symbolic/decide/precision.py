@@ -29,6 +29,7 @@ from gradcalc.symbolic.decide.decision import (
 from gradcalc.symbolic.decide.patience import FAILURES, wall
 from gradcalc.symbolic.decide.rational import rational_valued
 from gradcalc.symbolic.translate.convert import exact_at
+from gradcalc.symbolic.translate.numeric import lambdify
 
 __all__ = [
     "AGREE_DIGITS",
@@ -76,9 +77,8 @@ def mp_function(symbols: Sequence[Any], expr: Any) -> Callable[..., Any]:
     >>> mp_function([x], [root + 1 / root, root * x])(mpmath.mpf(3))
     [mpf('3.4785054261852175'), mpf('9.4868329805051381')]
     """
-    import sympy as sp
 
-    return sp.lambdify(symbols, expr, "mpmath", cse=True)
+    return lambdify(symbols, expr, "mpmath", cse=True)
 
 
 class Evaluator:

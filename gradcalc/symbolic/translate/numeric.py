@@ -17,6 +17,7 @@ array([1.])
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -52,3 +53,27 @@ RECIPROCALS = {
 
 #: What ``sympy.lambdify`` is given: our erf and the reciprocals, then numpy for the rest.
 LAMBDIFY_MODULES: list[Any] = [{"erf": real_erf, **RECIPROCALS}, "numpy"]
+
+
+def lambdify(symbols: Sequence[Any], expr: Any, modules: Any = None, **options: Any) -> Any:
+    """``sympy.lambdify`` with the user's symbols renamed first (``_v0``, ``_v1``, ...): the
+    generated code runs in a namespace holding numpy's or mpmath's names and every symbol's
+    own, so a variable called ``select`` (numpy's, which Piecewise is printed with), ``e``
+    beside the constant E, or ``pi`` must not reach it under its own name.
+
+    >>> import sympy as sp
+    >>> select = sp.Symbol("select", real=True)
+    >>> f = lambdify([select], sp.Piecewise((select, select > 0), (0, True)), LAMBDIFY_MODULES)
+    >>> f(np.array([-1.0, 2.0]))
+    array([0., 2.])
+    """
+    import sympy as sp
+
+    renamed = {s: sp.Symbol(f"_v{k}", **s.assumptions0) for k, s in enumerate(symbols)}
+
+    def rename(part: Any) -> Any:
+        if isinstance(part, (list, tuple)):
+            return type(part)(rename(p) for p in part)
+        return sp.sympify(part).xreplace(renamed)
+
+    return sp.lambdify(list(renamed.values()), rename(expr), modules, **options)

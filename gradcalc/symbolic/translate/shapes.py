@@ -49,6 +49,7 @@ from gradcalc.symbolic.translate.convert import (
     to_sympy,
 )
 from gradcalc.symbolic.translate.derivative import derivative, symbol
+from gradcalc.symbolic.translate.numeric import lambdify
 
 #: The shapes kept: at most this many, and this many graph nodes in all.
 MAX_SHAPES = 256
@@ -382,12 +383,11 @@ def _evaluator(general: Any, arguments: list[Any]) -> _Exact | Callable[..., Any
     """How to evaluate a shared expression of ``arguments`` (the variables' symbols, then
     the numbers'): exactly for a rational function, else an mpmath function; ``None`` when
     mpmath cannot take it."""
-    import sympy as sp
 
     if _rational_function(general):
         return _Exact(general, arguments)
     try:
-        return sp.lambdify(arguments, general, modules="mpmath")
+        return lambdify(arguments, general, modules="mpmath")
     except (ValueError, TypeError, NameError, KeyError, SyntaxError):
         return None
 

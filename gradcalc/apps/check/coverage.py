@@ -1,0 +1,227 @@
+"""Cover an unproven verdict: a pass that rests on sampling must have sampled the answer's
+whole behaviour -- every piece of a piecewise difference (points on either side of every
+switch, found by solving where the parts switch) and every magnitude from 10^-3 to 10^6
+the domain allows, not only a box near the origin. A difference found there is a witness;
+a piece no point could test leaves the verdict undecided, with the reason.
+
+>>> import sympy as sp
+>>> from gradcalc.engine.run.api import compile_expression
+>>> from gradcalc.symbolic.decide.decision import Decision
+>>> x = sp.Symbol("x", real=True)
+>>> sampled = Decision("equivalent", "high precision", "no proof, but equal ...")
+>>> answer = compile_expression("2*x + step(x - 1000)")
+>>> decision, where = cover(sampled, answer, compile_expression("x^2"),
+...                         (2 * x + sp.Heaviside(x - 1000, 0), 2 * x), [x], [])
+>>> decision.verdict, decision.detail.startswith("differs at x=")
+('not equivalent', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from time import process_time
+from typing import Any
+
+import numpy as np
+
+from gradcalc.apps.check.sampling import in_domain
+from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.decide.decision import EQUIVALENT, UNDECIDED, Decision
+from gradcalc.symbolic.decide.patience import patient
+from gradcalc.symbolic.decide.pieces import Pieces, has_pieces, pieces_of, solved_switches
+from gradcalc.symbolic.decide.precision import Evaluator
+
+__all__ = ["DECADES", "PROVEN", "cover", "magnitude_points", "switch_points"]
+
+DECADES = tuple(range(-3, 7))  # magnitudes 10^k sampled, where the domain allows
+PROVEN = ("proof", "exact points", "exact", "domain")
+SECONDS = 3.0  # CPU seconds for the tests at the extra points
+FOLD_SECONDS = 2.0  # for sympy to split the difference into pieces and prove them
+SOLVE_SECONDS = 1.0  # for sympy to solve where the parts switch
+PER_PIECE = 16  # test points per piece at most
+BASES = 6  # points of the other variables at which a switch is solved for one
+OFFSETS = (1e-6, 1e-2, 0.5)  # relative distances from a switch, on either side
+SEED = 20261205
+
+
+def cover(
+    decision: Decision,
+    answer_graph: Graph,
+    graph: Graph,
+    sides: tuple[Any, Any],
+    symbols: Sequence[Any],
+    sample: Sequence[Mapping[str, Any]],
+) -> tuple[Decision, str]:
+    """The decision on (answer, truth) = ``sides`` once the answer's whole behaviour is
+    covered, and where it was sampled (empty unless the pass rests on sampling).
+    ``sample``: exact points of the domain already drawn (they count too)."""
+    if decision.evidence in PROVEN or decision.ok is False:
+        return decision, ""
+    answer, truth = sides
+    difference = answer - truth
+    pieces = None
+    if has_pieces(answer) or has_pieces(truth):
+        pieces = pieces_of(difference, symbols, patient(FOLD_SECONDS))
+        if pieces is not None and pieces.proven:
+            detail = f"sympy proves the difference is 0 on each of its pieces ({pieces.total})"
+            return Decision(EQUIVALENT, "proof", detail), ""
+    points = _candidates(graph, answer_graph, symbols, pieces, sample)
+    finite = pieces is not None and pieces.open and not pieces.stairs
+    regions = list(pieces.open) if finite and pieces else [(difference, True)]
+    tested = _test(sides, symbols, regions, points)
+    if isinstance(tested, Decision) or decision.ok is None:
+        return tested if isinstance(tested, Decision) else decision, ""
+    reason = _gap(pieces, has_pieces(difference), tested, regions)
+    if reason:
+        return Decision(UNDECIDED, "", f"no proof, and {reason}"), ""
+    where = _where(tested, symbols, pieces)
+    return Decision(EQUIVALENT, "high precision", f"{decision.detail}; and at {where}"), where
+
+
+def _gap(pieces: Pieces | None, piecewise: bool, tested, regions) -> str:
+    """Why the tests do not cover the answer's behaviour (empty when they do)."""
+    if piecewise and pieces is None:
+        return "sympy could not split the difference into its pieces in time"
+    if pieces is not None and pieces.stairs:
+        return "floor/ceiling switch at infinitely many places: no finite set of tests covers them"
+    for k, (_, condition) in enumerate(regions):
+        if not tested[k]:
+            where = "" if condition is True else f" where {condition}"
+            return f"no test point could be evaluated{where}"
+    return ""
+
+
+def _test(sides, symbols, regions, points) -> Decision | list[list[dict]]:
+    """A witness where the two sides differ, else the agreeing points of each region."""
+    answer, truth = sides
+    evaluator = Evaluator(answer, truth, symbols, answer - truth)
+    deadline = process_time() + SECONDS
+    agreed: list[list[dict]] = []
+    for _, condition in regions:
+        inside = [p for p in points if _holds(condition, p, symbols)]
+        mine: list[dict] = []
+        for point in _spread(inside, symbols)[:PER_PIECE]:
+            outcome = evaluator.compare(point, deadline, first=not mine)
+            if isinstance(outcome, Decision):
+                return outcome
+            if outcome is not None:
+                mine.append(point)
+        agreed.append(mine)
+    return agreed
+
+
+def _holds(condition: Any, point: Mapping[str, Any], symbols) -> bool:
+    if condition is True:
+        return True
+    value = condition.subs({s: point[str(s)] for s in symbols})
+    return bool(value == True)  # noqa: E712 (sympy's true, not a Python bool)
+
+
+def _spread(points: list[dict], symbols) -> list[dict]:
+    """The points reordered so that the first ones span the magnitudes: one per decade of
+    the largest coordinate in turn, the decades taken from both ends inwards.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> points = [{"x": sp.Rational(10) ** k} for k in range(-3, 7)]
+    >>> [str(p["x"]) for p in _spread(points, [x])][:4]
+    ['1000000', '1/1000', '100000', '1/100']
+    """
+    bins: dict[int, list[dict]] = {}
+    for p in points:
+        size = max((abs(float(p[str(s)])) for s in symbols), default=0.0)
+        bins.setdefault(int(np.floor(np.log10(size))) if size > 0 else -99, []).append(p)
+    order: list[dict] = []
+    keys = sorted(bins)
+    ends = [keys[-1 - i // 2] if i % 2 == 0 else keys[i // 2] for i in range(len(keys))]
+    rows = [bins[k] for k in ends]
+    for depth in range(max((len(r) for r in rows), default=0)):
+        order.extend(r[depth] for r in rows if depth < len(r))
+    return order
+
+
+def _candidates(graph, answer_graph, symbols, pieces, sample) -> list[dict]:
+    """Magnitude points, points around the switches, and the sample, in both domains."""
+    import sympy as sp
+
+    names = [str(s) for s in symbols]
+    rng = np.random.default_rng(SEED)
+    arrays = magnitude_points(rng, names)
+    if pieces is not None:
+        near = switch_points(pieces.switches, symbols, arrays)
+        arrays = {n: np.concatenate([arrays[n], near[n]]) for n in names}
+    inside = in_domain(graph, arrays) & in_domain(answer_graph, arrays)
+    count = len(arrays[names[0]]) if names else 0
+    points = [
+        {n: sp.Rational(repr(float(arrays[n][k]))) for n in names}
+        for k in range(count)
+        if inside[k]
+    ]
+    return points + list(sample)
+
+
+def magnitude_points(rng: np.random.Generator, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Two points per decade of DECADES for each sign, each variable a decade of its own
+    (shifted by three per variable), three significant digits.
+
+    >>> p = magnitude_points(np.random.default_rng(0), ["x"])["x"]
+    >>> float(np.abs(p).min()) < 0.01, float(np.abs(p).max()) > 10**6, bool((p < 0).any())
+    (True, True, True)
+    """
+    n = 4 * len(DECADES)
+    out = {}
+    for j, name in enumerate(names):
+        decades = np.array([DECADES[(i // 4 + 3 * j) % len(DECADES)] for i in range(n)])
+        sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        mantissa = np.round(rng.uniform(1, 10, n), 2)
+        out[name] = sign * mantissa * 10.0**decades
+    return out
+
+
+def switch_points(switches, symbols, bases: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Points on either side of every switch: each switch solved for each of its variables
+    at BASES of the ``bases`` points, then moved by OFFSETS (relative) both ways.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> sorted(switch_points([x - 1000], [x], {"x": np.ones(1)})["x"])[:2]
+    [np.float64(500.0), np.float64(990.0)]
+    """
+    import sympy as sp
+
+    names = [str(s) for s in symbols]
+    out: dict[str, list[float]] = {n: [] for n in names}
+    for variable, solution in solved_switches(switches, symbols, patient(SOLVE_SECONDS)):
+        others = [s for s in symbols if s != variable and s in solution.free_symbols]
+        for k in range(BASES if others else 1):
+            at = {s: sp.Rational(repr(float(bases[str(s)][k]))) for s in symbols}
+            value = complex(sp.N(solution.subs({s: at[s] for s in others})))
+            if value.imag != 0 or not np.isfinite(value.real):
+                continue
+            for step in (d * s for d in OFFSETS for s in (-1, 1)):
+                moved = value.real + step * max(abs(value.real), 1e-3)
+                for s in symbols:
+                    out[str(s)].append(moved if s == variable else float(at[s]))
+    return {n: np.array([float(f"{v:.12g}") for v in values]) for n, values in out.items()}
+
+
+def _where(tested: list[list[dict]], symbols, pieces: Pieces | None) -> str:
+    """Where the agreeing points lie: each variable's range, and the pieces.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> _where([[{"x": sp.Integer(-20)}, {"x": sp.Rational(1, 1000)}]], [x], None)
+    '2 points, x from -20 to 0.001'
+    """
+    points = [p for region in tested for p in region]
+    ranges = []
+    for s in symbols:
+        values = [float(p[str(s)]) for p in points]
+        low, high = min(values), max(values)
+        smallest = min(abs(v) for v in values)
+        inner = f" (|{s}| down to {smallest:.2g})" if low < 0 < high else ""
+        ranges.append(f"{s} from {low:.3g} to {high:.3g}{inner}")
+    text = f"{len(points)} points, " + ", ".join(ranges)
+    if pieces is not None:
+        text += f", on each of the {len(tested)} pieces not proven, either side of each switch"
+    return text

@@ -1,0 +1,163 @@
+"""Kinks decided on the whole expression: the one-sided derivatives of f at an exact point,
+as limits of f's own difference quotients (f(x ± h) - f(x)) / ±h computed by sympy's
+adaptive-precision evalf at h = 10^-20 and 10^-30 -- never the limits of a part alone.
+``relu(x)^2`` at 0 has both 0 (differentiable), ``abs(sin(x))`` at pi has -1 and 1 (not),
+``step(x)`` at 0 has 0 and none (a jump). :func:`at_switch` says whether a piecewise part
+switches at a point in exact arithmetic (``sin(pi)`` is 0 there, not 1.2e-16).
+
+>>> import sympy as sp
+>>> x = sp.Symbol("x", real=True)
+>>> one_sided(sp.Max(x, 0) ** 2, {"x": sp.Integer(0)}, ["x"])
+{'x': (0.0, 0.0)}
+>>> one_sided(sp.Abs(sp.sin(x)), {"x": sp.pi}, ["x"])
+{'x': (-1.0, 1.0)}
+>>> one_sided(sp.Heaviside(x, 0), {"x": sp.Integer(0)}, ["x"])
+{'x': (0.0, None)}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.symbolic.decide.patience import FAILURES
+from gradcalc.symbolic.decide.pieces import switch_arguments
+
+__all__ = ["DIGITS", "STEPS", "at_switch", "higher_sides", "one_sided"]
+
+STEPS = (20, 30)  # h = 10^-k (times the point's size when above 1)
+DIGITS = 30  # significant digits of each quotient
+AGREE = 1e-8  # the two quotients must agree this well (relative, or absolute near 0)
+ZERO = 1e-12  # a limit smaller than this is 0 (|x|^1.5 at 0: h^0.5 is 10^-15 at h=10^-30)
+SECONDS = 2.0  # for all the quotients of one point
+
+
+def at_switch(expr: Any, point: Mapping[str, Any]) -> bool:
+    """Does a piecewise part of ``expr`` switch exactly at ``point`` (name -> exact sympy
+    value): an abs/sign/step/max/min argument (or tie) exactly 0, a floor's an integer?
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> f = sp.Abs(sp.sin(x))
+    >>> at_switch(f, {"x": sp.pi}), at_switch(f, {"x": sp.Integer(3)})
+    (True, False)
+    """
+    import sympy as sp
+
+    subs = {sp.Symbol(n, real=True): v for n, v in point.items()}
+    stairs = {a.args[0] for a in expr.atoms(sp.floor, sp.ceiling)}
+    try:
+        with time_limit(SECONDS):
+            for g in switch_arguments(expr):
+                value = g.xreplace(subs)
+                if g in stairs:
+                    value = value - sp.floor(value)  # an integer: where floor switches
+                if value.is_zero or (_tiny(value) and sp.simplify(value) == 0):
+                    return True
+    except FAILURES:
+        return False
+    return False
+
+
+def _tiny(value: Any) -> bool:
+    """Is a constant numerically 0 to 25 digits (worth a proof that it is 0)?"""
+    if not value.is_number:
+        return False
+    approximation = value.evalf(30)
+    return bool(approximation.is_real and abs(approximation) < 1e-25)
+
+
+def one_sided(
+    expr: Any, point: Mapping[str, Any], variables: Sequence[str]
+) -> dict[str, tuple[float | None, float | None]]:
+    """Each variable's (left, right) derivative of ``expr`` at ``point`` (name -> exact
+    sympy value), the others held fixed; ``None`` where the quotients do not settle (an
+    infinite slope, a jump) or cannot be computed in time."""
+    import sympy as sp
+
+    subs = {sp.Symbol(n, real=True): v for n, v in point.items()}
+    out: dict[str, tuple[float | None, float | None]] = {}
+    try:
+        with time_limit(SECONDS):
+            base = expr.xreplace(subs)
+            for name in variables:
+                symbol = sp.Symbol(name, real=True)
+                size = max(1, abs(int(sp.floor(sp.Abs(point[name])))))
+                sides = tuple(_side(expr, subs, base, symbol, sign * size) for sign in (-1, 1))
+                out[name] = (sides[0], sides[1])
+    except FAILURES:
+        return {name: (None, None) for name in variables}
+    return out
+
+
+def _side(expr: Any, subs: Mapping[Any, Any], base: Any, symbol: Any, scale: int) -> float | None:
+    """The limit of (f(x + h) - f(x)) / h for h = scale * 10^-k, k in STEPS; None when the
+    quotients differ (no limit) or are not finite reals."""
+    import sympy as sp
+
+    quotients = []
+    for k in STEPS:
+        h = sp.Integer(scale) / sp.Integer(10) ** k
+        moved = expr.xreplace({**subs, symbol: subs[symbol] + h})
+        value = ((moved - base) / h).evalf(DIGITS)
+        if not (value.is_real and value.is_finite):
+            return None
+        quotients.append(float(value))
+    return _settled(*quotients)
+
+
+def higher_sides(
+    expr: Any, point: Mapping[str, Any], name: str, order: int
+) -> list[tuple[float | None, float | None]]:
+    """(left, right) of the derivatives of orders 2 to ``order`` in ``name`` at ``point``:
+    the limits of sympy's k-th derivative at x ± h (by the mean value theorem the one-sided
+    k-th derivatives, once the (k-1)-th is continuous there), h = 10^-20 and 10^-30.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> higher_sides(sp.Max(x, 0) ** 2, {"x": sp.Integer(0)}, "x", 3)
+    [(0.0, 2.0), (0.0, 0.0)]
+    """
+    import sympy as sp
+
+    symbol = sp.Symbol(name, real=True)
+    subs = {sp.Symbol(n, real=True): v for n, v in point.items()}
+    out: list[tuple[float | None, float | None]] = []
+    try:
+        with time_limit(SECONDS * order):
+            derivative = sp.diff(expr, symbol)
+            for _ in range(2, order + 1):
+                derivative = sp.diff(derivative, symbol)
+                pair = tuple(_limit(derivative, subs, symbol, sign) for sign in (-1, 1))
+                out.append((pair[0], pair[1]))
+    except FAILURES:
+        out += [(None, None)] * (order - 1 - len(out))
+    return out
+
+
+def _limit(expr: Any, subs: Mapping[Any, Any], symbol: Any, sign: int) -> float | None:
+    """The limit of ``expr`` at the point from one side, from its values at h = 10^-k."""
+    import sympy as sp
+
+    values = []
+    for k in STEPS:
+        moved = expr.xreplace({**subs, symbol: subs[symbol] + sp.Integer(sign) / 10**k})
+        value = moved.evalf(DIGITS)
+        if not (value.is_real and value.is_finite):
+            return None
+        values.append(float(value))
+    return _settled(*values)
+
+
+def _settled(coarse: float, fine: float) -> float | None:
+    """The limit shown by the estimates at the two steps (the finer, exact to float64
+    rounding: the step's error is about 10^-30 of the curvature), 0 below ZERO; None when
+    they differ.
+
+    >>> _settled(2.0 + 1e-20, 2.0), _settled(1e-10, 1e-15), _settled(1e20, 1e30)
+    (2.0, 0.0, None)
+    """
+    if abs(coarse - fine) > AGREE * max(abs(coarse), abs(fine), 1.0):
+        return None
+    return 0.0 if abs(fine) < ZERO else fine + 0.0

@@ -1,0 +1,140 @@
+"""apps.coverage: a pass without proof must have sampled every piece and every magnitude.
+
+Generated material: answers right except on one piece, the piece placed anywhere from 10^-3
+to 10^6 (random sign and magnitude), in one or two variables and at order 1 to 3, must never
+pass; answers right but written piecewise differently must pass or stay undecided, never be
+called wrong. The truth is the textbook derivative (by hand here), independent of gradcalc.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from gradcalc.apps.check import coverage
+from gradcalc.apps.check.check import check_answers
+from gradcalc.engine.run.api import compile_expression
+from gradcalc.symbolic.decide.decision import Decision
+
+#: (expression, its derivative by hand, the variables, order): right answers to spoil.
+QUESTIONS = [
+    ("x^3", ["3*x^2"], 1),
+    ("x^2*y + y^3", ["2*x*y", "x^2 + 3*y^2"], 1),
+    ("sin(x)*y", ["cos(x)*y", "sin(x)"], 1),
+    ("x^4", ["12*x^2"], 2),
+    ("x^5 + x", ["60*x^2"], 3),
+]
+
+#: A wrong piece: 0 where x (or x*y) is below a, not 0 above it.
+SPOILERS = [
+    "step({v} - {a})",
+    "relu({v} - {a})",
+    "max(0, {v} - {a})",
+    "(abs({v} - {a}) + {v} - {a})/7",
+    "sign({v} - {a}) + 1",
+    "-min(0, {a} - {v})",
+]
+
+
+def _place(rng: random.Random) -> str:
+    """A switch anywhere from 10^-3 to 10^6 in size, either sign, 4 significant digits."""
+    value = rng.choice([-1, 1]) * 10 ** rng.uniform(-3, 6)
+    return f"({float(f'{value:.4g}')!r})"
+
+
+@pytest.mark.parametrize("seed", range(14))
+def test_an_answer_wrong_on_one_piece_never_passes(seed: int) -> None:
+    rng = random.Random(seed)
+    expression, right, order = QUESTIONS[seed % len(QUESTIONS)]
+    spoiled = rng.randrange(len(right))
+    variable = "x" if "y" not in expression or rng.random() < 0.5 else "x*y"
+    wrong = rng.choice(SPOILERS).format(v=variable, a=_place(rng))
+    answers = [f"{text} + {wrong}" if k == spoiled else text for k, text in enumerate(right)]
+    verdicts = check_answers(expression, answers, order=order)
+    assert verdicts[spoiled].ok is not True, (answers, verdicts[spoiled].detail)
+    assert verdicts[spoiled].basis != "sampled"
+
+
+#: (expression, a right answer written piecewise differently), a switch at {a}.
+REWRITTEN = [
+    ("relu(x - {a})^2", "2*(x - {a})*step(x - {a})"),
+    ("relu(x - {a})^2", "(x - {a}) + abs(x - {a})"),
+    ("x*abs(x - {a})", "abs(x - {a}) + x*sign(x - {a})"),
+    ("max(x, {a})^2", "2*max(x, {a})*step(x - {a})"),
+    ("abs(x*y - {a})", "y*sign(x*y - {a})", "x*(x*y - {a})/abs(x*y - {a})"),
+    ("min(x, {a})*x", "min(x, {a}) + x*step({a} - x)"),
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_right_answer_written_piecewise_is_never_called_wrong(seed: int) -> None:
+    rng = random.Random(100 + seed)
+    expression, *answers = REWRITTEN[seed % len(REWRITTEN)]
+    a = _place(rng)
+    verdicts = check_answers(expression.format(a=a), [t.format(a=a) for t in answers])
+    assert all(v.ok is not False for v in verdicts), [v.detail for v in verdicts]
+
+
+@pytest.mark.parametrize(
+    ("expression", "answer"),
+    [
+        ("x^2", "2*x + step(x - 1000)"),
+        ("x^2", "2*x + relu(x - 1000)"),
+        ("x^2", "2*x + max(0, x - 150)"),
+        ("x^2", "2*x + floor(x^2/10^12)"),  # 0 while |x| < 10^6
+        ("x^2*y", ["2*x*y + step(x*y - 300000)", "x^2"]),
+    ],
+)
+def test_the_issue_examples_are_wrong(expression, answer) -> None:
+    answers = answer if isinstance(answer, list) else [answer]
+    assert any(v.ok is False for v in check_answers(expression, answers))
+
+
+def test_a_floor_that_cannot_be_told_apart_is_undecided() -> None:
+    """floor(x^2/10^30) is 0 for |x| < 10^15: far beyond the magnitudes sampled."""
+    (verdict,) = check_answers("x^2", ["2*x + floor(x^2/10^30)"])
+    assert verdict.ok is None and "infinitely many" in verdict.detail
+
+
+def test_a_pass_says_where_it_was_sampled() -> None:
+    """A sampled pass (decided so here) is tested across magnitudes, and says where."""
+    decision = Decision("equivalent", "high precision", "no proof, but equal ...")
+    x = sp.Symbol("x", real=True)
+    graph = compile_expression("x^2")
+    answer = compile_expression("2*x")
+    out, where = coverage.cover(decision, answer, graph, (2 * x, 2 * x), [x], [])
+    low, high, smallest = (float(v) for v in re.findall(r"[-0-9.e+]+(?=[ )])", where)[-3:])
+    assert out.ok is True and low < -1e5 and high > 1e6 and smallest < 0.01, where
+
+
+def test_json_says_proven_or_sampled() -> None:
+    from gradcalc.render.verdicts import VerdictView
+
+    proven = check_answers("x^2", ["2*x"])
+    record = VerdictView("x^2", None, latex=False).json(proven)["verdicts"][0]
+    assert record["basis"] == "proven" and "sampled_at" not in record
+    wrong = check_answers("x^2", ["2*x + step(x - 1000)"])
+    assert (
+        json.loads(json.dumps(VerdictView("x^2", None, False).json(wrong)))["verdicts"][0]["basis"]
+        == "disproven"
+    )
+
+
+def test_magnitude_points_span_every_decade_both_signs() -> None:
+    points = coverage.magnitude_points(np.random.default_rng(1), ["x", "y"])
+    for values in points.values():
+        decades = {int(np.floor(np.log10(abs(v)))) for v in values}
+        assert decades == set(coverage.DECADES) and (values < 0).any() and (values > 0).any()
+
+
+def test_switch_points_lie_on_either_side_of_a_curved_switch() -> None:
+    x, y = sp.symbols("x y", real=True)
+    bases = {"x": np.array([2.0] * 6), "y": np.array([3.0] * 6)}
+    near = coverage.switch_points([x * y - 1000], [x, y], bases)
+    sides = np.sign(near["x"] * near["y"] - 1000)
+    assert {-1.0, 1.0} <= set(sides.tolist())

@@ -1,0 +1,96 @@
+"""engine.kinks: at a switching point, f's differentiability is decided from the whole
+expression. Generated material: random piecewise compositions at their switch, against
+one-sided difference quotients computed independently with mpmath at 50 digits."""
+
+from __future__ import annotations
+
+import random
+
+import mpmath
+import pytest
+
+from gradcalc.core.errors import UndefinedError
+from gradcalc.engine.run.api import grad
+
+#: (gradcalc text, mpmath function) of a piecewise part of u = x - a, 0 at the switch.
+PARTS = [
+    ("relu({u})", lambda u: max(u, 0)),
+    ("abs({u})", abs),
+    ("max({u}, 0)", lambda u: max(u, 0)),
+    ("min({u}, 0)", lambda u: min(u, 0)),
+    ("step({u})*({u})", lambda u: u if u > 0 else 0 * u),
+    ("({u})*abs({u})", lambda u: u * abs(u)),
+]
+#: smooth factors (text, mpmath function of x)
+FACTORS = [
+    ("1", lambda x: mpmath.mpf(1)),
+    ("sin(x) + 2", lambda x: mpmath.sin(x) + 2),
+    ("exp(x)", mpmath.exp),
+    ("x^2 + 1", lambda x: x**2 + 1),
+]
+SWITCHES = ["0", "0.5", "-1.25", "2", "3.75"]
+
+
+def _truth(f, a: str) -> tuple[mpmath.mpf | None, mpmath.mpf | None]:
+    """One-sided derivatives by difference quotients at h = 10^-25 and 10^-30 (50 digits);
+    None where they do not settle."""
+    with mpmath.workdps(50):
+        x0 = mpmath.mpf(a)
+        sides = []
+        for sign in (-1, 1):
+            q = [
+                (f(x0 + sign * mpmath.mpf(10) ** -k) - f(x0)) / (sign * mpmath.mpf(10) ** -k)
+                for k in (25, 30)
+            ]
+            settled = abs(q[0] - q[1]) <= 1e-8 * max(1, abs(q[1]))
+            sides.append(q[1] if settled else None)
+        return sides[0], sides[1]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_compositions_at_their_switch(seed: int) -> None:
+    rng = random.Random(seed)
+    a = rng.choice(SWITCHES)
+    (part, p), (factor, g) = rng.choice(PARTS), rng.choice(FACTORS)
+    power = rng.choice([1, 1, 1, 2, 3])
+    u = f"x - ({a})"
+    text = f"({part.format(u=u)})^{power}*({factor})"
+
+    def f(x):
+        return p(x - mpmath.mpf(a)) ** power * g(x)
+
+    left, right = _truth(f, a)
+    if left is not None and right is not None and abs(left - right) < 1e-12:
+        result = grad(text, at=[f"x={a}"])
+        assert float(result.gradient["x"]) == pytest.approx(float(right), rel=1e-9, abs=1e-12), text
+    else:
+        with pytest.raises(UndefinedError) as raised:
+            grad(text, at=[f"x={a}"])
+        message = str(raised.value)
+        if left is not None:
+            assert f"{float(left):.6g}"[:5] in message, (text, message)
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "expected"),
+    [
+        ("relu(x)^2", "x=0", {"x": 0.0}),
+        ("max(x,0)^3", "x=0", {"x": 0.0}),
+        ("step(x)*x^3", "x=0", {"x": 0.0}),
+        ("x^y", "x=0,y=2", {"x": 0.0, "y": 0.0}),
+        ("relu(x) - relu(-x)", "x=0", {"x": 1.0}),  # = x: the tape's convention gives 0
+    ],
+)
+def test_the_issue_examples_are_differentiable(text, at, expected) -> None:
+    result = grad(text, at=[at])
+    assert {n: float(v) for n, v in result.gradient.items()} == expected
+
+
+def test_abs_sin_at_pi_is_a_corner_float64_rounds_past() -> None:
+    with pytest.raises(UndefinedError, match="-1 from the left, 1 from the right"):
+        grad("abs(sin(x))", at=["x=pi"])
+
+
+def test_a_jump_is_not_differentiable_whatever_the_slopes() -> None:
+    with pytest.raises(UndefinedError, match=r"none .* from the right"):
+        grad("step(x)", at=["x=0"])

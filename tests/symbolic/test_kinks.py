@@ -1,0 +1,38 @@
+"""symbolic.kinks: one-sided derivatives of the whole expression, against textbook values,
+and where a part switches in exact arithmetic."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradcalc.symbolic.decide import kinks
+
+x, y = sp.symbols("x y", real=True)
+
+
+def test_one_sided_derivatives_by_hand() -> None:
+    zero = {"x": sp.Integer(0)}
+    assert kinks.one_sided(sp.Abs(x), zero, ["x"]) == {"x": (-1.0, 1.0)}
+    assert kinks.one_sided(sp.Max(x, 0) ** 2, zero, ["x"]) == {"x": (0.0, 0.0)}
+    assert kinks.one_sided(sp.Abs(x) ** sp.Rational(3, 2), zero, ["x"]) == {"x": (0.0, 0.0)}
+    assert kinks.one_sided(sp.sqrt(sp.Abs(x)), zero, ["x"]) == {"x": (None, None)}
+    assert kinks.one_sided(sp.Heaviside(x, 0) + x, zero, ["x"]) == {"x": (1.0, None)}
+
+
+def test_several_variables_one_at_a_time() -> None:
+    at = {"x": sp.Integer(1), "y": sp.Integer(1)}
+    assert kinks.one_sided(sp.Max(x, y), at, ["x", "y"]) == {"x": (0.0, 1.0), "y": (0.0, 1.0)}
+
+
+def test_switches_in_exact_arithmetic() -> None:
+    assert kinks.at_switch(sp.Abs(sp.sin(x)), {"x": sp.pi})
+    assert kinks.at_switch(sp.floor(x / 3), {"x": sp.Integer(6)})
+    assert not kinks.at_switch(sp.floor(x / 3), {"x": sp.Integer(7)})
+    assert not kinks.at_switch(sp.Abs(sp.sin(x)), {"x": sp.Rational(314, 100)})
+
+
+def test_higher_orders_of_relu_powers() -> None:
+    """relu(x)^n has n - 1 derivatives at 0; the n-th jumps from 0 to n!."""
+    for n in (2, 3, 4):
+        sides = kinks.higher_sides(sp.Max(x, 0) ** n, {"x": sp.Integer(0)}, "x", n)
+        assert all(a == b for a, b in sides[:-1]) and sides[-1] == (0.0, float(sp.factorial(n)))
