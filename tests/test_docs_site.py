@@ -117,3 +117,30 @@ def test_a_shell_snippet_runs_as_written(shell: str, snippet: str, tmp_path: Pat
     if snippet.startswith("gradcalc ") and "\n" not in snippet.strip():
         assert seen == [shlex.split(snippet)]  # the words docs/examples.py runs
     assert seen, "the snippet ran no command"
+
+
+# --- the TensorFlow table is the code's -------------------------------------------------------
+
+_spec_table = importlib.util.spec_from_file_location("tf_table", DOCS / "tensorflow_table.py")
+tf_table = importlib.util.module_from_spec(_spec_table)
+_spec_table.loader.exec_module(tf_table)
+
+
+def test_the_tensorflow_table_of_the_python_api_page_is_generated_from_the_code() -> None:
+    page = (DOCS / "python-api.md").read_text(encoding="utf-8")
+    assert page == tf_table.generate(page), (
+        "docs/python-api.md's TensorFlow table differs from gradcalc.core.compat.TENSORFLOW: "
+        "run `python docs/tensorflow_table.py` and commit the result"
+    )
+
+
+def test_every_name_the_tensorflow_table_promises_exists() -> None:
+    import gradcalc
+    from gradcalc.core.compat import TENSORFLOW
+
+    for row in TENSORFLOW:
+        for name in row.names:
+            owner = gradcalc
+            for part in name.split("."):
+                owner = getattr(owner, part)  # AttributeError names the missing one
+            assert callable(owner) or isinstance(owner, type), name

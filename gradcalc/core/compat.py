@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from gradcalc.core.ops import F
 from gradcalc.core.ops.record import Op
@@ -98,3 +98,91 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Axis = None) -> Tensor:
     norm = _reduce(F.norm, t, axes, keepdims=True)
     result: Tensor = t * clip_norm / F.max(norm, clip_norm)
     return result
+
+
+class Spelling(NamedTuple):
+    """One row of the TensorFlow mapping table (docs/python-api.md is generated from
+    :data:`TENSORFLOW`): how TensorFlow writes it, how gradcalc does, and where they differ
+    (``on_purpose``: a deliberate difference). ``names`` are the gradcalc attributes the row
+    promises (the tests resolve each)."""
+
+    tensorflow: str
+    gradcalc: str
+    names: tuple[str, ...]
+    difference: str = ""
+    on_purpose: bool = False
+
+
+#: TensorFlow's GradientTape API, as the guides use it, beside gradcalc's.
+TENSORFLOW = (
+    Spelling("`tf.GradientTape()`", "`gradcalc.Tape()`", ("Tape",)),
+    Spelling("`tf.GradientTape(persistent=True)`", "`gradcalc.Tape(persistent=True)`", ("Tape",)),
+    Spelling("`tf.GradientTape(watch_accessed_variables=False)`",
+             "`gradcalc.Tape(watch_accessed_variables=False)`", ("Tape",)),
+    Spelling("`tf.Variable(3.0, name='x0', trainable=False)`",
+             '`gradcalc.Variable(3.0, name="x0", trainable=False)`', ("Variable",),
+             "`var.name` is the name as given (`'x0'`, no `:0`); `None` when none was given"),
+    Spelling("`tf.constant(3.0, name='x3')`", '`gradcalc.constant(3.0, name="x3")`', ("constant",)),
+    Spelling("`tf.constant(10)` (an integer)", "`gradcalc.constant(10)`", ("constant",),
+             "every tensor is float64: an integer is a number and gets a gradient "
+             "(TensorFlow gives `None`); `dtype=` is not taken", on_purpose=True),
+    Spelling("`tape.watch(x)`, `tape.watched_variables()`",
+             "`tape.watch(x)`, `tape.watched_variables()`",
+             ("Tape.watch", "Tape.watched_variables"), "`tape.watched` also lists watched tensors"),
+    Spelling("`tape.gradient(y, [w, b])`, `tape.gradient(y, {'w': w})`",
+             "the same (sources nested in lists, tuples and dicts)", ("Tape.gradient",)),
+    Spelling("`tape.gradient({'y0': y0, 'y1': y1}, x)`", "the same: the gradient of the sum",
+             ("Tape.gradient",)),
+    Spelling("`tape.gradient(v, v)`", "the same: ones", ("Tape.gradient",)),
+    Spelling("`tape.gradient(y, 'x')` (a string)", "the same", ("Tape.gradient",),
+             "a clear `TypeError`, never a silent `None`", on_purpose=True),
+    Spelling("`unconnected_gradients=tf.UnconnectedGradients.ZERO`",
+             '`unconnected_gradients=gradcalc.UnconnectedGradients.ZERO` or `"zero"`',
+             ("UnconnectedGradients",), '`unconnected="zero"` is another name for it'),
+    Spelling("`tape.jacobian(y, x)`, `tape.batch_jacobian(y, x)`", "the same",
+             ("Tape.jacobian", "Tape.batch_jacobian")),
+    Spelling("`tape.stop_recording()`, `tape.reset()`", "the same",
+             ("Tape.stop_recording", "Tape.reset")),
+    Spelling("`tf.stop_gradient(x)`", "`gradcalc.stop_gradient(x)`", ("stop_gradient",)),
+    Spelling("`@tf.custom_gradient`", "`@gradcalc.custom_gradient`", ("custom_gradient",),
+             "the function may not read a variable it does not take as an argument "
+             "(`TypeError`; TensorFlow's `variables=` form is not supported)", on_purpose=True),
+    Spelling("`tf.reduce_sum(x, axis=0, keepdims=True)`, `tf.reduce_mean`, `tf.reduce_max`, "
+             "`tf.reduce_min`, `tf.reduce_logsumexp`",
+             "`gradcalc.reduce_sum(x, axis=0, keepdims=True)` and the others",
+             ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_logsumexp"),
+             "`gradcalc.sum`, `mean`, `amax`, `amin`, `logsumexp` are the primitives underneath"),
+    Spelling("`tf.clip_by_norm(t, 0.5)`", "`gradcalc.clip_by_norm(t, 0.5)`", ("clip_by_norm",)),
+    Spelling("`tf.math.sin(x)`, `tf.nn.relu`, `tf.nn.sigmoid`, `tf.nn.softplus`, `tf.nn.elu`",
+             "`gradcalc.sin(x)`, `gradcalc.relu`, `sigmoid`, `softplus`, `elu`",
+             ("sin", "relu", "sigmoid", "softplus", "elu")),
+    Spelling("`x @ w`, `tf.transpose(w)`, `tf.norm(x)`",
+             "`x @ w`, `gradcalc.transpose(w)`, `gradcalc.norm(x)`", ("transpose", "norm")),
+    Spelling("`if x > 0.0:`, `while y < 10.0:`", "the same", ("Tensor.__gt__", "Tensor.__bool__"),
+             "a comparison gives numpy booleans; `==` compares tensors as objects (use "
+             "`x.numpy() == 1.0`)", on_purpose=True),
+    Spelling("`np.mean(x, axis=0)` on a tensor", "the same: a numpy array, not recorded",
+             ("Tensor.__array__",),
+             "a numpy ufunc on a tensor (`np.sin(x)`) is a `TypeError`: use `gradcalc.sin(x)` "
+             "(recorded) or `np.sin(x.numpy())`", on_purpose=True),
+    Spelling("`v.assign(2.0)`, `v.assign_add(1)`, `v.assign_sub(d)`", "the same (not recorded)",
+             ("Variable.assign", "Variable.assign_add", "Variable.assign_sub")),
+    Spelling("`print(tape)`", "the tape table of `gradcalc grad`", ("Tape.__repr__",),
+             "TensorFlow prints an object address; a notebook shows the table as HTML",
+             on_purpose=True),
+    Spelling("`RuntimeError` on a second `gradient` call",
+             "`gradcalc.TapeError` (a `RuntimeError`)", ("TapeError",)),
+)  # fmt: skip
+
+
+def tensorflow_table() -> str:
+    """:data:`TENSORFLOW` as the Markdown table of docs/python-api.md.
+
+    >>> print(tensorflow_table().splitlines()[2])
+    | `tf.GradientTape()` | `gradcalc.Tape()` |  |
+    """
+    lines = ["| TensorFlow | gradcalc | differences |", "|---|---|---|"]
+    for row in TENSORFLOW:
+        note = f"**on purpose:** {row.difference}" if row.on_purpose else row.difference
+        lines.append(f"| {row.tensorflow} | {row.gradcalc} | {note} |")
+    return "\n".join(lines)
