@@ -53,6 +53,11 @@ def flatten(items: Any) -> list[Any]:
     >>> flatten(5), flatten([[1], {"x": 2}])
     ([5], [1, 2])
     """
+    nested = (dict, list, tuple)
+    if not isinstance(items, nested):  # (one tensor, or a flat list: most calls)
+        return [items]
+    if not isinstance(items, dict) and not any([isinstance(i, nested) for i in items]):
+        return list(items)
     return list(_leaves(items))
 
 
@@ -62,6 +67,11 @@ def rebuild(structure: Any, values: list[Any]) -> Any:
     >>> rebuild([1, {"k": 2}], ["a", "b"])
     ['a', {'k': 'b'}]
     """
+    nested = (dict, list, tuple)
+    if not isinstance(structure, nested):
+        return values[0]
+    if type(structure) in (list, tuple) and not any([isinstance(i, nested) for i in structure]):
+        return type(structure)(values)
     remaining = iter(values)
 
     def build(item: Any) -> Any:
@@ -77,10 +87,9 @@ def rebuild(structure: Any, values: list[Any]) -> Any:
 def unconnected_mode(given: Unconnected, alias: Unconnected | None) -> str:
     """``"none"`` or ``"zero"`` from ``unconnected_gradients`` (or its other name)."""
     mode = given if alias is None else alias
-    try:
-        return UnconnectedGradients(mode).value
-    except ValueError:
-        raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got {mode!r}") from None
+    if mode == "none" or mode == "zero":  # (the enum's members are these strings)
+        return "zero" if mode == "zero" else "none"
+    raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got {mode!r}")
 
 
 def tensors_of(structure: Any, role: str, one: bool = False) -> list[Tensor]:
