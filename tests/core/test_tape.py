@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from gradcalc import F, Tape, TapeError, Variable, constant, reduce_sum, stop_gradient
 from gradcalc.core.ops import REGISTRY
@@ -434,3 +437,21 @@ def test_batch_jacobian_is_the_diagonal_blocks_of_the_full_jacobian() -> None:
     np.testing.assert_allclose(jb, np.einsum("bybx->byx", j), rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="same first axis"):
         tape.batch_jacobian(y, constant(np.ones((3, 5))))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    hnp.arrays(np.float64, st.integers(1, 5), elements=st.floats(-3, 3)),
+    st.lists(st.sampled_from(["sin", "exp", "tanh", "square"]), min_size=1, max_size=4),
+)
+def test_a_list_of_targets_gives_the_gradient_of_their_explicit_sum(values, names) -> None:
+    functions = {"sin": F.sin, "exp": F.exp, "tanh": F.tanh, "square": lambda t: t * t}
+    x = Variable(values)
+    with Tape(persistent=True) as tape:
+        targets = [functions[name](x) for name in names]
+        total = targets[0]
+        for t in targets[1:]:
+            total = total + t
+    np.testing.assert_allclose(
+        tape.gradient(targets, x).numpy(), tape.gradient(total, x).numpy(), rtol=1e-13
+    )
