@@ -37,10 +37,10 @@ _EXPORTS = {
     "custom_gradient": "gradcalc.core.custom",
     "UnconnectedGradients": "gradcalc.core.nesting",
     "stop_gradient": "gradcalc.core.tensor",
-    "grad": "gradcalc.engine.api",
-    "hessian": "gradcalc.engine.api",
-    "jacobian": "gradcalc.engine.api",
-    "GradResult": "gradcalc.engine.api",
+    "grad": "gradcalc.engine.run.api",
+    "hessian": "gradcalc.engine.run.api",
+    "jacobian": "gradcalc.engine.run.api",
+    "GradResult": "gradcalc.engine.run.api",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -48,7 +48,7 @@ __all__ = sorted(_EXPORTS)
 
 #: Imported with the public names: how results (``_repr_html_``) and tapes (``repr``) show.
 _DISPLAY = {
-    "gradcalc.engine.api": "gradcalc.render.html",
+    "gradcalc.engine.run.api": "gradcalc.render.html",
     "gradcalc.core.tape": "gradcalc.render.tapes",
 }
 

@@ -177,16 +177,16 @@ TESTED_ELSEWHERE = {
     "gradcalc.core.sweep": "core/test_tape.py",  # every gradient there runs the sweep
     "gradcalc.lang.graph": "engine/test_evaluate.py",  # lower() and the graph it evaluates
     "gradcalc.lang.literals": "lang/test_parser.py",  # the pi/e table, parsed
-    "gradcalc.symbolic.derivative": "core/test_ops.py",  # each op's rule against it
-    "gradcalc.symbolic.notation": "apps/test_diff.py",  # derivatives in the user's notation
-    "gradcalc.symbolic.numeric": "apps/test_critical.py",  # exact values of numeric points
-    "gradcalc.symbolic.simplify": "apps/test_diff.py",  # the shortest form, against sympy
-    "gradcalc.engine.display": "render/test_html.py",  # results shown in a notebook
-    "gradcalc.engine.points": "cli/test_cli_points.py",  # --at points and their errors
-    "gradcalc.engine.native_code": "engine/test_native.py",  # each function and program run
-    "gradcalc.engine.native_rules": "engine/test_native_bounds.py",  # each rule's boundary
-    "gradcalc.engine.replay_steps": "engine/test_replay.py",  # numpy's steps, bit for bit
-    "gradcalc.engine.singular": "cli/test_cli_grad.py",  # undefined points, exit 3
+    "gradcalc.symbolic.translate.derivative": "core/test_ops.py",  # each op's rule against it
+    "gradcalc.symbolic.translate.notation": "apps/test_diff.py",  # derivatives in the user's notation
+    "gradcalc.symbolic.translate.numeric": "apps/test_critical.py",  # exact values of numeric points
+    "gradcalc.symbolic.crosscheck.simplify": "apps/test_diff.py",  # the shortest form, against sympy
+    "gradcalc.engine.evaluate.display": "render/test_html.py",  # results shown in a notebook
+    "gradcalc.engine.evaluate.points": "cli/test_cli_points.py",  # --at points and their errors
+    "gradcalc.engine.compile.native_code": "engine/test_native.py",  # each function and program run
+    "gradcalc.engine.compile.native_rules": "engine/test_native_bounds.py",  # each rule's boundary
+    "gradcalc.engine.compile.replay_steps": "engine/test_replay.py",  # numpy's steps, bit for bit
+    "gradcalc.engine.evaluate.singular": "cli/test_cli_grad.py",  # undefined points, exit 3
     "gradcalc.io.arrays": "io/test_files.py",  # .npy/.npz columns
     "gradcalc.io.parquet": "io/test_files.py",  # Parquet and Arrow columns
     "gradcalc.io.results": "io/test_bad_data.py",  # --out files written a chunk at a time
@@ -200,9 +200,9 @@ TESTED_ELSEWHERE = {
     "gradcalc.render.verdicts": "apps/test_check.py",  # check's verdicts, each format
     "gradcalc.render.optimizers": "cli/test_cli_minimize.py",  # and cli/test_cli_fit.py
     "gradcalc.apps.views": "render/test_formats.py",  # the apps' views, likewise
-    "gradcalc.apps.explain_render": "apps/test_explain.py",  # an explanation in each format
-    "gradcalc.apps.explanation": "apps/test_explain.py",  # the records explain builds
-    "gradcalc.apps.figures": "apps/test_plot.py",  # every plot, in the terminal and in files
+    "gradcalc.apps.explain.explain_render": "apps/test_explain.py",  # an explanation in each format
+    "gradcalc.apps.explain.explanation": "apps/test_explain.py",  # the records explain builds
+    "gradcalc.apps.plot.figures": "apps/test_plot.py",  # every plot, in the terminal and in files
     "gradcalc.cli.app": "cli/test_cli_niceties.py",  # root options, exits, suggestions
     "gradcalc.cli.console": "cli/test_cli_niceties.py",  # colour, closed pipes, narrow tables
     "gradcalc.cli.context": "cli/test_repl_checks.py",  # one AppContext for REPL and Typer

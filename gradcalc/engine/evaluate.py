@@ -27,7 +27,7 @@ from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
 
 if TYPE_CHECKING:
-    from gradcalc.engine.diagnostics import Finding
+    from gradcalc.engine.evaluate.diagnostics import Finding
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ class Evaluation:
     gradients: list[dict[str, np.ndarray | None]]
     rows: list[Sequence[TapeRow]]
     problems: list[list[Problem]]
-    #: each target's diagnostic findings, when the replay (:mod:`gradcalc.engine.replay`) found them
+    #: each target's diagnostic findings, when the replay (:mod:`gradcalc.engine.compile.replay`) found them
     findings: list[list[Finding]] | None = None
     #: rows that name the problems' records, where ``rows`` are not recorded (the records of
     #: a tape that explained only some of the points)

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.numbers import format_number
-from gradcalc.engine.api import GradResult
-from gradcalc.symbolic.crosscheck import RTOL
-from gradcalc.symbolic.shapes import printed
+from gradcalc.engine.run.api import GradResult
+from gradcalc.symbolic.crosscheck.crosscheck import RTOL
+from gradcalc.symbolic.translate.shapes import printed
 
 _INTEGRAL = re.compile(r"\.0(?=,|\]$)")
 CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
@@ -415,14 +415,14 @@ def tangent(result: GradResult) -> str | None:
     value and gradient (sympy's exact slopes where the check has them); None otherwise (a
     point with warnings, such as a kink under ``--subgradient``, has none).
 
-    >>> from gradcalc.engine.api import grad
+    >>> from gradcalc.engine.run.api import grad
     >>> print(tangent(grad("x^3", at=["x=2"])))
     tangent line: y = 8 + 12(x - 2)
     >>> print(tangent(grad("x^2 + y^2", at=["x=1,y=2"])))
     tangent plane: z = 5 + 2(x - 1) + 4(y - 2)
     """
-    from gradcalc.symbolic.crosscheck import exact_value
-    from gradcalc.symbolic.notation import join_terms, shifted_term
+    from gradcalc.symbolic.crosscheck.crosscheck import exact_value
+    from gradcalc.symbolic.translate.notation import join_terms, shifted_term
 
     points, sources = result.points, result.sources
     exact = points.exact

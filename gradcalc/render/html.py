@@ -3,7 +3,7 @@
 The HTML is made from the very renderables the command line prints (the views of
 :mod:`gradcalc.render.views`): a rich table becomes a ``<table>``, a panel a titled
 ``<fieldset>``, text a ``<pre>``; every piece of text is escaped. Importing this module
-registers the renderers of the engine's results (:mod:`gradcalc.engine.display`).
+registers the renderers of the engine's results (:mod:`gradcalc.engine.evaluate.display`).
 
 >>> from rich.table import Table
 >>> table = Table(title="f")
@@ -34,8 +34,8 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
-from gradcalc.engine import display
-from gradcalc.engine.api import (
+from gradcalc.engine.evaluate import display
+from gradcalc.engine.run.api import (
     DerivativeResult,
     DirectionalResult,
     GradResult,

@@ -34,7 +34,7 @@ import numpy as np
 from gradcalc.core.numbers import format_number
 from gradcalc.core.tape import Tape
 from gradcalc.core.tensor import Tensor
-from gradcalc.engine.evaluate import TapeRow, formula
+from gradcalc.engine.evaluate.evaluate import TapeRow, formula
 from gradcalc.render.gradient import records_table
 from gradcalc.render.html import drawn, to_html
 from gradcalc.render.tensors import summary_table

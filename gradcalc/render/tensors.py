@@ -2,8 +2,8 @@
 min, max, norm), the tape with each record's shape, and the layer report; JSON gives every
 array in full.
 
->>> from gradcalc.engine.api import compile_expression
->>> from gradcalc.engine.tensorgrad import tensor_gradient
+>>> from gradcalc.engine.run.api import compile_expression
+>>> from gradcalc.engine.tensors.tensorgrad import tensor_gradient
 >>> result = tensor_gradient(compile_expression("sum(W*W)", ["W"]), {"W": np.ones((2, 3))})
 >>> TensorView().records(result, tape=False)[0]["gradient"]["W"]
 [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.numbers import format_number
-from gradcalc.engine.layers import LayerReport
-from gradcalc.engine.tensorgrad import Summary, TensorResult
+from gradcalc.engine.tensors.layers import LayerReport
+from gradcalc.engine.tensors.tensorgrad import Summary, TensorResult
 from gradcalc.render.gradient import new_table, read_as_text
 
 

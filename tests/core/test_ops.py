@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gradcalc import Tape, Variable
 from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY, Op
-from gradcalc.symbolic.derivative import derivative
+from gradcalc.symbolic.translate.derivative import derivative
 
 ELEMENTWISE = [op for op in REGISTRY.values() if op.elementwise]
 EXAMPLES = 20

@@ -293,8 +293,8 @@ EXPRESSIONS = [
 
 @pytest.mark.parametrize("text", EXPRESSIONS)
 def test_a_first_derivative_on_arrays_equals_the_tensor_pass_bit_for_bit(text) -> None:
-    from gradcalc.engine.api import compile_expression
-    from gradcalc.engine.evaluate import evaluate
+    from gradcalc.engine.run.api import compile_expression
+    from gradcalc.engine.evaluate.evaluate import evaluate
 
     graph = compile_expression(text)
     rng = np.random.default_rng(11)
