@@ -45,6 +45,21 @@ def examples(text: str) -> list[tuple[str, str]]:
     return found
 
 
+SHELL_BLOCK = re.compile(r"```(bash|console)\n(.*?)```", flags=re.S)
+
+
+def shell_snippets(text: str) -> list[str]:
+    """What a reader pastes into a shell: each `$ ` line of the console blocks, and each
+    ```bash block whole (its lines belong together: an ``if`` spans several)."""
+    found = []
+    for block in SHELL_BLOCK.finditer(text):
+        if block.group(1) == "bash":
+            found.append(block.group(2))
+        else:
+            found += [line[2:] for line in block.group(2).splitlines() if line.startswith("$ ")]
+    return found
+
+
 def regenerate(text: str) -> str:
     """``text`` with the output under every `$ gradcalc` line replaced by the real one."""
 

@@ -28,7 +28,14 @@ _EXPORTS = {
     "Problem": "gradcalc.core.tape",
     "F": "gradcalc.core.ops",
     "REGISTRY": "gradcalc.core.ops",
-    "reduce_sum": "gradcalc.core.ops",
+    "reduce_sum": "gradcalc.core.compat",
+    "reduce_mean": "gradcalc.core.compat",
+    "reduce_max": "gradcalc.core.compat",
+    "reduce_min": "gradcalc.core.compat",
+    "reduce_logsumexp": "gradcalc.core.compat",
+    "clip_by_norm": "gradcalc.core.compat",
+    "custom_gradient": "gradcalc.core.custom",
+    "UnconnectedGradients": "gradcalc.core.nesting",
     "stop_gradient": "gradcalc.core.tensor",
     "grad": "gradcalc.engine.run.api",
     "hessian": "gradcalc.engine.run.api",
@@ -39,8 +46,11 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-#: Imported with the public results: the notebook display (``_repr_html_``) of results.
-_DISPLAY = {"gradcalc.engine.run.api": "gradcalc.render.html"}
+#: Imported with the public names: how results (``_repr_html_``) and tapes (``repr``) show.
+_DISPLAY = {
+    "gradcalc.engine.run.api": "gradcalc.render.html",
+    "gradcalc.core.tape": "gradcalc.render.tapes",
+}
 
 
 def load_ipython_extension(ipython: Any) -> None:

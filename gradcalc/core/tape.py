@@ -23,17 +23,37 @@ Tensor(18.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 
-from gradcalc.core.ops import REGISTRY, Op
+from gradcalc.core.errors import ShapeError
+from gradcalc.core.nesting import (
+    Unconnected,
+    batch_seeds,
+    flatten,
+    rebuild,
+    seeds,
+    stack_batch,
+    stack_rows,
+    tensors_of,
+    unconnected_mode,
+)
+from gradcalc.core.ops import Op
 from gradcalc.core.problems import Problem, find_problems
-from gradcalc.core.tensor import Tensor, Variable, active_tapes, as_tensor, quiet
+from gradcalc.core.sweep import accumulate, accumulate_arrays
+from gradcalc.core.tensor import (
+    Tensor,
+    Variable,
+    active_tapes,
+    as_tensor,
+    quiet,
+    variable_tapes,
+)
 
 
 class TapeError(RuntimeError):
@@ -88,8 +108,7 @@ class Record:
         return self.output.shape
 
 
-Sources = Any  # a Tensor, a sequence of Tensors, or a dict of Tensors
-Unconnected = Literal["none", "zero"]
+Sources = Any  # a Tensor, or lists, tuples and dicts of Tensors, nested
 
 
 class Tape:
@@ -113,21 +132,44 @@ class Tape:
     (Tensor(75.), Tensor(30.))
     """
 
+    #: How a tape shows itself (``"text/plain"``, ``"text/html"``): filled in by
+    #: :mod:`gradcalc.render.tapes` when it is imported (``gradcalc.Tape`` imports it).
+    renderers: ClassVar[dict[str, Callable[[Tape], str]]] = {}
+
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
+        self._recording = False
         self.reset()
 
     def reset(self) -> None:
-        """Forget every record and watched tensor (the tape may be reused)."""
+        """Forget every record and watched tensor. Inside the ``with`` block the tape goes
+        on recording from here, as if entered anew (as ``tf.GradientTape.reset``).
+
+        >>> from gradcalc import Tape, Variable
+        >>> x, y = Variable(2.0), Variable(3.0)
+        >>> with Tape() as tape:
+        ...     y_sq = y * y
+        ...     tape.reset()
+        ...     z = x * x + y_sq
+        >>> tape.gradient(z, [x, y])
+        [Tensor(4.), None]
+        """
         #: The recorded operations, in execution order.
         self.records: list[Record] = []
         #: The tensors watched so far (explicitly, or variables that were read), in order.
         self.watched: list[Tensor] = []
         self._on_tape: set[int] = set()  # watched tensors and recorded outputs
-        self._recording = False
         self._used = False
         self._adjoints: dict[int, np.ndarray] = {}
+
+    def __repr__(self) -> str:
+        show = self.renderers.get("text/plain")
+        return show(self) if show else f"<Tape: {len(self.records)} records>"
+
+    def _repr_html_(self) -> str | None:
+        show = self.renderers.get("text/html")
+        return show(self) if show else None
 
     # --- recording -------------------------------------------------------------------
 
@@ -156,7 +198,7 @@ class Tape:
         Raises:
             TypeError: for something that is not a tensor (wrap numbers with ``constant``).
         """
-        for item in _flatten(tensors):
+        for item in flatten(tensors):
             if not isinstance(item, Tensor):
                 raise TypeError(
                     f"watch() takes tensors, got {type(item).__name__}; "
@@ -165,6 +207,31 @@ class Tape:
             if item.id not in self._on_tape:
                 self._on_tape.add(item.id)
                 self.watched.append(item)
+                if isinstance(item, Variable):
+                    variable_tapes.add(self)
+
+    def watched_variables(self) -> tuple[Variable, ...]:
+        """The variables this tape watches, in the order they were made.
+
+        >>> from gradcalc import Tape, Variable
+        >>> a, b = Variable(1.0, name="a"), Variable(2.0, name="b")
+        >>> with Tape() as tape:
+        ...     y = b * a
+        >>> [v.name for v in tape.watched_variables()]
+        ['a', 'b']
+        """
+        found = [t for t in self.watched if isinstance(t, Variable)]
+        return tuple(sorted(found, key=lambda v: v.id))
+
+    def freeze(self, variable: Variable) -> None:
+        """Before ``variable`` changes (``assign``): the records that read it keep the value
+        they read (a :meth:`~gradcalc.core.tensor.Variable.snapshot` with its id)."""
+        if variable.id not in self._on_tape:
+            return
+        snapshot = variable.snapshot()
+        for rec in self.records:
+            if any(t is variable for t in rec.inputs):
+                rec.inputs = tuple([snapshot if t is variable else t for t in rec.inputs])
 
     def holds(self, tensor: Tensor) -> bool:
         """True when this tape records operations on ``tensor`` (watched, or made from
@@ -188,7 +255,7 @@ class Tape:
         on_tape = self._on_tape
         if self.watch_accessed_variables:
             for t in inputs:
-                if isinstance(t, Variable) and t.id not in on_tape:
+                if isinstance(t, Variable) and t.trainable and t.id not in on_tape:
                     self.watch(t)
         for t in inputs:
             if t.id in on_tape:
@@ -220,29 +287,34 @@ class Tape:
 
     def gradient(
         self,
-        target: Tensor,
+        target: Any,
         sources: Sources,
         output_gradients: Any = None,
-        unconnected: Unconnected = "none",
+        unconnected_gradients: Unconnected = "none",
+        unconnected: Unconnected | None = None,
     ) -> Any:
         """d(target)/d(source) for each source, in the same structure as ``sources``.
 
-        A target with several elements (many points at once) is differentiated as
-        the sum of its elements, as in TensorFlow: for elementwise expressions this
-        gives each point's own gradient.
+        A target with several elements (many points at once) is differentiated as the sum
+        of its elements, and several targets (a list, a dict, nested) as the sum of all of
+        them, as in TensorFlow: for elementwise expressions this gives each point's own
+        gradient. A source that is itself a target gets ones for that target.
 
         Args:
-            target: the tensor to differentiate.
-            sources: a tensor, a list/tuple of tensors, or a dict of tensors.
-            output_gradients: the adjoint to start from (default: ones like ``target``).
-            unconnected: what a source the target does not depend on gets:
-                ``"none"`` (default) or ``"zero"``.
+            target: the tensor to differentiate, or lists, tuples and dicts of them.
+            sources: a tensor, or lists, tuples and dicts of tensors (nested).
+            output_gradients: the adjoint to start from (default: ones like ``target``); for
+                several targets, one per target in the same structure (``None``: ones).
+            unconnected_gradients: what a source the target does not depend on gets:
+                ``"none"`` (default) or ``"zero"`` (or :class:`UnconnectedGradients`);
+                ``unconnected`` is another name for it.
 
         Returns:
             Tensors (or ``None``) shaped like ``sources``.
 
         Raises:
             TapeError: on a second call to a non-persistent tape.
+            TypeError: for a target or source that is not a tensor (a string names nothing).
 
         >>> from gradcalc import Tape, Variable, constant
         >>> w1, w2 = Variable(5.0), Variable(3.0)
@@ -251,16 +323,19 @@ class Tape:
         >>> tape.gradient(z, {"w1": w1, "w2": w2})
         {'w1': Tensor(36.), 'w2': Tensor(10.)}
         """
-        _check_unconnected(unconnected)
+        mode = unconnected_mode(unconnected_gradients, unconnected)
         self._claim("gradient")
-        flat = _source_list(sources)
-        seed = as_tensor(
-            np.ones_like(target.value) if output_gradients is None else output_gradients
-        )
-        adjoints = self._backward(target, flat, seed, keep=True)
-        return _unflatten(sources, [self._result(adjoints, s, unconnected) for s in flat])
+        targets, flat = tensors_of(target, "target"), tensors_of(sources, "source")
+        adjoints = self._backward(targets, flat, seeds(target, targets, output_gradients), True)
+        return rebuild(sources, [self._result(adjoints, s, mode) for s in flat])
 
-    def jacobian(self, target: Tensor, sources: Sources, unconnected: Unconnected = "none") -> Any:
+    def jacobian(
+        self,
+        target: Tensor,
+        sources: Sources,
+        unconnected_gradients: Unconnected = "none",
+        unconnected: Unconnected | None = None,
+    ) -> Any:
         """The full Jacobian: for each source, an array shaped ``target.shape + source.shape``.
 
         >>> from gradcalc import Tape, Variable
@@ -271,18 +346,55 @@ class Tape:
         Tensor([[2., 0.],
                 [0., 4.]])
         """
-        _check_unconnected(unconnected)
+        mode = unconnected_mode(unconnected_gradients, unconnected)
         self._claim("jacobian")
-        flat = _source_list(sources)
+        (target,) = tensors_of(target, "target", one=True)
+        flat = tensors_of(sources, "source")
         rows: list[list[Tensor | None]] = []
         for k in range(max(target.value.size, 1)):
             seed = np.zeros(target.value.size)
             seed[k] = 1.0
-            adjoints = self._backward(target, flat, as_tensor(seed.reshape(target.shape)))
-            rows.append([self._result(adjoints, s, unconnected) for s in flat])
-        return _unflatten(
-            sources, [_stack_rows(target, s, col) for s, col in zip(flat, zip(*rows))]
-        )
+            adjoints = self._backward([target], flat, [as_tensor(seed.reshape(target.shape))])
+            rows.append([self._result(adjoints, s, mode) for s in flat])
+        return rebuild(sources, [stack_rows(target, s, col) for s, col in zip(flat, zip(*rows))])
+
+    def batch_jacobian(
+        self, target: Tensor, source: Tensor, unconnected_gradients: Unconnected = "none"
+    ) -> Tensor | None:
+        """For a stack of independent examples -- ``target`` shaped ``(batch, *outs)`` made
+        from ``source`` shaped ``(batch, *ins)``, row b only from row b -- each row's
+        Jacobian: shape ``(batch, *outs, *ins)``, one backward pass per output element (as
+        ``tf.GradientTape.batch_jacobian``; it does not check that the rows are independent).
+
+        >>> from gradcalc import Tape, constant
+        >>> x = constant([[1.0, 2.0], [3.0, 4.0]])
+        >>> with Tape() as tape:
+        ...     tape.watch(x)
+        ...     y = x ** 2
+        >>> tape.batch_jacobian(y, x)
+        Tensor([[[2., 0.],
+                 [0., 4.]],
+        <BLANKLINE>
+                [[6., 0.],
+                 [0., 8.]]])
+
+        Raises:
+            ShapeError: when the first axes differ, or a tensor has no axis.
+        """
+        mode = unconnected_mode(unconnected_gradients, None)
+        self._claim("batch_jacobian")
+        (target,) = tensors_of(target, "target", one=True)
+        (source,) = tensors_of(source, "source", one=True)
+        if not target.shape or target.shape[:1] != source.shape[:1]:
+            raise ShapeError(
+                "batch_jacobian needs a target and a source with the same first axis, "
+                f"got shapes {target.shape} and {source.shape}"
+            )
+        columns = []
+        for seed in batch_seeds(target.shape):
+            adjoints = self._backward([target], [source], [Tensor(seed)])
+            columns.append(self._result(adjoints, source, mode))
+        return stack_batch(target.shape, source, columns)
 
     def adjoint(self, tensor: Tensor) -> np.ndarray | None:
         """The adjoint of a watched tensor or record output from the latest ``gradient`` call.
@@ -329,13 +441,12 @@ class Tape:
         return grad
 
     def _backward(
-        self, target: Tensor, sources: list[Tensor], seed: Tensor, keep: bool = False
+        self, targets: list[Tensor], sources: list[Tensor], seeds: list[Tensor], keep: bool = False
     ) -> dict[int, Tensor]:
-        """Accumulate adjoints from ``target`` back to ``sources``; iterative, no recursion."""
-        for s in sources:
-            if not isinstance(s, Tensor):
-                raise TypeError(f"sources must be tensors, got {type(s).__name__}")
-        reached = {s.id for s in sources if s.id in self._on_tape}
+        """Accumulate adjoints from ``targets`` (each starting from its seed) back to
+        ``sources``; iterative, no recursion."""
+        ids = {s.id for s in sources}
+        reached = {i for i in ids if i in self._on_tape} | {t.id for t in targets if t.id in ids}
         path: list[Record] = []
         for rec in self.records:
             for t in rec.inputs:  # (a loop, not any(): this runs once per record)
@@ -343,22 +454,23 @@ class Tape:
                     reached.add(rec.output.id)
                     path.append(rec)
                     break
+        start: dict[int, Tensor] = {}
+        for t, seed in zip(targets, seeds):
+            if t.id in reached:
+                start[t.id] = seed if t.id not in start else start[t.id] + seed
         adjoints: dict[int, Tensor] = {}
         values: dict[int, np.ndarray] = {}
         was, self._recording = self._recording, False  # the backward pass is not our own record
         try:
             with quiet():
                 if any(tape._recording for tape in active_tapes):  # it records this pass
-                    if target.id in reached:
-                        adjoints[target.id] = seed
-                    _accumulate(path, reached, adjoints)
+                    adjoints.update(start)
+                    accumulate(path, reached, adjoints)
                     if keep:
                         values = {i: t.value for i, t in adjoints.items()}
                 else:  # a first derivative: the same numbers on arrays, no tensor per op
-                    if target.id in reached:
-                        values[target.id] = seed.value
-                    _accumulate_arrays(path, reached, values)
-                    ids = {s.id for s in sources}
+                    values.update({i: seed.value for i, seed in start.items()})
+                    accumulate_arrays(path, reached, values)
                     adjoints = {i: Tensor(v) for i, v in values.items() if i in ids}
         finally:
             self._recording = was
@@ -382,102 +494,3 @@ class Tape:
         ['record #1 (log): undefined: log is undefined for negative numbers']
         """
         return find_problems(self.records, self._on_tape)
-
-
-def _accumulate(path: list[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
-    """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
-    inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
-    sum_to, adjoint = REGISTRY["sum_to"], adjoints.get  # (this loop runs once per record)
-    for rec in reversed(path):
-        g = adjoint(rec.output.id)
-        if g is None:
-            continue
-        inputs, output, params = rec.inputs, rec.output, rec.params
-        for x, rule in zip(inputs, rec.op.grads):
-            if x.id not in reached:
-                continue
-            part = rule(g, output, *inputs, **params)
-            if part.value.shape != x.value.shape:
-                part = sum_to(part, shape=x.value.shape)
-            previous = adjoint(x.id)
-            adjoints[x.id] = part if previous is None else previous + part
-
-
-def _accumulate_arrays(
-    path: list[Record], reached: set[int], adjoints: dict[int, np.ndarray]
-) -> None:
-    """:func:`_accumulate` on arrays, for a pass that no tape records: an op's
-    ``array_grads`` where it has them (the same numpy calls as its rules, so the same
-    numbers), else its rules on tensors made for the call."""
-    sum_to, add, adjoint = REGISTRY["sum_to"].forward, REGISTRY["add"].forward, adjoints.get
-    for rec in reversed(path):
-        g = adjoint(rec.output.id)
-        if g is None:
-            continue
-        inputs, params, rules = rec.inputs, rec.params, rec.op.array_grads
-        if rules is None:
-            tensor_rules, g_tensor = rec.op.grads, Tensor(g)
-            parts = [
-                rule(g_tensor, rec.output, *inputs, **params).value if x.id in reached else None
-                for x, rule in zip(inputs, tensor_rules)
-            ]
-        else:
-            values = [x.value for x in inputs]
-            parts = [
-                rule(g, rec.output.value, *values, **params) if x.id in reached else None
-                for x, rule in zip(inputs, rules)
-            ]
-        for x, part in zip(inputs, parts):
-            if part is None:
-                continue
-            if type(part) is not np.ndarray:  # a ufunc makes np.float64 of 0-d arrays
-                part = np.asarray(part)
-            if part.shape != x.value.shape:
-                part = np.asarray(sum_to(part, shape=x.value.shape))
-            previous = adjoint(x.id)
-            adjoints[x.id] = part if previous is None else np.asarray(add(previous, part))
-
-
-def _check_unconnected(unconnected: str) -> None:
-    if unconnected not in ("none", "zero"):
-        raise ValueError(f"unconnected must be 'none' or 'zero', got {unconnected!r}")
-
-
-def _flatten(items: Any) -> list[Any]:
-    """Tensors in a possibly nested list/tuple/dict structure, in order."""
-    flat: list[Any] = []
-    stack = [items]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
-        else:
-            flat.append(item)
-    return flat
-
-
-def _source_list(sources: Sources) -> list[Tensor]:
-    """The sources as a flat list: one tensor, a list/tuple of tensors, or a dict of tensors."""
-    if isinstance(sources, dict):
-        return list(sources.values())
-    if isinstance(sources, (list, tuple)):
-        return list(sources)
-    return [sources]
-
-
-def _unflatten(structure: Any, values: list[Any]) -> Any:
-    """Put ``values`` back into the shape of ``structure`` (one level: tensor, sequence, dict)."""
-    if isinstance(structure, dict):
-        return dict(zip(structure, values))
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(values)
-    return values[0]
-
-
-def _stack_rows(target: Tensor, source: Tensor, column: tuple[Tensor | None, ...]) -> Any:
-    if all(c is None for c in column):
-        return None
-    parts = [np.zeros(source.shape) if c is None else c.value for c in column]
-    return Tensor(np.stack(parts).reshape(target.shape + source.shape))

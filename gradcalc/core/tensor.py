@@ -17,6 +17,7 @@ array([3., 5., 7.])
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -29,6 +30,9 @@ _FLOAT64 = np.dtype(np.float64)
 
 #: The tapes that are recording, outermost first (see ``gradcalc.core.tape.Tape``).
 active_tapes: list[Any] = []
+#: The tapes that watch a :class:`Variable`: an ``assign`` tells them, so the records made
+#: before it keep the value they read.
+variable_tapes: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def as_float_array(value: Any) -> np.ndarray:
@@ -51,25 +55,40 @@ class Tensor:
 
     Build one with :func:`constant` (not watched unless you ``tape.watch`` it) or
     :class:`Variable` (watched automatically). Use ``+ - * / **``, unary minus,
-    ``abs`` and the functions of :mod:`gradcalc.core.ops` on it.
+    ``abs`` and the functions of :mod:`gradcalc.core.ops` on it. A comparison gives numpy
+    booleans, and a tensor of one element has a truth value, so Python's ``if`` and ``while``
+    work on it (the tape records only the branch taken; the comparison itself has no
+    gradient). numpy functions read it as an array (``np.mean(t, axis=0)``): their result is
+    a numpy array that no tape records, as in TensorFlow.
 
     >>> t = Tensor(2.0)
-    >>> t.value, t.shape
-    (array(2.), ())
+    >>> t.value, t.shape, bool(t > 1.0), float(np.mean(Tensor([1.0, 3.0])))
+    (array(2.), (), True, 2.0)
     """
 
-    __slots__ = ("id", "value")
+    __slots__ = ("_name", "id", "value")
     # Make numpy hand mixed expressions such as ``np.float64(2) * t`` back to us.
     __array_ufunc__ = None
 
-    def __init__(self, value: Any):
+    def __init__(self, value: Any, name: str | None = None):
         self.value = as_float_array(value)
         self.id = _next_id()
+        if name is not None:
+            self._name = name
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The shape of the value (``()`` for one number)."""
         return self.value.shape
+
+    @property
+    def name(self) -> str | None:
+        """The name given when it was made (``constant(2.0, name="c")``), else ``None``.
+
+        >>> constant(2.0, name="c").name, constant(2.0).name is None
+        ('c', True)
+        """
+        return getattr(self, "_name", None)
 
     def numpy(self) -> np.ndarray:
         """The value as a numpy array.
@@ -78,6 +97,10 @@ class Tensor:
         array([1.5, 2. ])
         """
         return self.value
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        array = self.value if dtype is None else self.value.astype(dtype)
+        return array.copy() if copy else array
 
     def __pos__(self) -> Tensor:
         return self
@@ -90,10 +113,24 @@ class Tensor:
         return f"{type(self).__name__}({body})"
 
     def __bool__(self) -> bool:
-        raise TypeError(
-            "the truth value of a Tensor is ambiguous; compare its .value instead "
-            "(gradients do not flow through Python control flow)"
-        )
+        if self.value.size != 1:
+            raise TypeError(
+                f"the truth value of a Tensor of shape {self.shape} is ambiguous; "
+                "only a tensor of one element is true or false (use .numpy().any() or .all())"
+            )
+        return bool(self.value.reshape(()))
+
+    def __lt__(self, other: Any) -> np.ndarray:
+        return np.asarray(np.less(self.value, _plain(other)))
+
+    def __le__(self, other: Any) -> np.ndarray:
+        return np.asarray(np.less_equal(self.value, _plain(other)))
+
+    def __gt__(self, other: Any) -> np.ndarray:
+        return np.asarray(np.greater(self.value, _plain(other)))
+
+    def __ge__(self, other: Any) -> np.ndarray:
+        return np.asarray(np.greater_equal(self.value, _plain(other)))
 
     __hash__ = object.__hash__
 
@@ -116,21 +153,89 @@ class Tensor:
         def __getitem__(self, key: Any) -> Tensor: ...
 
 
+def _plain(value: Any) -> Any:
+    """A comparison's other side as numbers (a tensor's value)."""
+    return value.value if isinstance(value, Tensor) else value
+
+
 class Variable(Tensor):
     """A tensor that every tape watches as soon as an operation reads it.
 
     Mirrors ``tf.Variable``: use it for the parameters you differentiate with
-    respect to, so you do not need ``tape.watch``.
+    respect to, so you do not need ``tape.watch``. ``trainable=False`` makes one that
+    tapes watch only when told to; ``assign``, ``assign_add`` and ``assign_sub`` change
+    its value in place (not recorded: a gradient does not flow through an assignment).
 
     >>> from gradcalc import Tape
-    >>> w = Variable(5.0)
+    >>> w = Variable(5.0, name="w")
     >>> with Tape() as tape:
     ...     y = w * w
-    >>> tape.gradient(y, w)
-    Tensor(10.)
+    >>> tape.gradient(y, w), w.name
+    (Tensor(10.), 'w')
+    >>> w.assign_sub(1.0)
+    Variable(4.)
     """
 
-    __slots__ = ()
+    __slots__ = ("trainable",)
+
+    def __init__(self, value: Any, *, name: str | None = None, trainable: bool = True):
+        super().__init__(value, name)
+        self.trainable = trainable
+
+    def assign(self, value: Any) -> Variable:
+        """Give the variable a new value of the same shape (``x.assign(2.0)``).
+
+        Records made before keep the value they read, as a tape reads a variable in
+        TensorFlow; operations after it read the new value.
+
+        >>> v = Variable([1.0, 2.0])
+        >>> v.assign([3.0, 4.0]).value
+        array([3., 4.])
+
+        Raises:
+            ShapeError: for a value of another shape.
+        """
+        new = np.array(as_float_array(_plain(value)))
+        if new.shape != self.shape:
+            raise ShapeError(
+                f"assign() needs a value of the variable's shape {self.shape}, got {new.shape}"
+            )
+        for tape in list(variable_tapes):
+            tape.freeze(self)
+        self.value = new
+        return self
+
+    def assign_add(self, delta: Any) -> Variable:
+        """``assign(value + delta)``.
+
+        >>> Variable(1.0).assign_add(2)
+        Variable(3.)
+        """
+        return self.assign(self.value + _plain(delta))
+
+    def assign_sub(self, delta: Any) -> Variable:
+        """``assign(value - delta)``.
+
+        >>> Variable(1.0).assign_sub(2)
+        Variable(-1.)
+        """
+        return self.assign(self.value - _plain(delta))
+
+    def snapshot(self) -> Variable:
+        """A variable with the same id and the current value: what records made so far
+        read (an ``assign`` puts it in their place).
+
+        >>> v = Variable(1.0)
+        >>> s = v.snapshot()
+        >>> _ = v.assign(2.0)
+        >>> (s.id == v.id, float(s), float(v))
+        (True, 1.0, 2.0)
+        """
+        copy = Variable.__new__(Variable)
+        copy.value, copy.id, copy.trainable = self.value, self.id, self.trainable
+        if self.name is not None:
+            copy._name = self.name
+        return copy
 
 
 def is_constant(tensor: Tensor) -> bool:
@@ -145,22 +250,23 @@ def is_constant(tensor: Tensor) -> bool:
     ...     is_constant(c), is_constant(y), is_constant(x)
     (True, False, False)
     """
-    if isinstance(tensor, Variable):
+    if isinstance(tensor, Variable) and tensor.trainable:
         return False
     return not any(tape.holds(tensor) for tape in active_tapes)
 
 
-def constant(value: Any) -> Tensor:
+def constant(value: Any, name: str | None = None) -> Tensor:
     """Make a tensor that tapes record only after ``tape.watch``.
 
-    Integers become floats; lists become arrays.
+    Integers become floats (so they have gradients, unlike TensorFlow's integer tensors);
+    lists become arrays.
 
     >>> constant(3)
     Tensor(3.)
-    >>> constant([1, 2]).shape
+    >>> constant([1, 2], name="pair").shape
     (2,)
     """
-    return Tensor(value)
+    return Tensor(value, name)
 
 
 def as_tensor(value: Any) -> Tensor:

@@ -338,17 +338,27 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
 
 def tape_table(result: GradResult, digits: int | None) -> Any:
     """The tape: inputs first, then each record with its value and adjoint ∂target/∂record."""
+    inputs = [
+        (name, result.points.arrays[name], result.gradient.get(name))
+        for name in result.points.names
+    ]
+    return records_table(f"Tape (adjoint = ∂{result.target}/∂row)", inputs, result.tape, digits)
 
-    table = new_table(f"Tape (adjoint = ∂{result.target}/∂row)")
+
+def records_table(
+    title: str, inputs: Sequence[tuple[str, Any, Any]], rows: Sequence[Any], digits: int | None
+) -> Any:
+    """A tape as ``gradcalc grad`` shows it: the ``inputs`` (name, value, adjoint) first, then
+    each row (a :class:`~gradcalc.engine.evaluate.TapeRow`) with its value and adjoint."""
+    table = new_table(title)
     for header, justify in (("#", "right"), ("op", "left"), ("computes", "left")):
         table.add_column(header, justify=justify)
     table.add_column("value", justify="right", style="cyan")
     table.add_column("adjoint", justify="right", style="magenta")
-    for name in result.points.names:
-        adjoint = result.gradient.get(name)
+    for name, value, adjoint in inputs:
         shown = format_number(adjoint, digits) if adjoint is not None else ""
-        table.add_row("", "input", name, format_number(result.points.arrays[name], digits), shown)
-    for row in result.tape:
+        table.add_row("", "input", name, format_number(value, digits), shown)
+    for row in rows:
         formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
         table.add_row(
             str(row.index),

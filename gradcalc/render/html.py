@@ -96,13 +96,22 @@ def _text(value: Any) -> str:
 
 
 def _drawn(part: Any) -> str:
-    """Any other renderable, drawn as the terminal would (80 columns, no colour)."""
+    """Any other renderable, drawn as the terminal would, escaped."""
+    return html.escape(drawn(part))
+
+
+def drawn(part: Any, width: int = 80) -> str:
+    """A renderable drawn as the terminal would (``width`` columns, no colour).
+
+    >>> drawn("a  ") + "|"
+    'a|'
+    """
     from rich.console import Console
 
-    drawn = io.StringIO()
-    console = Console(file=drawn, width=80, color_system=None, force_jupyter=False)
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None, force_jupyter=False)
     console.print(part)
-    return html.escape(drawn.getvalue().rstrip("\n"))
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
 
 
 def result_html(result: GradResult | JacobianResult) -> str:

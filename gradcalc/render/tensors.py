@@ -11,6 +11,7 @@ array in full.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -118,17 +119,29 @@ def gradient_table(result: TensorResult, digits: int | None) -> Any:
 
 def tape_table(result: TensorResult, digits: int | None) -> Any:
     """The tape: each record's shape, its value and adjoint summarised."""
-    table = new_table("tape (values and adjoints summarised; --format json has them in full)")
+    rows = [row for row in result.tape if row.node is not None]
+    title = "tape (values and adjoints summarised; --format json has them in full)"
+    return summary_table(title, [], rows, digits)
+
+
+def summary_table(
+    title: str, inputs: Sequence[tuple[str, Any, Any]], rows: Sequence[Any], digits: int | None
+) -> Any:
+    """The ``inputs`` (name, value, adjoint), then tape rows
+    (:class:`~gradcalc.engine.evaluate.TapeRow`), with their shapes, each value in three
+    numbers (mean, min, max) and each adjoint in its norm."""
+    table = new_table(title)
     for column in ("#", "operation", "shape", "mean", "min", "max", "adjoint norm"):
         table.add_column(column, justify="left" if column in ("operation", "shape") else "right")
-    for row in result.tape:
-        if row.node is None:
-            continue
+    lines = [("", f"input {name}", np.asarray(v), a) for name, v, a in inputs]
+    for row in rows:
         formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
-        s = Summary.of(row.value)
-        adjoint = "—" if row.adjoint is None else _short(Summary.of(row.adjoint).norm, digits)
+        lines.append((str(row.index), formula, row.value, row.adjoint))
+    for index, formula, value, adjoint in lines:
+        s = Summary.of(value)
+        norm = "—" if adjoint is None else _short(Summary.of(adjoint).norm, digits)
         numbers = [_short(x, digits) for x in (s.mean, s.min, s.max)]
-        table.add_row(str(row.index), formula, shape_text(row.value.shape), *numbers, adjoint)
+        table.add_row(index, formula, shape_text(value.shape), *numbers, norm)
     return table
 
 

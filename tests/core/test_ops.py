@@ -291,6 +291,10 @@ def test_the_type_checkers_view_of_tensor_operators_is_the_registrys() -> None:
     from gradcalc.core import tensor
 
     tree = ast.parse(inspect.getsource(tensor.Tensor))
-    (block,) = [n for n in ast.walk(tree) if isinstance(n, ast.If)]
+    (block,) = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.If) and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING"
+    ]
     declared = {n.name for n in block.body if isinstance(n, ast.FunctionDef)}
     assert declared == {d for op in REGISTRY.values() for d in op.dunders}

@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from gradcalc import F, Tape, TapeError, Variable, constant, reduce_sum, stop_gradient
 from gradcalc.core.ops import REGISTRY
@@ -200,9 +203,10 @@ def test_watch_rejects_non_tensors() -> None:
         tape.watch(3.0)
 
 
-def test_tensor_truth_value_is_an_error() -> None:
-    with pytest.raises(TypeError, match="ambiguous"):
-        bool(Variable(1.0) * 2)
+def test_truth_value_of_one_element_follows_its_value_and_of_more_is_an_error() -> None:
+    assert bool(Variable(1.0) * 2) and not bool(Variable([0.0]) * 2)
+    with pytest.raises(TypeError, match=r"shape \(2,\) is ambiguous"):
+        bool(Variable([1.0, 2.0]) * 2)
 
 
 def test_unwatched_inputs_get_no_gradient_as_in_tensorflow() -> None:
@@ -308,3 +312,146 @@ def test_a_first_derivative_on_arrays_equals_the_tensor_pass_bit_for_bit(text) -
         assert (ra.adjoint is None) == (rb.adjoint is None)
         if ra.adjoint is not None:
             assert np.array_equal(ra.adjoint, rb.adjoint, equal_nan=True), ra.formula
+
+
+# --- TensorFlow's semantics (issue 39) ------------------------------------------------------
+
+
+def test_several_targets_give_the_gradient_of_their_sum_in_any_structure() -> None:
+    x = Variable(2.0)
+    with Tape(persistent=True) as tape:
+        y0, y1 = x**2, 1 / x
+    by_hand = 2 * 2.0 - 1 / 2.0**2  # d(x² + 1/x)/dx
+    assert float(tape.gradient({"y0": y0, "y1": y1}, x)) == by_hand
+    assert float(tape.gradient([y0, [y1, y0]], x)) == by_hand + 4.0
+    assert float(tape.gradient([y0, y1], x, output_gradients=[2.0, None])) == 8.0 - 0.25
+
+
+def test_a_source_that_is_its_own_target_gets_ones_even_unread() -> None:
+    v0, v1, c = Variable(2.0), Variable([1.0, 2.0]), constant(3.0)
+    with Tape() as tape:
+        r = v0
+    grads = tape.gradient(r, [v0, v1, c])
+    assert float(grads[0]) == 1.0 and grads[1:] == [None, None]
+    for source in (v0, v1, c):
+        with Tape() as tape:
+            pass
+        assert np.array_equal(tape.gradient(source, source).numpy(), np.ones(source.shape))
+
+
+def test_comparisons_give_booleans_and_branches_record_only_the_path_taken() -> None:
+    x, v0, v1 = constant([1.0, -1.0]), Variable(2.0), Variable(2.0)
+    assert (x > 0.0).tolist() == [True, False] and (x <= constant(-1.0)).tolist() == [False, True]
+    for point, expected in ((1.0, [1.0, None]), (-1.0, [None, 4.0])):
+        with Tape() as tape:
+            result = v0 if constant(point) > 0.0 else v1**2
+        grads = tape.gradient(result, [v0, v1])
+        assert [None if g is None else float(g) for g in grads] == expected
+    y, steps = Variable(1.0), 0
+    with Tape() as tape:
+        z = y
+        while z < 10.0:  # 1, 3, 9, 27: z = 27·y, three multiplications
+            z, steps = z * 3, steps + 1
+    assert steps == 3 and float(tape.gradient(z, y)) == 27.0
+
+
+def test_reset_inside_the_block_keeps_recording() -> None:
+    x, y = Variable(2.0), Variable(3.0)
+    with Tape() as tape:
+        y_sq = y * y
+        tape.reset()
+        z = x * x + y_sq
+    assert [r.op.name for r in tape.records] == ["mul", "add"]
+    grads = tape.gradient(z, {"x": x, "y": y})
+    assert float(grads["x"]) == 4.0 and grads["y"] is None
+
+
+def test_numpy_reads_a_tensor_as_an_array_and_the_tape_does_not_see_it() -> None:
+    x = Variable([[1.0, 2.0], [3.0, 4.0]])
+    with Tape() as tape:
+        x2 = x**2
+        y = np.mean(x2, axis=0)
+    assert type(y) is np.ndarray and y.tolist() == [5.0, 10.0]
+    assert np.asarray(x2, dtype=np.float32).dtype == np.float32
+    assert [r.op.name for r in tape.records] == ["pow"]
+    with pytest.raises(TypeError):
+        np.sin(x)  # a ufunc on a tensor is refused, not silently unrecorded
+
+
+def test_names_and_trainable_variables() -> None:
+    x0 = Variable(3.0, name="x0")
+    x1 = Variable(3.0, name="x1", trainable=False)
+    x2 = Variable(2.0, name="x2") + 1.0  # a tensor, not a variable
+    x3 = constant(3.0, name="x3")
+    with Tape() as tape:
+        y = x0**2 + x1**2 + x2**2
+    grads = tape.gradient(y, [x0, x1, x2, x3])
+    assert float(grads[0]) == 6.0 and grads[1:] == [None, None, None]
+    assert [v.name for v in tape.watched_variables()] == ["x0"]
+    assert (x3.name, x2.name) == ("x3", None)
+    with Tape() as tape:
+        tape.watch(x1)
+        y = x1**2
+    assert float(tape.gradient(y, x1)) == 6.0  # watched on request
+
+
+def test_assign_is_not_recorded_and_earlier_records_keep_the_value_they_read() -> None:
+    x0, x1 = Variable(3.0), Variable(0.0)
+    with Tape() as tape:
+        x1.assign_add(x0)
+        y = x1**2
+    assert float(y) == 9.0 and tape.gradient(y, x0) is None
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=3), rng.normal(size=3)
+    v = Variable(a)
+    with Tape(persistent=True) as tape:
+        first = reduce_sum(v**3)
+        v.assign(b)
+        second = reduce_sum(v**3)
+    np.testing.assert_allclose(tape.gradient(first, v).numpy(), 3 * a**2)
+    np.testing.assert_allclose(tape.gradient([first, second], v).numpy(), 3 * a**2 + 3 * b**2)
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        v.assign([1.0, 2.0])
+    assert float(Variable(5.0).assign_sub(Variable(2.0))) == 3.0
+
+
+def test_unconnected_gradients_take_tensorflows_enum_and_spelling() -> None:
+    from gradcalc import UnconnectedGradients
+
+    x, y = Variable([2.0, 2.0]), Variable(3.0)
+    for how in (UnconnectedGradients.ZERO, "zero"):
+        with Tape() as tape:
+            z = y**2
+        assert tape.gradient(z, x, unconnected_gradients=how).numpy().tolist() == [0.0, 0.0]
+
+
+def test_batch_jacobian_is_the_diagonal_blocks_of_the_full_jacobian() -> None:
+    rng = np.random.default_rng(5)
+    x = constant(rng.normal(size=(7, 5)))
+    w1, w2 = rng.normal(size=(5, 8)), rng.normal(size=(8, 6))
+    with Tape(persistent=True) as tape:
+        tape.watch(x)
+        y = F.elu(F.elu(x @ w1) @ w2)
+    j, jb = tape.jacobian(y, x).numpy(), tape.batch_jacobian(y, x).numpy()
+    assert j.shape == (7, 6, 7, 5) and jb.shape == (7, 6, 5)
+    np.testing.assert_allclose(jb, np.einsum("bybx->byx", j), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="same first axis"):
+        tape.batch_jacobian(y, constant(np.ones((3, 5))))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    hnp.arrays(np.float64, st.integers(1, 5), elements=st.floats(-3, 3)),
+    st.lists(st.sampled_from(["sin", "exp", "tanh", "square"]), min_size=1, max_size=4),
+)
+def test_a_list_of_targets_gives_the_gradient_of_their_explicit_sum(values, names) -> None:
+    functions = {"sin": F.sin, "exp": F.exp, "tanh": F.tanh, "square": lambda t: t * t}
+    x = Variable(values)
+    with Tape(persistent=True) as tape:
+        targets = [functions[name](x) for name in names]
+        total = targets[0]
+        for t in targets[1:]:
+            total = total + t
+    np.testing.assert_allclose(
+        tape.gradient(targets, x).numpy(), tape.gradient(total, x).numpy(), rtol=1e-13
+    )

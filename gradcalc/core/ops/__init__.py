@@ -23,8 +23,6 @@ Tensor(0.)
 
 from __future__ import annotations
 
-from typing import Any
-
 from gradcalc.core.ops import (
     activations,
     arith,
@@ -61,7 +59,6 @@ __all__ = [
     "F",
     "Interval",
     "Op",
-    "reduce_sum",
 ]
 
 #: The family modules, in the order their ops are listed (``gradcalc ops``).
@@ -77,17 +74,6 @@ FUNCTION_NAMES: dict[str, Op] = {name: op for op in REGISTRY.values() for name i
 
 #: Every binary-operator token the parser reads (``"^"``), mapped to its op.
 OPERATORS: dict[str, Op] = {token: op for op in REGISTRY.values() for token in op.infix}
-
-
-def reduce_sum(x: Any) -> Tensor:
-    """Sum all elements of a tensor to one number (differentiable).
-
-    >>> from gradcalc import constant
-    >>> reduce_sum(constant([1.0, 2.0, 3.0]))
-    Tensor(6.)
-    """
-    result: Tensor = F.sum_to(x, shape=())
-    return result
 
 
 def _install_operators() -> None:

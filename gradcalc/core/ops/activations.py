@@ -24,6 +24,12 @@ def _erf_forward(x: np.ndarray) -> np.ndarray:
     return result
 
 
+def _elu_forward(x: np.ndarray) -> np.ndarray:
+    """x above 0, exp(x) - 1 at and below it (expm1: exact near 0; no overflow above)."""
+    result: np.ndarray = np.where(x > 0, x, np.expm1(np.minimum(x, 0.0)))
+    return result
+
+
 def _sigmoid_forward(x: np.ndarray) -> np.ndarray:
     result: np.ndarray = np.exp(-np.logaddexp(0.0, -x))
     return result
@@ -41,6 +47,10 @@ OPS = [
     # 1 - sigmoid(x) is sigmoid(-x), which does not cancel for large x
     Op("sigmoid", 1, _sigmoid_forward, (lambda g, ans, x: g * ans * F.sigmoid(-x),),
        lambda sp, x: 1 / (1 + sp.exp(-x)), names=("sigmoid",), saturates=True),
+    # elu'(x) = exp(min(x, 0)): 1 above 0, exp(x) below, 1 at 0 from both sides
+    Op("elu", 1, _elu_forward, (lambda g, ans, x: g * F.exp(F.min(x, 0.0)),),
+       lambda sp, x: sp.Piecewise((x, x > 0), (sp.exp(x) - 1, True)),
+       sample=(NONZERO,), names=("elu",), saturates=True),
     Op("softplus", 1, lambda x: np.logaddexp(0.0, x), (lambda g, ans, x: g * F.sigmoid(x),),
        lambda sp, x: sp.log(1 + sp.exp(x)), names=("softplus",), saturates=True),
 ]  # fmt: skip

@@ -450,7 +450,7 @@ def _row(
         rec.index,
         node,
         rec.op.name,
-        _formula(rec.op, [i.name for i in inputs]),
+        formula(rec.op, [i.name for i in inputs]),
         inputs,
         None if node is None else _label(known[rec.output.id]),
         rec.output.value,
@@ -464,10 +464,10 @@ def _label(made: RowInput) -> str | None:
     return None if made.record is not None and made.name == f"#{made.record}" else made.name
 
 
-def _formula(op: Op, names: Sequence[str]) -> str:
+def formula(op: Op, names: Sequence[str]) -> str:
     """An op written with its inputs' names, as the tape shows it: ``#3 + y``, ``sin(x)``.
 
-    >>> _formula(REGISTRY["pow"], ["x", "2"]), _formula(REGISTRY["neg"], ["#1"])
+    >>> formula(REGISTRY["pow"], ["x", "2"]), formula(REGISTRY["neg"], ["#1"])
     ('x ** 2', '-#1')
     """
     if op.symbol and op.arity == 2:

@@ -1,0 +1,90 @@
+"""The reverse sweep of a tape: each record on the path from the sources to the targets, last
+first, hands its adjoint to its inputs through its op's gradient rules.
+
+>>> from gradcalc import Tape, Variable
+>>> x = Variable(3.0)
+>>> with Tape() as tape:
+...     y = x * x
+>>> adjoints = {y.id: np.array(1.0)}
+>>> accumulate_arrays(tape.records, {x.id, y.id}, adjoints)
+>>> adjoints[x.id]
+array(6.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from gradcalc.core.ops import REGISTRY, Op
+from gradcalc.core.tensor import Tensor
+
+
+class Record(Protocol):
+    """What the sweep reads of a tape's record (:class:`gradcalc.core.tape.Record`; the
+    tape imports this module, so it is named by its shape, not imported)."""
+
+    @property
+    def op(self) -> Op: ...
+    @property
+    def inputs(self) -> tuple[Tensor, ...]: ...
+    @property
+    def output(self) -> Tensor: ...
+    @property
+    def params(self) -> dict[str, Any]: ...
+
+
+def accumulate(path: Sequence[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
+    """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
+    inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
+    sum_to, adjoint = REGISTRY["sum_to"], adjoints.get  # (this loop runs once per record)
+    for rec in reversed(path):
+        g = adjoint(rec.output.id)
+        if g is None:
+            continue
+        inputs, output, params = rec.inputs, rec.output, rec.params
+        for x, rule in zip(inputs, rec.op.grads):
+            if x.id not in reached:
+                continue
+            part = rule(g, output, *inputs, **params)
+            if part.value.shape != x.value.shape:
+                part = sum_to(part, shape=x.value.shape)
+            previous = adjoint(x.id)
+            adjoints[x.id] = part if previous is None else previous + part
+
+
+def accumulate_arrays(
+    path: Sequence[Record], reached: set[int], adjoints: dict[int, np.ndarray]
+) -> None:
+    """:func:`accumulate` on arrays, for a pass that no tape records: an op's
+    ``array_grads`` where it has them (the same numpy calls as its rules, so the same
+    numbers), else its rules on tensors made for the call."""
+    sum_to, add, adjoint = REGISTRY["sum_to"].forward, REGISTRY["add"].forward, adjoints.get
+    for rec in reversed(path):
+        g = adjoint(rec.output.id)
+        if g is None:
+            continue
+        inputs, params, rules = rec.inputs, rec.params, rec.op.array_grads
+        if rules is None:
+            tensor_rules, g_tensor = rec.op.grads, Tensor(g)
+            parts = [
+                rule(g_tensor, rec.output, *inputs, **params).value if x.id in reached else None
+                for x, rule in zip(inputs, tensor_rules)
+            ]
+        else:
+            values = [x.value for x in inputs]
+            parts = [
+                rule(g, rec.output.value, *values, **params) if x.id in reached else None
+                for x, rule in zip(inputs, rules)
+            ]
+        for x, part in zip(inputs, parts):
+            if part is None:
+                continue
+            if type(part) is not np.ndarray:  # a ufunc makes np.float64 of 0-d arrays
+                part = np.asarray(part)
+            if part.shape != x.value.shape:
+                part = np.asarray(sum_to(part, shape=x.value.shape))
+            previous = adjoint(x.id)
+            adjoints[x.id] = part if previous is None else np.asarray(add(previous, part))
