@@ -99,7 +99,7 @@ def run_dataset(request: DatasetRequest, refused: tuple[Any, int, str | None, st
             raise InputError(failed.error or "")
         written = out.finish({s.index: s.temporary for s in summaries if s.temporary})
     except BaseException:
-        out.abandon()  # (no part left that looks finished)
+        out.fail()  # (no part left that looks finished)
         raise
     return _report(summaries, written, out.directory)
 

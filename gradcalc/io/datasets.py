@@ -130,10 +130,12 @@ class DatasetOut:
 
     directory: str
     run: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    created: bool = False  # (the run made the directory: a failed run removes it, empty)
 
     def prepare(self) -> None:
         """Make the directory; refuse one that holds parts already (they would mix)."""
         try:
+            self.created = not os.path.exists(self.directory)
             os.makedirs(self.directory, exist_ok=True)
             held = sorted(n for n in os.listdir(self.directory) if not n.startswith((".", "_")))
         except OSError as error:
@@ -170,3 +172,9 @@ class DatasetOut:
         for name in os.listdir(self.directory):
             if name.startswith(f".tmp-{self.run}-"):
                 os.remove(os.path.join(self.directory, name))
+
+    def fail(self) -> None:
+        """A failed run: its files removed, and the directory too if the run made it."""
+        self.abandon()
+        if self.created and not os.listdir(self.directory):
+            os.rmdir(self.directory)

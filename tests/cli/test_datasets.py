@@ -80,7 +80,10 @@ def test_a_bad_row_fails_the_run_and_leaves_no_part(cli, tmp_path) -> None:
     done = cli("grad", EXPRESSION, "--points", str(tmp_path / "lake"), "--out", f"{out}/")
     assert done.exit_code == 2
     assert "002.parquet" in done.stderr and "row 76" in done.stderr
-    assert os.listdir(out) == []  # (not even a hidden temporary file)
+    assert not out.exists()  # (made by the run, removed with its temporary files)
+    out.mkdir()
+    done = cli("grad", EXPRESSION, "--points", str(tmp_path / "lake"), "--out", str(out))
+    assert done.exit_code == 2 and os.listdir(out) == []  # (not even a hidden file)
 
 
 def test_bad_rows_and_undefined_points_are_counted_over_the_parts(cli, tmp_path) -> None:

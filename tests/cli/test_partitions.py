@@ -119,3 +119,13 @@ def _busy_worker(client, run: subprocess.Popen) -> str:
             return busy[0]
         time.sleep(0.05)
     raise AssertionError("no worker started a part within 300 s")
+
+
+def test_an_unreachable_scheduler_is_exit_2_and_writes_nothing(cli, tmp_path) -> None:
+    lake(tmp_path / "lake", sizes=(3,))
+    address = f"tcp://127.0.0.1:{free_port()}"
+    out = tmp_path / "out"
+    done = cli("grad", EXPRESSION, "--points", str(tmp_path / "lake"), "--out", f"{out}/",
+               "--cluster", address)  # fmt: skip
+    assert done.exit_code == 2 and f"cannot reach the Dask scheduler at {address}" in done.stderr
+    assert not out.exists()
