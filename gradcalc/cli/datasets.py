@@ -121,7 +121,7 @@ def _parts(points: str) -> list[str]:
 def _job(request: DatasetRequest, first: str, run: str) -> PartJob:
     """The expression compiled for the columns of the first part and checked on its first
     rows (errors surface here, before any part runs); the job every part computes."""
-    from gradcalc.engine.api import compile_expression, gradient_at
+    from gradcalc.engine.run.api import compile_expression, gradient_at
     from gradcalc.io.parquet import read_table_file, table_columns
 
     text = expression_text(request.expression, request.points)

@@ -51,8 +51,8 @@ class Session:
         wrt: str | None = None,
     ):
         from gradcalc.core.collector import freeze_after_pauses
-        from gradcalc.engine.api import compile_expression
-        from gradcalc.engine.points import parse_at
+        from gradcalc.engine.run.api import compile_expression
+        from gradcalc.engine.evaluate.points import parse_at
         from gradcalc.io.files import Skipped
 
         if at and points:
@@ -119,7 +119,7 @@ def used_columns(
     >>> used_columns("2*e", ("x", "e"))  # a column shadows a constant, as in --at
     ['e']
     """
-    from gradcalc.engine.api import compile_expression
+    from gradcalc.engine.run.api import compile_expression
 
     if header is None:
         return None
@@ -166,7 +166,7 @@ def check_given(graph: Any, given: tuple[str, ...], header: tuple[str, ...] | No
     """Refuse points that miss a variable of the expression (a misspelling, or a column the
     points file has not: ``header``, its columns; ``None`` for --at).
 
-    >>> from gradcalc.engine.api import compile_expression
+    >>> from gradcalc.engine.run.api import compile_expression
     >>> check_given(compile_expression("x*y", ["x"]), ("x",), ("id", "x"))
     Traceback (most recent call last):
     gradcalc.core.errors.InputError: the points file has no column y (its columns: id, x): ...
@@ -183,7 +183,7 @@ def check_given(graph: Any, given: tuple[str, ...], header: tuple[str, ...] | No
 def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
     """Refuse a point that names ``yy`` but not the expression's ``y``: a misspelling."""
     from gradcalc.core.errors import closest
-    from gradcalc.engine.evaluate import as_product
+    from gradcalc.engine.evaluate.evaluate import as_product
 
     used = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
     unused = [
@@ -211,7 +211,7 @@ def engine_options(no_check: bool, subgradient: bool, check_timeout: float, exac
     >>> engine_options(True, False, 5.0, False).check
     False
     """
-    from gradcalc.engine.api import Options
+    from gradcalc.engine.run.api import Options
 
     return Options(
         check=not no_check,
@@ -228,7 +228,7 @@ def number(text: str, option: str) -> float:
     >>> number(" 1/4 ", "--direction")
     0.25
     """
-    from gradcalc.engine.points import constant_value
+    from gradcalc.engine.evaluate.points import constant_value
 
     try:
         return constant_value(text.strip())

@@ -70,7 +70,7 @@ def compiled(job: PartJob) -> Any:
     """
     graph = _COMPILED.get(job.run)
     if graph is None:
-        from gradcalc.engine.api import compile_expression
+        from gradcalc.engine.run.api import compile_expression
 
         graph = compile_expression(job.text, job.columns, job.of)
         graph.cache.update(job.symbolic)
@@ -84,7 +84,7 @@ def symbolic_state(graph: Any) -> dict:
     derivatives (and a check's time-out), not the compiled replay or numpy functions (which
     do not pickle: each worker makes its own).
 
-    >>> from gradcalc.engine.api import compile_expression, gradient_at, as_points
+    >>> from gradcalc.engine.run.api import compile_expression, gradient_at, as_points
     >>> graph = compile_expression("x**3", ["x"])
     >>> _ = gradient_at(graph, as_points({"x": 2.0}))
     >>> state = symbolic_state(graph)
@@ -131,7 +131,7 @@ def run_part(job: PartJob, index: int, path: str, out: DatasetOut) -> PartSummar
     of ``out``; an input error (a bad row, a missing column) is returned with its message,
     not raised.
     """
-    from gradcalc.engine.api import gradient_at
+    from gradcalc.engine.run.api import gradient_at
     from gradcalc.io.parquet import read_table_file
     from gradcalc.render.views import GradView
 

@@ -17,15 +17,15 @@ import numpy as np
 
 from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
-from gradcalc.engine import higher
-from gradcalc.engine.batch import swept
-from gradcalc.engine.classify import classify
-from gradcalc.engine.evaluate import evaluate, source_names
-from gradcalc.engine.exact import exact_determinants, exact_texts, known_exactly, settled
-from gradcalc.engine.frames import grad_frame, is_frame
-from gradcalc.engine.judge import Computed, finish, gradient_results
-from gradcalc.engine.points import Points, parse_at
-from gradcalc.engine.results import (
+from gradcalc.engine.evaluate import higher
+from gradcalc.engine.run.batch import swept
+from gradcalc.engine.evaluate.classify import classify
+from gradcalc.engine.evaluate.evaluate import evaluate, source_names
+from gradcalc.engine.judge.exact import exact_determinants, exact_texts, known_exactly, settled
+from gradcalc.engine.run.frames import grad_frame, is_frame
+from gradcalc.engine.judge.judge import Computed, finish, gradient_results
+from gradcalc.engine.evaluate.points import Points, parse_at
+from gradcalc.engine.evaluate.results import (
     DerivativeResult,
     DirectionalResult,
     GradResult,
@@ -33,13 +33,13 @@ from gradcalc.engine.results import (
     JacobianResult,
     Options,
 )
-from gradcalc.engine.scalar import scalar_evaluation
+from gradcalc.engine.run.scalar import scalar_evaluation
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck import check_against, symbolic_gradient, target_expression
-from gradcalc.symbolic.derivative import derivative, symbol
+from gradcalc.symbolic.crosscheck.crosscheck import check_against, symbolic_gradient, target_expression
+from gradcalc.symbolic.translate.derivative import derivative, symbol
 
-#: The results and options are defined in :mod:`gradcalc.engine.results`; they are named
+#: The results and options are defined in :mod:`gradcalc.engine.evaluate.results`; they are named
 #: here too, where users of the API have always imported them.
 __all__ = [
     "DerivativeResult",
@@ -73,7 +73,7 @@ def grad(
     Args:
         expression: the text, e.g. ``"3*w1**2 + 2*w1*w2"`` or a program ``"y = x^2; z = y^2"``.
         at: ``{"x": 1.0}``; for many points ``{"x": numpy_array, ...}``, a pandas or a dask
-            DataFrame (the results as a DataFrame: :mod:`gradcalc.engine.frames`), or a list of
+            DataFrame (the results as a DataFrame: :mod:`gradcalc.engine.run.frames`), or a list of
             mappings (``[{"x": 1}, {"x": 2}]``); ``--at`` style specs (``["x=pi/4"]``); or a
             :class:`~gradcalc.engine.points.Points`.
         wrt: the sources (default: every free variable); statement names allowed.
@@ -91,7 +91,7 @@ def grad(
             marks those points in ``undefined`` and goes on), ``thresholds`` (a
             :class:`~gradcalc.engine.diagnostics.Thresholds` for the diagnostics), ``tape``
             (how to keep the tape's rows: by default, 256 points or more are computed by
-            replaying the recorded tape chunk by chunk -- see :mod:`gradcalc.engine.replay`,
+            replaying the recorded tape chunk by chunk -- see :mod:`gradcalc.engine.compile.replay`,
             several times faster and in bounded memory -- and the result's ``tape`` is
             recorded on a full tape only when first read, with every record's values at
             every point; ``False``: no rows at all; ``True``: compute on the full tape and
@@ -184,10 +184,10 @@ def gradient_at(
     """One :class:`GradResult` per target of a compiled graph (see :func:`grad`).
 
     With many points (unless ``options.tape`` is ``True``), the recorded tape is replayed
-    chunk by chunk (:mod:`gradcalc.engine.replay`); only the points that need explaining
+    chunk by chunk (:mod:`gradcalc.engine.compile.replay`); only the points that need explaining
     (undefined, at a kink, NaN) are computed again on a full tape and merged back. In a
     stream of jobs (:func:`~gradcalc.engine.scalar.planning`), one point is computed by its
-    shape's plan where nothing needs explaining (:mod:`gradcalc.engine.scalar`).
+    shape's plan where nothing needs explaining (:mod:`gradcalc.engine.run.scalar`).
 
     >>> graph = compile_expression("x*y")
     >>> many = Points(("x", "y"), {"x": np.arange(3.0), "y": np.ones(3)}, None)

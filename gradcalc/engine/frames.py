@@ -7,7 +7,7 @@ The columns the expression names are its variables; the results have those colum
 index. A worker compiles the expression once (:func:`_compiled`).
 
 >>> import pandas as pd
->>> from gradcalc.engine.api import compile_expression, gradient_at
+>>> from gradcalc.engine.run.api import compile_expression, gradient_at
 >>> points = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 5.0], "label": ["a", "b"]})
 >>> grad_frame("x*y", (compile_expression, gradient_at), points)
      x    y  value  d/dx  d/dy
@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.evaluate import source_names
-from gradcalc.engine.points import Points
-from gradcalc.engine.results import Options
+from gradcalc.engine.evaluate.evaluate import source_names
+from gradcalc.engine.evaluate.points import Points
+from gradcalc.engine.evaluate.results import Options
 
 
 def is_frame(at: object) -> bool:
@@ -49,7 +49,7 @@ def grad_frame(
 ) -> Any:
     """The results at every row of ``frame`` (see the module): a pandas DataFrame for a
     pandas one, a lazy dask DataFrame for a dask one. ``engine``: the functions that compile
-    an expression and compute its gradients (:mod:`gradcalc.engine.api`'s, which calls this).
+    an expression and compute its gradients (:mod:`gradcalc.engine.run.api`'s, which calls this).
 
     Raises:
         InputError: an expression with several targets (choose one with ``of``), or

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradcalc.core.errors import InputError, reason_of
-from gradcalc.engine.points import Points
+from gradcalc.engine.evaluate.points import Points
 from gradcalc.io import parquet
 from gradcalc.io.files import Skipped
 

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from gradcalc.cli.partitions import PartJob, compiled, symbolic_state
-from gradcalc.engine.api import Options, as_points, compile_expression, gradient_at
+from gradcalc.engine.run.api import Options, as_points, compile_expression, gradient_at
 from tests.cli.test_datasets import EXPRESSION, lake
 
 pq = pytest.importorskip("pyarrow.parquet")

@@ -128,7 +128,7 @@ def grad(
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
     from gradcalc.cli import datasets
     from gradcalc.cli.tensors import refuse_unused, tensor_grad, wants_tensors
-    from gradcalc.engine.diagnostics import Thresholds
+    from gradcalc.engine.evaluate.diagnostics import Thresholds
 
     tensor_options = TensorOptions(
         data, features, target, bind, seed, save_gradients, dead_share, saturated_share
@@ -206,8 +206,8 @@ def _plan(
 ) -> tuple[Any, Callable[[Any], Any]]:
     """The view and the computation per chunk of points: along ``--direction``, the
     ``--order`` derivatives (the Hessian for order 2 and several sources), or the gradient."""
-    from gradcalc.engine import api
-    from gradcalc.engine.evaluate import source_names
+    from gradcalc.engine.run import api
+    from gradcalc.engine.evaluate.evaluate import source_names
     from gradcalc.render import views
     from gradcalc.render.matrices import HessianView
 
