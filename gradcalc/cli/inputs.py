@@ -88,17 +88,9 @@ class Session:
         self.graph = (
             compiled.get(self.first.names) or read(text, self.first.names, of=names(of)).graph
         )  # (compiled once when the file's columns are all read)
-        _misspelled_point(self.graph, self.first.names)
-        given = set(self.first.names)
-        missing = [v for v in self.graph.variables if v not in given]
-        if points and missing:
-            from gradcalc.io.headers import shown_columns
-
-            raise InputError(
-                f"the points file has no column {missing[0]} "
-                f"({shown_columns(self.header or self.first.names)}): add one, or give the "
-                "points with --at"
-            )
+        check_given(
+            self.graph, self.first.names, (self.header or self.first.names) if points else None
+        )
         self.many = bool(points) or len(at or []) > 1
 
     def each_chunk(self) -> Any:
@@ -171,6 +163,26 @@ def columns_read(graph: Any, candidates: list[str], wrt: list[str] | None = None
         if graph.variable_nodes.get(n) in read or n in chosen or n not in graph.variable_nodes
     ]
     return used or candidates
+
+
+def check_given(graph: Any, given: tuple[str, ...], header: tuple[str, ...] | None) -> None:
+    """Refuse points that miss a variable of the expression (a misspelling, or a column the
+    points file has not: ``header``, its columns; ``None`` for --at).
+
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> check_given(compile_expression("x*y", ["x"]), ("x",), ("id", "x"))
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: the points file has no column y (its columns: id, x): ...
+    """
+    from gradcalc.io.headers import shown_columns
+
+    _misspelled_point(graph, given)
+    missing = [v for v in graph.variables if v not in set(given)]
+    if header is not None and missing:
+        raise InputError(
+            f"the points file has no column {missing[0]} ({shown_columns(header)}): add one, "
+            "or give the points with --at"
+        )
 
 
 def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
@@ -259,16 +271,18 @@ def point_chunks(
     choose: Callable[[tuple[str, ...] | None], list[str] | None] = lambda header: None,
     id_column: str | None = None,
 ) -> Any:
-    """The chunks of a points file (any kind :mod:`gradcalc.io.sources` reads) of the columns
+    """The chunks of a points file (any kind :mod:`gradcalc.io.sources` reads, or a dataset of
+    Parquet files, :mod:`gradcalc.io.datasets`, read part after part) of the columns
     ``choose(header)`` picks, after a first pass has checked every row: a bad row far down
     fails before anything is printed, so a partial result is never presented as complete.
     Standard input is spooled to a temporary file for the two passes. With ``skipped``
     (--skip-bad-rows), bad rows are counted there, reported on stderr and left out.
     """
+    from gradcalc.io.datasets import is_dataset, open_dataset
     from gradcalc.io.files import Skipped
     from gradcalc.io.sources import open_points
 
-    with open_points(path) as source:
+    with open_dataset(path) if is_dataset(path) else open_points(path) as source:
         columns = choose(source.names())
 
         def lines(stream: Any) -> Any:

@@ -36,7 +36,8 @@ PointsFile = Annotated[
     typer.Option(
         "--points",
         metavar="FILE",
-        help="Points: a CSV file (header = names; - for stdin), .npy, .npz, .parquet or .arrow. "
+        help="Points: a CSV file (header = names; - for stdin), .npy, .npz, .parquet or .arrow, "
+        "or a dataset of Parquet files (a directory, or a quoted glob 'data/*.parquet'). "
         "The columns the expression uses are read; others are ignored.",
     ),
 ]
@@ -61,7 +62,18 @@ ResultsOut = Annotated[
     typer.Option(
         "--out",
         metavar="FILE",
-        help="Write the results' rows to FILE.csv or FILE.parquet instead of stdout.",
+        help="Write the results' rows to FILE.csv or FILE.parquet instead of stdout; DIR/ "
+        "(ending in /, or an existing directory): a Parquet dataset, one part per input part.",
+    ),
+]
+Cluster = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        metavar="ADDRESS",
+        help="Run the parts of --points on Dask (with --out DIR/): local, local:N (N worker "
+        "processes here) or a scheduler's tcp://HOST:PORT; default $GRADCALC_CLUSTER, else "
+        "this process. Needs pip install 'gradcalc[dask]'.",
     ),
 ]
 SkipBadRows = Annotated[

@@ -16,6 +16,7 @@ from gradcalc.cli.inputs import Session, engine_options, names, number
 from gradcalc.cli.options import (
     At,
     CheckTimeout,
+    Cluster,
     Columns,
     Digits,
     Exact,
@@ -63,6 +64,7 @@ def grad(
     columns: Columns = None,
     id_column: IdColumn = None,
     out: ResultsOut = None,
+    cluster: Cluster = None,
     wrt: Wrt = None,
     of: Of = None,
     order: Order = 1,
@@ -124,6 +126,7 @@ def grad(
     ] = 0,
 ) -> int:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
+    from gradcalc.cli import datasets
     from gradcalc.cli.tensors import refuse_unused, tensor_grad, wants_tensors
     from gradcalc.engine.evaluate.findings import Thresholds
 
@@ -168,6 +171,10 @@ def grad(
         return _without_point(context, expression, wrt, of, order, output, latex, check_timeout)
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
+    if cluster is not None or datasets.is_directory_out(out):
+        given = (expression, points, out, cluster, columns, id_column, skip_bad_rows, wrt, of)
+        request = datasets.DatasetRequest(*given, digits, diagnose, latex, options)
+        return datasets.run_dataset(request, (at, order, direction, output))
     session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
     options = dataclasses.replace(
         options,

@@ -33,6 +33,7 @@ from gradcalc.engine.evaluate.results import (
 from gradcalc.engine.judge.exact import exact_determinants, exact_texts, known_exactly, settled
 from gradcalc.engine.judge.judge import Computed, finish, gradient_results
 from gradcalc.engine.run.batch import swept
+from gradcalc.engine.run.frames import grad_frame, is_frame
 from gradcalc.engine.run.scalar import scalar_evaluation
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_program
@@ -76,7 +77,8 @@ def grad(
 
     Args:
         expression: the text, e.g. ``"3*w1**2 + 2*w1*w2"`` or a program ``"y = x^2; z = y^2"``.
-        at: ``{"x": 1.0}``; for many points ``{"x": numpy_array, ...}`` or a list of
+        at: ``{"x": 1.0}``; for many points ``{"x": numpy_array, ...}``, a pandas or a dask
+            DataFrame (the results as a DataFrame: :mod:`gradcalc.engine.run.frames`), or a list of
             mappings (``[{"x": 1}, {"x": 2}]``); ``--at`` style specs (``["x=pi/4"]``); or a
             :class:`~gradcalc.engine.evaluate.points.Points`.
         wrt: the sources (default: every free variable); statement names allowed.
@@ -107,6 +109,9 @@ def grad(
     >>> grad("y = x**2; z = y**2", at={"x": 3}, wrt=["x", "y"]).gradient
     {'x': array(108.), 'y': array(18.)}
     """
+    if is_frame(at):  # a pandas or dask DataFrame: the results as one (lazy for dask)
+        engine = (compile_expression, gradient_at)
+        return grad_frame(expression, engine, at, wrt, of, **options)  # type: ignore[no-any-return]
     chosen = Options(**options)
     points, bad = checked_points(at, chosen.strict)
     if chosen.check:  # the check keeps what it learns (a timeout) on its graph: a fresh one
