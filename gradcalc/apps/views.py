@@ -1,8 +1,8 @@
 """How each app's result is shown: a view per kind (a check's verdicts, a fit, a minimum,
 an explanation, the catalog of ops), each giving what the output formats need (the
-registry: :mod:`gradcalc.render.formats`). Pure: nothing here prints.
+registry: :mod:`gradcalc.render.output.formats`). Pure: nothing here prints.
 
->>> from gradcalc.render.formats import supported
+>>> from gradcalc.render.output.formats import supported
 >>> supported(FitView), supported(ExplainView)
 (('table', 'json', 'csv', 'plain'), ('table', 'markdown', 'latex'))
 """

@@ -98,7 +98,7 @@ _WIDEST = 100_000  # columns a --wide table may take
 
 class Writer:
     """Renders results as they come (chunk by chunk) through a view in the ``--format``
-    chosen (:mod:`gradcalc.render.formats`); tracks the exit code."""
+    chosen (:mod:`gradcalc.render.output.formats`); tracks the exit code."""
 
     def __init__(
         self,
@@ -110,7 +110,7 @@ class Writer:
         id_column: str | None = None,
         out: str | None = None,
     ):
-        from gradcalc.render.formats import FORMATS, Sink
+        from gradcalc.render.output.formats import FORMATS, Sink
 
         self.output = output
         # (a rich console only where the format prints through one: JSON, CSV and plain text
@@ -137,7 +137,7 @@ class Writer:
         return self.context.console(stderr=True)
 
     def write(self, view: Any, computed: Any) -> None:
-        from gradcalc.render.formats import choose
+        from gradcalc.render.output.formats import choose
 
         for result in view.results(computed):
             self._note_status(result)
@@ -171,7 +171,7 @@ class Writer:
             self.errors.print(message, markup=False, soft_wrap=True)
 
     def close(self) -> None:
-        from gradcalc.render.formats import FORMATS
+        from gradcalc.render.output.formats import FORMATS
 
         if self.results is not None:
             self.results.close()
@@ -271,7 +271,7 @@ def show(
     >>> show(AppContext(), Pair(), (1, 2), "plain")
     1 2
     """
-    from gradcalc.render.formats import Sink, choose
+    from gradcalc.render.output.formats import Sink, choose
 
     kind = choose(view, output)
     sink = Sink(sys.stdout, context.console(), digits, extra=extra)

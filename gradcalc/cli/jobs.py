@@ -59,8 +59,8 @@ from gradcalc.engine.run.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.intake import read
-from gradcalc.render.encoding import dumps
 from gradcalc.render.gradient import to_json
+from gradcalc.render.output.encoding import dumps
 from gradcalc.render.views import DerivativeView
 from gradcalc.symbolic.translate.shapes import Shapes, sharing
 

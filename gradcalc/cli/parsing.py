@@ -149,7 +149,7 @@ class FormatChoice(click.Choice):
 
     @property
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
-        from gradcalc.render.formats import supported
+        from gradcalc.render.output.formats import supported
 
         module, _, name = self.view.partition(":")
         return supported(getattr(importlib.import_module(module), name))

@@ -84,7 +84,9 @@ def symbolic_state(graph: Any) -> dict:
     derivatives (and a check's time-out), not the compiled replay or numpy functions (which
     do not pickle: each worker makes its own).
 
-    >>> from gradcalc.engine.run.api import compile_expression, gradient_at, as_points
+    >>> from gradcalc.engine.run.api import compile_expression, gradient_at
+
+    >>> from gradcalc.engine.evaluate.given import as_points
     >>> graph = compile_expression("x**3", ["x"])
     >>> _ = gradient_at(graph, as_points({"x": 2.0}))
     >>> state = symbolic_state(graph)

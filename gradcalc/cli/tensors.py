@@ -285,7 +285,7 @@ def _warn(context: Any, warnings: list[str]) -> None:
 def _write(
     context: Any, view: Any, result: Any, output: str, digits: int | None, tape: bool
 ) -> None:
-    from gradcalc.render.formats import Sink, choose
+    from gradcalc.render.output.formats import Sink, choose
 
     kind = choose(view, output)
     sink = Sink(sys.stdout, context.console(), digits, tape)

@@ -1,7 +1,7 @@
 """Draw a gradient's op graph as SVG with gradcalc's own layout (no Graphviz needed).
 
 The same nodes and edges as the DOT and Mermaid drawings (:func:`gradcalc.render.drawing.op_graph`),
-laid out left to right by :mod:`gradcalc.render.layout`: variables as blue pills, records as
+laid out left to right by :mod:`gradcalc.render.output.layout`: variables as blue pills, records as
 boxes (``#k op``, the formula, ``value = …`` and, in red, ``adjoint = …``), constants as small
 text, the target filled yellow, records off the target's path dashed and grey. Text is set in
 a monospaced font, so the boxes fit their text without measuring it.
@@ -21,7 +21,7 @@ from html import escape
 
 from gradcalc.engine.run.api import GradResult
 from gradcalc.render.drawing import Drawing, Node, op_graph
-from gradcalc.render.layout import MARGIN, layout
+from gradcalc.render.output.layout import MARGIN, layout
 
 FONT = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace"
 SIZE = 12.0  # font size of the labels

@@ -198,7 +198,7 @@ def implicit_json(result: Any) -> dict[str, Any]:
     }
 
 
-# --- views for the command line (see gradcalc.render.formats) --------------------------------
+# --- views for the command line (see gradcalc.render.output.formats) ------------------------
 
 
 class CriticalView:

@@ -50,14 +50,14 @@ class GradView:
 
     def columns(self, computed: Any) -> dict[str, Any]:
         """Many points for compact JSON: one chunk's columns (joined by :meth:`joined`)."""
-        from gradcalc.render.compact import chunk_columns
+        from gradcalc.render.output.compact import chunk_columns
 
         return chunk_columns(self.results(computed))
 
     @staticmethod
     def joined(chunks: list[dict[str, Any]]) -> dict[str, Any]:
         """The chunks' columns as one compact JSON object."""
-        from gradcalc.render.compact import merged
+        from gradcalc.render.output.compact import merged
 
         return merged(chunks)
 

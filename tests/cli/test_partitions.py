@@ -16,7 +16,8 @@ import time
 import pytest
 
 from gradcalc.cli.partitions import PartJob, compiled, symbolic_state
-from gradcalc.engine.run.api import Options, as_points, compile_expression, gradient_at
+from gradcalc.engine.evaluate.given import as_points
+from gradcalc.engine.run.api import Options, compile_expression, gradient_at
 from tests.cli.test_datasets import EXPRESSION, lake
 
 pq = pytest.importorskip("pyarrow.parquet")

@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradcalc.render.encoding import dumps
+from gradcalc.render.output.encoding import dumps
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 leaves = st.one_of(

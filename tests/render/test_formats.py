@@ -14,7 +14,7 @@ import typer.main
 
 from gradcalc.cli.app import app
 from gradcalc.core.errors import ExitCode
-from gradcalc.render import formats
+from gradcalc.render.output import formats
 
 LINE = "x,y\n0,1\n1,3\n2,5\n3,7\n"  # exactly y = 2x + 1
 

@@ -50,8 +50,9 @@ from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
 from gradcalc.engine.evaluate.diagnostics import local_slopes
 from gradcalc.engine.evaluate.evaluate import TapeRow, source_names
+from gradcalc.engine.evaluate.given import as_points
 from gradcalc.engine.evaluate.points import Points
-from gradcalc.engine.run.api import GradResult, Options, as_points, compile_expression, gradient_at
+from gradcalc.engine.run.api import GradResult, Options, compile_expression, gradient_at
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,

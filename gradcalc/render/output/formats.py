@@ -180,7 +180,7 @@ class Json(OutputFormat):
     """One JSON object, or a JSON array of them written as they come (one per line). Many
     points, where the view has ``columns`` (and ``joined``): one compact object, what is the
     same for every point once and the per-point values in columns
-    (:mod:`gradcalc.render.compact`), written after the last chunk."""
+    (:mod:`gradcalc.render.output.compact`), written after the last chunk."""
 
     name, needs = "json", ("records",)
 
@@ -193,7 +193,7 @@ class Json(OutputFormat):
             self._write(view, data, sink)
 
     def _write(self, view: Any, data: Any, sink: Sink) -> None:
-        from gradcalc.render.encoding import dumps  # (a table, the default, never needs it)
+        from gradcalc.render.output.encoding import dumps  # (a table, the default, never needs it)
 
         ascii_only = getattr(view, "ascii_json", True)
         objects = view.records(data, sink.tape)
@@ -212,7 +212,7 @@ class Json(OutputFormat):
             sink.array = sink.started = True
 
     def close(self, sink: Sink) -> None:
-        from gradcalc.render.encoding import dumps
+        from gradcalc.render.output.encoding import dumps
 
         if sink.chunks:
             with paused():

@@ -1,0 +1,5 @@
+"""render.output: how a result leaves -- the formats and their sinks (``formats``), the one
+JSON encoder (``encoding``), compact JSON for many points (``compact``) and the widths of
+tables (``layout``).
+
+Imports core and the layers below render; never a view of a result."""
