@@ -1,5 +1,6 @@
 """The op graph as SVG (gradcalc.render.graph_svg) and its layout
-(gradcalc.render.output.layout): the SVG read back as XML and compared with the tape, and the geometry checked on random graphs."""
+(gradcalc.render.output.layout): the SVG read back as XML and compared with the tape, and the
+geometry checked on random graphs."""
 
 from __future__ import annotations
 
