@@ -14,29 +14,15 @@ array(6.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
 
 import numpy as np
 
-from gradcalc.core.ops import REGISTRY, Op
+from gradcalc.core.ops import REGISTRY
+from gradcalc.core.problems import Recorded
 from gradcalc.core.tensor import Tensor
 
 
-class Record(Protocol):
-    """What the sweep reads of a tape's record (:class:`gradcalc.core.tape.Record`; the
-    tape imports this module, so it is named by its shape, not imported)."""
-
-    @property
-    def op(self) -> Op: ...
-    @property
-    def inputs(self) -> tuple[Tensor, ...]: ...
-    @property
-    def output(self) -> Tensor: ...
-    @property
-    def params(self) -> dict[str, Any]: ...
-
-
-def accumulate(path: Sequence[Record], reached: set[int], adjoints: dict[int, Tensor]) -> None:
+def accumulate(path: Sequence[Recorded], reached: set[int], adjoints: dict[int, Tensor]) -> None:
     """The reverse sweep: each record on ``path``, last first, hands its adjoint to its
     inputs through the op's gradient rules (ops themselves, so outer tapes record them)."""
     sum_to, adjoint = REGISTRY["sum_to"], adjoints.get  # (this loop runs once per record)
@@ -56,7 +42,7 @@ def accumulate(path: Sequence[Record], reached: set[int], adjoints: dict[int, Te
 
 
 def accumulate_arrays(
-    path: Sequence[Record], reached: set[int], adjoints: dict[int, np.ndarray]
+    path: Sequence[Recorded], reached: set[int], adjoints: dict[int, np.ndarray]
 ) -> None:
     """:func:`accumulate` on arrays, for a pass that no tape records: an op's
     ``array_grads`` where it has them (the same numpy calls as its rules, so the same
