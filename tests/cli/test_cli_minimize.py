@@ -16,7 +16,7 @@ def test_minimize_rosenbrock_with_bfgs_json(cli) -> None:
                  "--format", "json")  # fmt: skip
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out) == TOP_KEYS
+    assert set(out) == TOP_KEYS | {"read_as", "warnings"}  # (the reading, as every command)
     assert out["point"]["x"] == pytest.approx(1, abs=1e-6) and out["point"]["y"] == pytest.approx(
         1, abs=1e-6
     )

@@ -211,7 +211,7 @@ def _where(tested: list[list[dict]], symbols, pieces: Pieces | None) -> str:
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
     >>> _where([[{"x": sp.Integer(-20)}, {"x": sp.Rational(1, 1000)}]], [x], None)
-    '2 points, x from -20 to 0.001'
+    '2 points, x from -20 to 0.001 (|x| down to 0.001)'
     """
     points = [p for region in tested for p in region]
     ranges = []

@@ -64,9 +64,13 @@ def settle(
     kinks = any(s.kind == NOT_DIFFERENTIABLE for s in found)
     if not 0 < count <= MAX_POINTS or not (kinks or (exact_switches and _piecewise(graph))):
         return out
+    from gradcalc.core.errors import GradcalcError
     from gradcalc.symbolic.crosscheck.crosscheck import target_expression
 
-    expr = target_expression(graph, target)
+    try:
+        expr = target_expression(graph, target)
+    except GradcalcError:  # sympy cannot state f (a dot of scalars): the tape's kinks stand
+        return out
     variables = [s for s in sources if s in graph.variable_nodes]
     exact = [_exact_point(points, k) for k in range(count)]
     kept_problems, kept_found = [], []
