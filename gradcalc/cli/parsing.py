@@ -136,7 +136,7 @@ def _usage_error(message: str, ctx: Any) -> Exception:
 
 class FormatChoice(click.Choice):
     """The choices of a command's ``--format``: the formats its results' view supports
-    (:func:`gradcalc.render.formats.supported`), looked up only when they are shown or
+    (:func:`gradcalc.render.output.formats.supported`), looked up only when they are shown or
     checked, since the views import numpy and ``gradcalc --help`` must not.
 
     >>> FormatChoice("gradcalc.apps.views:ExplainView").choices

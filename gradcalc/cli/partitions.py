@@ -37,7 +37,7 @@ class PartJob:
     digits: int | None
     diagnose: bool
     latex: bool
-    options: Any  # gradcalc.engine.results.Options
+    options: Any  # gradcalc.engine.evaluate.results.Options
     symbolic: dict = field(default_factory=dict, compare=False)  # the client's derivatives
 
 

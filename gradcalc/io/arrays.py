@@ -190,7 +190,7 @@ def _refuse_objects(path: str) -> None:
 
 def _npz(archive: Any, path: str) -> tuple[tuple[str, ...], int, Callable]:
     """An archive's columns, each checked from its header before any is read: 1-d, at most
-    :data:`~gradcalc.engine.tensorpoints.MAX_ELEMENTS` elements, all of one length."""
+    :data:`~gradcalc.engine.tensors.tensorpoints.MAX_ELEMENTS` elements, all of one length."""
     names = tuple(archive.files)
     headers = {n: _member_header(archive, n, path) for n in names}
     shapes = {n: length for n, (length, _) in headers.items()}

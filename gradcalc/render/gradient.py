@@ -349,7 +349,7 @@ def records_table(
     title: str, inputs: Sequence[tuple[str, Any, Any]], rows: Sequence[Any], digits: int | None
 ) -> Any:
     """A tape as ``gradcalc grad`` shows it: the ``inputs`` (name, value, adjoint) first, then
-    each row (a :class:`~gradcalc.engine.evaluate.TapeRow`) with its value and adjoint."""
+    each row (a :class:`~gradcalc.engine.evaluate.evaluate.TapeRow`) with its value and adjoint."""
     table = new_table(title)
     for header, justify in (("#", "right"), ("op", "left"), ("computes", "left")):
         table.add_column(header, justify=justify)

@@ -128,7 +128,7 @@ def summary_table(
     title: str, inputs: Sequence[tuple[str, Any, Any]], rows: Sequence[Any], digits: int | None
 ) -> Any:
     """The ``inputs`` (name, value, adjoint), then tape rows
-    (:class:`~gradcalc.engine.evaluate.TapeRow`), with their shapes, each value in three
+    (:class:`~gradcalc.engine.evaluate.evaluate.TapeRow`), with their shapes, each value in three
     numbers (mean, min, max) and each adjoint in its norm."""
     table = new_table(title)
     for column in ("#", "operation", "shape", "mean", "min", "max", "adjoint norm"):

@@ -1,7 +1,7 @@
 """Kinks of the whole expression: where a piecewise part switches (flagged by the tape, or --
 in exact arithmetic -- at a point float64 rounds past, ``abs(sin(x))`` at pi), whether f is
 differentiable there is decided from f's own one-sided derivatives
-(:func:`gradcalc.symbolic.kinks.one_sided`), not from the part's: ``relu(x)^2`` at 0 is
+(:func:`gradcalc.symbolic.decide.kinks.one_sided`), not from the part's: ``relu(x)^2`` at 0 is
 differentiable with derivative 0 (the tape's value is replaced by the limit), ``abs(sin(x))``
 at pi is not (-1 from the left, 1 from the right: exit 3).
 
