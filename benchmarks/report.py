@@ -79,16 +79,77 @@ START = "<!-- benchmark tables: start (written by benchmarks/run.py --markdown) 
 END = "<!-- benchmark tables: end -->"
 
 
-def write_markdown(path: Path, tables: str) -> None:
+def write_markdown(path: Path, tables: str, partial: bool = False) -> None:
     """Write the tables to ``path``; if it already holds the START and END markers (as
-    docs/performance.md does), replace only what lies between them."""
+    docs/performance.md does), replace only what lies between them. A ``partial`` run
+    (``--only``) replaces only its own sections there and keeps the others (see
+    :func:`merge_sections`)."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     if START in old and END in old:
         before, rest = old.split(START, 1)
-        after = rest.split(END, 1)[1]
+        kept, after = rest.split(END, 1)
+        if partial:
+            tables = merge_sections(kept.strip() + "\n", tables)
         path.write_text(f"{before}{START}\n\n{tables}\n{END}{after}", encoding="utf-8")
     else:
         path.write_text(tables, encoding="utf-8")
+
+
+def _split_sections(tables: str) -> tuple[str, dict[str, str]]:
+    """The header before the first ``### `` heading, and each section by its title's stem
+    (the title up to its first parenthesis, which holds run counts that vary)."""
+    header, *bodies = tables.split("\n### ")
+    sections = {}
+    for body in bodies:
+        title = body.split("\n", 1)[0]
+        sections[title.split(" (", 1)[0].strip()] = "### " + body.rstrip() + "\n"
+    return header.rstrip() + "\n", sections
+
+
+def _target_lines(section: str) -> list[str]:
+    """The rows of a section's targets table (``| target | measured | verdict |``)."""
+    lines = section.splitlines()
+    heading = "| target | measured | verdict |"
+    if heading not in lines:
+        return []
+    rows = lines[lines.index(heading) + 2 :]
+    return [row for row in rows[: next((k for k, r in enumerate(rows) if not r), len(rows))]]
+
+
+def merge_sections(old: str, new: str) -> str:
+    r"""The old tables with the new run's sections put in place of the same-named ones (new
+    ones before "All targets"), the new run's header added as a note, and "All targets"
+    gathered again from every section.
+
+    >>> old = "Run A.\n\n### One (3 runs)\n\nold one\n\n### Two\n\nold two\n"
+    >>> print(merge_sections(old, "Run B.\n\n### Two (5 runs)\n\nnew two\n"))
+    Run A.
+    <BLANKLINE>
+    Re-measured since (Two). Run B.
+    <BLANKLINE>
+    ### One (3 runs)
+    <BLANKLINE>
+    old one
+    <BLANKLINE>
+    ### Two (5 runs)
+    <BLANKLINE>
+    new two
+    <BLANKLINE>
+    """
+    old_header, sections = _split_sections(old)
+    new_header, fresh = _split_sections(new)
+    sections.pop("All targets", None)
+    fresh.pop("All targets", None)
+    sections.update(fresh)
+    note = f"Re-measured since ({'; '.join(fresh)}). "
+    kept = [line for line in old_header.splitlines() if not line.startswith("Re-measured")]
+    parts = ["\n".join(kept).rstrip() + "\n", note + new_header, *sections.values()]
+    every = [row for body in sections.values() for row in _target_lines(body)]
+    if every:
+        columns, _ = _target_rows([])
+        table = markdown_table(columns, [], left=3).rstrip("\n")
+        parts.append("### All targets\n\n" + table + "\n" + "\n".join(every) + "\n")
+    return "\n".join(parts).rstrip() + "\n"
 
 
 def write_json(path: Path, sections: Sequence[Section], machine: dict) -> None:

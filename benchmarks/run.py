@@ -132,6 +132,8 @@ def header(info: dict) -> str:
     """The markdown header: the machine and the run."""
     listed = ", ".join(f"{k} {v}" for k, v in info["versions"].items())
     kind = "quick run (--quick)" if info["quick"] else "full run"
+    if info.get("only"):
+        kind = f"{kind}, only {', '.join(info['only'])}"
     threads = info["threads"] or "each tool's default number of"
     load = ""
     if info.get("load_start"):
@@ -181,13 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         **info,
         "seconds": seconds,
         "quick": args.quick,
+        "only": args.only,
         "threads": args.threads,
         "load_end": load_average(),
     }
     report.write_json(args.json, sections, run_info)
     console.print(f"raw figures: {args.json}")
     if args.markdown:
-        report.write_markdown(args.markdown, report.markdown(sections, header(run_info)))
+        tables = report.markdown(sections, header(run_info))
+        report.write_markdown(args.markdown, tables, partial=bool(args.only))
         console.print(f"markdown tables: {args.markdown}")
     wrong = [w for s in sections for w in s.wrong]
     for line in wrong:
