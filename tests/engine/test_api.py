@@ -3,9 +3,13 @@ one-line InputError naming what is wrong (never a TypeError from deep inside num
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gradcalc
 from gradcalc.core.errors import InputError
@@ -85,3 +89,86 @@ def test_a_tiny_or_huge_direction_is_a_direction(size: float) -> None:
     graph = compile_expression("x^2 + y^2")
     result = directional_at(graph, parse_at(["x=1,y=2"]), [size, size])
     assert abs(float(result.directional) - 6 / 2**0.5) < 1e-12
+
+
+# --- strict=False in hessian and jacobian: a bad value's point is undefined, the rest answered
+
+X, Y = sp.symbols("x y")
+HESSIAN_OF = X**3 * Y + sp.sin(X * Y)
+JACOBIAN_OF = [X**2 * Y, sp.exp(X) - Y / 3]
+BAD = st.sampled_from([np.nan, np.inf, -np.inf, None, np.ma.masked])
+COORDINATE = st.floats(-3.0, 3.0, allow_nan=False)
+
+
+def _given_with_bad(xs: list[float], ys: list[float], bad: dict[int, Any]) -> dict[str, Any]:
+    """``at`` of the points (x, y), the values ``bad`` gives (point: value) put in x or y."""
+    columns = {"x": list(xs), "y": list(ys)}
+    for k, value in bad.items():
+        columns["x" if k % 2 else "y"][k] = value
+    return {name: _masked(values) for name, values in columns.items()}
+
+
+def _masked(values: list[Any]) -> Any:
+    """``values`` as a masked array where any is masked (a None there: NaN), else as is."""
+    masked = [v is np.ma.masked for v in values]
+    if not any(masked):
+        return values
+    numbers = [np.nan if v is None or m else v for v, m in zip(values, masked)]
+    return np.ma.MaskedArray(numbers, mask=masked)
+
+
+POINTS_WITH_BAD = st.integers(2, 8).flatmap(
+    lambda n: st.tuples(
+        st.lists(COORDINATE, min_size=n, max_size=n),
+        st.lists(COORDINATE, min_size=n, max_size=n),
+        st.dictionaries(st.integers(0, n - 1), BAD, min_size=1, max_size=n - 1),
+    )
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(POINTS_WITH_BAD)
+def test_hessian_not_strict_answers_the_good_points_as_sympy_does(case) -> None:
+    xs, ys, bad = case
+    at = _given_with_bad(xs, ys, bad)
+    with pytest.raises(InputError, match=r"at, variable [xy], point \d+: "):
+        gradcalc.hessian("x^3*y + sin(x*y)", at=at, check=False)
+    result = gradcalc.hessian("x^3*y + sin(x*y)", at=at, check=False, strict=False)
+    assert result.undefined.tolist() == [k in bad for k in range(len(xs))]
+    assert all(any(f"point {k + 1}:" in w for w in result.warnings) for k in bad)
+    truth = sp.hessian(HESSIAN_OF, (X, Y))
+    for k in (k for k in range(len(xs)) if k not in bad):
+        expected = np.array(truth.subs({X: xs[k], Y: ys[k]}).evalf(30), dtype=float)
+        np.testing.assert_allclose(result.matrix[:, :, k], expected, rtol=1e-12, atol=1e-12)
+        assert result.tests[k].verdict != "undefined"
+    assert all(result.tests[k].verdict == "undefined" for k in bad)
+
+
+@settings(max_examples=25, deadline=None)
+@given(POINTS_WITH_BAD)
+def test_jacobian_not_strict_answers_the_good_points_as_sympy_does(case) -> None:
+    xs, ys, bad = case
+    at = _given_with_bad(xs, ys, bad)
+    with pytest.raises(InputError, match=r"at, variable [xy], point \d+: "):
+        gradcalc.jacobian("x^2*y, exp(x) - y/3", at=at, check=False)
+    result = gradcalc.jacobian("x^2*y, exp(x) - y/3", at=at, check=False, strict=False)
+    assert result.undefined.tolist() == [k in bad for k in range(len(xs))]
+    assert all(any(f"point {k + 1}:" in w for w in result.rows[0].warnings) for k in bad)
+    truth = sp.Matrix(JACOBIAN_OF).jacobian([X, Y])
+    for k in (k for k in range(len(xs)) if k not in bad):
+        expected = np.array(truth.subs({X: xs[k], Y: ys[k]}).evalf(30), dtype=float)
+        np.testing.assert_allclose(result.matrix[:, :, k], expected, rtol=1e-12, atol=1e-12)
+        determinant = float(truth.det().subs({X: xs[k], Y: ys[k]}).evalf(30))
+        assert result.determinant is not None
+        assert result.determinant[k] == pytest.approx(determinant, rel=1e-12, abs=1e-12)
+
+
+def test_hessian_and_jacobian_of_one_bad_point_not_strict() -> None:
+    """A single point given as a scalar: undefined, with the reason, never an answer."""
+    hessian = gradcalc.hessian("x^2*y", at={"x": 1.0, "y": np.nan}, check=False, strict=False)
+    assert bool(hessian.undefined) and hessian.tests[0].verdict == "undefined"
+    assert hessian.warnings == [
+        "at, variable y, point 1: nan is not a finite number: the point is undefined"
+    ]
+    jacobian = gradcalc.jacobian("x*y, x+y", at={"x": np.inf, "y": 1.0}, strict=False)
+    assert jacobian.undefined.tolist() is True or jacobian.undefined.tolist() == [True]

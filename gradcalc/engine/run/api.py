@@ -138,9 +138,12 @@ def hessian(
     >>> result.matrix.tolist(), result.tests[0].verdict
     ([[2.0, 0.0], [0.0, -2.0]], 'saddle point')
     """
-    points = as_points(at)
+    chosen = Options(**options)
+    points, bad = checked_points(at, chosen.strict)
     graph = compile_expression(expression, points.names, of)
-    return hessian_at(graph, points, wrt, Options(**options))
+    result = hessian_at(graph, points, wrt, chosen)
+    result.warnings.extend(bad)
+    return result
 
 
 def jacobian(
@@ -156,9 +159,13 @@ def jacobian(
     >>> result.matrix.tolist(), float(result.determinant)
     ([[1.0, -0.0], [0.0, 2.0]], 2.0)
     """
-    points = as_points(at)
+    chosen = Options(**options)
+    points, bad = checked_points(at, chosen.strict)
     graph = compile_expression(expression, points.names, of)
-    return jacobian_at(graph, points, wrt, Options(**options))
+    result = jacobian_at(graph, points, wrt, chosen)
+    for row in result.rows:
+        row.warnings.extend(bad)
+    return result
 
 
 def compile_expression(
