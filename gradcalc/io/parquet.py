@@ -7,12 +7,14 @@ columns, so any size runs in bounded memory; results are written a chunk at a ti
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gradcalc.core.cells import KINDS, Place, refuse
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.evaluate.points import Points
+from gradcalc.io import sizes
 from gradcalc.io.arrays import choose_columns, table_points
 from gradcalc.io.files import CHUNK_ROWS, Skipped
 
@@ -77,15 +79,19 @@ def table_columns(path: str) -> tuple[str, ...]:
     return _batches(path, CHUNK_ROWS)[0]
 
 
-def table_rows(path: str) -> int | None:
-    """How many rows a Parquet file holds, from its footer (``None`` for Arrow IPC: counted
-    only by reading it)."""
-    if not path.lower().endswith(PARQUET):
-        return None
+def table_rows(path: str) -> int:
+    """How many rows a file holds, from its metadata: a Parquet file's footer, an Arrow IPC
+    file's record batches (located by its footer), an Arrow stream's record batches (each
+    message's metadata, read in turn; their data is not read)."""
     pa = pyarrow()
     try:
-        return int(pa.parquet.ParquetFile(path).metadata.num_rows)
-    except (OSError, pa.ArrowException) as error:
+        if path.lower().endswith(PARQUET):
+            return int(pa.parquet.ParquetFile(path).metadata.num_rows)
+        try:
+            return sizes.arrow_file_declared(pa, path).rows
+        except ValueError:  # (not a file: a stream)
+            return sum(size.rows for _, size in sizes.arrow_stream_messages(pa, path))
+    except (OSError, ValueError, pa.ArrowException) as error:
         raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
 
@@ -99,6 +105,8 @@ def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
             parquet = pa.parquet.ParquetFile(path, buffer_size=1 << 20, pre_buffer=False)
 
             def batches(columns: list[str]) -> Iterator[Any]:
+                declared = sizes.parquet_declared(parquet.metadata, columns)
+                sizes.check_declared(path, declared, os.path.getsize(path))
                 return parquet.iter_batches(
                     batch_size=chunk_rows, columns=columns, use_threads=False
                 )
@@ -109,37 +117,56 @@ def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
         raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
     def ipc_batches(columns: list[str]) -> Iterator[Any]:
-        for batch in reader():
-            for offset in range(0, batch.num_rows, chunk_rows):
-                yield batch.slice(offset, chunk_rows).select(columns)
+        try:  # (a damaged batch is found as it is read)
+            for batch in reader():
+                for offset in range(0, batch.num_rows, chunk_rows):
+                    yield batch.slice(offset, chunk_rows).select(columns)
+        except (OSError, ValueError, pa.ArrowException) as error:
+            raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
     return tuple(reader.schema.names), ipc_batches
 
 
 def _ipc_reader(pa: Any, path: str) -> Any:
-    """A callable giving the record batches of an Arrow IPC file (or stream), memory-mapped."""
+    """A callable giving the record batches of an Arrow IPC file (or stream), memory-mapped,
+    each sized before it is read (:mod:`gradcalc.io.sizes`): a file's all at once, from its
+    footer, before the first; a stream's one message at a time, stopping at the limit."""
     source = pa.memory_map(path)
     try:
         file = pa.ipc.open_file(source)
-
-        def batches() -> Iterator[Any]:
-            return (file.get_batch(i) for i in range(file.num_record_batches))
-
-        batches.schema = file.schema  # type: ignore[attr-defined]
-        return batches
     except pa.ArrowInvalid:
         source.seek(0)
-        stream = pa.ipc.open_stream(source)
-        first = [True]
+        schema = pa.ipc.open_stream(source).schema
 
         def streamed() -> Iterator[Any]:
-            if not first[0]:  # a stream is read once: open it again
-                return iter(pa.ipc.open_stream(pa.memory_map(path)))
-            first[0] = False
-            return iter(stream)
+            return _bounded_stream(pa, path)
 
-        streamed.schema = stream.schema  # type: ignore[attr-defined]
+        streamed.schema = schema  # type: ignore[attr-defined]
         return streamed
+
+    def batches() -> Iterator[Any]:
+        declared = sizes.arrow_file_declared(pa, path)
+        sizes.check_declared(path, declared, os.path.getsize(path))
+        return (file.get_batch(i) for i in range(file.num_record_batches))
+
+    batches.schema = file.schema  # type: ignore[attr-defined]
+    return batches
+
+
+def _bounded_stream(pa: Any, path: str) -> Iterator[Any]:
+    """The record batches of an Arrow stream, each decoded only after its message (and the
+    dictionaries before it) was sized and the stream so far found within the limit."""
+    reader = pa.ipc.open_stream(pa.memory_map(path))
+    size, total = os.path.getsize(path), sizes.Declared()
+    try:
+        for message, declared in sizes.arrow_stream_messages(pa, path):
+            read = total.rows
+            total = total + declared
+            sizes.check_declared(path, total, size, read)
+            if message.type == "record batch":
+                yield reader.read_next_batch()
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
 
 def _column(array: Any, place: Place) -> Any:

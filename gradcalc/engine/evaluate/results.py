@@ -159,7 +159,8 @@ class JacobianResult:
     def undefined(self) -> np.ndarray:
         """Per point, whether any target is undefined there (a bad value given with
         ``strict=False``, or a singularity): its row of the matrix is not an answer."""
-        return np.logical_or.reduce([np.asarray(row.undefined) for row in self.rows])
+        undefined: np.ndarray = np.logical_or.reduce([np.asarray(r.undefined) for r in self.rows])
+        return undefined
 
     def _repr_html_(self) -> str | None:
         """In a notebook: the tables the command line prints, as HTML."""
