@@ -67,7 +67,7 @@ def read_table_file(
             n: _column(batch.column(n), Place(path, n, start + 1)) for n in chosen
         }
         if id_column is not None:
-            data[id_column] = batch.column(id_column).to_pylist()
+            data[id_column] = _texts(batch.column(id_column))
         chunk = table_points(data, chosen, id_column, start, path, skipped, "null")
         start += batch.num_rows
         if chunk is not None:
@@ -102,7 +102,20 @@ def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
         if path.lower().endswith(PARQUET):
             # pages streamed through a small buffer, nothing read ahead: bounded memory
             # whatever the row groups' size (pyarrow's defaults buffer whole row groups)
-            parquet = pa.parquet.ParquetFile(path, buffer_size=1 << 20, pre_buffer=False)
+            # and text read as dictionaries (a page of one long text for many rows is
+            # never decoded into a copy per row): the sizes declared are what is read
+            schema = pa.parquet.read_schema(path)
+            texts = [
+                f.name
+                for f in schema
+                if pa.types.is_string(f.type)
+                or pa.types.is_binary(f.type)
+                or pa.types.is_large_string(f.type)
+                or pa.types.is_large_binary(f.type)
+            ]
+            parquet = pa.parquet.ParquetFile(
+                path, buffer_size=1 << 20, pre_buffer=False, read_dictionary=texts
+            )
 
             def batches(columns: list[str]) -> Iterator[Any]:
                 declared = sizes.parquet_declared(parquet.metadata, columns)
@@ -172,20 +185,38 @@ def _bounded_stream(pa: Any, path: str) -> Iterator[Any]:
 def _column(array: Any, place: Place) -> Any:
     """A numeric Arrow column as a numpy array, masked where a value is null (a dictionary-
     encoded one decoded first); a column of any other type is refused by the cell policy
-    (:mod:`gradcalc.core.cells`), naming its type and its first row."""
+    (:mod:`gradcalc.core.cells`), naming its type and its first row, without decoding it (a
+    dictionary of one long text may stand for many rows)."""
     import numpy as np
     import pyarrow as pa
 
+    kind = array.type.value_type if pa.types.is_dictionary(array.type) else array.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        refuse(place, _first_value(array), _arrow_kind(pa, kind))  # (never decoded)
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
-    kind = array.type
-    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-        refuse(place, _first_value(array), _arrow_kind(pa, kind))
     if array.null_count == 0:
         return array.to_numpy(zero_copy_only=False)
     missing = array.is_null().to_numpy(zero_copy_only=False)
     filled = array.fill_null(0).to_numpy(zero_copy_only=False)
     return np.ma.MaskedArray(filled, mask=missing)
+
+
+def _texts(array: Any) -> list[Any]:
+    """The values of an id column as Python objects; a dictionary-encoded one through its
+    dictionary, so that a text repeated in many rows is one object, not a copy per row.
+
+    >>> pa = pyarrow()
+    >>> ids = _texts(pa.array(["a" * 50, None, "a" * 50]).dictionary_encode())
+    >>> ids[0] is ids[2], ids[1]
+    (True, None)
+    """
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(array.type):
+        return list(array.to_pylist())
+    values = array.dictionary.to_pylist()
+    return [None if k is None else values[k] for k in array.indices.to_pylist()]
 
 
 def _first_value(array: Any) -> int:
