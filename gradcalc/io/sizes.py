@@ -67,20 +67,20 @@ def check_declared(path: str, declared: Declared, file_size: int, read: int | No
     limit = size_limit(file_size)
     if declared.bytes <= limit:
         return
-    where = "" if read is None else f" by row {read + 1:,} (the stream is not read on)"
+    where = "" if read is None else f"by row {read + 1:,} of the stream (not read on), "
     raise InputError(
-        f"points file {path}: {declared.values:,} values, {_gb(declared.bytes)} once "
-        f"decompressed{where}; the limit is {_gb(limit)} for a file of {_gb(file_size)} "
+        f"points file {path}: {where}{declared.values:,} values, {_gb(declared.bytes)} once "
+        f"decompressed; the limit is {_gb(limit)} for a file of {_gb(file_size)} "
         f"({RATIO} times its size, or {_gb(FLOOR)}: a fixed limit; write the points as "
         ".npy or CSV, or in smaller files)"
     )
 
 
 def _gb(size: int) -> str:
-    """A size in words: ``8.0 GB``, ``80 MB``, ``3.1 kB``."""
+    """A size in words: ``8.0 GB``, ``80.7 MB``, ``3.1 kB``."""
     for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if size >= scale:
-            return f"{size / scale:.1f} {unit}" if size < 10 * scale else f"{size // scale} {unit}"
+            return f"{size / scale:.1f} {unit}"
     return f"{size} bytes"
 
 

@@ -63,7 +63,7 @@ def test_a_file_over_the_limit_is_exit_2_with_one_line(cli, tmp_path, low_limit,
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.stderr
     assert f"points file {path}: " in lines[0] and "once decompressed" in lines[0]
-    assert "the limit is 1.0 MB" in lines[0] and result.stdout == ""
+    assert "the limit is 1.0 MB for a file of" in lines[0] and result.stdout == ""
 
 
 @pytest.mark.parametrize("suffix", [".parquet", ".arrow"])
@@ -77,12 +77,14 @@ def test_a_file_is_refused_before_any_of_its_data_is_read(tmp_path, low_limit, s
 def test_a_stream_stops_at_the_limit_and_is_not_read_on(tmp_path, low_limit) -> None:
     path = _write(tmp_path / "p.ipc", _zeros())
     read = 0
-    with pytest.raises(InputError, match=r"by row [\d,]+ \(the stream is not read on\)") as caught:
+    with pytest.raises(
+        InputError, match=r"by row [\d,]+ of the stream \(not read on\), "
+    ) as caught:
         for chunk in read_table_file(str(path), ["x", "y"]):
             read += chunk.count
     # two float64 columns: the batches decoded stay within the limit, and stop at it
     assert 0 < read * 16 <= LIMIT and (read + BATCH) * 16 > LIMIT
-    assert f"by row {read + 1:,} " in caught.value.message
+    assert f"by row {read + 1:,} of the stream" in caught.value.message
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
