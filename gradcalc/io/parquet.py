@@ -2,7 +2,10 @@
 pyarrow (``pip install 'gradcalc[parquet]'``).
 
 Files are read one record batch at a time (at most ``chunk_rows`` rows), only the chosen
-columns, so any size runs in bounded memory; results are written a chunk at a time.
+columns, so any size runs in bounded memory; results are written a chunk at a time. Before
+its data is read, a file is sized from its metadata (:mod:`gradcalc.io.sizes`: a Parquet or
+Arrow file's footer; an Arrow stream's messages, each before it is decoded), and text is
+never decoded into a copy per row.
 """
 
 from __future__ import annotations
