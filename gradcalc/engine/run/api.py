@@ -132,7 +132,8 @@ def hessian(
     **options: Any,
 ) -> HessianResult:
     """The Hessian of ``expression`` (one target) from nested tapes, checked entry by entry
-    against sympy, with the second-derivative test at each point.
+    against sympy, with the second-derivative test at each point. ``options`` as for
+    :func:`grad` (``strict=False``: a bad value's point is marked in ``undefined``).
 
     >>> result = hessian("x**2 - y**2", at={"x": 0, "y": 0})
     >>> result.matrix.tolist(), result.tests[0].verdict
@@ -153,7 +154,9 @@ def jacobian(
     of: Sequence[str] | None = None,
     **options: Any,
 ) -> JacobianResult:
-    """The Jacobian of several targets (``"r*cos(t), r*sin(t)"``, or a program's ``of``).
+    """The Jacobian of several targets (``"r*cos(t), r*sin(t)"``, or a program's ``of``);
+    ``options`` as for :func:`grad` (``strict=False``: a bad value's point is marked in
+    ``undefined``, the union of the targets').
 
     >>> result = jacobian("r*cos(t), r*sin(t)", at={"r": 2, "t": 0})
     >>> result.matrix.tolist(), float(result.determinant)
