@@ -230,7 +230,8 @@ def _member_header(archive: Any, name: str, path: str) -> tuple[int, np.dtype]:
     limit = MAX_ELEMENTS * dtype.itemsize + 65_536  # (the data and a generous header)
     if elements > MAX_ELEMENTS or info.file_size > limit:
         raise InputError(
-            f"{path}, array {name}: {max(elements, info.file_size // dtype.itemsize):,} "
+            f"{path}, array {name}: "
+            f"{elements if elements > MAX_ELEMENTS else info.file_size // dtype.itemsize:,} "
             f"elements; the limit is {MAX_ELEMENTS:,} for one array of an .npz archive "
             "(write the points as .npy, CSV or Parquet, read in chunks)"
         )

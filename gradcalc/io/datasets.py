@@ -80,9 +80,8 @@ class Dataset:
     stream: None = None  # (no CSV text: the bar follows the points, part by part)
 
     def rows(self) -> int | None:
-        """The points of every part (from their metadata), ``None`` if a part does not say."""
-        counts = [parquet.table_rows(part) for part in self.parts]
-        return None if None in counts else sum(c for c in counts if c is not None)
+        """The points of every part (from their metadata)."""
+        return sum(parquet.table_rows(part) for part in self.parts)
 
     def names(self) -> tuple[str, ...]:
         """The column names (of the first part: the others must have the columns read)."""

@@ -2,17 +2,22 @@
 pyarrow (``pip install 'gradcalc[parquet]'``).
 
 Files are read one record batch at a time (at most ``chunk_rows`` rows), only the chosen
-columns, so any size runs in bounded memory; results are written a chunk at a time.
+columns, so any size runs in bounded memory; results are written a chunk at a time. Before
+its data is read, a file is sized from its metadata (:mod:`gradcalc.io.sizes`: a Parquet or
+Arrow file's footer; an Arrow stream's messages, each before it is decoded), and text is
+never decoded into a copy per row.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gradcalc.core.cells import KINDS, Place, refuse
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.evaluate.points import Points
+from gradcalc.io import sizes
 from gradcalc.io.arrays import choose_columns, table_points
 from gradcalc.io.files import CHUNK_ROWS, Skipped
 
@@ -65,7 +70,7 @@ def read_table_file(
             n: _column(batch.column(n), Place(path, n, start + 1)) for n in chosen
         }
         if id_column is not None:
-            data[id_column] = batch.column(id_column).to_pylist()
+            data[id_column] = _texts(batch.column(id_column))
         chunk = table_points(data, chosen, id_column, start, path, skipped, "null")
         start += batch.num_rows
         if chunk is not None:
@@ -77,15 +82,19 @@ def table_columns(path: str) -> tuple[str, ...]:
     return _batches(path, CHUNK_ROWS)[0]
 
 
-def table_rows(path: str) -> int | None:
-    """How many rows a Parquet file holds, from its footer (``None`` for Arrow IPC: counted
-    only by reading it)."""
-    if not path.lower().endswith(PARQUET):
-        return None
+def table_rows(path: str) -> int:
+    """How many rows a file holds, from its metadata: a Parquet file's footer, an Arrow IPC
+    file's record batches (located by its footer), an Arrow stream's record batches (each
+    message's metadata, read in turn; their data is not read)."""
     pa = pyarrow()
     try:
-        return int(pa.parquet.ParquetFile(path).metadata.num_rows)
-    except (OSError, pa.ArrowException) as error:
+        if path.lower().endswith(PARQUET):
+            return int(pa.parquet.ParquetFile(path).metadata.num_rows)
+        try:
+            return sizes.arrow_file_declared(pa, path).rows
+        except ValueError:  # (not a file: a stream)
+            return sum(size.rows for _, size in sizes.arrow_stream_messages(pa, path))
+    except (OSError, ValueError, pa.ArrowException) as error:
         raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
 
@@ -96,9 +105,24 @@ def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
         if path.lower().endswith(PARQUET):
             # pages streamed through a small buffer, nothing read ahead: bounded memory
             # whatever the row groups' size (pyarrow's defaults buffer whole row groups)
-            parquet = pa.parquet.ParquetFile(path, buffer_size=1 << 20, pre_buffer=False)
+            # and text read as dictionaries (a page of one long text for many rows is
+            # never decoded into a copy per row): the sizes declared are what is read
+            schema = pa.parquet.read_schema(path)
+            texts = [
+                f.name
+                for f in schema
+                if pa.types.is_string(f.type)
+                or pa.types.is_binary(f.type)
+                or pa.types.is_large_string(f.type)
+                or pa.types.is_large_binary(f.type)
+            ]
+            parquet = pa.parquet.ParquetFile(
+                path, buffer_size=1 << 20, pre_buffer=False, read_dictionary=texts
+            )
 
             def batches(columns: list[str]) -> Iterator[Any]:
+                declared = sizes.parquet_declared(parquet.metadata, columns)
+                sizes.check_declared(path, declared, os.path.getsize(path))
                 return parquet.iter_batches(
                     batch_size=chunk_rows, columns=columns, use_threads=False
                 )
@@ -109,56 +133,93 @@ def _batches(path: str, chunk_rows: int) -> tuple[tuple[str, ...], Any]:
         raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
     def ipc_batches(columns: list[str]) -> Iterator[Any]:
-        for batch in reader():
-            for offset in range(0, batch.num_rows, chunk_rows):
-                yield batch.slice(offset, chunk_rows).select(columns)
+        try:  # (a damaged batch is found as it is read)
+            for batch in reader():
+                for offset in range(0, batch.num_rows, chunk_rows):
+                    yield batch.slice(offset, chunk_rows).select(columns)
+        except (OSError, ValueError, pa.ArrowException) as error:
+            raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
     return tuple(reader.schema.names), ipc_batches
 
 
 def _ipc_reader(pa: Any, path: str) -> Any:
-    """A callable giving the record batches of an Arrow IPC file (or stream), memory-mapped."""
+    """A callable giving the record batches of an Arrow IPC file (or stream), memory-mapped,
+    each sized before it is read (:mod:`gradcalc.io.sizes`): a file's all at once, from its
+    footer, before the first; a stream's one message at a time, stopping at the limit."""
     source = pa.memory_map(path)
     try:
         file = pa.ipc.open_file(source)
-
-        def batches() -> Iterator[Any]:
-            return (file.get_batch(i) for i in range(file.num_record_batches))
-
-        batches.schema = file.schema  # type: ignore[attr-defined]
-        return batches
     except pa.ArrowInvalid:
         source.seek(0)
-        stream = pa.ipc.open_stream(source)
-        first = [True]
+        schema = pa.ipc.open_stream(source).schema
 
         def streamed() -> Iterator[Any]:
-            if not first[0]:  # a stream is read once: open it again
-                return iter(pa.ipc.open_stream(pa.memory_map(path)))
-            first[0] = False
-            return iter(stream)
+            return _bounded_stream(pa, path)
 
-        streamed.schema = stream.schema  # type: ignore[attr-defined]
+        streamed.schema = schema  # type: ignore[attr-defined]
         return streamed
+
+    def batches() -> Iterator[Any]:
+        declared = sizes.arrow_file_declared(pa, path)
+        sizes.check_declared(path, declared, os.path.getsize(path))
+        return (file.get_batch(i) for i in range(file.num_record_batches))
+
+    batches.schema = file.schema  # type: ignore[attr-defined]
+    return batches
+
+
+def _bounded_stream(pa: Any, path: str) -> Iterator[Any]:
+    """The record batches of an Arrow stream, each decoded only after its message (and the
+    dictionaries before it) was sized and the stream so far found within the limit."""
+    reader = pa.ipc.open_stream(pa.memory_map(path))
+    size, total = os.path.getsize(path), sizes.Declared()
+    try:
+        for message, declared in sizes.arrow_stream_messages(pa, path):
+            read = total.rows
+            total = total + declared
+            sizes.check_declared(path, total, size, read)
+            if message.type == "record batch":
+                yield reader.read_next_batch()
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
 
 
 def _column(array: Any, place: Place) -> Any:
     """A numeric Arrow column as a numpy array, masked where a value is null (a dictionary-
     encoded one decoded first); a column of any other type is refused by the cell policy
-    (:mod:`gradcalc.core.cells`), naming its type and its first row."""
+    (:mod:`gradcalc.core.cells`), naming its type and its first row, without decoding it (a
+    dictionary of one long text may stand for many rows)."""
     import numpy as np
     import pyarrow as pa
 
+    kind = array.type.value_type if pa.types.is_dictionary(array.type) else array.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        refuse(place, _first_value(array), _arrow_kind(pa, kind))  # (never decoded)
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
-    kind = array.type
-    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-        refuse(place, _first_value(array), _arrow_kind(pa, kind))
     if array.null_count == 0:
         return array.to_numpy(zero_copy_only=False)
     missing = array.is_null().to_numpy(zero_copy_only=False)
     filled = array.fill_null(0).to_numpy(zero_copy_only=False)
     return np.ma.MaskedArray(filled, mask=missing)
+
+
+def _texts(array: Any) -> list[Any]:
+    """The values of an id column as Python objects; a dictionary-encoded one through its
+    dictionary, so that a text repeated in many rows is one object, not a copy per row.
+
+    >>> pa = pyarrow()
+    >>> ids = _texts(pa.array(["a" * 50, None, "a" * 50]).dictionary_encode())
+    >>> ids[0] is ids[2], ids[1]
+    (True, None)
+    """
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(array.type):
+        return list(array.to_pylist())
+    values = array.dictionary.to_pylist()
+    return [None if k is None else values[k] for k in array.indices.to_pylist()]
 
 
 def _first_value(array: Any) -> int:

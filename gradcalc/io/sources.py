@@ -89,8 +89,9 @@ class Source:
         return tuple(cell.strip().lstrip("\ufeff") for cell in header)
 
     def rows(self) -> int | None:
-        """How many points a file of another kind than CSV holds, from its headers (``None``:
-        a CSV, or not known before reading), for a progress bar."""
+        """How many points a file of another kind than CSV holds, from its metadata (an
+        Arrow stream's too, from its messages), for a progress bar's total (``None``: a CSV,
+        whose bar follows its bytes)."""
         return None if self.stream is not None else _reader(self.path).rows(self.path)
 
     def read(

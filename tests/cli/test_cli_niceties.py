@@ -297,6 +297,36 @@ def test_no_progress_bar_in_a_pipe_nor_for_a_small_file(monkeypatch, terminal, s
     assert len(got) == 3 and shown == ""
 
 
+@pytest.mark.parametrize("terminal", [True, False])
+def test_an_arrow_streams_progress_bar_has_a_total(monkeypatch, tmp_path, terminal) -> None:
+    """An Arrow stream's points are counted from its messages' metadata: its bar goes to
+    100% (without a total it would only pulse); in a pipe there is no bar at all."""
+    import io
+
+    import numpy as np
+    from rich.console import Console
+
+    from gradcalc.cli.inputs import point_chunks
+
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.ipc
+
+    table = pa.table({"x": np.random.default_rng(0).normal(size=100_000), "y": np.ones(100_000)})
+    path = tmp_path / "p.ipc"
+    with pa.OSFile(str(path), "wb") as sink, pyarrow.ipc.new_stream(sink, table.schema) as out:
+        out.write_table(table, max_chunksize=10_000)
+    written = io.StringIO()
+
+    class Context:
+        def console(self, stderr: bool = False) -> Console:
+            return Console(file=written, force_terminal=True, width=80)
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal, raising=False)
+    assert sum(chunk.count for chunk in point_chunks(Context(), str(path))) == 100_000
+    assert ("100%" in written.getvalue()) == terminal
+    assert terminal or written.getvalue() == ""
+
+
 @pytest.mark.parametrize("columns", ["0", "-3", "abc", "5"])
 def test_a_width_no_table_fits_in_is_ignored(columns: str) -> None:
     """COLUMNS=0 printed nothing, exit 0: now the default 80 columns."""

@@ -155,6 +155,13 @@ class JacobianResult:
         """The targets' names."""
         return [row.target for row in self.rows]
 
+    @property
+    def undefined(self) -> np.ndarray:
+        """Per point, whether any target is undefined there (a bad value given with
+        ``strict=False``, or a singularity): its row of the matrix is not an answer."""
+        undefined: np.ndarray = np.logical_or.reduce([np.asarray(r.undefined) for r in self.rows])
+        return undefined
+
     def _repr_html_(self) -> str | None:
         """In a notebook: the tables the command line prints, as HTML."""
         return display.show("text/html", self)

@@ -132,15 +132,19 @@ def hessian(
     **options: Any,
 ) -> HessianResult:
     """The Hessian of ``expression`` (one target) from nested tapes, checked entry by entry
-    against sympy, with the second-derivative test at each point.
+    against sympy, with the second-derivative test at each point. ``options`` as for
+    :func:`grad` (``strict=False``: a bad value's point is marked in ``undefined``).
 
     >>> result = hessian("x**2 - y**2", at={"x": 0, "y": 0})
     >>> result.matrix.tolist(), result.tests[0].verdict
     ([[2.0, 0.0], [0.0, -2.0]], 'saddle point')
     """
-    points = as_points(at)
+    chosen = Options(**options)
+    points, bad = checked_points(at, chosen.strict)
     graph = compile_expression(expression, points.names, of)
-    return hessian_at(graph, points, wrt, Options(**options))
+    result = hessian_at(graph, points, wrt, chosen)
+    result.warnings.extend(bad)
+    return result
 
 
 def jacobian(
@@ -150,15 +154,21 @@ def jacobian(
     of: Sequence[str] | None = None,
     **options: Any,
 ) -> JacobianResult:
-    """The Jacobian of several targets (``"r*cos(t), r*sin(t)"``, or a program's ``of``).
+    """The Jacobian of several targets (``"r*cos(t), r*sin(t)"``, or a program's ``of``);
+    ``options`` as for :func:`grad` (``strict=False``: a bad value's point is marked in
+    ``undefined``, the union of the targets').
 
     >>> result = jacobian("r*cos(t), r*sin(t)", at={"r": 2, "t": 0})
     >>> result.matrix.tolist(), float(result.determinant)
     ([[1.0, -0.0], [0.0, 2.0]], 2.0)
     """
-    points = as_points(at)
+    chosen = Options(**options)
+    points, bad = checked_points(at, chosen.strict)
     graph = compile_expression(expression, points.names, of)
-    return jacobian_at(graph, points, wrt, Options(**options))
+    result = jacobian_at(graph, points, wrt, chosen)
+    for row in result.rows:
+        row.warnings.extend(bad)
+    return result
 
 
 def compile_expression(
