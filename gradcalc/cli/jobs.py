@@ -50,6 +50,7 @@ from typing import Any, NamedTuple, TextIO
 
 from gradcalc.cli import limits
 from gradcalc.core import budget
+from gradcalc.core.cells import names_a_file
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 from gradcalc.core.workers import ordered_map
 from gradcalc.engine.evaluate.points import Points, parse_at, points_from_rows
@@ -318,6 +319,8 @@ def _value_text(name: str, value: Any) -> str:
     """A JSON value as the text of one constant: numbers exactly as given, strings as typed."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise InputError(f'"at": {name[:64]!r} must be a number or a string such as "pi/4"')
+    if isinstance(value, str) and value.strip().startswith("@"):
+        raise names_a_file(value.strip())
     return value if isinstance(value, str) else repr(value)
 
 

@@ -127,6 +127,20 @@ class Place:
         return f"{self.source}, {self.label} {short(self.column)}, {self.unit} {self.first_row + k}"
 
 
+def names_a_file(text: str) -> InputError:
+    """The refusal of a value that names a file where no file may be read (a job, a repl
+    line, a command line without the operator's ``gradcalc --file``).
+
+    >>> print(names_a_file("@/etc/passwd"))
+    @/etc/passwd: a value names a file only on the command line under the operator's ...
+    """
+    return InputError(
+        f"{short(text)}: a value names a file only on the command line under the "
+        "operator's gradcalc --file (gradcalc --file grad ... --at W=@w.npy); never "
+        "in a repl line or a job"
+    )
+
+
 def refuse(place: Place, k: int, what: str) -> NoReturn:
     """Raise the one-line error for element ``k``, which is ``what`` (``text``, ...).
 

@@ -135,6 +135,19 @@ def test_a_json_number_out_of_range_is_refused_as_at_refuses_it(number: str) -> 
         assert f"{number} is not a finite number" in job.value.message
 
 
+@pytest.mark.parametrize("value", ["@c.csv", " @/etc/passwd", "@"])
+def test_a_job_value_never_names_a_file(value: str, tmp_path, monkeypatch) -> None:
+    """A job's "at" value starting with @ is refused with the message --at gives without
+    the operator's --file, and no file is opened (c.csv holds numbers that would answer)."""
+    from gradcalc.core.errors import InputError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.csv").write_text("x\n3\n")
+    with pytest.raises(InputError) as job:
+        read_job(f'{{"expr": "x^2", "at": {{"x": "{value}"}}}}')
+    assert "a value names a file only on the command line" in job.value.message
+
+
 @pytest.mark.slow
 def test_answers_are_flushed_one_by_one() -> None:
     """A script can hold gradcalc open as a co-process: each answer arrives before the

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradcalc.core.cells import names_a_file
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import constant_value
-from gradcalc.lang.lexer import shorten
 from gradcalc.lang.literals import NAME, nested_literal, split_top_level
 
 #: The most elements one tensor value may have (80 MB of float64).
@@ -135,11 +135,7 @@ def tensor_value(text: str, rng: np.random.Generator, load: Loader | None = None
         if not text[1:].strip():
             raise InputError("@ names a file: write @weights.npy or @weights.csv")
         if load is None:
-            raise InputError(
-                f"{shorten(text)}: a value names a file only on the command line under the "
-                "operator's gradcalc --file (gradcalc --file grad ... --at W=@w.npy); never "
-                "in a repl line or a job"
-            )
+            raise names_a_file(text)
         array = load(text[1:])
         check_elements(array.size, text)
         return array
