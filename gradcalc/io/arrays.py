@@ -111,8 +111,8 @@ def table_points(
     out-of-range value is an error naming the column and the row (1-based), or with
     ``skipped`` leaves its row out (``None`` when no row is left).
 
-    >>> table_points({"x": np.array([1.0, 2.0]), "n": ["a", "b"]}, ["x"], "n", 0, "f", None).ids
-    ['a', 'b']
+    >>> table_points({"x": np.array([1.0, 2.0]), "n": ["a", None]}, ["x"], "n", 0, "f", None).ids
+    ['a', '']
     >>> table_points({"x": np.ma.masked_invalid([1.0, np.nan])}, ["x"], None, 0, "f", None)
     Traceback (most recent call last):
     gradcalc.core.errors.InputError: f, column x, row 2: the value is missing (masked)
@@ -141,7 +141,7 @@ def table_points(
         arrays = {n: a[good] for n, a in arrays.items()}
     ids = None
     if id_column is not None:
-        ids = [str(v) for v, ok in zip(data[id_column], good) if ok]
+        ids = ["" if v is None else str(v) for v, ok in zip(data[id_column], good) if ok]
     first_row = start + 1 + int(np.argmax(good))
     return Points(tuple(names), arrays, None, first_row, ids)
 
