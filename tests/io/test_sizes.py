@@ -154,14 +154,15 @@ def test_a_damaged_arrow_file_is_an_input_error_or_read_exactly(tmp_path_factory
 @pytest.mark.parametrize("suffix", [".parquet", ".arrow", ".ipc"])
 def test_a_text_repeated_in_many_rows_is_never_copied_per_row(tmp_path, suffix) -> None:
     """A page (or dictionary) of one long text can stand for many rows: an id column of it
-    is one object for all its rows, and a chosen column of it is refused undecoded."""
+    is one object for all its rows (a null id is an empty cell, as in CSV), and a chosen
+    column of it is refused undecoded."""
     text = "é" * 10_000
     rows = 3_000
     ids = pa.array([None, *[text] * (rows - 1)]).dictionary_encode()
     table = pa.table({"x": np.arange(rows, dtype=np.float64), "id": ids})
     path = _write(tmp_path / f"p{suffix}", table)
     (chunk,) = read_table_file(str(path), ["x"], "id")
-    assert chunk.ids == ["None", *[text] * (rows - 1)]
+    assert chunk.ids == ["", *[text] * (rows - 1)]
     assert all(carried is chunk.ids[1] for carried in chunk.ids[1:])
     with pytest.raises(InputError, match=r"column id, row 2: text, not a real number"):
         list(read_table_file(str(path), ["x", "id"]))
