@@ -435,7 +435,7 @@ def tangent(result: GradResult) -> str | None:
     if result.target != "f" or name in sources:  # a program's statement, or f(y, z)
         name = result.target
     if result.check is None:  # no sympy: the tape's numbers, the point's rationals
-        from gradcalc.render.tangent import tangent_text
+        from gradcalc.render.pieces.tangent import tangent_text
 
         slopes = {v: 0.0 if g is None else float(g) for v, g in result.gradient.items()}
         line = tangent_text(name, float(result.value), slopes, exact[0])
