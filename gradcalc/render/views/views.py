@@ -79,11 +79,13 @@ class GradView:
 
     def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
         """Renderables for one point."""
+        from gradcalc.engine.judge.tangent import tangent
+
         parts: list[Any] = []
         for result in computed:
             if not result.undefined.any():  # else the reason is on stderr; nan would hide it
                 parts += render.gradient_tables(result, digits, tape)
-                line = render.tangent(result)
+                line = tangent(result)
                 parts += [] if line is None else [line]
                 parts += self.findings(result)
                 parts += self.latex_part(result)
