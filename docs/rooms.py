@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -117,7 +118,11 @@ def trace(command: tuple[str, ...] = COMMAND) -> list[list]:
             cwd=ROOT,
             capture_output=True,
             text=True,
-            env={"PYTHONPATH": str(ROOT), "PATH": "", "COLUMNS": "100"},
+            env={  # this checkout's gradcalc, with no GRADCALC_* setting of the caller's
+                **{k: v for k, v in os.environ.items() if not k.startswith("GRADCALC_")},
+                "PYTHONPATH": str(ROOT),
+                "COLUMNS": "100",
+            },
         )
         if done.returncode != 0:
             raise RuntimeError(

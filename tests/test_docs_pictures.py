@@ -153,6 +153,7 @@ def test_the_rooms_table_of_architecture_md_gives_their_sizes() -> None:
         assert abs(shown[room][1] - lines) <= lines / 10, f"{room}: {lines} lines, see --table"
 
 
+@pytest.mark.slow  # a traced process
 def test_the_path_is_traced_through_the_layers() -> None:
     """docs/rooms.py's trace of grad: it reads, computes, shows, in that order, and each step
     is a call between two gradcalc modules (against the command's own layers)."""
