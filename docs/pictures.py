@@ -1,7 +1,8 @@
 """The pictures of the docs, drawn by gradcalc itself whenever the site is built.
 
-Each picture is the file a gradcalc command writes: :data:`PICTURES` maps the picture's name
-to the command (``{out}`` is where it writes), and the pages show the command beside the
+Each picture is the file a gradcalc command writes (or a script of docs/: ``python
+docs/rooms.py`` traces a command and draws its path): :data:`PICTURES` maps the picture's
+name to the command (``{out}`` is where it writes), and the pages show the command beside the
 picture. As an MkDocs hook (mkdocs.yml, ``hooks:``) this file runs every command when the
 site is built and adds what it wrote to the site as ``images/NAME``: no picture is drawn by
 hand, and none can be stale.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -59,6 +61,8 @@ PICTURES = {
         'gradcalc fit "A*exp(-k*t) + c" docs/examples/decay.csv --params A,k,c --init k=-1'
         " --plot --out {out}"
     ),
+    # the layers and rooms, and one grad's path through them, traced (docs/architecture.md)
+    "rooms.svg": "python docs/rooms.py --out {out}",
 }
 COMMITTED = ("tape-headline.svg", "tape-chain-rule.svg")  # shown by README.md
 
@@ -77,17 +81,22 @@ def draw(name: str) -> bytes:
     with tempfile.TemporaryDirectory(prefix="gradcalc-picture-") as folder:
         out = Path(folder) / name
         args = shlex.split(PICTURES[name].format(out=shlex.quote(str(out))))
-        here = Path.cwd()
-        os.chdir(ROOT)  # the commands name data files relative to the root
-        try:
-            result = CliRunner().invoke(app, args[1:])
-        finally:
-            os.chdir(here)
+        if args[0] == "python":  # a script of docs/, in its own process
+            done = subprocess.run([sys.executable, *args[1:]], cwd=ROOT, capture_output=True)
+            code, output = done.returncode, (done.stdout + done.stderr).decode(errors="replace")
+        else:
+            here = Path.cwd()
+            os.chdir(ROOT)  # the commands name data files relative to the root
+            try:
+                result = CliRunner().invoke(app, args[1:])
+            finally:
+                os.chdir(here)
+            code, output = result.exit_code, result.output
         # fit and minimize exit with 1 when they did not converge: a picture worth showing
-        if result.exit_code not in (0, 1) or not out.is_file() or out.stat().st_size == 0:
+        if code not in (0, 1) or not out.is_file() or out.stat().st_size == 0:
             raise RuntimeError(
                 f"the picture {name} was not drawn: {PICTURES[name]} exited with "
-                f"{result.exit_code}: {result.output.strip()}"
+                f"{code}: {output.strip()}"
             )
         return out.read_bytes()
 

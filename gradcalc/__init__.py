@@ -48,8 +48,8 @@ __all__ = sorted(_EXPORTS)
 
 #: Imported with the public names: how results (``_repr_html_``) and tapes (``repr``) show.
 _DISPLAY = {
-    "gradcalc.engine.run.api": "gradcalc.render.html",
-    "gradcalc.core.tape": "gradcalc.render.tapes",
+    "gradcalc.engine.run.api": "gradcalc.render.notebook.html",
+    "gradcalc.core.tape": "gradcalc.render.notebook.tapes",
 }
 
 

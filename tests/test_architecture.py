@@ -29,11 +29,9 @@ LAYERS = ("core", "lang", "symbolic", "engine", "io", "render", "apps", "cli")
 ROOMS = {
     "symbolic": ("translate", "decide", "crosscheck"),
     "engine": ("evaluate", "judge", "compile", "tensors", "run"),
+    "render": ("output", "pieces", "drawings", "views", "notebook"),
     "apps": ("catalog", "critical", "derive", "check", "explain", "optimize", "plot", "views"),
 }
-#: Rooms in a layer not (yet) split into rooms throughout: the first step of splitting it,
-#: a subpackage whose modules are tested side by side like a room's.
-FIRST_ROOMS = {"render": ("output",)}
 #: The most modules one folder may hold (its ``__init__`` aside).
 MAX_ROOM_MODULES = 15
 PACKAGE = Path(gradcalc.__file__).parent
@@ -125,7 +123,7 @@ def test_every_module_is_in_a_room() -> None:
 
 def test_rooms_say_what_they_own() -> None:
     """Each room's ``__init__`` has a docstring naming what it owns and what it may import."""
-    for layer, rooms in [*ROOMS.items(), *FIRST_ROOMS.items()]:
+    for layer, rooms in ROOMS.items():
         for room in rooms:
             init = PACKAGE / layer / room / "__init__.py"
             if (PACKAGE / layer / room).is_dir():
@@ -263,14 +261,14 @@ TESTED_ELSEWHERE = {
     "gradcalc.io.arrays": "io/test_files.py",  # .npy/.npz columns
     "gradcalc.io.parquet": "io/test_files.py",  # Parquet and Arrow columns
     "gradcalc.io.results": "io/test_bad_data.py",  # --out files written a chunk at a time
-    "gradcalc.render.derivative": "cli/test_cli_pointfree.py",  # derivatives without a point
-    "gradcalc.render.gradient": "cli/test_cli_grad.py",  # every format of grad's answer
-    "gradcalc.render.output.layout": "render/test_graph_svg.py",  # the drawing's boxes and layers
-    "gradcalc.render.pointfree": "cli/test_cli_pointfree.py",  # formulas in each format
-    "gradcalc.render.views": "render/test_formats.py",  # every view through every format
-    "gradcalc.render.matrices": "engine/test_higher.py",  # hessian and jacobian, each format
-    "gradcalc.render.verdicts": "apps/test_check.py",  # check's verdicts, each format
-    "gradcalc.render.optimizers": "cli/test_cli_minimize.py",  # and cli/test_cli_fit.py
+    "gradcalc.render.views.derivative": "cli/test_cli_pointfree.py",  # derivatives without a point
+    "gradcalc.render.pieces.gradient": "cli/test_cli_grad.py",  # every format of grad's answer
+    "gradcalc.render.drawings.layout": "render/test_graph_svg.py",  # the drawing's boxes and layers
+    "gradcalc.render.views.pointfree": "cli/test_cli_pointfree.py",  # formulas in each format
+    "gradcalc.render.views.views": "render/test_formats.py",  # every view through every format
+    "gradcalc.render.views.matrices": "engine/test_higher.py",  # hessian and jacobian, each format
+    "gradcalc.render.views.verdicts": "apps/test_check.py",  # check's verdicts, each format
+    "gradcalc.render.views.optimizers": "cli/test_cli_minimize.py",  # and cli/test_cli_fit.py
     "gradcalc.apps.views": "render/test_formats.py",  # the apps' views, likewise
     "gradcalc.apps.explain.explain_render": "apps/test_explain.py",  # an explanation in each format
     "gradcalc.apps.explain.explanation": "apps/test_explain.py",  # the records explain builds
@@ -310,7 +308,7 @@ def mirror(module: str) -> Path:
     _, layer, name, *rest = module.split(".")
     if name == "commands":
         return TESTS / layer / f"test_{layer}_{rest[-1]}.py"
-    if layer in ROOMS or name in FIRST_ROOMS.get(layer, ()):
+    if layer in ROOMS:
         return TESTS / layer / f"test_{(rest or [name])[-1]}.py"
     return TESTS / layer / f"test_{name}.py"
 

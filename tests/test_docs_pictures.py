@@ -134,6 +134,40 @@ def test_the_built_site_shows_every_picture(site: Path) -> None:
         assert "<img" in html, f"{page} shows no picture"
 
 
+_rooms = importlib.util.spec_from_file_location("rooms", DOCS / "rooms.py")
+rooms = importlib.util.module_from_spec(_rooms)
+_rooms.loader.exec_module(rooms)
+
+
+def test_the_rooms_table_of_architecture_md_gives_their_sizes() -> None:
+    """docs/architecture.md's table of rooms: every room of ROOMS, its modules counted in
+    the package, its lines to within a tenth (they grow with every change)."""
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    row = re.compile(r"^\| `(\w+)/(\w+)/?` \| .* \| (\d+) \| ([\d,]+) \|$", re.M)
+    shown = {(m[1], m[2]): (int(m[3]), int(m[4].replace(",", ""))) for m in row.finditer(text)}
+    real = {(r.layer, r.name): (r.modules, r.lines) for r in rooms.rooms() if r.name}
+    real = {room: size for room, size in real.items() if room[0] in rooms.ROOMS}
+    assert set(shown) == set(real), "the table's rooms are not ROOMS' (docs/rooms.py --table)"
+    for room, (modules, lines) in real.items():
+        assert shown[room][0] == modules, f"{room}: {modules} modules, not {shown[room][0]}"
+        assert abs(shown[room][1] - lines) <= lines / 10, f"{room}: {lines} lines, see --table"
+
+
+@pytest.mark.slow  # a traced process
+def test_the_path_is_traced_through_the_layers() -> None:
+    """docs/rooms.py's trace of grad: it reads, computes, shows, in that order, and each step
+    is a call between two gradcalc modules (against the command's own layers)."""
+    path = rooms.steps(rooms.trace())
+    called = [f"{rooms.layer(s.callee)}:{s.function}" for s in path]
+    assert called.index("lang:read") < called.index("engine:gradient_at")
+    assert called.index("engine:gradient_at") < called.index("render:gradient_tables")
+    assert all(step.caller != step.callee for step in path)
+    assert all(rooms.FLOOR not in (rooms.layer(s.caller), rooms.layer(s.callee)) for s in path)
+    svg = ET.fromstring(rooms.picture(path, rooms.rooms()))
+    texts = " ".join(t.text or "" for t in svg.iter("{http://www.w3.org/2000/svg}text"))
+    assert all(name + "/" in texts for name in rooms.LAYERS)
+
+
 _shots = importlib.util.spec_from_file_location("screenshots", DOCS / "screenshots.py")
 screenshots = importlib.util.module_from_spec(_shots)
 _shots.loader.exec_module(screenshots)

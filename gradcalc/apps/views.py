@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gradcalc.core.numbers import format_number
-from gradcalc.render.optimizers import fit_tables, minimum_tables
+from gradcalc.render.views.optimizers import fit_tables, minimum_tables
 
 
 class FitView:
@@ -124,8 +124,8 @@ class TrainingView:
         return [to_json(result)]
 
     def tables(self, result: Any, digits: int | None, tape: bool, several: bool) -> list[Any]:
-        from gradcalc.render.gradient import read_as_text
-        from gradcalc.render.tensors import gradient_table, inputs_table, report_parts
+        from gradcalc.render.pieces.gradient import read_as_text
+        from gradcalc.render.views.tensors import gradient_table, inputs_table, report_parts
 
         before, after = result.before, result.after
         loss = f"{format_number(before.value, digits)} → {format_number(after.value, digits)}"

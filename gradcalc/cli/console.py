@@ -184,7 +184,7 @@ class Writer:
 
 class Shown:
     """Which rows a table of many points shows: a prefix of them, chunk by chunk, while no
-    chunk was cut at :data:`~gradcalc.render.gradient.MAX_TABLE_ROWS`; then only counted, so
+    chunk was cut at :data:`~gradcalc.render.pieces.gradient.MAX_TABLE_ROWS`; then only counted, so
     the table ends with what it left out (:meth:`summary`).
 
     >>> rows = Shown()
@@ -211,7 +211,7 @@ class Shown:
 
     def count(self, rows: int) -> bool:
         """Count a chunk of ``rows``; whether any of it is shown."""
-        from gradcalc.render.gradient import MAX_TABLE_ROWS
+        from gradcalc.render.pieces.gradient import MAX_TABLE_ROWS
 
         show = self.shown == self.total and self.shown < MAX_TABLE_ROWS
         self.total += rows
@@ -295,7 +295,7 @@ def notes_of(data: Any) -> list[str]:
     notes = list(getattr(data, "notes", None) or [])
     check = getattr(data, "verification", None)
     if check is not None and check.status != "verified":
-        from gradcalc.render.derivative import verification_line
+        from gradcalc.render.views.derivative import verification_line
 
         notes.append(verification_line(data))
     return notes

@@ -73,6 +73,6 @@ class GradcalcMagics(Magics):
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics, and the results' HTML (``%load_ext gradcalc`` calls this)."""
-    from gradcalc.render import html  # noqa: F401  (registers the results' display)
+    from gradcalc.render.notebook import html  # noqa: F401  (registers the results' display)
 
     ipython.register_magics(GradcalcMagics)

@@ -60,9 +60,9 @@ from gradcalc.engine.run.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.intake import read
-from gradcalc.render.gradient import to_json
 from gradcalc.render.output.encoding import dumps
-from gradcalc.render.views import DerivativeView
+from gradcalc.render.pieces.gradient import to_json
+from gradcalc.render.views.views import DerivativeView
 from gradcalc.symbolic.translate.shapes import Shapes, sharing
 
 #: How the exit status of a whole stream is chosen: the first of these that any job hit.

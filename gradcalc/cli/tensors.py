@@ -223,7 +223,7 @@ def tensor_grad(
     from gradcalc.cli.inputs import expression_text, names
     from gradcalc.engine.run.api import compile_expression
     from gradcalc.engine.tensors.tensorgrad import tensor_gradient
-    from gradcalc.render.tensors import TensorView
+    from gradcalc.render.views.tensors import TensorView
 
     values, given, bound = tensor_values(at, options, files=context.files)
     graph = compile_expression(expression_text(expression, None), list(values))

@@ -133,7 +133,7 @@ class Tape:
     """
 
     #: How a tape shows itself (``"text/plain"``, ``"text/html"``): filled in by
-    #: :mod:`gradcalc.render.tapes` when it is imported (``gradcalc.Tape`` imports it).
+    #: :mod:`gradcalc.render.notebook.tapes` when it is imported (``gradcalc.Tape`` imports it).
     renderers: ClassVar[dict[str, Callable[[Tape], str]]] = {}
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):

@@ -113,7 +113,7 @@ def test_a_pass_says_where_it_was_sampled() -> None:
 
 
 def test_json_says_proven_or_sampled() -> None:
-    from gradcalc.render.verdicts import VerdictView
+    from gradcalc.render.views.verdicts import VerdictView
 
     proven = check_answers("x^2", ["2*x"])
     record = VerdictView("x^2", None, latex=False).json(proven)["verdicts"][0]

@@ -1,5 +1,5 @@
-"""The op-graph drawings (gradcalc.render.drawing): DOT and Mermaid text parsed back and compared
-with the tape, the escaping, and writing files with and without Graphviz."""
+"""The op-graph drawings (gradcalc.render.drawings.drawing): DOT and Mermaid text parsed back and
+compared with the tape, the escaping, and writing files with and without Graphviz."""
 
 from __future__ import annotations
 
@@ -14,9 +14,15 @@ import pytest
 
 import gradcalc
 from gradcalc.core.errors import InputError
-from gradcalc.render import drawing
-from gradcalc.render.drawing import dot_escape, mermaid_escape, render_file, to_dot, to_mermaid
-from gradcalc.render.gradient import format_number
+from gradcalc.render.drawings import drawing
+from gradcalc.render.drawings.drawing import (
+    dot_escape,
+    mermaid_escape,
+    render_file,
+    to_dot,
+    to_mermaid,
+)
+from gradcalc.render.pieces.gradient import format_number
 
 HEADLINE = "3*w1**2+2*w1*w2"
 AT = {"w1": 5, "w2": 3}
@@ -443,7 +449,7 @@ def test_a_drawing_past_its_node_cap_is_refused(monkeypatch) -> None:
     """30,000 terms once wrote a 99 MB SVG in 12 s; past MAX_DRAWN records, a clear error."""
     from gradcalc import grad
     from gradcalc.core.errors import InputError
-    from gradcalc.render import drawing
+    from gradcalc.render.drawings import drawing
 
     result = grad("sin(x) + sin(2*x) + sin(3*x)", at={"x": 1.0}, check=False)
     assert drawing.op_graph(result).nodes  # 8 records: drawn

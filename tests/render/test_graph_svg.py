@@ -1,5 +1,5 @@
-"""The op graph as SVG (gradcalc.render.graph_svg) and its layout
-(gradcalc.render.output.layout): the SVG read back as XML and compared with the tape, and the
+"""The op graph as SVG (gradcalc.render.drawings.graph_svg) and its layout
+(gradcalc.render.drawings.layout): the SVG read back as XML and compared with the tape, and the
 geometry checked on random graphs."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 
 import gradcalc
 from gradcalc.core.errors import InputError
-from gradcalc.render import graph_svg
-from gradcalc.render.drawing import Drawing, Node, op_graph
-from gradcalc.render.graph_svg import to_svg
-from gradcalc.render.output.layout import LAYER_GAP, NODE_GAP, WAYPOINTS, Box, layout
+from gradcalc.render.drawings import graph_svg
+from gradcalc.render.drawings.drawing import Drawing, Node, op_graph
+from gradcalc.render.drawings.graph_svg import to_svg
+from gradcalc.render.drawings.layout import LAYER_GAP, NODE_GAP, WAYPOINTS, Box, layout
 
 SVG = "{http://www.w3.org/2000/svg}"
 HEADLINE = "3*w1**2+2*w1*w2"

@@ -20,7 +20,7 @@ from gradcalc.apps.optimize.fit import fit
 from gradcalc.apps.optimize.minimize import minimize
 from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.engine.run.api import compile_expression, derivatives_at, directional_at
-from gradcalc.render.html import to_html
+from gradcalc.render.notebook.html import to_html
 
 TAGS = {"div", "pre", "table", "caption", "thead", "tbody", "tr", "th", "td", "fieldset", "legend"}
 

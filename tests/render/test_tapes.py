@@ -7,8 +7,8 @@ import re
 import numpy as np
 
 from gradcalc import Tape, Variable, constant, grad, reduce_sum
-from gradcalc.render.gradient import tape_table
-from gradcalc.render.html import drawn
+from gradcalc.render.notebook.html import drawn
+from gradcalc.render.pieces.gradient import tape_table
 
 
 def _body(text: str) -> list[str]:

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from gradcalc.engine.run.api import compile_expression
 from gradcalc.engine.tensors.tensorgrad import tensor_gradient
-from gradcalc.render.tensors import TensorView, shape_text
+from gradcalc.render.views.tensors import TensorView, shape_text
 
 
 def result_of(bias: float):

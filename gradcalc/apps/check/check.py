@@ -115,8 +115,8 @@ class Verdicts(list):
         self.equation = equation  # the expression is an equation (left = right)
 
     def _repr_html_(self) -> str:
-        from gradcalc.render.html import to_html
-        from gradcalc.render.verdicts import VerdictView
+        from gradcalc.render.notebook.html import to_html
+        from gradcalc.render.views.verdicts import VerdictView
 
         view = VerdictView(self.expression, self.at, latex=False)
         return to_html(view.tables(self, None, False, False))

@@ -465,7 +465,7 @@ def to_latex(e: Explanation) -> str:
 
 
 def _html(e: Explanation) -> str:
-    from gradcalc.render.html import to_html
+    from gradcalc.render.notebook.html import to_html
 
     return to_html([to_rich(e)])
 

@@ -30,7 +30,7 @@ from gradcalc.io.files import Skipped, open_text, read_points
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import NAME, split_top_level
 from gradcalc.lang.parser import parse_program
-from gradcalc.render.gradient import json_number
+from gradcalc.render.pieces.gradient import json_number
 
 DEFAULT_INIT = 1.0  # the starting value of every parameter not given in ``init``
 DAMPING_START = 1e-3  # λ of the first step; divided by 10 after a success, times 10 after a failure
@@ -100,8 +100,8 @@ class FitResult:
 
     def _repr_html_(self) -> str:
         """In a notebook: the tables ``gradcalc fit`` prints, as HTML."""
-        from gradcalc.render.html import to_html
-        from gradcalc.render.optimizers import fit_tables
+        from gradcalc.render.notebook.html import to_html
+        from gradcalc.render.views.optimizers import fit_tables
 
         return to_html(fit_tables(self, None))
 

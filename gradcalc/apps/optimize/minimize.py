@@ -43,7 +43,7 @@ from gradcalc.core.numbers import format_number
 from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.graph import Graph
-from gradcalc.render.gradient import json_number
+from gradcalc.render.pieces.gradient import json_number
 
 __all__ = [
     "DEFAULT_LR",
@@ -92,8 +92,8 @@ class Minimum:
 
     def _repr_html_(self) -> str:
         """In a notebook: the path and the stop ``gradcalc minimize`` prints, as HTML."""
-        from gradcalc.render.html import to_html
-        from gradcalc.render.optimizers import minimum_tables
+        from gradcalc.render.notebook.html import to_html
+        from gradcalc.render.views.optimizers import minimum_tables
 
         return to_html(minimum_tables(self, None))
 

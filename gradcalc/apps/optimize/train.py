@@ -145,8 +145,8 @@ class _Objective(Objective):
 def to_json(run: Training) -> dict[str, object]:
     """A training run as JSON: the losses, the path, every trained parameter in full, and
     both layer reports."""
-    from gradcalc.render.gradient import json_number
-    from gradcalc.render.tensors import report_json
+    from gradcalc.render.pieces.gradient import json_number
+    from gradcalc.render.views.tensors import report_json
 
     return {
         "read_as": run.before.read_as,

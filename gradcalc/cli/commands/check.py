@@ -40,7 +40,7 @@ def check(
         float | None,
         typer.Option("--atol", min=0.0, help="Absolute tolerance for --expect [default: 1e-12]."),
     ] = None,
-    output: Annotated[str, output_option("gradcalc.render.verdicts:VerdictView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.views.verdicts:VerdictView")] = "table",
     latex: Annotated[
         bool, typer.Option("--latex", help="Also print the answers in LaTeX.")
     ] = False,
@@ -68,7 +68,7 @@ def check(
     """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
     from gradcalc.apps.check import check as answers
     from gradcalc.lang.intake import read_all
-    from gradcalc.render.verdicts import VerdictView
+    from gradcalc.render.views.verdicts import VerdictView
 
     if (expect is None) == (not answer):
         raise InputError("give your answer with --expect (numbers) or with --answer (expressions)")

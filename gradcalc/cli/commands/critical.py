@@ -25,14 +25,14 @@ def critical(
             "inside it (default: every variable in -5..5).",
         ),
     ] = None,
-    output: Annotated[str, output_option("gradcalc.render.pointfree:CriticalView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.views.pointfree:CriticalView")] = "table",
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The critical points of EXPRESSION: exact where sympy can solve grad f = 0, else a
     numeric search on the tape; each with its value, Hessian and second-derivative test."""
     from gradcalc.apps.critical.critical import critical_points
     from gradcalc.lang.intake import read
-    from gradcalc.render.pointfree import CriticalView
+    from gradcalc.render.views.pointfree import CriticalView
 
     text = expression_text(expression, None)
     reading = read(text)

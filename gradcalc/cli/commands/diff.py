@@ -29,7 +29,7 @@ def diff(
         ),
     ] = None,
     at: At = None,
-    output: Annotated[str, output_option("gradcalc.render.derivative:DiffView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.views.derivative:DiffView")] = "table",
     latex: Annotated[
         bool, typer.Option("--latex", help="Also print each derivative as LaTeX.")
     ] = False,
@@ -41,7 +41,7 @@ def diff(
         from gradcalc.apps.derive.implicit import implicit as differentiate_implicitly
         from gradcalc.engine.judge.exits import undefined_values
         from gradcalc.lang.intake import read
-        from gradcalc.render.pointfree import ImplicitView
+        from gradcalc.render.views.pointfree import ImplicitView
 
         reading = read(text, equation=True)
         result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
@@ -70,7 +70,7 @@ def point_free(
     point): ``kind`` is ``gradient``, ``hessian``, ``jacobian`` or None (from the question)."""
     from gradcalc.apps.derive.diff import differentiate
     from gradcalc.lang.intake import read
-    from gradcalc.render.derivative import DiffView
+    from gradcalc.render.views.derivative import DiffView
 
     reading = read(text, names(wrt) or ())
     result = differentiate(text, names(wrt), order, kind, check_timeout)

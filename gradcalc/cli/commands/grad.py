@@ -78,7 +78,7 @@ def grad(
         bool,
         typer.Option("--no-normalize", help="Use --direction as given, not scaled to length 1."),
     ] = False,
-    output: Annotated[str, output_option("gradcalc.render.views:GradView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.views.views:GradView")] = "table",
     no_tape: Annotated[bool, typer.Option("--no-tape", help="Do not show the tape.")] = False,
     no_check: NoCheck = False,
     exact: Exact = False,
@@ -208,8 +208,8 @@ def _plan(
     ``--order`` derivatives (the Hessian for order 2 and several sources), or the gradient."""
     from gradcalc.engine.evaluate.evaluate import source_names
     from gradcalc.engine.run import api
-    from gradcalc.render import views
-    from gradcalc.render.matrices import HessianView
+    from gradcalc.render.views import views
+    from gradcalc.render.views.matrices import HessianView
 
     graph = session.graph
     if direction is not None:

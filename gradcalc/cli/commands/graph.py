@@ -21,7 +21,7 @@ def graph(
     at: At = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Annotated[str, output_option("gradcalc.render.views:GraphView")] = "dot",
+    output: Annotated[str, output_option("gradcalc.render.views.views:GraphView")] = "dot",
     out: Annotated[
         str | None,
         typer.Option(
@@ -34,8 +34,8 @@ def graph(
 ) -> int:
     """The op graph of EXPRESSION with the value and the adjoint on every node."""
     from gradcalc.engine.run import api
-    from gradcalc.render import drawing, graph_svg
-    from gradcalc.render.views import GraphView
+    from gradcalc.render.drawings import drawing, graph_svg
+    from gradcalc.render.views.views import GraphView
 
     if at is not None and len(at) > 1:
         raise InputError("graph draws one point: give one --at")

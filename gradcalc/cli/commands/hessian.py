@@ -40,7 +40,7 @@ def hessian(
     out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Annotated[str, output_option("gradcalc.render.matrices:HessianView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.views.matrices:HessianView")] = "table",
     no_check: NoCheck = False,
     exact: Exact = False,
     latex: Latex = False,
@@ -50,7 +50,7 @@ def hessian(
 ) -> int:
     """The Hessian of EXPRESSION (nested tapes), its eigenvalues and the second-derivative test."""
     from gradcalc.engine.run import api
-    from gradcalc.render import matrices
+    from gradcalc.render.views import matrices
 
     if latex and no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")

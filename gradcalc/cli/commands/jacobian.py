@@ -44,7 +44,7 @@ def jacobian(
     out: ResultsOut = None,
     wrt: Wrt = None,
     of: Of = None,
-    output: Annotated[str, output_option("gradcalc.render.matrices:JacobianView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.views.matrices:JacobianView")] = "table",
     no_check: NoCheck = False,
     exact: Exact = False,
     digits: Digits = None,
@@ -53,7 +53,7 @@ def jacobian(
 ) -> int:
     """The Jacobian matrix of several targets (rows) by the variables (columns)."""
     from gradcalc.engine.run import api
-    from gradcalc.render import matrices
+    from gradcalc.render.views import matrices
 
     if not at and points is None and of is None:  # no point: the formula
         from gradcalc.cli.commands.diff import point_free

@@ -26,14 +26,14 @@ def taylor(
             help="The degree (1: the tangent line or plane; at most 2 with several variables).",
         ),
     ] = 2,
-    output: Annotated[str, output_option("gradcalc.render.pointfree:TaylorView")] = "table",
+    output: Annotated[str, output_option("gradcalc.render.views.pointfree:TaylorView")] = "table",
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
     from gradcalc.apps.derive.taylor import taylor as expand
     from gradcalc.engine.judge.exits import exit_status, undefined_values
     from gradcalc.lang.intake import read
-    from gradcalc.render.pointfree import TaylorView
+    from gradcalc.render.views.pointfree import TaylorView
 
     if not at:
         raise InputError("taylor expands about a point: give it with --at x=0")

@@ -1,6 +1,6 @@
 """How results show in a notebook, without their types knowing a renderer.
 
-A renderer registers a function per result type and format (:mod:`gradcalc.render.html`
+A renderer registers a function per result type and format (:mod:`gradcalc.render.notebook.html`
 does when it is imported; the public names -- ``gradcalc.grad`` and the others -- and
 ``%load_ext gradcalc`` import it). A result's ``_repr_html_`` asks :func:`show`, which finds
 the function along the type's base classes, or gives ``None``: IPython then shows the repr.

@@ -1,10 +1,11 @@
 """How a gradient is shown in each output format: ``grad`` (its views for ``--order`` and
 ``--direction`` too) and ``graph``. The matrices (``hessian``, ``jacobian``) are in
-:mod:`gradcalc.render.matrices`, ``check``'s verdicts in :mod:`gradcalc.render.verdicts`.
+:mod:`gradcalc.render.views.matrices`, ``check``'s verdicts in
+:mod:`gradcalc.render.views.verdicts`.
 
 A view turns what one command computed for one chunk of points into JSON objects, CSV
 rows, plain lines or rich tables. The commands (``gradcalc.cli.commands``) pick the view;
-``gradcalc.render.gradient`` holds the shared pieces. Pure: nothing here prints.
+``gradcalc.render.pieces.gradient`` holds the shared pieces. Pure: nothing here prints.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from gradcalc.engine.run.api import (
     DirectionalResult,
     GradResult,
 )
-from gradcalc.render import gradient as render
-from gradcalc.render.gradient import at_point, json_number
+from gradcalc.render.pieces import gradient as render
+from gradcalc.render.pieces.gradient import at_point, json_number
 
 
 class GradView:
@@ -78,11 +79,13 @@ class GradView:
 
     def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
         """Renderables for one point."""
+        from gradcalc.engine.judge.tangent import tangent
+
         parts: list[Any] = []
         for result in computed:
             if not result.undefined.any():  # else the reason is on stderr; nan would hide it
                 parts += render.gradient_tables(result, digits, tape)
-                line = render.tangent(result)
+                line = tangent(result)
                 parts += [] if line is None else [line]
                 parts += self.findings(result)
                 parts += self.latex_part(result)
@@ -292,16 +295,16 @@ class GraphView:
     """``gradcalc graph``: the op graph of one result as Graphviz DOT, Mermaid or SVG."""
 
     def dot(self, result: GradResult, digits: int | None) -> str:
-        from gradcalc.render.drawing import to_dot
+        from gradcalc.render.drawings.drawing import to_dot
 
         return to_dot(result, digits=digits)
 
     def mermaid(self, result: GradResult, digits: int | None) -> str:
-        from gradcalc.render.drawing import to_mermaid
+        from gradcalc.render.drawings.drawing import to_mermaid
 
         return to_mermaid(result, digits=digits)
 
     def svg(self, result: GradResult, digits: int | None) -> str:
-        from gradcalc.render.graph_svg import to_svg
+        from gradcalc.render.drawings.graph_svg import to_svg
 
         return to_svg(result, digits=digits)

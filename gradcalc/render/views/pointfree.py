@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from gradcalc.core.numbers import format_number
-from gradcalc.render.derivative import verification_line
-from gradcalc.render.gradient import json_number
+from gradcalc.render.pieces.gradient import json_number
+from gradcalc.render.views.derivative import verification_line
 from gradcalc.symbolic.translate.notation import user_text
 
 # --- critical points ----------------------------------------------------------------------------

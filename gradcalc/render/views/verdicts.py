@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gradcalc.render import gradient as render
-from gradcalc.render.views import unwrapped
+from gradcalc.render.pieces import gradient as render
+from gradcalc.render.views.views import unwrapped
 
 #: One statement that names its function: ``g = x*y`` (the REPL checks ``g`` so).
 _DEFINITION = re.compile(r"\s*[A-Za-z][A-Za-z0-9_]*\s*=(?!=)[^;\n=]*")

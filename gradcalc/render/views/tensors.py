@@ -20,7 +20,7 @@ import numpy as np
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.tensors.layers import LayerReport
 from gradcalc.engine.tensors.tensorgrad import Summary, TensorResult
-from gradcalc.render.gradient import new_table, read_as_text
+from gradcalc.render.pieces.gradient import new_table, read_as_text
 
 
 class TensorView:

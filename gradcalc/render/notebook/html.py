@@ -1,7 +1,7 @@
 """Results in a notebook: the terminal's tables as HTML, and derivatives as LaTeX.
 
 The HTML is made from the very renderables the command line prints (the views of
-:mod:`gradcalc.render.views`): a rich table becomes a ``<table>``, a panel a titled
+:mod:`gradcalc.render.views.views`): a rich table becomes a ``<table>``, a panel a titled
 ``<fieldset>``, text a ``<pre>``; every piece of text is escaped. Importing this module
 registers the renderers of the engine's results (:mod:`gradcalc.engine.evaluate.display`).
 
@@ -42,8 +42,8 @@ from gradcalc.engine.run.api import (
     HessianResult,
     JacobianResult,
 )
-from gradcalc.render import gradient as render
-from gradcalc.render import matrices, views
+from gradcalc.render.pieces import gradient as render
+from gradcalc.render.views import matrices, views
 
 _ALIGN = {"right": ' style="text-align:right"', "center": ' style="text-align:center"'}
 

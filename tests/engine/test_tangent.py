@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gradcalc.engine.judge.tangent import tangent_text
 from gradcalc.engine.run.api import grad
-from gradcalc.render.tangent import tangent_text
 
 coefficients = st.integers(-9, 9)
 centres = st.decimals(min_value=-50, max_value=50, places=3, allow_nan=False)
@@ -33,7 +33,7 @@ def test_line_is_the_first_order_taylor_polynomial(a, b, c, centre, x) -> None:
 
 
 def test_same_text_as_with_the_check() -> None:
-    from gradcalc.render.gradient import tangent
+    from gradcalc.engine.judge.tangent import tangent
 
     for expression, point in [("x^3", "x=2"), ("x^2 + y^2", "x=1,y=-2"), ("x/4", "x=3")]:
         unchecked = tangent(grad(expression, at=[point], check=False))

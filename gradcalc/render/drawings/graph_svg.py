@@ -1,10 +1,11 @@
 """Draw a gradient's op graph as SVG with gradcalc's own layout (no Graphviz needed).
 
-The same nodes and edges as the DOT and Mermaid drawings (:func:`gradcalc.render.drawing.op_graph`),
-laid out left to right by :mod:`gradcalc.render.output.layout`: variables as blue pills, records as
-boxes (``#k op``, the formula, ``value = …`` and, in red, ``adjoint = …``), constants as small
-text, the target filled yellow, records off the target's path dashed and grey. Text is set in
-a monospaced font, so the boxes fit their text without measuring it.
+The same nodes and edges as the DOT and Mermaid drawings
+(:func:`gradcalc.render.drawings.drawing.op_graph`), laid out left to right by
+:mod:`gradcalc.render.drawings.layout`: variables as blue pills, records as boxes (``#k op``,
+the formula, ``value = …`` and, in red, ``adjoint = …``), constants as small text, the target
+filled yellow, records off the target's path dashed and grey. Text is set in a monospaced
+font, so the boxes fit their text without measuring it.
 
 The output is the same bytes for the same result (no dates, no random ids), so a generated
 picture can be kept in a repository and compared.
@@ -20,8 +21,8 @@ from __future__ import annotations
 from html import escape
 
 from gradcalc.engine.run.api import GradResult
-from gradcalc.render.drawing import Drawing, Node, op_graph
-from gradcalc.render.output.layout import MARGIN, layout
+from gradcalc.render.drawings.drawing import Drawing, Node, op_graph
+from gradcalc.render.drawings.layout import MARGIN, layout
 
 FONT = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace"
 SIZE = 12.0  # font size of the labels
@@ -62,9 +63,9 @@ def to_svg(result: GradResult, k: int = 0, *, digits: int | None = None) -> str:
 
 
 def draw(drawing: Drawing) -> str:
-    """SVG text of a :class:`~gradcalc.render.drawing.Drawing` (see :func:`to_svg`).
+    """SVG text of a :class:`~gradcalc.render.drawings.drawing.Drawing` (see :func:`to_svg`).
 
-    >>> from gradcalc.render.drawing import Drawing, Node
+    >>> from gradcalc.render.drawings.drawing import Drawing, Node
     >>> print(draw(Drawing(("f",), [Node("v0", ("x",), "variable")], [])).splitlines()[0])
     <svg xmlns="http://www.w3.org/2000/svg" width="61" height="80" viewBox="0 0 61 80" ...>
     """

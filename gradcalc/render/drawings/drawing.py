@@ -44,7 +44,7 @@ from gradcalc.core.errors import InputError, reason_of
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.evaluate.evaluate import TapeRow
 from gradcalc.engine.run.api import GradResult
-from gradcalc.render.gradient import at_point, point_values, read_as_line
+from gradcalc.render.pieces.gradient import at_point, point_values, read_as_line
 
 RENDERED = {".svg": "svg", ".png": "png"}
 SUFFIXES = (".svg", ".png", ".dot")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradcalc.core.numbers import format_number
-from gradcalc.render import gradient as render
+from gradcalc.render.pieces import gradient as render
 
 
 def fit_tables(result: Any, digits: int | None) -> list[Any]:

@@ -35,9 +35,9 @@ from gradcalc.core.numbers import format_number
 from gradcalc.core.tape import Tape
 from gradcalc.core.tensor import Tensor
 from gradcalc.engine.evaluate.evaluate import TapeRow, formula
-from gradcalc.render.gradient import records_table
-from gradcalc.render.html import drawn, to_html
-from gradcalc.render.tensors import summary_table
+from gradcalc.render.notebook.html import drawn, to_html
+from gradcalc.render.pieces.gradient import records_table
+from gradcalc.render.views.tensors import summary_table
 
 #: The columns a tape is drawn in (``print(tape)``): wide enough for its table.
 WIDTH = 100
