@@ -33,7 +33,6 @@ from gradcalc import __version__
 from gradcalc.cli.context import AppContext, discard_stdout
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
 from gradcalc.core.errors import ExitCode, reason_of
-from gradcalc.symbolic.translate.startup import defer_sympy_tensors
 
 #: The commands, in the order of gradcalc --help: each is the function of its name in
 #: ``gradcalc.cli.commands.<name>``; all but ops and repl take an EXPRESSION.
@@ -312,7 +311,6 @@ def main() -> None:
     # collector's default (a pass every 700 allocations, rescanning every survivor) cost a
     # quarter of a 10,000-term sum; cycles are rare here, so collect far less often
     gc.set_threshold(GC_THRESHOLD, 20, 20)
-    defer_sympy_tensors()  # every sympy sum would load its tensor algebra (20 ms) for nothing
     # (a real process: the root options may cap its CPU and memory)
     exit_with(run(None, AppContext(process=True, one_command=True)))
 

@@ -7,6 +7,9 @@ after the other, or as one Dask task each (:func:`gradcalc.cli.partitions.run_pa
 function either way: the same bytes); the end of the run renames the parts into place and
 reports the rows skipped, the points undefined and the warnings, with the exit code one
 process would give.
+
+Only ``grad`` with ``--cluster`` or ``--out DIR/`` runs here: the dataset machinery (Parquet,
+the part jobs, Dask's address) is imported when such a run starts, not by every ``grad``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradcalc.cli.inputs import (
     candidate_columns,
@@ -25,11 +28,11 @@ from gradcalc.cli.inputs import (
     expression_text,
     names,
 )
-from gradcalc.cli.partitions import PartJob, PartSummary, run_part, symbolic_state
 from gradcalc.core.errors import ExitCode, InputError, reason_of
-from gradcalc.io.cluster import parse_cluster
-from gradcalc.io.datasets import DatasetOut, dataset_parts, is_dataset, is_directory_out
-from gradcalc.io.files import Skipped
+
+if TYPE_CHECKING:
+    from gradcalc.cli.partitions import PartJob, PartSummary
+    from gradcalc.io.datasets import DatasetOut
 
 SAMPLE_ROWS = 1024  # rows of the first part the client computes to build the check
 
@@ -51,6 +54,20 @@ class DatasetRequest:
     diagnose: bool
     latex: bool
     options: Any
+
+
+def is_directory_out(out: str | None) -> bool:
+    """Whether ``--out`` names a dataset to write (:func:`gradcalc.io.datasets.is_directory_out`);
+    without ``--out``, no dataset module is imported.
+
+    >>> is_directory_out(None), is_directory_out("results/")
+    (False, True)
+    """
+    if out is None:
+        return False
+    from gradcalc.io.datasets import is_directory_out as names_a_directory
+
+    return names_a_directory(out)
 
 
 def refuse_with_dataset(
@@ -83,6 +100,9 @@ def refuse_with_dataset(
 def run_dataset(request: DatasetRequest, refused: tuple[Any, int, str | None, str]) -> int:
     """Compute every part, write the dataset, report; the exit code (as one process).
     ``refused``: ``--at``, ``--order``, ``--direction`` and ``--format``, checked first."""
+    from gradcalc.io.cluster import parse_cluster
+    from gradcalc.io.datasets import DatasetOut
+
     refuse_with_dataset(request.points, request.out, *refused)
     assert request.points is not None and request.out is not None  # (refused otherwise)
     parts = _parts(request.points)
@@ -106,6 +126,7 @@ def run_dataset(request: DatasetRequest, refused: tuple[Any, int, str | None, st
 
 def _parts(points: str) -> list[str]:
     """The Parquet files to read: a dataset's, or one file."""
+    from gradcalc.io.datasets import dataset_parts, is_dataset
     from gradcalc.io.parquet import PARQUET
 
     if is_dataset(points):
@@ -121,7 +142,9 @@ def _parts(points: str) -> list[str]:
 def _job(request: DatasetRequest, first: str, run: str) -> PartJob:
     """The expression compiled for the columns of the first part and checked on its first
     rows (errors surface here, before any part runs); the job every part computes."""
+    from gradcalc.cli.partitions import PartJob, symbolic_state
     from gradcalc.engine.run.api import compile_expression, gradient_at
+    from gradcalc.io.files import Skipped
     from gradcalc.io.parquet import read_table_file, table_columns
 
     text = expression_text(request.expression, request.points)
@@ -159,6 +182,8 @@ def _summaries(
     job: PartJob, parts: list[str], out: DatasetOut, cluster: str | None
 ) -> Iterator[PartSummary]:
     """Each part's summary, in this process (stopping at the first error) or on a cluster."""
+    from gradcalc.cli.partitions import run_part
+
     if cluster is None:
         for index, path in enumerate(parts):
             summary = run_part(job, index, path, out)
@@ -178,6 +203,8 @@ def _on_cluster(
     """One Dask task per part; a task lost with its worker is run again by Dask. The first
     input error, or a cluster that cannot finish, cancels the rest."""
     import distributed
+
+    from gradcalc.cli.partitions import run_part
 
     futures = [
         client.submit(run_part, job, index, path, out, key=f"gradcalc-{out.run}-{index}")
@@ -201,6 +228,8 @@ def _on_cluster(
 def _report(summaries: list[PartSummary], written: list[str], directory: str) -> int:
     """Print the run's warnings once each, the rows skipped and undefined, what was written;
     the exit code: 1 if a check failed, else 3 if a point was undefined, else 0."""
+    from gradcalc.io.files import Skipped
+
     messages = dict.fromkeys(m for s in summaries for m in s.messages)
     for message in messages:
         print(message, file=sys.stderr)

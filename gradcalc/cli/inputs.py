@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradcalc.cli.console import Writer, chunks_with_progress, with_progress
 from gradcalc.cli.reading import named_at
 from gradcalc.core.errors import GradcalcError, InputError
+
+if TYPE_CHECKING:
+    from gradcalc.io.files import Skipped
 
 
 def names(option: str | None) -> list[str] | None:
@@ -54,7 +57,6 @@ class Session:
         from gradcalc.core.collector import freeze_after_pauses
         from gradcalc.engine.evaluate.points import parse_at
         from gradcalc.engine.run.api import compile_expression
-        from gradcalc.io.files import Skipped
         from gradcalc.lang.intake import read
 
         if at and points:
@@ -67,7 +69,11 @@ class Session:
         at = named_at(at, text)  # --at 3: the one variable's value
         if context is not None and context.one_command:
             freeze_after_pauses()  # (what this command builds lasts until the process ends)
-        self.skipped = Skipped() if skip_bad_rows else None
+        self.skipped: Skipped | None = None
+        if skip_bad_rows:  # (the file readers are imported only for a file of points)
+            from gradcalc.io.files import Skipped
+
+            self.skipped = Skipped()
         self.header: tuple[str, ...] | None = None
         compiled: dict[tuple[str, ...], Any] = {}  # the graph compiled to choose the columns
         if points:

@@ -195,6 +195,63 @@ def test_only_a_format_that_prints_through_rich_imports_it(fmt: str, rich: bool)
 # --- the exit: a finished command skips the interpreter's teardown (cli.app.exit_with) ---
 
 
+#: What a one-shot gradient never needs: optional libraries (plots, data files, clusters,
+#: native kernels, tests, rich's Markdown and syntax highlighting) and gradcalc's own dataset
+#: and file readers (only --points, --out DIR/ and --cluster load them).
+NOT_AT_START = (
+    "dask",
+    "distributed",
+    "hypothesis",
+    "IPython",
+    "llvmlite",
+    "markdown_it",
+    "matplotlib",
+    "pandas",
+    "plotext",
+    "pyarrow",
+    "pygments",
+    "scipy",
+    "rich.markdown",
+    "rich.progress",
+    "rich.syntax",
+    "gradcalc.cli.partitions",
+    "gradcalc.io.cluster",
+    "gradcalc.io.datasets",
+    "gradcalc.io.files",
+    "gradcalc.io.parquet",
+)
+
+#: The entry point with an exit handler that prints which of the names given were imported
+#: (a finished command ends the process itself, after the exit handlers).
+LOADED = (
+    "import atexit, json, sys\n"
+    "names = json.loads(sys.argv.pop(1))\n"
+    "atexit.register(lambda: print(json.dumps([n for n in names if n in sys.modules])))\n"
+    "from gradcalc.cli.app import main; main()"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "also_not"),
+    [
+        (("grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3"), ()),  # the headline, checked
+        (("grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3", "--no-check"), ("sympy", "mpmath")),
+        (("grad", "x^2", "--at", "x=3", "--no-check"), ("sympy", "mpmath")),
+    ],
+)
+def test_a_one_shot_gradient_imports_only_what_it_uses(args, also_not) -> None:
+    names = [*NOT_AT_START, *also_not]
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, json.dumps(names), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert ("✓" in done.stdout) == ("--no-check" not in args)  # the check ran where asked
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [], done.stderr
+
+
 def test_a_large_output_arrives_whole_through_the_fast_exit(tmp_path) -> None:
     n = 3000  # ~300 kB of JSON: many pipe buffers, and a last part flushed at the exit
     text = " + ".join(f"x{i}*sin(x{i + 1})" for i in range(1, n))
