@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,7 +21,9 @@ from gradcalc.engine.evaluate.evaluate import TapeRow
 from gradcalc.engine.evaluate.findings import Finding, Thresholds
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.singular import Singularity
-from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
+
+if TYPE_CHECKING:  # (an annotation: a result without the check never loads it)
+    from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
 
 
 @dataclass

@@ -14,23 +14,12 @@ the exact value's nearest float -- ``0`` and ``0.5`` -- and its exact text where
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradcalc.symbolic.crosscheck.crosscheck import (
-    EXACT_POINT_LIMIT,
-    SHORT_EXACT,
-    CheckInput,
-    CheckReport,
-    CheckTimeout,
-    exact_value,
-    real_value,
-    target_expression,
-    time_limit,
-)
-from gradcalc.symbolic.translate.convert import exact_at
-from gradcalc.symbolic.translate.shapes import shared_value
+if TYPE_CHECKING:  # (the symbolic check is imported where its values are used)
+    from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport
 
 __all__ = [
     "exact_determinants",
@@ -49,6 +38,8 @@ def nearest_float(exact: Any) -> float | None:
     >>> nearest_float(sp.cos(sp.pi / 3)), nearest_float(sp.Integer(0)), nearest_float(sp.I)
     (0.5, 0.0, None)
     """
+    from gradcalc.symbolic.crosscheck.crosscheck import real_value
+
     if exact is None:
         return None
     if exact.is_zero:
@@ -140,6 +131,8 @@ def exact_determinants(
         return [], None
     import sympy as sp
 
+    from gradcalc.symbolic.crosscheck.crosscheck import SHORT_EXACT, CheckTimeout, time_limit
+
     labels = list(rows[0].gradient)
     columns = [[_agreed_exact(row.check, label) for label in labels] for row in rows]
     count = min((len(entry) for row in columns for entry in row), default=0)
@@ -173,6 +166,7 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
 
     >>> from gradcalc.engine.run.api import compile_expression
     >>> from gradcalc.engine.evaluate.points import parse_at
+    >>> from gradcalc.symbolic.crosscheck.crosscheck import CheckInput
     >>> points = parse_at(["t=pi/3"])
     >>> where = CheckInput(points.arrays, points.exact, np.zeros((), bool))
     >>> graph = compile_expression("cos(t)", ["t"])
@@ -180,6 +174,16 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
     0.5
     """
     import sympy as sp
+
+    from gradcalc.symbolic.crosscheck.crosscheck import (
+        EXACT_POINT_LIMIT,
+        CheckTimeout,
+        exact_value,
+        target_expression,
+        time_limit,
+    )
+    from gradcalc.symbolic.translate.convert import exact_at
+    from gradcalc.symbolic.translate.shapes import shared_value
 
     shown = np.array(value, dtype=float)
     if where.exact_point is None or len(where.exact_point) > EXACT_POINT_LIMIT:

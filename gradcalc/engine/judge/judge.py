@@ -19,7 +19,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -35,12 +35,9 @@ from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singulariti
 from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
 from gradcalc.engine.judge.kinks import settle
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck.crosscheck import (
-    NOTHING_COMPARED,
-    CheckInput,
-    CheckReport,
-    cross_check,
-)
+
+if TYPE_CHECKING:  # (the check itself is imported when it runs: --no-check never loads it)
+    from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport
 
 
 @dataclass
@@ -102,10 +99,19 @@ def gradient_results(run: Evaluation, points: Points, options: Options) -> list[
             ),
             points,
             options,
-            functools.partial(cross_check, run.graph, k, run.gradients[k]),
+            functools.partial(_cross_check, run.graph, k, run.gradients[k]),
         )
         for k in range(len(run.graph.targets))
     ]
+
+
+def _cross_check(
+    graph: Graph, target: int, gradients: Mapping[str, np.ndarray | None], where: CheckInput
+) -> CheckReport:
+    """:func:`~gradcalc.symbolic.crosscheck.crosscheck.cross_check`, imported as it runs."""
+    from gradcalc.symbolic.crosscheck.crosscheck import cross_check
+
+    return cross_check(graph, target, gradients, where)
 
 
 def filled(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
@@ -258,6 +264,8 @@ def _checked(
     """The symbolic check's report (``None`` without ``check``) and the value to show."""
     if not options.check:
         return None, run.value
+    from gradcalc.symbolic.crosscheck.crosscheck import NOTHING_COMPARED, CheckInput
+
     # a convention is no derivative to confirm; a kink decided on the whole f is confirmed
     skip = verdict.undefined | verdict.conventional | verdict.decided
     where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)

@@ -37,12 +37,6 @@ from gradcalc.engine.run.frames import grad_frame, is_frame
 from gradcalc.engine.run.scalar import scalar_evaluation
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck.crosscheck import (
-    check_against,
-    symbolic_gradient,
-    target_expression,
-)
-from gradcalc.symbolic.translate.derivative import derivative, symbol
 
 #: The results and options are defined in :mod:`gradcalc.engine.evaluate.results`; they are named
 #: here too, where users of the API have always imported them.
@@ -224,6 +218,9 @@ def hessian_at(
     graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
 ) -> HessianResult:
     """The :class:`HessianResult` of a compiled graph's single target (see :func:`hessian`)."""
+    from gradcalc.symbolic.crosscheck.crosscheck import check_against, symbolic_gradient
+    from gradcalc.symbolic.translate.derivative import derivative, symbol
+
     target = _single_target(graph, "the Hessian")
     sources = source_names(graph, wrt)
     run = higher.hessian(graph, points.arrays, sources, target)
@@ -293,6 +290,9 @@ def derivatives_at(
     graph: Graph, points: Points, source: str, order: int, options: Options = Options()
 ) -> DerivativeResult:
     """Derivatives of order 1..``order`` with respect to one variable, through nested tapes."""
+    from gradcalc.symbolic.crosscheck.crosscheck import check_against, target_expression
+    from gradcalc.symbolic.translate.derivative import derivative, symbol
+
     target = _single_target(graph, f"a derivative of order {order}")
     run = higher.derivatives(graph, points.arrays, source, order, target)
     orders = run.orders
@@ -342,6 +342,8 @@ def directional_at(
     options: Options = Options(),
 ) -> DirectionalResult:
     """The derivative along ``direction`` (one component per source), checked with sympy."""
+    from gradcalc.symbolic.crosscheck.crosscheck import check_against, symbolic_gradient
+
     target = _single_target(graph, "a directional derivative")
     sources = source_names(graph, wrt)
     if len(direction) != len(sources):

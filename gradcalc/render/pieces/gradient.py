@@ -19,8 +19,6 @@ import numpy as np
 
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.run.api import GradResult
-from gradcalc.symbolic.crosscheck.crosscheck import RTOL
-from gradcalc.symbolic.translate.shapes import printed
 
 _INTEGRAL = re.compile(r"\.0(?=,|\]$)")
 CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
@@ -56,7 +54,10 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     }
     check: dict[str, Any] = {"status": "off", "agree": None, "max_difference": None}
     symbolic: dict[str, str] = {}
-    if result.check is not None:
+    if result.check is not None:  # (its module is loaded by the check: --no-check never is)
+        from gradcalc.symbolic.crosscheck.crosscheck import RTOL
+        from gradcalc.symbolic.translate.shapes import printed
+
         status = result.check.status
         agree = None
         if undefined:  # no derivative here to compare: never "agree"
