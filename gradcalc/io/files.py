@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 import csv
-import errno
 import io
 import itertools
 import os
@@ -27,7 +26,7 @@ from typing import TextIO
 import numpy as np
 
 from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_in_range
-from gradcalc.core.errors import InputError, reason_of
+from gradcalc.core.errors import InputError, reason_of, writing
 from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.io.headers import shown_columns
 
@@ -64,23 +63,6 @@ def open_text(path: str, what: str) -> Iterator[TextIO]:
         if isinstance(error, OSError) and writing(error):
             raise  # the output's (the body's: a full disk, a closed pipe), not the file's
         raise InputError(f"cannot read {what} {path}: {reason_of(error)}") from None
-
-
-#: The errors only writing gives (reading a regular file never does): a full disk or
-#: quota, a file past its size limit.
-WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
-
-
-def writing(error: OSError) -> bool:
-    """Whether ``error`` came from writing (the output), not from reading: a closed pipe, a
-    full disk. ``> /dev/full`` must never read as a fault of the input.
-
-    >>> writing(OSError(errno.ENOSPC, "No space left on device")), writing(BrokenPipeError())
-    (True, True)
-    >>> writing(OSError(errno.ENOENT, "No such file or directory"))
-    False
-    """
-    return isinstance(error, BrokenPipeError) or error.errno in WRITE_ERRNOS
 
 
 def open_regular(path: str) -> io.BufferedReader:
