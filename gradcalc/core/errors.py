@@ -14,6 +14,7 @@ unknown variable 'q'
 from __future__ import annotations
 
 import enum
+import errno
 from collections.abc import Iterable
 
 
@@ -131,6 +132,23 @@ def reason_of(error: Exception) -> str:
     'embedded null byte'
     """
     return getattr(error, "strerror", None) or str(error)
+
+
+#: The errors only writing gives (reading a regular file never does): a full disk or
+#: quota, a file past its size limit.
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def writing(error: OSError) -> bool:
+    """Whether ``error`` came from writing (the output), not from reading: a closed pipe, a
+    full disk. ``> /dev/full`` must never read as a fault of the input.
+
+    >>> writing(OSError(errno.ENOSPC, "No space left on device")), writing(BrokenPipeError())
+    (True, True)
+    >>> writing(OSError(errno.ENOENT, "No such file or directory"))
+    False
+    """
+    return isinstance(error, BrokenPipeError) or error.errno in WRITE_ERRNOS
 
 
 def closest(name: str, choices: Iterable[str]) -> str | None:

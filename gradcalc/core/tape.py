@@ -1,11 +1,10 @@
 """Reverse-mode differentiation with a ``GradientTape``-style tape.
 
-Inside ``with Tape() as tape:`` every operation whose inputs the tape watches is
-appended to ``tape.records`` in execution order. ``tape.gradient`` walks those
-records in reverse -- a plain loop, so graphs of any depth work -- and
-accumulates each record's adjoint with the primitives' gradient rules. The rules
-are themselves recorded by any *outer* tape, so nesting tapes gives second and
-higher derivatives.
+Inside ``with Tape() as tape:`` every operation whose inputs the tape watches is appended to
+``tape.records`` in execution order. ``tape.gradient`` walks the target's records in reverse
+-- a plain loop, so graphs of any depth work -- and accumulates each record's adjoint with
+the primitives' gradient rules. The rules are themselves recorded by any *outer* tape, so
+nesting tapes gives second and higher derivatives.
 
 >>> from gradcalc import Tape, constant
 >>> x = constant(3.0)
@@ -45,7 +44,7 @@ from gradcalc.core.nesting import (
 )
 from gradcalc.core.ops import Op
 from gradcalc.core.problems import Problem, find_problems
-from gradcalc.core.sweep import accumulate, accumulate_arrays
+from gradcalc.core.sweep import accumulate, accumulate_arrays, upstream
 from gradcalc.core.tensor import (
     Tensor,
     Variable,
@@ -162,6 +161,8 @@ class Tape:
         self._on_tape: set[int] = set()  # watched tensors and recorded outputs
         self._used = False
         self._adjoints: dict[int, np.ndarray] = {}
+        self._producers: dict[int, Record] = {}  # each record by its output's id
+        self._adjoined: list[Record] = []  # the records the latest gradient reached
 
     def __repr__(self) -> str:
         show = self.renderers.get("text/plain")
@@ -260,7 +261,9 @@ class Tape:
         for t in inputs:
             if t.id in on_tape:
                 on_tape.add(output.id)
-                self.records.append(Record(len(self.records) + 1, op, inputs, output, params))
+                rec = Record(len(self.records) + 1, op, inputs, output, params)
+                self.records.append(rec)
+                self._producers[output.id] = rec
                 return
 
     @contextmanager
@@ -443,12 +446,11 @@ class Tape:
     def _backward(
         self, targets: list[Tensor], sources: list[Tensor], seeds: list[Tensor], keep: bool = False
     ) -> dict[int, Tensor]:
-        """Accumulate adjoints from ``targets`` (each starting from its seed) back to
-        ``sources``; iterative, no recursion."""
+        """The adjoints from ``targets`` (each from its seed) back to ``sources``, iteratively."""
         ids = {s.id for s in sources}
         reached = {i for i in ids if i in self._on_tape} | {t.id for t in targets if t.id in ids}
         path: list[Record] = []
-        for rec in self.records:
+        for rec in upstream(self._producers, targets):  # (the targets' sub-tape only)
             for t in rec.inputs:  # (a loop, not any(): this runs once per record)
                 if t.id in reached:
                     reached.add(rec.output.id)
@@ -476,15 +478,16 @@ class Tape:
             self._recording = was
         if keep:
             self._adjoints = values
-            for rec in self.records:
+            for rec in (*self._adjoined, *path):  # (no other record holds an adjoint)
                 rec.adjoint = values.get(rec.output.id)
+            self._adjoined = path
         return adjoints
 
     # --- diagnostics -----------------------------------------------------------------
 
-    def problems(self) -> list[Problem]:
-        """Every record whose inputs are outside the op's domain, at a point where it is
-        not differentiable, or whose value or adjoint is NaN or infinite, in tape order.
+    def problems(self, target: Tensor | None = None) -> list[Problem]:
+        """Every record (of ``target``'s sub-tape) whose inputs are outside the op's domain,
+        at a point where it is not differentiable, or whose value or adjoint is not finite.
 
         >>> from gradcalc import Tape, Variable, F
         >>> x = Variable(-1.0)
@@ -493,4 +496,5 @@ class Tape:
         >>> [str(p) for p in tape.problems()]
         ['record #1 (log): undefined: log is undefined for negative numbers']
         """
-        return find_problems(self.records, self._on_tape)
+        records = self.records if target is None else upstream(self._producers, [target])
+        return find_problems(records, self._on_tape)

@@ -26,7 +26,7 @@ from typing import TextIO
 import numpy as np
 
 from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_in_range
-from gradcalc.core.errors import InputError, reason_of
+from gradcalc.core.errors import InputError, reason_of, writing
 from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.io.headers import shown_columns
 
@@ -60,6 +60,8 @@ def open_text(path: str, what: str) -> Iterator[TextIO]:
     except UnicodeDecodeError:  # before ValueError: it is one
         raise InputError(f"{what} {path} is not UTF-8 text") from None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        if isinstance(error, OSError) and writing(error):
+            raise  # the output's (the body's: a full disk, a closed pipe), not the file's
         raise InputError(f"cannot read {what} {path}: {reason_of(error)}") from None
 
 

@@ -66,3 +66,33 @@ def test_a_derivation_out_of_time_keeps_its_steps(monkeypatch) -> None:
     assert d.note.startswith("stopped after")
     assert e.gradient["x"] == pytest.approx(grad(program, at={"x": 0.5}, check=False).gradient["x"])
     assert f"∂a30/∂x: {d.note}" in to_markdown(e)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_long_max_is_derived_right_for_every_source(seed: int) -> None:
+    """Max(x0, ..., x7): each source's derivation (subjects converted once, shared by
+    every source) against sympy's own derivative of the flat Max, at a random point
+    without ties."""
+    import random
+
+    rng = random.Random(seed)
+    names = [f"x{k}" for k in range(8)]
+    graph = compile_expression(f"Max({', '.join(names)})")
+    inline = to_sympy(graph, {})
+    symbols = [sp.Symbol(n, real=True) for n in names]
+    values = {s: sp.Rational(v, 7) for s, v in zip(symbols, rng.sample(range(-999, 999), 8))}
+    for name, s in zip(names, symbols):
+        d = derivation(graph, {}, inline, name)
+        truth = sp.diff(sp.Max(*symbols), s).subs(values)
+        assert d.result.subs(values) == truth, name
+        assert d.steps[-1].subject == sp.Max(*symbols)
+
+
+def test_the_sources_share_one_budget(monkeypatch) -> None:
+    """Twenty sources never take twenty budgets: once the shared one is spent, a source
+    gets no steps and says why."""
+    graph = compile_expression("x*y + z")
+    monkeypatch.setattr(derivation_module, "ALL_SOURCES_TIMEOUT", 0.0)
+    found = derivation_module.derivations(graph, {}, to_sympy(graph, {}), ["x", "y", "z"])
+    assert [d.steps for d in found] == [(), (), ()]
+    assert all(d.result is None and "budget of 0 s is spent" in d.note for d in found)

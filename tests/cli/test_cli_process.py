@@ -306,6 +306,40 @@ def test_a_full_disk_is_a_one_line_error_not_a_bug(fmt) -> None:
     assert done.stderr == "gradcalc: cannot write the output: No space left on device\n"
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_jobs_to_a_full_disk_blame_the_output_not_the_jobs_file(tmp_path, source, workers):
+    """A write error while the jobs file is open is the output's: never "cannot read"."""
+    jobs = tmp_path / "jobs.txt"
+    jobs.write_text("".join(f"x^2+{k} x=1\n" for k in range(50)))
+    with open("/dev/full", "w") as full, open(jobs) as given:
+        done = subprocess.run(
+            [*MAIN, "grad", "--jobs", str(jobs) if source == "file" else "-", "--workers", workers],
+            stdin=given,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "gradcalc: cannot write the output: No space left on device\n",
+    )
+
+
+def test_jobs_to_a_reader_gone_early_are_not_an_error(tmp_path) -> None:
+    jobs = tmp_path / "jobs.txt"
+    jobs.write_text("".join(f"x^2+{k} x=1\n" for k in range(3000)))
+    process = subprocess.Popen(
+        [*MAIN, "grad", "--jobs", str(jobs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b'{"job": 1')
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert (process.wait(timeout=60), errors) == (0, "")
+
+
 def test_a_reader_gone_before_the_last_flush_is_not_an_error() -> None:
     process = subprocess.Popen(
         [*MAIN, "grad", "x^2", "--at", "x=3", "--format", "json"],

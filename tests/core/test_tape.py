@@ -455,3 +455,20 @@ def test_a_list_of_targets_gives_the_gradient_of_their_explicit_sum(values, name
     np.testing.assert_allclose(
         tape.gradient(targets, x).numpy(), tape.gradient(total, x).numpy(), rtol=1e-13
     )
+
+
+def test_each_gradient_walks_its_own_sub_tape_and_clears_the_last_adjoints() -> None:
+    """After d(b)/dx, the records only a (not b) needs hold no adjoint from the earlier
+    d(a)/dx; each call's values match the hand-worked derivatives."""
+    from gradcalc import Tape, Variable
+
+    x = Variable(2.0)
+    with Tape(persistent=True) as tape:
+        a = x * x * x  # records 1, 2
+        b = x + 1  # record 3
+    assert float(tape.gradient(a, x).value) == 12.0
+    assert [rec.adjoint is not None for rec in tape.records] == [True, True, False]
+    assert float(tape.gradient(b, x).value) == 1.0
+    assert [rec.adjoint is not None for rec in tape.records] == [False, False, True]
+    assert [rec.index for rec in tape.records if rec.adjoint is not None] == [3]
+    assert [str(p) for p in tape.problems(b)] == []

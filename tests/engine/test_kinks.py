@@ -94,3 +94,70 @@ def test_abs_sin_at_pi_is_a_corner_float64_rounds_past() -> None:
 def test_a_jump_is_not_differentiable_whatever_the_slopes() -> None:
     with pytest.raises(UndefinedError, match=r"none .* from the right"):
         grad("step(x)", at=["x=0"])
+
+
+def _sympy_sides(text: str, point: dict[str, int]) -> dict[str, list]:
+    """Textbook truth: each variable's one-sided limits of f's difference quotient by sympy's
+    ``limit`` (symbolic, not the quotients at fixed steps that gradcalc evaluates), over
+    h = 1/n, n -> oo (a positive integer n lets sympy see that 0^(2 - h) is 0)."""
+    import sympy as sp
+
+    symbols = {name: sp.Symbol(name, real=True) for name in point}
+    n = sp.Symbol("n", integer=True, positive=True)
+    h = 1 / n
+    f = sp.sympify(text, locals={"relu": lambda u: sp.Max(u, 0), "max": sp.Max, **symbols})
+    at = {symbols[n]: v for n, v in point.items()}
+    out = {}
+    for name, s in symbols.items():
+        base = f.subs(at)
+        out[name] = [
+            sp.limit((f.subs({**at, s: point[name] + sign * h}) - base) / (sign * h), n, sp.oo)
+            for sign in (-1, 1)
+        ]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [("x^y", "x=0,y=2"), ("relu(x)^2", "x=0"), ("max(x,0)^3", "x=0")],
+)
+def test_a_settled_kink_reads_alike_in_table_plain_and_json(cli, text, at) -> None:
+    """At a kink where f's one-sided derivatives agree, every format says f is
+    differentiable, with the true derivative, a passed check and no unhealthy finding."""
+    import json
+
+    point = {k: int(v) for k, v in (pair.split("=") for pair in at.split(","))}
+    sides = _sympy_sides(text.replace("^", "**"), point)
+    assert all(left == right for left, right in sides.values())  # differentiable
+    truth = {name: float(left) for name, (left, _) in sides.items()}
+
+    shown = {f: cli("grad", text, "--at", at, "--format", f) for f in ("table", "plain", "json")}
+    assert {f: r.exit_code for f, r in shown.items()} == dict.fromkeys(shown, 0)
+    out = json.loads(shown["json"].stdout)
+    assert out["gradient"] == truth and out["undefined"] is None
+    assert out["check"]["status"] == "agree" and out["check"]["agree"] is True
+    assert "one-sided" in out["check"]["meaning"]
+    assert out["diagnostics"]["healthy"] is True and out["diagnostics"]["findings"] == []
+    assert [f["kind"] for f in out["diagnostics"]["settled"]] == ["kink"]
+    assert [float(v) for v in shown["plain"].stdout.split()] == list(truth.values())
+    table = shown["table"].stdout
+    assert "Not healthy" not in table and "Healthy at" in table and "kink (settled)" in table
+    rows = [line for line in table.splitlines() if line.startswith("│ ") and "limit" in line]
+    assert len(rows) == len(truth) and all("✓" in row and "–" not in row for row in rows)
+
+
+def test_an_unsettled_kink_beside_a_settled_point_stays_unhealthy(cli, tmp_path) -> None:
+    """relu(x) at -1 is saturated (a dead unit, not a kink): settling the kink at 0 leaves
+    that finding, and the diagnostics column tells the points apart."""
+    import json
+
+    data = tmp_path / "points.csv"
+    data.write_text("x\n0\n-1\n2\n")
+    result = cli("grad", "relu(x)^2", "--points", str(data), "--format", "json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    kinds = {d["kind"]: d["points"] for d in out["diagnostics"]}
+    assert kinds == {"saturated": 1, "kink (settled)": 1}
+    assert out["gradient"]["x"] == [0.0, 0.0, 4.0] and out["agree"] == [True, True, True]
+    table = cli("grad", "relu(x)^2", "--points", str(data)).stdout
+    assert "kink (settled)" in table and "saturated" in table

@@ -14,6 +14,7 @@ chain rule, ...), within a time budget; and the result written in the free varia
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,7 +24,15 @@ from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, in_variables, time_limit
 from gradcalc.symbolic.translate.derivative import derivative, symbol
 
-__all__ = ["MAX_EXPANDED", "MAX_RULE_STEPS", "SYMBOLIC_TIMEOUT", "derivation", "source_node"]
+__all__ = [
+    "ALL_SOURCES_TIMEOUT",
+    "MAX_EXPANDED",
+    "MAX_RULE_STEPS",
+    "SYMBOLIC_TIMEOUT",
+    "derivation",
+    "derivations",
+    "source_node",
+]
 
 #: At most this many rule-by-rule steps are shown per source (the last one always is).
 MAX_RULE_STEPS = 80
@@ -32,17 +41,39 @@ MAX_RULE_STEPS = 80
 MAX_EXPANDED = 200
 #: Seconds the symbolic derivation of one source may take.
 SYMBOLIC_TIMEOUT = 5.0
+#: Seconds the derivations of all the sources may take together (one explanation's share).
+ALL_SOURCES_TIMEOUT = 10.0
+#: Less time than this left for a source: it is not started.
+MIN_SECONDS = 0.05
+
+
+def derivations(
+    graph: Graph, statements: Mapping[int, Any], inline: Sequence[Any], sources: Sequence[str]
+) -> list[Derivation]:
+    """:func:`derivation` for each source, all within :data:`ALL_SOURCES_TIMEOUT` seconds
+    together: twenty sources never cost twenty times :data:`SYMBOLIC_TIMEOUT`. A source
+    reached when the time is spent gets no steps, and a note saying so."""
+    deadline = time.monotonic() + ALL_SOURCES_TIMEOUT
+    return [derivation(graph, statements, inline, s, deadline - time.monotonic()) for s in sources]
 
 
 def derivation(
-    graph: Graph, statements: Mapping[int, Any], inline: Sequence[Any], source: str
+    graph: Graph,
+    statements: Mapping[int, Any],
+    inline: Sequence[Any],
+    source: str,
+    seconds: float = SYMBOLIC_TIMEOUT,
 ) -> Derivation:
-    """The rule-by-rule derivation for one source, within :data:`SYMBOLIC_TIMEOUT` seconds
-    (past it, or when sympy recurses too deeply, the steps so far are kept with a note)."""
+    """The rule-by-rule derivation for one source, within ``seconds`` (at most
+    :data:`SYMBOLIC_TIMEOUT`; past it, or when sympy recurses too deeply, the steps so far
+    are kept with a note)."""
     steps: list[RuleStep] = []
     note = ""
+    if seconds < MIN_SECONDS:
+        spent = f"not derived: the derivations' budget of {ALL_SOURCES_TIMEOUT:g} s is spent"
+        return Derivation(source, (), 0, None, None, spent)
     try:
-        with time_limit(SYMBOLIC_TIMEOUT):
+        with time_limit(min(seconds, SYMBOLIC_TIMEOUT)):
             result = _derive(graph, statements, inline, source, steps)
             expanded = _expand(graph, statements, result)
     except (CheckTimeout, RecursionError) as stop:
@@ -73,7 +104,7 @@ def _derive(
     for index in _postorder(graph, graph.targets[0], lambda i: i != start and depends[i]):
         if index == start:
             continue
-        step = _rule_step(graph, index, inline, depends, derivatives)
+        step = _rule_step(graph, index, inline, depends, derivatives, index in statements)
         if index in statements:
             step = RuleStep(statements[index], step.subject, step.result, step.rule, step.outer)
         derivatives[index] = step.result
@@ -130,14 +161,18 @@ def _rule_step(
     inline: Sequence[Any],
     depends: Sequence[bool],
     derivatives: Mapping[int, Any],
+    named: bool = False,
 ) -> RuleStep:
-    """The step of one op node: its derivative from its children's, and the rule used."""
+    """The step of one op node (``named``: a statement's) from its children's derivatives,
+    and the rule used."""
     import sympy as sp
 
     node = graph.nodes[index]
     op = REGISTRY[node.op]
     arguments = [inline[i] for i in node.inputs]
-    subject = op.sympy(sp, *arguments)
+    # the node as written (a statement's ``inline`` is its name); else as converted once for
+    # every source: building sympy's Max(x0, ..., xk) anew compares its arguments pairwise
+    subject = op.sympy(sp, *arguments) if named else inline[index]
     if not depends[index]:
         return RuleStep(subject, None, sp.S.Zero, "constant rule")
     placeholders = [symbol(u) for u in "uv"[: op.arity]]

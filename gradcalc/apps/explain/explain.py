@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.apps.explain import explain_render  # noqa: F401 (how an Explanation shows)
-from gradcalc.apps.explain.derivation import SYMBOLIC_TIMEOUT, derivation, source_node
+from gradcalc.apps.explain.derivation import SYMBOLIC_TIMEOUT, derivations, source_node
 from gradcalc.apps.explain.explanation import Explanation, ForwardStep, Operand, ReverseStep, Term
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
@@ -123,7 +123,7 @@ def explain(
         forward=_forward_pass(result, tape_names, operands),
         reverse=_reverse_pass(graph, result, tape_names, operands),
         gradient={s: None if g is None else float(g) for s, g in result.gradient.items()},
-        derivations=[derivation(graph, statements, inline, s) for s in result.sources],
+        derivations=derivations(graph, statements, inline, result.sources),
     )
 
 
@@ -153,7 +153,12 @@ def _in_sympy(graph: Graph, statements: Mapping[int, Any]) -> tuple[dict[int, An
     try:
         with time_limit(BUILD_SECONDS):
             return _constants(graph), to_sympy(graph, statements)
-    except (CheckTimeout, ValueError, RecursionError) as stop:
+    except CheckTimeout:
+        raise InputError(
+            f"could not explain this expression: sympy could not write it out within "
+            f"{BUILD_SECONDS:g} s (grad gives its gradient without sympy)"
+        ) from None
+    except (ValueError, RecursionError) as stop:
         raise InputError(f"could not explain this expression: sympy failed ({stop})") from None
 
 
@@ -167,12 +172,12 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
         )
     names = _node_names(graph)
     statements = {i: symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}
-    inline = to_sympy(graph, statements)
-    derivations = [derivation(graph, statements, inline, s) for s in source_names(graph, wrt)]
+    _, inline = _in_sympy(graph, statements)
+    derived = derivations(graph, statements, inline, source_names(graph, wrt))
     simplified = {}
     deadline = time.monotonic() + SYMBOLIC_TIMEOUT  # one budget for all the simplifications
-    for k, d in enumerate(derivations):
-        share = (deadline - time.monotonic()) / (len(derivations) - k)
+    for k, d in enumerate(derived):
+        share = (deadline - time.monotonic()) / (len(derived) - k)
         full = _expanded(graph, d, share) if d.result is not None else None
         if full is not None:  # (else no simplified line: the rules and the result stand)
             simplified[d.source] = simplest(full, share)
@@ -185,7 +190,7 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
         forward=[],
         reverse=[],
         gradient={},
-        derivations=derivations,
+        derivations=derived,
         simplified=simplified,
         read_as=graph.read_as,
         warnings=graph.ambiguities,

@@ -186,14 +186,23 @@ def report(findings: list[Finding], result: GradResult, k: int = 0) -> str:
     """The plain-words answer for point ``k``: healthy, or what is wrong and where."""
     where = result.points.label(k) if result.points.names else "the point"
     here = [f for f in findings if _at(f.mask, k)]
+    unhealthy = [f for f in here if not f.settled]
     if not here:
         return (
             f"Healthy at {where}: no NaN or infinity, no vanishing or exploding gradient "
             "component, no saturated activation, no kink."
         )
-    lines = [f"Not healthy at {where}:"]
-    lines += [f"- {f.kind}: {f.message}" for f in here]
+    if unhealthy:
+        lines = [f"Not healthy at {where}:"]
+    else:
+        lines = [f"Healthy at {where}: a part has a kink there, but f is differentiable:"]
+    lines += [f"- {f.kind}: {f.message}" for f in unhealthy]
+    lines += [f"- {f.label}: {f.message}; {SETTLED}" for f in here if f.settled]
     return "\n".join(lines)
+
+
+#: What a settled kink's line adds: why it is no problem.
+SETTLED = "f's one-sided derivatives agree there, so f is differentiable"
 
 
 def _responsible(

@@ -326,7 +326,7 @@ def _on_tape(
         tensors = run_graph(graph, leaves)
     wrt_tensors = source_tensors(graph, tensors, sources)
     evaluation = Evaluation(graph, sources, [], [], [], [])
-    ops = [rec.op.name for rec in tape.records]
+    ops = sorted({rec.op.name for rec in tape.records})  # (each name once: read per target)
     for target in graph.targets:
         value = np.broadcast_to(tensors[target].value, shape)
         grads = tape.gradient(tensors[target], wrt_tensors)
@@ -336,9 +336,7 @@ def _on_tape(
         )
         rows = functools.partial(tape_rows, graph, tape, tensors, tape.adjoints())
         evaluation.rows.append(LazyRows(rows, ops))  # made when read: most output leaves them
-        found = tape.problems()
-        upstream = ancestors(tape, tensors[target]) if found else set()
-        evaluation.problems.append([p for p in found if p.record.index in upstream])
+        evaluation.problems.append(tape.problems(tensors[target]))  # (its sub-tape's)
     return evaluation
 
 

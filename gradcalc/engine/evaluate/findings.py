@@ -40,3 +40,14 @@ class Finding:
     mask: np.ndarray
     #: the gradient component a vanishing or exploding finding is about
     source: str | None = None
+    #: a kink where f's own one-sided derivatives agree: f is differentiable, not unhealthy
+    settled: bool = False
+
+    @property
+    def label(self) -> str:
+        """The kind as shown: ``kink (settled)`` for a settled kink.
+
+        >>> Finding("kink", "", 1, np.array(True), settled=True).label
+        'kink (settled)'
+        """
+        return f"{self.kind} (settled)" if self.settled else self.kind

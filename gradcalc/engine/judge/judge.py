@@ -33,7 +33,7 @@ from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
 from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
-from gradcalc.engine.judge.kinks import settle
+from gradcalc.engine.judge.kinks import checked_at_kinks, settle, settled_findings
 from gradcalc.lang.graph import Graph
 
 if TYPE_CHECKING:  # (the check itself is imported when it runs: --no-check never loads it)
@@ -270,6 +270,8 @@ def _checked(
     skip = verdict.undefined | verdict.conventional | verdict.decided
     where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
     report = check(where)
+    labels = {s: run.labels.get(s, s) for s in run.gradient}
+    checked_at_kinks(report, verdict.decided & ~verdict.undefined, verdict.gradient, labels)
     shown_value = run.value
     if report.status != "skipped":
         shown_value = settled_value(run.graph, run.target, run.value, where)
@@ -325,13 +327,16 @@ def finish(
         findings = diagnose(result, options.thresholds)
     else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
         findings = non_finite(result) + run.findings
-    result.diagnostics = [
-        f
-        for f in findings
-        if f.kind not in ("saturated", "kink")
-        or f.record is None
-        or not run.beside_the_question(f.record)
-    ]
+    result.diagnostics = settled_findings(
+        [
+            f
+            for f in findings
+            if f.kind not in ("saturated", "kink")
+            or f.record is None
+            or not run.beside_the_question(f.record)
+        ],
+        verdict.decided,
+    )
     return result
 
 

@@ -21,11 +21,13 @@ import numpy as np
 
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
+from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.singular import Singularity
 from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
 
-__all__ = ["MAX_POINTS", "PIECEWISE", "Settled", "settle"]
+__all__ = ["MAX_POINTS", "PIECEWISE", "Settled", "checked_at_kinks", "settle", "settled_findings"]
 
 MAX_POINTS = 20  # points at most whose kinks are decided exactly (sympy, a few ms each)
 PIECEWISE = frozenset({"abs", "relu", "max", "min", "step", "sign", "floor", "ceiling"})
@@ -202,3 +204,55 @@ def _put(column: Any, k: int, value: float, count: int) -> np.ndarray:
         return np.array(value)
     out.reshape(-1)[k] = value
     return out
+
+
+def settled_findings(findings: list[Finding], decided: np.ndarray) -> list[Finding]:
+    """The diagnostic findings with those at the ``decided`` points (a kink whose one-sided
+    derivatives of the whole f agree) marked settled: f is differentiable there, so the
+    kink is no fault. A kinked record's "saturated" finding there is dropped: its slope
+    at the corner is a convention, not a sign of a dead unit.
+
+    >>> kink = Finding("kink", "relu(x) (tape #1) is at a kink", 1, np.array([True, True]))
+    >>> [(f.label, f.mask.tolist()) for f in settled_findings([kink], np.array([True, False]))]
+    [('kink', [False, True]), ('kink (settled)', [True, False])]
+    """
+    if not decided.any():
+        return findings
+    kinked = {f.record for f in findings if f.kind == "kink"}
+    out = []
+    for finding in findings:
+        if finding.kind not in ("kink", "saturated") or finding.record not in kinked:
+            out.append(finding)
+            continue
+        mask = np.broadcast_to(finding.mask, decided.shape)
+        if (mask & ~decided).any():
+            out.append(replace(finding, mask=mask & ~decided))
+        if finding.kind == "kink" and (mask & decided).any():
+            out.append(replace(finding, mask=mask & decided, settled=True))
+    return out
+
+
+def checked_at_kinks(
+    report: CheckReport, decided: np.ndarray, gradient: Mapping[str, Any], labels: Mapping[str, str]
+) -> None:
+    """Put into ``report`` (the symbolic check, which skipped the ``decided`` points) each
+    derivative's value there: f's common one-sided derivative, which ``gradient`` holds
+    (sympy's form is no use at a kink: ``x**y*log(x)`` at x = 0). A check that compared
+    nothing else agrees on them alone, saying so in its meaning."""
+    from gradcalc.symbolic.crosscheck.crosscheck import NOTHING_COMPARED, ONE_SIDED
+
+    if not report.partials or not decided.any():
+        return
+    flat = decided.reshape(-1)
+    for source, column in gradient.items():
+        partial = report.partials.get(labels.get(source, source))
+        if partial is None:
+            continue
+        values = np.array(partial.values, dtype=float).reshape(decided.shape)
+        slopes = np.broadcast_to(0.0 if column is None else column, decided.shape)
+        values.reshape(-1)[flat] = slopes.reshape(-1)[flat]
+        partial.values, partial.kinks = values, decided
+    report.kinks = int(np.count_nonzero(decided))
+    report.points += report.kinks
+    if report.status == "skipped" and report.note == NOTHING_COMPARED:
+        report.status, report.method, report.note = "agree", ONE_SIDED, ""

@@ -53,7 +53,7 @@ def _target(result: GradResult) -> dict[str, Any]:
         mismatch = np.zeros(count, dtype=bool) if check.mismatch is None else check.mismatch
         agree = _nulled(~np.broadcast_to(mismatch, (count,)).reshape(-1), ~undefined)
     reasons = [result.reason(k) for k in range(count)] if undefined.any() else [None] * count
-    findings = [(f.kind, f.message, int(np.count_nonzero(f.mask))) for f in result.diagnostics]
+    findings = [(f.label, f.message, int(np.count_nonzero(f.mask))) for f in result.diagnostics]
     return {
         "expression": result.expression,
         "read_as": result.read_as,
@@ -138,6 +138,7 @@ def _check(reports: list[CheckReport | None]) -> dict[str, Any]:
         note=next((r.note for r in shown if r.note), ""),
         method=method,
         points=sum(r.points for r in compared),
+        kinks=sum(r.kinks for r in compared),
     )
     return {
         "status": whole.status,

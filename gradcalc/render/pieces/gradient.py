@@ -145,10 +145,16 @@ def latex_block(result: GradResult) -> str:
 def diagnostics_json(result: GradResult, k: int) -> dict[str, Any]:
     """The findings that concern point ``k``, and whether there are none."""
     here = [f for f in result.diagnostics if at_point(f.mask, k)]
-    return {
-        "healthy": not here,
-        "findings": [{"kind": f.kind, "message": f.message, "record": f.record} for f in here],
-    }
+    found: dict[str, Any] = {"healthy": not any(not f.settled for f in here)}
+    for key, settled in (("findings", False), ("settled", True)):
+        found[key] = [
+            {"kind": f.kind, "message": f.message, "record": f.record}
+            for f in here
+            if f.settled == settled
+        ]
+    if not found["settled"]:  # (a kink where f's one-sided derivatives agree)
+        del found["settled"]
+    return found
 
 
 def csv_header(results: list[GradResult]) -> list[str]:
@@ -325,7 +331,8 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
             partial = check.partials[name]
             exact = partial.exact[0] if partial.exact else None
             shown = exact or format_number(partial.values, digits)
-            if partial.limits and not exact:  # sympy's form was 0/0: its limit, no exact value
+            kink = partial.kinks is not None and bool(at_point(partial.kinks, 0))
+            if (partial.limits or kink) and not exact:  # 0/0 or a kink: a limit, not exact
                 shown = f"limit {shown}"
             cells += [str(partial.derivative), "—" if shown == "nan" else shown]
         if check is not None:
@@ -404,7 +411,7 @@ def points_table(result: GradResult, digits: int | None, diagnose: bool = False)
             )
             cells.append("" if reason else mark)
         if health:
-            kinds = dict.fromkeys(f.kind for f in result.diagnostics if at_point(f.mask, k))
+            kinds = dict.fromkeys(f.label for f in result.diagnostics if at_point(f.mask, k))
             cells.append(", ".join(kinds) or "healthy")
         table.add_row(*cells)
     if result.check is not None and result.check.method:

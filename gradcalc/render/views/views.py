@@ -102,8 +102,9 @@ class GradView:
 
         from gradcalc.engine.evaluate.diagnostics import report
 
-        unhealthy = any(render.at_point(f.mask, 0) for f in result.diagnostics)
-        if not (unhealthy or self.diagnose):
+        here = [f for f in result.diagnostics if render.at_point(f.mask, 0)]
+        unhealthy = any(not f.settled for f in here)
+        if not (here or self.diagnose):
             return []
         style = "yellow" if unhealthy else "green"
         return [Text(report(result.diagnostics, result), style=style)]

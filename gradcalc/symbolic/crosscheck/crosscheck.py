@@ -118,6 +118,7 @@ class Partial:
     exact_values: list[Any] = field(default_factory=list)  # sympy numbers, None if skipped
     mismatch: np.ndarray | None = None  # per point: does the tape disagree?
     limits: list[Limit] = field(default_factory=list)  # where sympy's form was 0/0
+    kinks: np.ndarray | None = None  # points whose value is f's equal one-sided slopes
 
 
 @dataclass
@@ -135,6 +136,7 @@ class CheckReport:
     note: str = ""
     method: str = ""  # "exact values", or "float64" (sympy's derivative lambdified)
     points: int = 0  # the points compared
+    kinks: int = 0  # of them, kinks where f's equal one-sided derivatives were compared
 
     def meaning(self) -> str:
         """What an agreement rests on, in words: the tape (float64) within RTOL of sympy's
@@ -151,10 +153,11 @@ class CheckReport:
         where = f"at {self.points} point{'' if self.points == 1 else 's'}"
         if self.status != "agree" and self.mismatch is not None:
             where = f"at {int(np.count_nonzero(self.mismatch))} of {self.points} points"
-        if self.method == "float64":
-            how = "float64: sympy's derivative evaluated in floats, not a proof"
-        else:
-            how = "with sympy's exact values"
+        how = {"float64": "float64: sympy's derivative evaluated in floats, not a proof"}.get(
+            self.method, "with sympy's exact values"
+        )
+        if self.kinks:  # (engine.judge.kinks)
+            how = (how + "; at" if self.method != ONE_SIDED else "at") + f" {KINK_HOW}"
         if any(p.limits for p in self.partials.values()):
             how += "; where sympy's form is 0/0, with its limit"
         return f"{verb} rtol {RTOL:.0e} {where} ({how})".replace("e-0", "e-")
@@ -275,6 +278,8 @@ def check_against(
 
 
 NOTHING_COMPARED = "not checked: the derivative is undefined at every point"  # (no point)
+ONE_SIDED = "one-sided derivatives"  # the method when only kinks were compared
+KINK_HOW = "a kink, with f's equal one-sided derivatives: 30-digit quotients, not a proof"
 
 
 def _limits_note(partials: Mapping[str, Partial]) -> str:
@@ -311,28 +316,20 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
         exacts: list[str | None] = []
         limits: list[Limit] = []
         for k in range(len(exact_point)):
-            if skip.reshape(-1)[k] if skip.ndim else bool(skip):
-                values.append(np.nan)
-                shown.append(None)
-                exacts.append(None)
-                continue
-            known = None if numeric is None else numeric(source, exact_point[k])
-            if isinstance(known, float):  # many digits, no exact value
-                values.append(known)
-                shown.append(None)
-                exacts.append(None)
-                continue
-            if known is None:
+            skipped = bool(skip.reshape(-1)[k] if skip.ndim else skip)
+            known = None if skipped or numeric is None else numeric(source, exact_point[k])
+            exact = limit = None
+            if isinstance(known, Fraction):  # an exact rational
+                exact = sp.Rational(known.numerator, known.denominator)
+            elif known is None and not skipped:
                 exact = _substitute(expr, substitution(k))
                 limit = _limit_of_nan(expr, exact, substitution(k))
-                if limit is not None:
-                    limits.append(limit)
-                    values.append(limit.value)
-                    shown.append(None)
-                    exacts.append(None)
-                    continue
-            else:  # an exact rational
-                exact = sp.Rational(known.numerator, known.denominator)
+            if exact is None or limit is not None:  # skipped, many digits, or a 0/0 form
+                limits += [] if limit is None else [limit]
+                values.append(np.nan if skipped else limit.value if limit else float(known or 0))
+                shown.append(None)
+                exacts.append(None)
+                continue
             values.append(real_value(exact))
             shown.append(_short_text(exact, exact_text))
             exacts.append(exact)
