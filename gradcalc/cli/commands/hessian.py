@@ -3,7 +3,8 @@ second-derivative test."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from gradcalc.cli.commands.optionsets import (
     CheckOptions,
@@ -19,7 +20,7 @@ from gradcalc.cli.inputs import Session, engine_options, names
 from gradcalc.cli.options import Expression
 from gradcalc.core.errors import InputError
 
-#: The options hessian offers of each set (its view has no tape to show).
+#: The options hessian (and jacobian) offer of each set (their views show no tape).
 POINT = Offer("at", "points", "skip_bad_rows", "columns", "id_column")
 DERIVATIVE = Offer("wrt", "of", "subgradient")
 DISPLAY = Offer(
@@ -43,25 +44,38 @@ def hessian(
 
     if display.latex and check.no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
+    view = matrices.HessianView(latex=display.latex, exact=display.exact)
+    sets = (point, derivative, display, check)
+    return at_points(context, expression, sets, "hessian", view, api.hessian_at)
+
+
+def at_points(
+    context: AppContext,
+    expression: str,
+    sets: tuple[PointOptions, DerivativeOptions, OutputOptions, CheckOptions],
+    kind: str,
+    view: Any,
+    compute: Callable[..., Any],
+) -> int:
+    """hessian's and jacobian's answer: without a point, the formula (``point_free`` of
+    ``kind``); else ``compute(graph, chunk, sources, options)`` chunk by chunk, shown by
+    ``view``."""
+    point, derivative, display, check = sets
     at, wrt, of = point.at, derivative.wrt, derivative.of
     if not at and point.points is None and of is None:  # no point: the formula
         from gradcalc.cli.commands.diff import point_free
         from gradcalc.cli.inputs import expression_text
 
         text = expression_text(expression, None)
-        shown = (display.output, display.latex, check.check_timeout)
-        return point_free(context, text, "hessian", wrt, 1, *shown)
+        formula = (display.output, display.latex, check.check_timeout)  # (jacobian: no --latex)
+        return point_free(context, text, kind, wrt, 1, *formula)
     rows = (point.skip_bad_rows, point.columns, point.id_column)
     session = Session(context, expression, at, point.points, of, *rows, wrt)
-    options = engine_options(
-        check.no_check, derivative.subgradient, check.check_timeout, display.exact
-    )
-    many = session.many
-    writer = Writer(
-        context, display.output, display.digits, False, many, point.id_column, display.out
-    )
+    exact, timeout = display.exact, check.check_timeout
+    options = engine_options(check.no_check, derivative.subgradient, timeout, exact)
+    shown = (display.output, display.digits, False, session.many, point.id_column, display.out)
     return session.run(
-        matrices.HessianView(latex=display.latex, exact=display.exact),
-        lambda chunk: api.hessian_at(session.graph, chunk, names(wrt), options),
-        writer,
+        view,
+        lambda chunk: compute(session.graph, chunk, names(wrt), options),
+        Writer(context, *shown),
     )

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from gradcalc.cli.commands.hessian import DERIVATIVE, POINT, at_points
 from gradcalc.cli.commands.optionsets import (
     CheckOptions,
     DerivativeOptions,
@@ -14,13 +15,9 @@ from gradcalc.cli.commands.optionsets import (
     PointOptions,
     option_sets,
 )
-from gradcalc.cli.console import Writer
 from gradcalc.cli.context import AppContext
-from gradcalc.cli.inputs import Session, engine_options, names
 
-#: The options jacobian offers of each set (its view has no tape and no LaTeX to show).
-POINT = Offer("at", "points", "skip_bad_rows", "columns", "id_column")
-DERIVATIVE = Offer("wrt", "of", "subgradient")
+#: The output options jacobian offers (its view shows no tape and no LaTeX).
 DISPLAY = Offer("output", "exact", "digits", "out", view="gradcalc.render.matrices:JacobianView")
 
 
@@ -44,26 +41,6 @@ def jacobian(
     from gradcalc.engine.run import api
     from gradcalc.render import matrices
 
-    at, wrt, of = point.at, derivative.wrt, derivative.of
-    if not at and point.points is None and of is None:  # no point: the formula
-        from gradcalc.cli.commands.diff import point_free
-        from gradcalc.cli.inputs import expression_text
-
-        text = expression_text(expression, None)
-        return point_free(
-            context, text, "jacobian", wrt, 1, display.output, False, check.check_timeout
-        )
-    rows = (point.skip_bad_rows, point.columns, point.id_column)
-    session = Session(context, expression, at, point.points, of, *rows, wrt)
-    options = engine_options(
-        check.no_check, derivative.subgradient, check.check_timeout, display.exact
-    )
-    many = session.many
-    writer = Writer(
-        context, display.output, display.digits, False, many, point.id_column, display.out
-    )
-    return session.run(
-        matrices.JacobianView(exact=display.exact),
-        lambda chunk: api.jacobian_at(session.graph, chunk, names(wrt), options),
-        writer,
-    )
+    sets = (point, derivative, display, check)
+    view = matrices.JacobianView(exact=display.exact)
+    return at_points(context, expression, sets, "jacobian", view, api.jacobian_at)
