@@ -63,17 +63,15 @@ def _command_tree() -> Any:
     return typer.main.get_command(app)
 
 
-def _params(command: Any, ctx: Any) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(arguments, options) as (names, help) from each parameter's own help record."""
-    arguments, options = [], []
-    for param in command.get_params(ctx):
-        record = param.get_help_record(ctx)
-        if record is None:  # hidden
-            continue
-        names, help_text = record
-        kind = arguments if getattr(param, "param_type_name", "") == "argument" else options
-        kind.append((names, " ".join(help_text.split())))
-    return arguments, options
+def _params(command: Any, ctx: Any) -> dict[str, list[tuple[str, str]]]:
+    """The arguments, then the options panel by panel, as (names, help) from each parameter's
+    own help record: the sections of ``--help``."""
+    from gradcalc.cli.parsing import help_sections
+
+    return {
+        title: [(names, " ".join(help_text.split())) for names, help_text in records]
+        for title, records in help_sections(command, ctx).items()
+    }
 
 
 def _section(title: str, items: list[tuple[str, str]]) -> list[str]:
@@ -91,9 +89,8 @@ def _command_page(command: Any, ctx: Any, path: str, level: int) -> list[str]:
         lines += [escape(paragraph), ""]
     usage = " ".join([path, *command.collect_usage_pieces(ctx)])
     lines += ["```text", f"Usage: {usage}", "```", ""]
-    arguments, options = _params(command, ctx)
-    lines += _section("Arguments", arguments)
-    lines += _section("Options", options)
+    for title, items in _params(command, ctx).items():
+        lines += _section(title, items)
     return lines
 
 

@@ -160,8 +160,10 @@ class Writer:
         code = of_results([result])
         if code == ExitCode.CHECK_FAILED or self.exit_code == ExitCode.OK:
             self.exit_code = code
+        beside = self.output == "table" and self.results is None  # (the table's reading)
         for warning in result.warnings:
-            self._once(f"warning: {warning}")
+            if not (beside and warning in result.read_warnings):
+                self._once(f"warning: {warning}")
         for singular in result.singularities:
             self._once(f"gradcalc: {singular.describe(result.points, result.target)}")
 

@@ -92,11 +92,40 @@ class Command(TyperCommand):
         parser._process_opts = process_opts
         return parser
 
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        """The arguments, then the options panel by panel (each option's
+        ``rich_help_panel``: :data:`gradcalc.cli.options.PANELS`), ``--help`` last."""
+        for title, records in help_sections(self, ctx).items():
+            with formatter.section(title):
+                formatter.write_dl(records)
+
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [
             piece[1:-1] if piece.startswith("{") and piece.endswith("}") else piece
             for piece in super().collect_usage_pieces(ctx)
         ]
+
+
+def help_sections(command: Any, ctx: Any) -> dict[str, list[tuple[str, str]]]:
+    """A command's ``--help`` records by section: ``Arguments``, then each panel in the order
+    its first option comes, then ``Options`` (what is in no panel: ``--help``).
+
+    >>> @click.command()
+    ... @click.option("--name", help="Whom to greet.")
+    ... def hello(name): pass
+    >>> help_sections(hello, click.Context(hello))["Options"][0]
+    ('--name TEXT', 'Whom to greet.')
+    """
+    sections: dict[str, list[tuple[str, str]]] = {"Arguments": []}
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record is None:  # hidden
+            continue
+        title = "Arguments" if param.param_type_name == "argument" else None
+        title = title or getattr(param, "rich_help_panel", None) or "Options"
+        sections.setdefault(title, []).append(record)
+    sections["Options"] = sections.pop("Options", [])  # (last)
+    return {title: records for title, records in sections.items() if records}
 
 
 class Group(TyperGroup):

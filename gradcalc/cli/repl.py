@@ -3,6 +3,7 @@
 A line is one command (``help`` lists them)::
 
     f = x^2*y                  define f (and make it the current function)
+    f(x, y) = x^2*y            the same, naming f's variables as on paper
     grad at x=1, y=2           the gradient of the current function at a point
     grad g at x=1; x=2         of another function (or any expression), at two points
     at x=1, y=2                remember a point: later commands may leave out "at ..."
@@ -43,6 +44,8 @@ from gradcalc.core.errors import ExitCode, GradcalcError, InputError, closest
 PROMPT = "gradcalc> "
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _DEFINITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", re.S)
+#: ``f(x, y) = ...``: a definition that names its variables, as on paper.
+_SIGNATURE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*=(?!=)(.*)\Z", re.S)
 _AT = re.compile(r"(?:^|\s)at(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
 SETTINGS = {
     "format": ("table", "json", "csv", "plain"),
@@ -54,6 +57,7 @@ SETTINGS = {
 
 HELP = """\
   f = x^2*y                define a function (a program works too: f = y = x^2; z = y^2)
+  f(x, y) = x^2*y          the same, naming its variables (in that order)
   grad [F] [at POINT]      the gradient of F (default: the last one defined) at the point;
                            F may also be any expression: grad sin(x) at x=0
   hessian [F] [at POINT]   the Hessian, its eigenvalues and the second-derivative test
@@ -90,11 +94,13 @@ COMMANDS = (
 
 @dataclass
 class Function:
-    """A defined function: its text and its variables (in order of first appearance)."""
+    """A defined function: its text and its variables (in order of first appearance, or as
+    ``f(x, y) = ...`` named them: then ``order``, those it uses, is the derivatives' order)."""
 
     name: str
     text: str
     variables: tuple[str, ...]
+    order: str | None = None
 
 
 @dataclass
@@ -132,17 +138,18 @@ class Session:
         if not line or line.startswith("#"):
             return ExitCode.OK
         word, _, rest = line.partition(" ")
-        definition = _DEFINITION.match(line)
+        definition = _DEFINITION.match(line) or _SIGNATURE.match(line)
         if definition and definition.group(1) in COMMANDS:
             raise InputError(f"{definition.group(1)!r} is a command: call your function otherwise")
         if definition:
-            return self.define(definition.group(1), definition.group(2).strip())
+            name, *parameters, text = definition.groups()
+            return self.define(name, text.strip(), *parameters)
         action = self._actions().get(word)
         if action is None:
             guess = closest(word, COMMANDS) if NAME.match(word) else None
             if guess is None:
                 raise InputError(
-                    "not a command: to define a function write f = ..., to compute "
+                    "not a command: to define a function write f = ... or f(x) = ..., to compute "
                     "grad ... at x=1; help lists the commands"
                 )
             raise InputError(f"unknown command {word!r}: did you mean {guess}? (help lists them)")
@@ -168,7 +175,14 @@ class Session:
 
     # --- commands -----------------------------------------------------------------------
 
-    def define(self, name: str, text: str) -> int:
+    def define(self, name: str, text: str, parameters: str | None = None) -> int:
+        """``name = text``, or ``name(parameters) = text`` (its variables, in that order):
+        print how it was read (and any warning), and make it the current function.
+
+        >>> Session().define("g", "y*x^2", " x, y ") == 0
+        read as: g(x, y) = y·x^2
+        True
+        """
         from gradcalc.cli.reading import warn
         from gradcalc.core.ops import FUNCTION_NAMES
         from gradcalc.lang.intake import read
@@ -176,11 +190,20 @@ class Session:
 
         if name in FUNCTION_NAMES or name in CONSTANTS:
             raise InputError(f"{name!r} is a built-in name: call your function something else")
+        head = name if parameters is None else f"{name}({parameters.strip()})"
         if not text:
-            raise InputError(f"'{name} =' needs an expression after it: {name} = x^2*y")
-        reading = read(text)
-        variables = reading.graph.variables
-        self.functions[name] = Function(name, text, tuple(variables))
+            raise InputError(f"'{head} =' needs an expression after it: {name} = x^2*y")
+        given = _parameters(name, parameters) if parameters is not None else ()
+        reading = read(text, given)
+        variables = given or reading.graph.variables
+        others = [v for v in reading.graph.variables if v not in variables]
+        if others:
+            raise InputError(
+                f"{head} = ... uses {', '.join(others)} as well: name every variable, "
+                f"{name}({', '.join([*variables, *others])}) = {text}"
+            )
+        order = ",".join(v for v in given if v in reading.program.free_variables) or None
+        self.functions[name] = Function(name, text, tuple(variables), order)
         self.current = name
         print(f"read as: {name}({', '.join(variables)}) = {reading.read_as}")
         warn(reading.warnings)
@@ -196,6 +219,11 @@ class Session:
             raise InputError("define a function first, e.g. f = x^2*y")
         return self.functions[self.current].text
 
+    def _wrt(self, target: str) -> str | None:
+        """``set wrt``, else the order ``f(x, y) = ...`` gave the function ``target`` (or "")."""
+        function = self.functions.get(target or self.current or "")
+        return self.wrt or (function.order if function is not None else None)
+
     def _point(self, given: list[str] | None, needed: bool = True) -> list[str] | None:
         point = given if given is not None else self.point
         if point is None and needed:
@@ -206,11 +234,11 @@ class Session:
         from gradcalc.cli.commands import explain, grad, hessian, jacobian
 
         target, given = self.split_point(rest)
-        text, at = self.expression(target), self._point(given)
+        text, at, wrt = self.expression(target), self._point(given), self._wrt(target)
         if command == "explain":
-            return self._run(explain.explain, expression=text, at=at, wrt=self.wrt)
+            return self._run(explain.explain, expression=text, at=at, wrt=wrt)
         shared = {
-            "expression": text, "at": at, "digits": self.digits, "wrt": self.wrt,
+            "expression": text, "at": at, "digits": self.digits, "wrt": wrt,
             "output": self.format, "no_check": not self.check,
         }  # fmt: skip
         if command == "grad":
@@ -230,7 +258,7 @@ class Session:
         # judged everywhere: a remembered point is a test point only where it fits
         at = given if given is not None else self._fitting_point()
         return self._run(
-            check, expression=self.definition(), at=at, answer=[answer], wrt=self.wrt,
+            check, expression=self.definition(), at=at, answer=[answer], wrt=self._wrt(""),
             output=self.format,
         )  # fmt: skip
 
@@ -242,7 +270,7 @@ class Session:
             raise InputError("expect needs your numbers: expect 4, 1 at x=1, y=2")
         at = self._point(given)
         return self._run(
-            check, expression=self.definition(), at=at, expect=_tight(numbers), wrt=self.wrt,
+            check, expression=self.definition(), at=at, expect=_tight(numbers), wrt=self._wrt(""),
             output=self.format,
         )  # fmt: skip
 
@@ -360,6 +388,21 @@ class Session:
         else:
             choices = self.words()
         return sorted(choice for choice in choices if choice.startswith(text))
+
+
+def _parameters(name: str, text: str) -> tuple[str, ...]:
+    """The variables of ``f(x, y) = ...``, as named (a name each, none twice)."""
+    from gradcalc.lang.literals import CONSTANTS
+
+    names = tuple(part.strip() for part in text.split(","))
+    bad = next((n for n in names if not NAME.match(n) or n in CONSTANTS), None)
+    if bad is not None or len(set(names)) < len(names):
+        what = "the constant " + bad if bad in CONSTANTS else f"{bad!r} is not a name"
+        raise InputError(
+            f"{name}({text.strip()}) = ...: the parentheses name {name}'s variables "
+            f"({what if bad else 'one is empty' if bad == '' else 'one twice'}): {name}(x, y) = ..."
+        )
+    return names
 
 
 def _tight(text: str) -> str:

@@ -1,6 +1,6 @@
-"""Tensor values on the command line: the options (``--data``, ``--features``, ``--target``,
-``--as``, ``--seed``, ``--save-gradients``, ``--dead-share``, ``--saturated-share``), how a
-command tells a tensor point from a scalar one, and ``grad`` on a tensor program.
+"""Tensor values on the command line: the values the data options give (``--data``,
+``--features``, ``--target``, ``--as``, ``--seed``: :class:`~gradcalc.cli.options.DataOptions`),
+how a command tells a tensor point from a scalar one, and ``grad`` on a tensor program.
 
 >>> wants_tensors(["W=randn(3,2)"], None), wants_tensors(["x=1"], None)
 (True, False)
@@ -9,130 +9,10 @@ command tells a tensor point from a scalar one, and ``grad`` on a tensor program
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-
+from gradcalc.cli.commands.optionsets import DataOptions, DiagnosticsOptions
 from gradcalc.core.errors import InputError
-
-Data = Annotated[
-    str | None,
-    typer.Option(
-        "--data",
-        metavar="FILE",
-        help="A data set (CSV, .npy, .npz, .parquet): its feature columns become the matrix "
-        "X and its target column the column y (see --features, --target, --as).",
-    ),
-]
-Features = Annotated[
-    str | None,
-    typer.Option(
-        "--features",
-        metavar="NAMES",
-        help="The columns of --data that form X, in order (default: all but the target).",
-    ),
-]
-Target = Annotated[
-    str | None,
-    typer.Option(
-        "--target", metavar="NAME", help="The column of --data that is y (default: the last)."
-    ),
-]
-Bind = Annotated[
-    str | None,
-    typer.Option(
-        "--as", metavar="X,y", help="The names --data binds, features then target (default X,y)."
-    ),
-]
-Seed = Annotated[
-    int | None,
-    typer.Option(
-        "--seed",
-        min=0,
-        show_default="0",
-        help="Seed of randn(...) and glorot(...) in --at (the same seed, the same values).",
-    ),
-]
-Saturation = Annotated[
-    float,
-    typer.Option(
-        "--saturation",
-        min=0.0,
-        show_default="1e-4",
-        help="An activation's slope below this: saturated.",
-    ),
-]
-SaveGradients = Annotated[
-    str | None,
-    typer.Option(
-        "--save-gradients",
-        metavar="DIR",
-        help="With tensor values: write each source's gradient to DIR/NAME.npy.",
-    ),
-]
-DeadShare = Annotated[
-    float | None,
-    typer.Option(
-        "--dead-share",
-        min=0.0,
-        max=1.0,
-        show_default="1",
-        help="A relu unit inactive (pre-activation <= 0) on at least this share of the rows is "
-        "reported dead.",
-    ),
-]
-SaturatedShare = Annotated[
-    float | None,
-    typer.Option(
-        "--saturated-share",
-        min=0.0,
-        max=1.0,
-        show_default="0.5",
-        help="A sigmoid/tanh unit whose slope is below --saturation on at least this share of "
-        "the rows is reported saturated.",
-    ),
-]
-
-
-@dataclass(frozen=True)
-class TensorOptions:
-    """What the tensor options of one command said (``None``: not given)."""
-
-    data: str | None = None
-    features: str | None = None
-    target: str | None = None
-    bind: str | None = None
-    seed: int | None = None
-    save_gradients: str | None = None
-    dead_share: float | None = None
-    saturated_share: float | None = None
-
-    def thresholds(self, saturation: float, vanishing: float, exploding: float) -> Any:
-        """The layer report's thresholds (:class:`gradcalc.engine.tensors.layers.Thresholds`)."""
-        from gradcalc.engine.tensors.layers import Thresholds
-
-        return Thresholds(
-            1.0 if self.dead_share is None else self.dead_share,
-            saturation,
-            0.5 if self.saturated_share is None else self.saturated_share,
-            vanishing,
-            exploding,
-        )
-
-    def given(self) -> list[str]:
-        """The options given, as typed (for the message when they do not apply)."""
-        flags = {
-            "--data": self.data,
-            "--features": self.features,
-            "--target": self.target,
-            "--as": self.bind,
-            "--seed": self.seed,
-            "--save-gradients": self.save_gradients,
-            "--dead-share": self.dead_share,
-            "--saturated-share": self.saturated_share,
-        }
-        return [flag for flag, value in flags.items() if value is not None]
 
 
 def wants_tensors(at: list[str] | None, data: str | None) -> bool:
@@ -142,9 +22,9 @@ def wants_tensors(at: list[str] | None, data: str | None) -> bool:
     return data is not None or bool(at and has_tensors(at))
 
 
-def refuse_unused(options: TensorOptions) -> None:
+def refuse_unused(data: DataOptions, diagnostics: DiagnosticsOptions) -> None:
     """Refuse tensor options on a scalar point: they would be silently ignored."""
-    given = options.given()
+    given = data.given() + diagnostics.given_for_tensors()
     if given:
         raise InputError(
             f"{given[0]} is for tensor values (--data FILE, or --at W=randn(3,2), W=[[1,2]], "
@@ -153,7 +33,7 @@ def refuse_unused(options: TensorOptions) -> None:
 
 
 def tensor_values(
-    at: list[str] | None, options: TensorOptions, option: str = "--at", files: bool = False
+    at: list[str] | None, options: DataOptions, option: str = "--at", files: bool = False
 ) -> tuple[dict, dict, tuple[str, ...]]:
     """Every variable's value and how it was given: ``--data``'s X and y, then those of
     ``at`` (the specs of ``--at``, or ``--from``); and the names ``--data`` bound. A value
@@ -210,7 +90,7 @@ def tensor_grad(
     context: Any,
     expression: str,
     at: list[str] | None,
-    options: TensorOptions,
+    options: DataOptions,
     wrt: str | None,
     output: str,
     digits: int | None,
@@ -248,7 +128,7 @@ def tensor_train(
     context: Any,
     expression: str,
     start: list[str],
-    options: TensorOptions,
+    options: DataOptions,
     training: dict[str, Any],
     output: str,
     digits: int | None,

@@ -219,3 +219,45 @@ def test_answers_without_a_point_start_with_how_the_text_was_read(cli) -> None:
         first, second = result.stdout.splitlines()[:2]
         assert first == "read as: f(x, y) = (x/2)·y", result.stdout
         assert second == "warning: x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("grad", "x/2y", "--at", "x=1,y=2"),
+        ("grad", "x/2y", "--at", "x=1,y=2", "--at", "x=2,y=3"),
+        ("grad", "x/2y", "--at", "x=1,y=2", "--order", "2", "--wrt", "x"),
+        ("grad", "x/2y", "--at", "x=1,y=2", "--direction", "1,1"),
+        ("hessian", "x/2y", "--at", "x=1,y=2"),
+        ("hessian", "x/2y", "--at", "x=1,y=2", "--at", "x=2,y=3"),
+        ("jacobian", "x/2y, y", "--at", "x=1,y=2"),
+        ("jacobian", "x/2y, y", "--at", "x=1,y=2", "--at", "x=2,y=3"),
+        ("grad", "x/2y", "--at", "x=1,y=0"),  # undefined: the reading alone, then the reason
+        ("hessian", "x/2y + 1/y", "--at", "x=1,y=0"),
+        ("jacobian", "x/2y, 1/y", "--at", "x=1,y=0"),
+    ],
+)
+def test_a_tables_warnings_stand_under_its_reading_not_on_stderr(cli, args) -> None:
+    warning = "warning: x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)"
+    table = run(cli, *args)
+    assert table.exit_code in (0, 3), table.output
+    first, second = table.stdout.splitlines()[:2]
+    assert first.startswith("read as: ") and second == warning, table.stdout
+    assert table.stdout.count(warning) == 1 and warning not in table.stderr, table.output
+    # a script's formats: plain keeps stdout for numbers, JSON has the field (and stderr)
+    plain = run(cli, *args, "--format", "plain")
+    assert warning not in plain.stdout and plain.stderr.count(warning) == 1, plain.output
+    done = run(cli, *args, "--format", "json")
+    objects = json.loads(done.stdout)
+    first_object = objects[0] if isinstance(objects, list) else objects
+    assert warning.removeprefix("warning: ") in first_object["warnings"]
+    assert done.stderr.count(warning) == 1, done.output
+
+
+def test_a_table_written_to_a_file_keeps_its_warnings_on_stderr(cli, tmp_path) -> None:
+    points = tmp_path / "points.csv"
+    points.write_text("x,y\n1,2\n2,3\n")
+    out = tmp_path / "out.csv"
+    done = run(cli, "grad", "x/2y", "--points", str(points), "--out", str(out))
+    assert done.exit_code == 0, done.output
+    assert "write x/(2y)" in done.stderr and done.stdout == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -144,6 +145,66 @@ def test_definitions(capsys) -> None:
         with pytest.raises(InputError, match=fragment):
             session.execute(line)
     assert list(session.functions) == ["f", "g"]
+
+
+def test_a_definition_may_name_its_variables_as_on_paper(capsys) -> None:
+    import math
+
+    session = repl.Session()
+    session.execute("f(x) = e^2x")
+    shown = capsys.readouterr()
+    assert shown.out == "read as: f(x) = e^2·x\n"
+    assert "e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)" in shown.err
+    session.execute("set format plain")
+    session.execute("grad f at x=1")  # e^2·x: the derivative is e^2 (by hand)
+    assert float(capsys.readouterr().out) == pytest.approx(math.exp(2), rel=1e-15)
+    session.execute("g( u , v ) = v*u^2")  # its variables in the order named, not of use
+    assert capsys.readouterr().out == "read as: g(u, v) = v·u^2\n"
+    assert session.functions["g"].variables == ("u", "v") and session.current == "g"
+    session.execute("grad at u=3, v=2")  # (2uv, u^2), in the order named
+    assert [float(t) for t in capsys.readouterr().out.split()] == [12.0, 9.0]
+    session.execute("expect 12, 9 at u=3, v=2")  # your numbers, in that order too
+    assert capsys.readouterr().out.split() == ["∂g/∂u", "correct", "∂g/∂v", "correct"]
+    session.execute("grad v*u^2 at u=3, v=2")  # an expression: its own order
+    assert [float(t) for t in capsys.readouterr().out.split()] == [9.0, 12.0]
+    session.execute("h(x, y) = x^2")  # a variable it does not use is still its own
+    assert capsys.readouterr().out == "read as: h(x, y) = x^2\n"
+    assert session.functions["h"].variables == ("x", "y")
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("k(x) = x*y", "uses y as well: name every variable, k(x, y) = x*y"),
+        ("k(2) = 3", "'2' is not a name"),
+        ("k() = 3", "one is empty"),
+        ("k(x, ) = x", "one is empty"),
+        ("k(e) = e", "the constant e"),
+        ("k(x, x) = x", "one twice"),
+        ("k(x) = ", "'k(x) =' needs an expression"),
+        ("sin(x) = x", "built-in name"),
+        ("grad(x) = x", "is a command"),
+        ("k(x) == x", "not a command"),
+    ],
+)
+def test_a_definition_with_variables_is_refused_with_the_fix(line: str, fragment: str) -> None:
+    session = repl.Session()
+    with pytest.raises(InputError, match=re.escape(fragment)):
+        session.execute(line)
+    assert session.functions == {}
+
+
+@pytest.mark.parametrize("text", ["x^2*y", "sin(x)/2y", "e^2x + y", "x^1/2 * y"])
+def test_naming_the_variables_defines_the_same_function(capsys, text: str) -> None:
+    answers = []
+    for definition in (f"f = {text}", f"f(x, y) = {text}"):
+        session = repl.Session()
+        session.execute(definition)
+        session.execute("set format json")
+        capsys.readouterr()
+        session.execute("grad at x=1.5, y=2")
+        answers.append(capsys.readouterr().out)
+    assert answers[0] == answers[1]
 
 
 def test_completion_of_commands_functions_and_variables() -> None:

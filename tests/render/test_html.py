@@ -125,6 +125,15 @@ def test_an_undefined_point_shows_why() -> None:
     assert rows(page)[1][1:3] == ["undefined", "undefined"]
 
 
+@pytest.mark.parametrize("at", [{"x": 1.0, "y": 2.0}, {"x": 1.0, "y": 0.0}])
+def test_a_misreading_is_warned_once_under_the_reading(at) -> None:
+    page = grad("x/2y + 1/y", at=at, strict=False)._repr_html_()
+    text = "".join(parsed(page).text)
+    warning = "warning: x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)"
+    assert text.count(warning) == 1, text
+    assert text.index("read as: f(x, y) = (x/2)·y") < text.index(warning)
+
+
 def test_hessian_html_and_latex() -> None:
     x, y = sp.symbols("x y")
     truth = sp.hessian(x**2 * y, (x, y)).subs({x: 1, y: 2})

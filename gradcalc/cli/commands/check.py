@@ -9,9 +9,11 @@ import typer
 
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
-from gradcalc.cli.options import At, Expression, Wrt, output_option
+from gradcalc.cli.options import PANELS, At, Expression, Wrt, output_option
 from gradcalc.cli.reading import named_at, show_read
 from gradcalc.core.errors import ExitCode, InputError
+
+ANSWER = PANELS["answer"]
 
 
 def check(
@@ -20,40 +22,71 @@ def check(
     at: At = None,
     expect: Annotated[
         str | None,
-        typer.Option("--expect", help="Your numbers, in --wrt order: 36,10 (1/3, pi/4 work)."),
+        typer.Option(
+            "--expect",
+            help="Your numbers, in --wrt order: 36,10 (1/3, pi/4 work).",
+            rich_help_panel=ANSWER,
+        ),
     ] = None,
     answer: Annotated[
         list[str] | None,
         typer.Option(
-            "--answer", help='Your derivative: "2*x*y, x^2", or name=expr (repeat the option).'
+            "--answer",
+            help='Your derivative: "2*x*y, x^2", or name=expr (repeat the option).',
+            rich_help_panel=ANSWER,
         ),
     ] = None,
     wrt: Wrt = None,
     order: Annotated[
-        int, typer.Option("--order", min=1, max=12, help="Check the N-th derivative (2: Hessian).")
+        int,
+        typer.Option(
+            "--order",
+            min=1,
+            max=12,
+            help="Check the N-th derivative (2: Hessian).",
+            rich_help_panel=PANELS["derivative"],
+        ),
     ] = 1,
     rtol: Annotated[
         float | None,
-        typer.Option("--rtol", min=0.0, help="Relative tolerance for --expect [default: 1e-9]."),
+        typer.Option(
+            "--rtol",
+            min=0.0,
+            help="Relative tolerance for --expect [default: 1e-9].",
+            rich_help_panel=ANSWER,
+        ),
     ] = None,
     atol: Annotated[
         float | None,
-        typer.Option("--atol", min=0.0, help="Absolute tolerance for --expect [default: 1e-12]."),
+        typer.Option(
+            "--atol",
+            min=0.0,
+            help="Absolute tolerance for --expect [default: 1e-12].",
+            rich_help_panel=ANSWER,
+        ),
     ] = None,
     output: Annotated[str, output_option("gradcalc.render.views.verdicts:VerdictView")] = "table",
     latex: Annotated[
-        bool, typer.Option("--latex", help="Also print the answers in LaTeX.")
+        bool,
+        typer.Option(
+            "--latex", help="Also print the answers in LaTeX.", rich_help_panel=PANELS["output"]
+        ),
     ] = False,
     critical: Annotated[
         bool,
         typer.Option(
-            "--critical", help='Your answer is the set of critical points: "{(1,0), (-1,0)}".'
+            "--critical",
+            help='Your answer is the set of critical points: "{(1,0), (-1,0)}".',
+            rich_help_panel=ANSWER,
         ),
     ] = False,
     region: Annotated[
         str | None,
         typer.Option(
-            "--in", metavar="REGION", help="With --critical: the region, x=-5..5,y=0..pi."
+            "--in",
+            metavar="REGION",
+            help="With --critical: the region, x=-5..5,y=0..pi.",
+            rich_help_panel=PANELS["point"],
         ),
     ] = None,
     implicit: Annotated[
@@ -62,6 +95,7 @@ def check(
             "--implicit",
             metavar="Y",
             help='EXPRESSION is an equation; your answer is dY/dx on it: --implicit y "-x/y".',
+            rich_help_panel=PANELS["derivative"],
         ),
     ] = None,
 ) -> int:

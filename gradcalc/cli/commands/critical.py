@@ -8,7 +8,7 @@ import typer
 
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
-from gradcalc.cli.options import CheckTimeout, Expression, output_option
+from gradcalc.cli.options import PANELS, CheckTimeout, Expression, output_option
 from gradcalc.cli.reading import show_read
 from gradcalc.core.errors import ExitCode
 
@@ -23,6 +23,7 @@ def critical(
             metavar="x=-5..5,y=-5..5",
             help="The region: exact points outside it are left out; a numeric search starts "
             "inside it (default: every variable in -5..5).",
+            rich_help_panel=PANELS["point"],
         ),
     ] = None,
     output: Annotated[str, output_option("gradcalc.render.views.pointfree:CriticalView")] = "table",

@@ -10,7 +10,15 @@ import typer
 
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
-from gradcalc.cli.options import At, CheckTimeout, Expression, Order, Wrt, output_option
+from gradcalc.cli.options import (
+    PANELS,
+    At,
+    CheckTimeout,
+    Expression,
+    Order,
+    Wrt,
+    output_option,
+)
 from gradcalc.cli.reading import show_read
 from gradcalc.core.errors import InputError
 
@@ -26,12 +34,16 @@ def diff(
             "--implicit",
             metavar="Y",
             help='For an equation ("x^2 + y^2 = 25"): dY/dx, Y a function of the others.',
+            rich_help_panel=PANELS["derivative"],
         ),
     ] = None,
     at: At = None,
     output: Annotated[str, output_option("gradcalc.render.views.derivative:DiffView")] = "table",
     latex: Annotated[
-        bool, typer.Option("--latex", help="Also print each derivative as LaTeX.")
+        bool,
+        typer.Option(
+            "--latex", help="Also print each derivative as LaTeX.", rich_help_panel=PANELS["output"]
+        ),
     ] = False,
     check_timeout: CheckTimeout = 5.0,
 ) -> int:

@@ -10,8 +10,10 @@ import typer
 
 from gradcalc.cli.console import show_plot
 from gradcalc.cli.context import AppContext
-from gradcalc.cli.options import Digits, PlotOut, SkipBadRows, output_option
+from gradcalc.cli.options import PANELS, Digits, PlotOut, SkipBadRows, output_option
 from gradcalc.core.errors import ExitCode, InputError
+
+MODEL = PANELS["model"]
 
 
 def fit(
@@ -26,16 +28,30 @@ def fit(
         ),
     ],
     params: Annotated[
-        str, typer.Option("--params", metavar="NAMES", help="The parameters to fit (a,b).")
+        str,
+        typer.Option(
+            "--params", metavar="NAMES", help="The parameters to fit (a,b).", rich_help_panel=MODEL
+        ),
     ],
-    y: Annotated[str, typer.Option("--y", help="The column the model should match.")] = "y",
+    y: Annotated[
+        str,
+        typer.Option("--y", help="The column the model should match.", rich_help_panel=MODEL),
+    ] = "y",
     init: Annotated[
         list[str] | None,
-        typer.Option("--init", metavar="NAME=VALUE,...", help="Starting values (default 1)."),
+        typer.Option(
+            "--init",
+            metavar="NAME=VALUE,...",
+            help="Starting values (default 1).",
+            rich_help_panel=MODEL,
+        ),
     ] = None,
     output: Annotated[str, output_option("gradcalc.apps.views:FitView")] = "table",
     plot: Annotated[
-        bool, typer.Option("--plot", help="Draw the data and the fitted curve.")
+        bool,
+        typer.Option(
+            "--plot", help="Draw the data and the fitted curve.", rich_help_panel=PANELS["output"]
+        ),
     ] = False,
     out: PlotOut = None,
     digits: Digits = None,

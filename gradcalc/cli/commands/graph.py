@@ -11,7 +11,7 @@ import typer
 from gradcalc.cli.console import show
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import Session, names
-from gradcalc.cli.options import At, Digits, Expression, Of, Wrt, output_option
+from gradcalc.cli.options import PANELS, At, Digits, Expression, Of, Wrt, output_option
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -28,6 +28,7 @@ def graph(
             "--out",
             metavar="FILE",
             help="Write FILE.svg (drawn by gradcalc), .png (needs Graphviz) or .dot instead.",
+            rich_help_panel=PANELS["output"],
         ),
     ] = None,
     digits: Digits = None,

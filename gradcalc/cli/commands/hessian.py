@@ -3,68 +3,79 @@ second-derivative test."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
+from gradcalc.cli.commands.optionsets import (
+    CheckOptions,
+    DerivativeOptions,
+    Offer,
+    OutputOptions,
+    PointOptions,
+    option_sets,
+)
 from gradcalc.cli.console import Writer
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import Session, engine_options, names
-from gradcalc.cli.options import (
-    At,
-    CheckTimeout,
-    Columns,
-    Digits,
-    Exact,
-    Expression,
-    IdColumn,
-    Latex,
-    NoCheck,
-    Of,
-    PointsFile,
-    ResultsOut,
-    SkipBadRows,
-    Subgradient,
-    Wrt,
-    output_option,
-)
+from gradcalc.cli.options import Expression
 from gradcalc.core.errors import InputError
 
+#: The options hessian (and jacobian) offer of each set (their views show no tape).
+POINT = Offer("at", "points", "skip_bad_rows", "columns", "id_column")
+DERIVATIVE = Offer("wrt", "of", "subgradient")
+DISPLAY = Offer(
+    "output", "exact", "latex", "digits", "out", view="gradcalc.render.views.matrices:HessianView"
+)
 
+
+@option_sets
 def hessian(
     context: AppContext,
     expression: Expression,
-    at: At = None,
-    points: PointsFile = None,
-    skip_bad_rows: SkipBadRows = False,
-    columns: Columns = None,
-    id_column: IdColumn = None,
-    out: ResultsOut = None,
-    wrt: Wrt = None,
-    of: Of = None,
-    output: Annotated[str, output_option("gradcalc.render.views.matrices:HessianView")] = "table",
-    no_check: NoCheck = False,
-    exact: Exact = False,
-    latex: Latex = False,
-    digits: Digits = None,
-    subgradient: Subgradient = False,
-    check_timeout: CheckTimeout = 5.0,
+    *,
+    point: Annotated[PointOptions, POINT],
+    derivative: Annotated[DerivativeOptions, DERIVATIVE],
+    display: Annotated[OutputOptions, DISPLAY],
+    check: Annotated[CheckOptions, Offer()],
 ) -> int:
     """The Hessian of EXPRESSION (nested tapes), its eigenvalues and the second-derivative test."""
     from gradcalc.engine.run import api
     from gradcalc.render.views import matrices
 
-    if latex and no_check:
+    if display.latex and check.no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
-    if not at and points is None and of is None:  # no point: the formula
+    view = matrices.HessianView(latex=display.latex, exact=display.exact)
+    sets = (point, derivative, display, check)
+    return at_points(context, expression, sets, "hessian", view, api.hessian_at)
+
+
+def at_points(
+    context: AppContext,
+    expression: str,
+    sets: tuple[PointOptions, DerivativeOptions, OutputOptions, CheckOptions],
+    kind: str,
+    view: Any,
+    compute: Callable[..., Any],
+) -> int:
+    """hessian's and jacobian's answer: without a point, the formula (``point_free`` of
+    ``kind``); else ``compute(graph, chunk, sources, options)`` chunk by chunk, shown by
+    ``view``."""
+    point, derivative, display, check = sets
+    at, wrt, of = point.at, derivative.wrt, derivative.of
+    if not at and point.points is None and of is None:  # no point: the formula
         from gradcalc.cli.commands.diff import point_free
         from gradcalc.cli.inputs import expression_text
 
         text = expression_text(expression, None)
-        return point_free(context, text, "hessian", wrt, 1, output, latex, check_timeout)
-    session = Session(context, expression, at, points, of, skip_bad_rows, columns, id_column, wrt)
-    options = engine_options(no_check, subgradient, check_timeout, exact)
-    writer = Writer(context, output, digits, False, session.many, id_column, out)
+        formula = (display.output, display.latex, check.check_timeout)  # (jacobian: no --latex)
+        return point_free(context, text, kind, wrt, 1, *formula)
+    rows = (point.skip_bad_rows, point.columns, point.id_column)
+    session = Session(context, expression, at, point.points, of, *rows, wrt)
+    exact, timeout = display.exact, check.check_timeout
+    options = engine_options(check.no_check, derivative.subgradient, timeout, exact)
+    shown = (display.output, display.digits, False, session.many, point.id_column, display.out)
     return session.run(
-        matrices.HessianView(latex=latex, exact=exact),
-        lambda chunk: api.hessian_at(session.graph, chunk, names(wrt), options),
-        writer,
+        view,
+        lambda chunk: compute(session.graph, chunk, names(wrt), options),
+        Writer(context, *shown),
     )

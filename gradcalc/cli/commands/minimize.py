@@ -7,22 +7,14 @@ from typing import Annotated
 
 import typer
 
+from gradcalc.cli.commands.optionsets import DataOptions, DiagnosticsOptions, Offer, option_sets
 from gradcalc.cli.console import progress_bar, show_plot
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
-from gradcalc.cli.options import Digits, Expression, PlotOut, output_option
-from gradcalc.cli.tensors import (
-    Bind,
-    Data,
-    DeadShare,
-    Features,
-    SaturatedShare,
-    Saturation,
-    Seed,
-    Target,
-    TensorOptions,
-)
+from gradcalc.cli.options import PANELS, Digits, Expression, PlotOut, output_option
 from gradcalc.core.errors import ExitCode, InputError
+
+METHOD = PANELS["method"]
 
 
 class Method(str, enum.Enum):
@@ -34,26 +26,48 @@ class Method(str, enum.Enum):
     bfgs = "bfgs"
 
 
+@option_sets
 def minimize(
     context: AppContext,
     expression: Expression,
     start: Annotated[
         list[str],
         typer.Option(
-            "--from", metavar="NAME=VALUE,...", help="The starting point, e.g. x=-1.2,y=1."
+            "--from",
+            metavar="NAME=VALUE,...",
+            help="The starting point, e.g. x=-1.2,y=1.",
+            rich_help_panel=PANELS["point"],
         ),
     ],
-    method: Annotated[Method, typer.Option("--method", help="The method.")] = Method.gd,
+    method: Annotated[
+        Method, typer.Option("--method", help="The method.", rich_help_panel=METHOD)
+    ] = Method.gd,
     lr: Annotated[
         float | None,
-        typer.Option("--lr", help="Learning rate (default: gd, momentum 1e-3; adam 1e-2)."),
+        typer.Option(
+            "--lr",
+            help="Learning rate (default: gd, momentum 1e-3; adam 1e-2).",
+            rich_help_panel=METHOD,
+        ),
     ] = None,
-    steps: Annotated[int, typer.Option("--steps", min=1, help="At most this many steps.")] = 10_000,
+    steps: Annotated[
+        int,
+        typer.Option("--steps", min=1, help="At most this many steps.", rich_help_panel=METHOD),
+    ] = 10_000,
     tol: Annotated[
-        float, typer.Option("--tol", min=0.0, help="Stop when the gradient norm is below this.")
+        float,
+        typer.Option(
+            "--tol",
+            min=0.0,
+            help="Stop when the gradient norm is below this.",
+            rich_help_panel=METHOD,
+        ),
     ] = 1e-10,
     every: Annotated[
-        int | None, typer.Option("--every", min=1, help="Record every K-th step in the path.")
+        int | None,
+        typer.Option(
+            "--every", min=1, help="Record every K-th step in the path.", rich_help_panel=METHOD
+        ),
     ] = None,
     output: Annotated[str, output_option("gradcalc.apps.views:MinimumView")] = "table",
     plot: Annotated[
@@ -61,18 +75,16 @@ def minimize(
         typer.Option(
             "--plot",
             help="Draw the value along the path (with --out and two variables: the path too).",
+            rich_help_panel=PANELS["output"],
         ),
     ] = False,
     out: PlotOut = None,
     digits: Digits = None,
-    data: Data = None,
-    features: Features = None,
-    target: Target = None,
-    bind: Bind = None,
-    seed: Seed = None,
-    saturation: Saturation = 1e-4,
-    dead_share: DeadShare = None,
-    saturated_share: SaturatedShare = None,
+    *,
+    dataset: Annotated[DataOptions, Offer("data", "features", "target", "bind", "seed")],
+    diagnostics: Annotated[
+        DiagnosticsOptions, Offer("saturation", "dead_share", "saturated_share")
+    ],
 ) -> int:
     """Follow the tape's gradients downhill from --from to a minimum of EXPRESSION; with
     tensor values (--data, --from W=randn(4,8)), train them and report the layers before
@@ -83,18 +95,15 @@ def minimize(
     from gradcalc.cli.tensors import refuse_unused, tensor_train, wants_tensors
     from gradcalc.lang.intake import read
 
-    tensor_options = TensorOptions(
-        data, features, target, bind, seed, None, dead_share, saturated_share
-    )
-    if wants_tensors(start, data):
+    if wants_tensors(start, dataset.data):
         if plot:
             raise InputError("--plot draws a path of scalars: with tensors, use --format json")
         training = {"method": method.value, "lr": lr, "steps": steps, "tol": tol, "every": every}
-        thresholds = tensor_options.thresholds(saturation, 1e-8, 1e8)
+        thresholds = diagnostics.layer_thresholds()
         return tensor_train(
-            context, expression, start, tensor_options, training, output, digits, thresholds
+            context, expression, start, dataset, training, output, digits, thresholds
         )
-    refuse_unused(tensor_options)
+    refuse_unused(dataset, diagnostics)
     text = expression_text(expression, None)
     reading = read(text, given_names(start))
     with progress_bar(context, steps, "minimizing") as advance:

@@ -9,8 +9,10 @@ import typer
 from gradcalc.cli.console import show_plot
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
-from gradcalc.cli.options import At, Expression
+from gradcalc.cli.options import PANELS, At, Expression
 from gradcalc.core.errors import ExitCode, InputError
+
+OUTPUT = PANELS["output"]
 
 
 def plot(
@@ -18,13 +20,25 @@ def plot(
     expression: Expression,
     at: At = None,
     span: Annotated[
-        str | None, typer.Option("--range", metavar="LOW:HIGH", help="The x range, e.g. -5:5.")
+        str | None,
+        typer.Option(
+            "--range", metavar="LOW:HIGH", help="The x range, e.g. -5:5.", rich_help_panel=OUTPUT
+        ),
     ] = None,
     out: Annotated[
-        str | None, typer.Option("--out", metavar="FILE", help="Write FILE.png or FILE.svg.")
+        str | None,
+        typer.Option(
+            "--out", metavar="FILE", help="Write FILE.png or FILE.svg.", rich_help_panel=OUTPUT
+        ),
     ] = None,
-    width: Annotated[int, typer.Option("--width", min=40, help="Terminal plot width.")] = 80,
-    height: Annotated[int, typer.Option("--height", min=12, help="Terminal plot height.")] = 24,
+    width: Annotated[
+        int,
+        typer.Option("--width", min=40, help="Terminal plot width.", rich_help_panel=OUTPUT),
+    ] = 80,
+    height: Annotated[
+        int,
+        typer.Option("--height", min=12, help="Terminal plot height.", rich_help_panel=OUTPUT),
+    ] = 24,
 ) -> int:
     """The function and its tangent at the point (one variable), or its contours and the
     gradient arrow (two variables, with --out); without --at, the function of one variable

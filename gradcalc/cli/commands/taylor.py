@@ -8,7 +8,7 @@ import typer
 
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
-from gradcalc.cli.options import At, CheckTimeout, Expression, output_option
+from gradcalc.cli.options import PANELS, At, CheckTimeout, Expression, output_option
 from gradcalc.cli.reading import given_names, named_at, show_read
 from gradcalc.core.errors import InputError
 
@@ -24,6 +24,7 @@ def taylor(
             min=1,
             max=12,
             help="The degree (1: the tangent line or plane; at most 2 with several variables).",
+            rich_help_panel=PANELS["derivative"],
         ),
     ] = 2,
     output: Annotated[str, output_option("gradcalc.render.views.pointfree:TaylorView")] = "table",

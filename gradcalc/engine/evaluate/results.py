@@ -52,6 +52,8 @@ class GradResult:
             activations and kinks (see :mod:`gradcalc.engine.evaluate.diagnostics`).
         read_as: the expression as gradcalc read it (``e^2x`` is ``e^2·x``); where that is
             likely not what was meant, ``warnings`` start with both readings.
+        read_warnings: those first warnings, about how the text was read (a table shows
+            them beside ``read_as``).
         shown: the gradient to show: the tape's, except where the symbolic check found the
             exact value at a point (and agreed): there its nearest float (``cos(pi/2)`` is
             0, not 6.1e-17; see :mod:`gradcalc.engine.judge.exact`).
@@ -75,6 +77,7 @@ class GradResult:
     warnings: list[str] = field(default_factory=list)
     diagnostics: list[Finding] = field(default_factory=list)
     read_as: str = ""
+    read_warnings: list[str] = field(default_factory=list)
     shown: dict[str, np.ndarray | None] = field(default_factory=dict)
     exact: dict[str, list[str | None]] = field(default_factory=dict)
     shown_value: np.ndarray | None = None

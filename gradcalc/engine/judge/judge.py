@@ -315,6 +315,7 @@ def finish(
         check=report,
         warnings=warnings,
         read_as=graph.read_as,
+        read_warnings=graph.ambiguities,
         **extra,
     )
     labels = {s: run.labels.get(s, s) for s in run.gradient}

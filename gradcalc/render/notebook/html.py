@@ -133,7 +133,7 @@ def result_html(result: GradResult | JacobianResult) -> str:
     if not parts:  # undefined at its point: the reason follows
         parts = [render.headline(first, None)]
     results = view.results(computed)
-    notes = [w for r in results for w in r.warnings]
+    notes = [w for r in results for w in r.warnings if w not in r.read_warnings]  # (shown)
     notes += [s.describe(r.points, r.target) for r in results for s in r.singularities]
     if notes:
         from rich.text import Text

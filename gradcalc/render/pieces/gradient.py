@@ -263,9 +263,10 @@ def check_mark(check: Any, partial: Any) -> str:
 
 
 def headline(result: GradResult, digits: int | None) -> Any:
-    """``read as: f(x, y) = <canonical text>`` and ``at x = 1, y = 2:  f = <value>``."""
+    """``read as: f(x, y) = <canonical text>`` (and its warnings, :func:`reading`) and
+    ``at x = 1, y = 2:  f = <value>``."""
 
-    text = read_as_line(result)
+    text = reading(result)
     point = ", ".join(f"{n} = {v}" for n, v in (result.points.exact or [{}])[0].items())
     text.append(f"\nat {point}:  " if point else "\n")
     text.append(f"{result.target} = ")
@@ -283,6 +284,21 @@ def read_as_line(result: GradResult) -> Any:
     'read as: f(x) = e^2·x'
     """
     return named_reading(result.read_as or result.expression, result.target, result.points.names)
+
+
+def reading(result: GradResult) -> Any:
+    """The ``read as:`` line and, under it, each warning about how the text was read: the
+    top of a table.
+
+    >>> from gradcalc import grad
+    >>> print(reading(grad("e^2x", at={"x": 1}, check=False)).plain)
+    read as: f(x) = e^2·x
+    warning: e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
+    """
+    text = read_as_line(result)
+    for warning in result.read_warnings:
+        text.append(f"\nwarning: {warning}")
+    return text
 
 
 def named_reading(reading: str, target: str, names: Sequence[str]) -> Any:

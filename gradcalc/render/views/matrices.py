@@ -227,7 +227,7 @@ class JacobianView(GradView):
             return []
         first = rows[0]
         point = ", ".join(f"{n} = {v}" for n, v in (first.points.exact or [{}])[0].items())
-        head = render.read_as_line(first)
+        head = render.reading(first)
         head.append("\n")
         for row in rows:
             head.append(f"{row.target} = ", style="bold")

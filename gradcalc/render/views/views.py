@@ -66,6 +66,8 @@ class GradView:
         """Renderables for the ``table`` format, a blank line after each: one point's
         tables (:meth:`single`), or one table of ``several`` points (:meth:`many`)."""
         parts = self.many(computed, digits) if several else self.single(computed, digits, tape)
+        if not parts:  # undefined at its point (the reason is on stderr): the reading alone
+            parts = [render.reading(self.results(computed)[0])]
         return [shown for part in parts for shown in (part, "")]
 
     def csv_header(self, computed: Any) -> list[str]:
@@ -118,10 +120,10 @@ class GradView:
 
 
 def with_reading(result: GradResult, table: Any) -> Any:
-    """The "read as" line above a table of many points."""
+    """The "read as" line (and its warnings) above a table of many points."""
     from rich.console import Group
 
-    return Group(render.read_as_line(result), table)
+    return Group(render.reading(result), table)
 
 
 def rows_table(title: str, header: list[str], rows: Iterator[list[str]]) -> Any:
