@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,7 +25,9 @@ from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.singular import Singularity
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
+
+if TYPE_CHECKING:  # the check's report: sympy is imported only when a check runs
+    from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
 
 __all__ = ["MAX_POINTS", "PIECEWISE", "Settled", "checked_at_kinks", "settle", "settled_findings"]
 
