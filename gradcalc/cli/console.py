@@ -131,6 +131,11 @@ class Writer:
 
             self.results, self.results_path = open_results(out, [id_column or ""]), out
 
+    @property
+    def shows_table(self) -> bool:
+        """Whether the rows go to a table of many points (which shows only its first ones)."""
+        return self.output == "table" and self.results is None and self.sink.many
+
     @functools.cached_property
     def errors(self) -> Any:
         """The console on stderr that warnings and notes are printed to."""

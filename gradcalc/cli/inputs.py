@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -99,15 +100,37 @@ class Session:
         )
         self.many = bool(points) or len(at or []) > 1
 
-    def each_chunk(self) -> Any:
-        """Every chunk of points, the first one included."""
-        yield self.first
-        yield from self.chunks
+    def each_chunk(self, rows: int | None = None) -> Any:
+        """Every chunk of points, the first one included; cut into parts of at most ``rows``
+        points (``None``: as the file's reader made them)."""
+        for chunk in itertools.chain([self.first], self.chunks):
+            yield from [chunk] if rows is None else chunk.parts(rows)
 
-    def run(self, view: Any, compute: Callable[[Any], Any], writer: Writer) -> int:
-        """Compute and write chunk by chunk; the writer's exit code."""
+    def rows_per_chunk(self, outputs: int, least: int = 1) -> int:
+        """Points per chunk when each point prints ``outputs`` numbers and its tape records
+        one per node (:func:`gradcalc.core.budget.rows_per_chunk`): a 200-target Jacobian
+        computes and writes a few thousand points at a time, a gradient the file's chunks.
+
+        >>> Session(None, "x^2*y", ["x=1,y=2"], None, None).rows_per_chunk(3)
+        838860
+        """
+        from gradcalc.core.budget import rows_per_chunk
+
+        return rows_per_chunk(len(self.graph.nodes) + outputs, least)
+
+    def run(
+        self, view: Any, compute: Callable[[Any], Any], writer: Writer, per_target: int = 0
+    ) -> int:
+        """Compute and write chunk by chunk; the writer's exit code. ``per_target``: the
+        numbers each point prints per target (default: the value and one per variable) --
+        chunks are cut so that memory stays flat in the points and targets (a table shows
+        its first rows whole, so its chunks keep as many)."""
+        from gradcalc.render.pieces.gradient import MAX_TABLE_ROWS
+
         writer.skipped = self.skipped
-        for chunk in self.each_chunk():
+        outputs = len(self.graph.targets) * (per_target or 1 + len(self.graph.variables))
+        least = MAX_TABLE_ROWS if writer.shows_table else 1
+        for chunk in self.each_chunk(self.rows_per_chunk(outputs, least)):
             writer.write(view, compute(chunk))
         writer.close()
         return writer.exit_code

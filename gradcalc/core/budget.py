@@ -50,6 +50,9 @@ RESERVE = 0.2
 MIN_PIECE = 0.01
 #: Seconds between rings of a deadline that has passed while its block still runs.
 REPEAT = 0.05
+#: Numbers one chunk of points may make at once: its points times, per point, the tape's
+#: records and the output's columns (2^22: 32 MB as float64, about 300 MB as printed text).
+CHUNK_CELLS = 2**22
 
 
 class CheckTimeout(Exception):
@@ -127,6 +130,17 @@ class Budget:
             raise
         finally:
             self.symbolic_spent += time.monotonic() - start
+
+
+def rows_per_chunk(cells_per_row: int, least: int = 1) -> int:
+    """How many points one chunk may hold when each makes ``cells_per_row`` numbers (its
+    records and its output columns), so that memory stays flat however many points and
+    targets a request has: :data:`CHUNK_CELLS` in all, and never fewer than ``least`` points.
+
+    >>> rows_per_chunk(5), rows_per_chunk(1404), rows_per_chunk(10**7, least=1000)
+    (838860, 2987, 1000)
+    """
+    return max(least, CHUNK_CELLS // max(cells_per_row, 1))
 
 
 _requests: list[Budget] = []

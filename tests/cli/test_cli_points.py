@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.cli.compact import per_point
 
@@ -194,3 +196,112 @@ def test_a_setting_with_a_typo_is_a_usage_error(
     monkeypatch.setenv(variable, good)
     rows = csv_out(cli("grad", "sin(x)", "--points", path, "--format", "csv", "--no-check"))
     assert float(rows[-1][2]) == math.cos(2.99)
+
+
+# --- chunks cut by size: memory flat in points and targets, the output the same ------------
+
+MANY = 2_500  # points, cut into parts of a few hundred when the cell budget is made small
+
+
+@pytest.fixture
+def small_chunks(monkeypatch, tmp_path):
+    """A points file of MANY rows (an id column, one bad row) and a chunk budget so small that
+    a three-target Jacobian is computed a few hundred points at a time."""
+    from gradcalc.core import budget
+
+    monkeypatch.setattr(budget, "CHUNK_CELLS", 4_000)
+    rng = np.random.default_rng(7)
+    x, y = rng.uniform(-3, 3, MANY), rng.uniform(0.5, 2, MANY)
+    lines = [f"p{k},{a!r},{b!r}" for k, (a, b) in enumerate(zip(x.tolist(), y.tolist()))]
+    lines.insert(1234, "bad,oops,1")
+    return write(tmp_path, "many.csv", "id,x,y\n" + "\n".join(lines) + "\n"), x, y
+
+
+TARGETS = "x*y, sin(x)*y, exp(y)/3"
+
+
+def jacobian_truth(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """d(x*y), d(sin(x)*y), d(exp(y)/3) by hand: shape (points, 3 targets, 2 variables)."""
+    zero = np.zeros_like(x)
+    rows = [[y, x], [np.cos(x) * y, np.sin(x)], [zero, np.exp(y) / 3]]
+    return np.moveaxis(np.array(rows), -1, 0)
+
+
+def test_a_jacobian_cut_into_small_chunks_writes_every_row_in_order(cli, small_chunks) -> None:
+    path, x, y = small_chunks
+    args = ("jacobian", TARGETS, "--points", path, "--id", "id", "--skip-bad-rows")
+    rows = csv_out(cli(*args, "--format", "csv"))
+    assert len(rows) == MANY + 1 and [r[0] for r in rows[1:]] == [f"p{k}" for k in range(MANY)]
+    got = np.array([[float(c) for c in r[1:]] for r in rows[1:]])
+    assert np.array_equal(got[:, :2], np.c_[x, y])  # the points, exactly, in their order
+    columns = got[:, 2:].reshape(MANY, 3, 3)[:, :, 1:]  # (value, d/dx, d/dy) per target
+    np.testing.assert_allclose(columns, jacobian_truth(x, y), rtol=1e-14, atol=1e-300)
+    objects = json.loads(cli(*args, "--format", "json").stdout)
+    assert [o["id"] for o in objects] == [f"p{k}" for k in range(MANY)]
+    matrices = np.array([o["jacobian"] for o in objects])
+    np.testing.assert_allclose(matrices, jacobian_truth(x, y), rtol=1e-14, atol=1e-300)
+    assert {o["check"]["status"] for o in objects} == {"agree"}
+
+
+def test_a_table_of_small_chunks_shows_its_first_rows_and_counts_all(cli, small_chunks) -> None:
+    path, _, _ = small_chunks
+    result = cli("jacobian", TARGETS, "--points", path, "--skip-bad-rows")
+    assert result.exit_code == 0, result.stderr
+    assert f"showing the first 1,000 of {MANY:,} rows" in result.stdout
+    assert result.stderr.count("skipped 1 bad row of 2,501") == 1  # said once, not per chunk
+
+
+def test_a_gradient_cut_into_small_chunks_merges_one_compact_json(
+    cli, small_chunks, monkeypatch
+) -> None:
+    from gradcalc.core import budget
+
+    monkeypatch.setattr(budget, "CHUNK_CELLS", 1_000)  # (a few points of a gradient a chunk)
+    path, x, y = small_chunks
+    result = cli("grad", "x*y", "--points", path, "--skip-bad-rows", "--format", "json")
+    objects = per_point(json.loads(result.stdout))
+    assert len(objects) == MANY and {o["check"]["status"] for o in objects} == {"agree"}
+    got = np.array([[o["gradient"]["x"], o["gradient"]["y"]] for o in objects])
+    assert np.array_equal(got, np.c_[y, x])
+    assert {o["skipped_rows"] for o in objects} == {1}
+
+
+def test_a_hessian_counts_its_matrix_in_the_chunk_size(cli, small_chunks) -> None:
+    path, x, y = small_chunks
+    result = cli("hessian", "x^2*y", "--points", path, "--skip-bad-rows", "--format", "csv")
+    header, *rows = csv_out(result)
+    names = [f"d2/d{a}d{b}" for a in "xy" for b in "xy"]
+    hessian = np.array([[float(r[header.index(n)]) for n in names] for r in rows])
+    truth = np.c_[2 * y, 2 * x, 2 * x, np.zeros(MANY)]  # d2(x^2 y): 2y, 2x; 2x, 0
+    np.testing.assert_allclose(hessian, truth, rtol=1e-15)
+
+
+@given(
+    st.integers(1, 300),
+    st.integers(1, 400),
+    st.booleans(),
+)
+def test_points_cut_into_parts_keep_every_point_with_its_id_and_text(count, rows, one_value):
+    from gradcalc.engine.evaluate.points import Points
+
+    x = np.arange(float(count))
+    y = np.asarray(2.0) if one_value else -x  # (one value for all points stays one)
+    whole = Points(
+        ("x", "y"),
+        {"x": x, "y": y},
+        [{"x": str(k)} for k in range(count)],
+        first_row=2,
+        ids=[f"i{k}" for k in range(count)],
+        bad=x % 7 == 3,
+    )
+    parts = whole.parts(rows)
+    assert all(p.count <= rows for p in parts) and len(parts) == -(-count // rows)
+    assert np.array_equal(np.concatenate([p.arrays["x"] for p in parts]), x)
+    for part in parts:
+        assert np.array_equal(
+            np.broadcast_to(part.arrays["y"], (part.count,)),
+            np.broadcast_to(y, (count,))[part.first_row - 2 : part.first_row - 2 + part.count],
+        )
+    assert [i for p in parts for i in p.ids] == whole.ids
+    assert [e for p in parts for e in p.exact] == whole.exact
+    assert np.array_equal(np.concatenate([p.bad for p in parts]), whole.bad)

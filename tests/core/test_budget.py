@@ -12,8 +12,17 @@ import sys
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from gradcalc.core.budget import CheckTimeout, OutOfTime, request, symbolic_limit
+from gradcalc.core.budget import (
+    CHUNK_CELLS,
+    CheckTimeout,
+    OutOfTime,
+    request,
+    rows_per_chunk,
+    symbolic_limit,
+)
 
 
 def spin(seconds: float) -> None:
@@ -162,3 +171,11 @@ def test_a_kept_handler_is_installed_once_for_many_deadlines_and_put_back_after(
     assert len(installs) == 2  # installed once, put back once
     assert signal.getsignal(signal.SIGALRM) is previous
     assert not budget._deadlines and not budget._previous_handler
+
+
+@given(st.integers(1, 10**9), st.integers(1, 5_000))
+def test_a_chunk_holds_the_most_points_within_its_cells(cells_per_row, least) -> None:
+    rows = rows_per_chunk(cells_per_row, least)
+    assert rows >= least
+    if rows > least:  # as many points as fit, and not one more
+        assert rows * cells_per_row <= CHUNK_CELLS < (rows + 1) * cells_per_row

@@ -74,8 +74,10 @@ def at_points(
     exact, timeout = display.exact, check.check_timeout
     options = engine_options(check.no_check, derivative.subgradient, timeout, exact)
     shown = (display.output, display.digits, False, session.many, point.id_column, display.out)
+    n = len(names(wrt) or session.graph.variables)
     return session.run(
         view,
         lambda chunk: compute(session.graph, chunk, names(wrt), options),
         Writer(context, *shown),
+        per_target=1 + 2 * n + n * n if kind == "hessian" else 0,  # (value, gradient, eigen-)
     )

@@ -59,6 +59,30 @@ class Points:
         }
         return ", ".join(f"{n}={float(v):.17g}" for n, v in values.items())
 
+    def parts(self, rows: int) -> list[Points]:
+        """These points cut into parts of at most ``rows`` points each, in order (file row
+        numbers, exact texts, ids and bad marks kept with their points).
+
+        >>> many = Points(("x",), {"x": np.arange(5.0)}, None, first_row=2, ids=list("abcde"))
+        >>> [(p.arrays["x"].tolist(), p.first_row, p.ids) for p in many.parts(2)]
+        [([0.0, 1.0], 2, ['a', 'b']), ([2.0, 3.0], 4, ['c', 'd']), ([4.0], 6, ['e'])]
+        """
+        count = self.count
+        if count <= rows or all(a.ndim == 0 for a in self.arrays.values()):
+            return [self]
+        return [self._part(start, min(start + rows, count)) for start in range(0, count, rows)]
+
+    def _part(self, start: int, stop: int) -> Points:
+        """Points ``start`` to ``stop`` (one value for all of them stays one)."""
+        return Points(
+            self.names,
+            {n: a if a.ndim == 0 else a[start:stop] for n, a in self.arrays.items()},
+            None if self.exact is None else self.exact[start:stop],
+            self.first_row + start,
+            None if self.ids is None else self.ids[start:stop],
+            None if self.bad is None else self.bad[start:stop],
+        )
+
 
 def constant_value(text: str) -> float:
     """The float value of a constant expression, validated like any expression.

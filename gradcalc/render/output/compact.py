@@ -25,7 +25,6 @@ import numpy as np
 
 from gradcalc.engine.evaluate.results import GradResult
 from gradcalc.symbolic.crosscheck.crosscheck import RTOL, CheckReport
-from gradcalc.symbolic.translate.shapes import printed
 
 
 def chunk_columns(results: list[GradResult]) -> dict[str, Any]:
@@ -72,7 +71,7 @@ def _target(result: GradResult) -> dict[str, Any]:
 
 
 def _symbolic(check: CheckReport) -> dict[str, str]:
-    return {name: printed(p.derivative) for name, p in check.partials.items()}
+    return dict(check.derivative_texts)
 
 
 def _flat(array: np.ndarray, count: int) -> np.ndarray:

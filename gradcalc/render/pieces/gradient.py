@@ -56,7 +56,6 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     symbolic: dict[str, str] = {}
     if result.check is not None:  # (its module is loaded by the check: --no-check never is)
         from gradcalc.symbolic.crosscheck.crosscheck import RTOL
-        from gradcalc.symbolic.translate.shapes import printed
 
         status = result.check.status
         agree = None
@@ -73,7 +72,7 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
             "points": result.check.points,
             "meaning": result.check.meaning(),
         }
-        symbolic = {n: printed(p.derivative) for n, p in result.check.partials.items()}
+        symbolic = dict(result.check.derivative_texts)
     obj: dict[str, Any] = {
         "expression": result.expression,
         "read_as": result.read_as,

@@ -18,6 +18,7 @@ exact constants are size-capped before they are built (:data:`MAX_EXACT_DIGITS`)
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,12 +40,14 @@ from gradcalc.symbolic.translate.convert import (  # noqa: F401 (the conversion'
     constant_to_sympy,
     converted,
     exact_at,
+    in_variables,
     to_sympy,
 )
 from gradcalc.symbolic.translate.derivative import derivative
 from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
 from gradcalc.symbolic.translate.shapes import (
     active,
+    printed,
     shared_gradient,
     shared_target,
     shared_value,
@@ -64,7 +67,8 @@ def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict
     A source that is a statement name (an intermediate) is differentiated as the
     tape does: through the paths that pass through it, the other inputs held fixed.
     The result may contain the intermediate's name (``dz/dy = 2*y``); see
-    :func:`in_variables` for the same in terms of the free variables.
+    :func:`~gradcalc.symbolic.translate.convert.in_variables` for the same in terms of the
+    free variables.
     """
     import sympy as sp
 
@@ -81,30 +85,6 @@ def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict
             cut_expr = to_sympy(graph, {graph.bindings[source]: symbol})[graph.targets[target]]
             result[source] = derivative(cut_expr, symbol)
     return result
-
-
-def in_variables(graph: Graph, expr: Any) -> Any:
-    """Replace the names of intermediates in ``expr`` by their expressions.
-
-    >>> import sympy as sp
-    >>> from gradcalc.lang.graph import lower
-    >>> from gradcalc.lang.parser import parse_program
-    >>> g = lower(parse_program("y = x**2; z = y**2"))
-    >>> in_variables(g, 2 * sp.Symbol("y", real=True))
-    2*x**2
-    """
-    import sympy as sp
-
-    if all(name in graph.variable_nodes for name in graph.bindings):
-        return expr  # no intermediates
-    plain = converted(graph)
-    return expr.subs(
-        {
-            sp.Symbol(name, real=True): plain[node]
-            for name, node in graph.bindings.items()
-            if name not in graph.variable_nodes
-        }
-    )
 
 
 @dataclass
@@ -137,6 +117,17 @@ class CheckReport:
     method: str = ""  # "exact values", or "float64" (sympy's derivative lambdified)
     points: int = 0  # the points compared
     kinks: int = 0  # of them, kinks where f's equal one-sided derivatives were compared
+
+    @functools.cached_property
+    def derivative_texts(self) -> dict[str, str]:
+        """Each source's symbolic derivative as text: printed once, shown at every point.
+
+        >>> import sympy as sp
+        >>> partial = Partial("x", 2 * sp.Symbol("x"), np.zeros(1))
+        >>> CheckReport("agree", {"x": partial}).derivative_texts
+        {'x': '2*x'}
+        """
+        return {name: printed(p.derivative) for name, p in self.partials.items()}
 
     def meaning(self) -> str:
         """What an agreement rests on, in words: the tape (float64) within RTOL of sympy's

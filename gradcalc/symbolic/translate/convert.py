@@ -102,6 +102,30 @@ def converted(graph: Graph) -> list[Any]:
     return graph.cache[("sympy",)]
 
 
+def in_variables(graph: Graph, expr: Any) -> Any:
+    """Replace the names of intermediates in ``expr`` by their expressions.
+
+    >>> import sympy as sp
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> g = lower(parse_program("y = x**2; z = y**2"))
+    >>> in_variables(g, 2 * sp.Symbol("y", real=True))
+    2*x**2
+    """
+    import sympy as sp
+
+    if all(name in graph.variable_nodes for name in graph.bindings):
+        return expr  # no intermediates
+    plain = converted(graph)
+    return expr.subs(
+        {
+            sp.Symbol(name, real=True): plain[node]
+            for name, node in graph.bindings.items()
+            if name not in graph.variable_nodes
+        }
+    )
+
+
 def _checked(expr: Any) -> Any:
     """``expr``, unless it is a rational number of more than :data:`MAX_EXACT_DIGITS` digits."""
     if (
