@@ -1,4 +1,5 @@
-"""One time budget per request: a deadline for the whole of it, a share for sympy.
+"""One budget per request: a deadline for the whole of it, a share for sympy, and how many
+numbers one chunk of its points may make (:func:`rows_per_chunk`: memory flat in the size).
 
 A *request* is one command or one job of a ``--jobs`` stream. :func:`request` gives it a
 wall-clock deadline (``gradcalc --timeout SECONDS``; 0: none) that covers everything it does
