@@ -59,14 +59,16 @@ class Command(TyperCommand):
             elif "-" + arg in takes_value and following and not following.startswith("-"):
                 # -at x=1: one dash short (a word starting with one - is otherwise an argument)
                 raise _usage_error(f"no such option {arg}; did you mean -{arg} {following}?", ctx)
-            elif "--at" in known and _POINT_AS_OPTION.fullmatch(arg):
-                # --x=1: a point written as an option
-                raise _usage_error(f"no such option {name}; did you mean --at {arg[2:]}?", ctx)
-            elif name in _global_options(ctx):  # gradcalc grad ... --wide
-                where = f"gradcalc {name} {ctx.info_name} ..."
+            elif name in (options := _global_options(ctx)):  # gradcalc grad ... --wide
+                valued = options[name] and "=" not in arg and following
+                given = f"{arg} {following}" if valued else arg  # (--max-cpu 10, as typed)
+                where = f"gradcalc {given} {ctx.info_name} ..."
                 raise _usage_error(
                     f"{name} is a global option: it goes before the command: {where}", ctx
                 )
+            elif "--at" in known and _POINT_AS_OPTION.fullmatch(arg):
+                # --x=1: a point written as an option
+                raise _usage_error(f"no such option {name}; did you mean --at {arg[2:]}?", ctx)
             elif re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*", name):
                 guess = closest(name, sorted(n for n in known if n.startswith("--")))
                 hint = f"; did you mean {guess}?" if guess else ""
@@ -143,14 +145,14 @@ class Group(TyperGroup):
         raise _usage_error(f"no such command {name!r}{hint}", ctx)
 
 
-def _global_options(ctx: Any) -> set[str]:
-    """The root command's options (``--wide``, ``--no-color``, ...), which go before the
-    command's name."""
+def _global_options(ctx: Any) -> dict[str, bool]:
+    """The root command's options (``--wide``, ``--max-cpu``, ...), which go before the
+    command's name, each with whether it takes a value."""
     root = ctx.find_root()
     if root is ctx:
-        return set()
+        return {}
     return {
-        name
+        name: not (param.is_flag or param.count)
         for param in root.command.params
         if isinstance(param, click.Option)
         for name in (*param.opts, *param.secondary_opts)
