@@ -112,7 +112,7 @@ class Session:
         computes and writes a few thousand points at a time, a gradient the file's chunks.
 
         >>> Session(None, "x^2*y", ["x=1,y=2"], None, None).rows_per_chunk(3)
-        838860
+        524288
         """
         from gradcalc.core.budget import rows_per_chunk
 

@@ -42,4 +42,14 @@ def answers(stdout: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in text.splitlines()]
     if isinstance(parsed, list):
         return parsed
+    if "per_point" in parsed:
+        return each_point(parsed)
     return per_point(parsed) if "rows" in parsed else [parsed]
+
+
+def each_point(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """JSON of many points as one object per point: the fields written once (the shared
+    ones) put back into each point's own (``hessian``, ``jacobian``, ``--order``)."""
+    shared = {k: v for k, v in obj.items() if k not in ("per_point", "rows")}
+    assert obj["rows"] == len(obj["per_point"])
+    return [{**shared, **point} for point in obj["per_point"]]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.cli.compact import per_point
+from tests.cli.compact import each_point, per_point
 
 LABELLED = 'id,x,label,y,note\nA,1,first,2,\nB,pi/4,second,3,"a, quoted"\nC,-2,third,0.5,x\n'
 
@@ -236,7 +236,11 @@ def test_a_jacobian_cut_into_small_chunks_writes_every_row_in_order(cli, small_c
     assert np.array_equal(got[:, :2], np.c_[x, y])  # the points, exactly, in their order
     columns = got[:, 2:].reshape(MANY, 3, 3)[:, :, 1:]  # (value, d/dx, d/dy) per target
     np.testing.assert_allclose(columns, jacobian_truth(x, y), rtol=1e-14, atol=1e-300)
-    objects = json.loads(cli(*args, "--format", "json").stdout)
+    obj = json.loads(cli(*args, "--format", "json").stdout)
+    assert obj["targets"] == ["f1", "f2", "f3"] and obj["rows"] == MANY  # (said once)
+    assert obj["symbolic"][1] == {"x": "y*cos(x)", "y": "sin(x)"}
+    assert not {"expression", "symbolic", "targets"} & set(obj["per_point"][-1])  # (not again)
+    objects = each_point(obj)
     assert [o["id"] for o in objects] == [f"p{k}" for k in range(MANY)]
     matrices = np.array([o["jacobian"] for o in objects])
     np.testing.assert_allclose(matrices, jacobian_truth(x, y), rtol=1e-14, atol=1e-300)

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
+from tests.cli.compact import answers
+
 
 def run(cli, *args: str):
     return cli.invoke(list(args), terminal_width=100)
@@ -248,8 +250,7 @@ def test_a_tables_warnings_stand_under_its_reading_not_on_stderr(cli, args) -> N
     plain = run(cli, *args, "--format", "plain")
     assert warning not in plain.stdout and plain.stderr.count(warning) == 1, plain.output
     done = run(cli, *args, "--format", "json")
-    objects = json.loads(done.stdout)
-    first_object = objects[0] if isinstance(objects, list) else objects
+    first_object = answers(done.stdout)[0]
     assert warning.removeprefix("warning: ") in first_object["warnings"]
     assert done.stderr.count(warning) == 1, done.output
 

@@ -15,7 +15,7 @@ from gradcalc.core.errors import ExitCode
 from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.engine.run.api import Options, compile_expression, derivatives_at
 from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
-from tests.cli.compact import per_point
+from tests.cli.compact import answers
 from tests.test_properties import EXPRESSIONS, POINT, X, Y
 
 
@@ -193,7 +193,7 @@ def test_f_undefined_by_a_variable_not_differentiated_by_is_undefined_at_every_o
         assert f"{op} is undefined at x=-1, y=0.7" in result.stderr
         if command[0] == "grad":  # the point where f is defined keeps its right answer
             expected = sp.diff(truth, Y, order).evalf(30, subs={X: 3, Y: sp.Rational(7, 10)})
-            good = json.loads(result.stdout)[1]["derivatives"][-1]
+            good = answers(result.stdout)[1]["derivatives"][-1]
             assert math.isclose(good, float(expected), rel_tol=1e-12, abs_tol=1e-12), good
     run = hessian(expr, at={"x": [-1.0, 3.0], "y": [0.7, 0.7]}, wrt=["y"], strict=False)
     assert run.undefined.tolist() == [True, False]
@@ -209,8 +209,7 @@ def test_a_kink_no_variable_differentiated_by_reaches_stops_no_order(cli, order)
     at = ["--at", "x=1,y=0.5", "--at", "x=2.5,y=-1"]
     result = cli("grad", expr, *at, "--wrt", "y", "--order", str(order), "--format", "json")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
-    rows = per_point(rows) if order == 1 else rows  # (first order: compact JSON's columns)
+    rows = answers(result.stdout)
     for row, (x, y) in zip(rows, [(1, sp.Rational(1, 2)), (sp.Rational(5, 2), -1)], strict=True):
         expected = sp.diff(truth, Y, order).evalf(30, subs={X: x, Y: y})
         got = row["derivatives"][-1] if order > 1 else row["gradient"]["y"]

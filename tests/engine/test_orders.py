@@ -13,7 +13,7 @@ import sympy as sp
 
 from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.engine.run.api import compile_expression, derivatives_at, hessian
-from tests.cli.compact import per_point
+from tests.cli.compact import answers
 
 X, Y, Z = sp.symbols("x y z")
 # (gradcalc text, the same function built in sympy): some terms do not depend on x
@@ -45,8 +45,7 @@ def at_args() -> list[str]:
 def test_grad_order_over_several_points_matches_sympy(cli, text, expr, order) -> None:
     result = cli("grad", text, "--wrt", "x", "--order", str(order), *at_args(), "--format", "json")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
-    out = per_point(out) if order == 1 else out  # (first order: compact JSON's columns)
+    out = answers(result.stdout)
     assert len(out) == len(POINTS)
     for k in range(1, order + 1):
         got = [row["derivatives"][k - 1] if order > 1 else row["gradient"]["x"] for row in out]
@@ -84,7 +83,7 @@ def test_jacobian_with_a_target_independent_of_a_variable_at_several_points(cli)
     exprs = [X**3 * Z + Y**2, sp.sin(Y)]
     result = cli("jacobian", "x^3*z + y^2, sin(y)", "--wrt", "x,z", *at_args(), "--format", "json")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+    out = answers(result.stdout)
     for k, row in enumerate(out):
         expected = [[truth(e, v)[k] for v in (X, Z)] for e in exprs]
         np.testing.assert_allclose(row["jacobian"], expected, atol=1e-9)

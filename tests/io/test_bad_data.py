@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from gradcalc.io.files import CHUNK_ROWS
-from tests.cli.compact import per_point
+from tests.cli.compact import answers, per_point
 
 
 def points_file(tmp_path, content: str | bytes, name: str = "points.csv") -> str:
@@ -182,7 +182,7 @@ def test_skip_bad_rows_is_in_the_json(cli, tmp_path) -> None:
     for command in ("hessian", "jacobian"):
         result = cli(command, "x*y", "--points", path, "--skip-bad-rows", "--format", "json")
         assert result.exit_code == 0, (command, result.stderr)
-        assert [o["skipped_rows"] for o in json.loads(result.stdout)] == [4, 4]
+        assert [o["skipped_rows"] for o in answers(result.stdout)] == [4, 4]
         assert "skipped 4 bad rows of 6" in result.stderr
 
 

@@ -58,6 +58,7 @@ class Sink:
     array: bool = False  # a JSON array was opened
     chunks: list[Any] = field(default_factory=list)  # compact JSON: each chunk's columns
     joined: Any = None  # compact JSON: the view's function that joins the chunks
+    each: int = -1  # compact JSON of per-point objects: how many are written (-1: not open)
 
 
 class OutputFormat:
@@ -180,7 +181,9 @@ class Json(OutputFormat):
     """One JSON object, or a JSON array of them written as they come (one per line). Many
     points, where the view has ``columns`` (and ``joined``): one compact object, what is the
     same for every point once and the per-point values in columns
-    (:mod:`gradcalc.render.output.compact`), written after the last chunk."""
+    (:mod:`gradcalc.render.output.compact`), written after the last chunk; where it names
+    the fields it ``shared`` by every point instead: one object with those once, then
+    ``"per_point"``, each point's own fields written as they come, and ``"rows"``."""
 
     name, needs = "json", ("records",)
 
@@ -206,14 +209,35 @@ class Json(OutputFormat):
             sink.out.write(dumps(objects[0], ascii_only) + "\n")
             sink.started = True
             return
+        shared = getattr(view, "shared", ())
+        if sink.many and shared:
+            self._each(objects, shared, sink, ascii_only)
+            return
         for obj in objects:
             text = dumps(obj, ascii_only)
             sink.out.write(("," if sink.array else "[") + text + "\n")
             sink.array = sink.started = True
 
+    @staticmethod
+    def _each(objects: list[Any], shared: tuple[str, ...], sink: Sink, ascii_only: bool) -> None:
+        """Per-point objects without the fields every point shares (written once, first)."""
+        from gradcalc.render.output.encoding import dumps
+
+        common = set(shared) | set(sink.extra)
+        if sink.each < 0:
+            head = {k: objects[0][k] for k in shared if k in objects[0]} | sink.extra
+            sink.out.write(dumps(head, ascii_only)[:-1] + ", " * bool(head) + '"per_point": [\n')
+            sink.each, sink.started = 0, True
+        for obj in objects:
+            text = dumps({k: v for k, v in obj.items() if k not in common}, ascii_only)
+            sink.out.write(("," if sink.each else "") + text + "\n")
+            sink.each += 1
+
     def close(self, sink: Sink) -> None:
         from gradcalc.render.output.encoding import dumps
 
+        if sink.each >= 0:
+            sink.out.write(f'], "rows": {sink.each}}}\n')
         if sink.chunks:
             with paused():
                 sink.out.write(dumps({**sink.joined(sink.chunks), **sink.extra}) + "\n")

@@ -29,6 +29,21 @@ class GradView:
     ``diagnose`` the plain-words report is printed even when the gradients are healthy.
     """
 
+    #: JSON of many points without ``columns``: the fields that depend on the expression
+    #: only, written once (:class:`~gradcalc.render.output.formats.Json`).
+    shared: tuple[str, ...] = (
+        "expression",
+        "read_as",
+        "target",
+        "targets",
+        "variables",
+        "independent",
+        "symbolic",
+        "symbolic_determinant",
+        "order",
+        "direction",
+    )
+
     def __init__(self, diagnose: bool = False, latex: bool = False, exact: bool = False):
         self.diagnose, self.latex, self.exact = diagnose, latex, exact
 
