@@ -45,6 +45,18 @@ def point_values(result: GradResult, k: int) -> dict[str, float]:
     return {n: float(at_point(result.points.arrays[n], k)) for n in result.points.names}
 
 
+def check_json(result: GradResult, k: int, undefined: str | None) -> dict[str, Any]:
+    """The check's verdict at point ``k``: never "agree" where nothing was compared."""
+    if result.check is None:
+        return {"status": "off", "agree": None, "max_difference": None}
+    status, agree = result.check.status, None
+    if undefined:  # no derivative here to compare: never "agree"
+        status = "undefined"
+    elif status != "skipped":
+        agree = not bool(at_point(result.check.mismatch, k))
+    return {"status": status, "agree": agree, "max_difference": result.check.max_difference}
+
+
 def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     """The JSON object for point ``k`` (plain types only; non-finite numbers become null)."""
     undefined = result.reason(k)
@@ -57,16 +69,8 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     if result.check is not None:  # (its module is loaded by the check: --no-check never is)
         from gradcalc.symbolic.crosscheck.crosscheck import RTOL
 
-        status = result.check.status
-        agree = None
-        if undefined:  # no derivative here to compare: never "agree"
-            status = "undefined"
-        elif status != "skipped":
-            agree = not bool(at_point(result.check.mismatch, k))
-        check = {
-            "status": status,
-            "agree": agree,
-            "max_difference": result.check.max_difference,
+        check = check_json(result, k, undefined)
+        check |= {
             "method": result.check.method or None,
             "rtol": RTOL if result.check.method else None,
             "points": result.check.points,

@@ -166,7 +166,7 @@ class JacobianView(GradView):
         determinant = None
         if computed.determinant is not None and not bad:
             determinant = json_number(at_point(computed.determinant, k))
-        checks = [render.to_json(row, k, tape=False)["check"] for row in rows]
+        checks = [render.check_json(row, k, row.reason(k)) for row in rows]
         diagnostics = [render.diagnostics_json(row, k) for row in rows]
         return [
             {
@@ -185,7 +185,7 @@ class JacobianView(GradView):
                     if computed.symbolic_determinant is not None
                     else {}
                 ),
-                "symbolic": [render.to_json(row, k, tape=False)["symbolic"] for row in rows],
+                "symbolic": [{} if r.check is None else r.check.derivative_texts for r in rows],
                 "check": {
                     "status": _worst(c["status"] for c in checks),
                     "agree": None
