@@ -87,7 +87,8 @@ def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
     ``e^-2x``; not ``e^2 x`` or ``x²y``); an implicit product after a quotient (``1/2x``,
     ``x/2y``); a number-over-number exponent split by ``/`` (``x^1/2``; not a whole power
     like ``x^4/2``, nor ``(x^3)/2``); a power to a variable named ``T`` that no statement
-    assigns (``W^T``: a transpose in textbook notation); and a free variable whose name is
+    assigns (``W^T``: a transpose in textbook notation); a power of a power written without
+    parentheses (``e^x^2``: :func:`_power_chain`); and a free variable whose name is
     likely a slip (``xy``, ``sinx``: :func:`~gradcalc.lang.slips.name_warnings`), unless it
     is one of the ``given`` names.
 
@@ -111,7 +112,30 @@ def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
                     found.append(warning)
             elif transposes and _power_of_t(node):
                 found.append(_transpose_warning(node, program.text))
+            elif _power_chain(node, program.text):
+                inner = node.right
+                meant = Binary("pow", Binary("pow", node.left, inner.left, 0), inner.right, 0)
+                found.append(_warning(node, meant, None, program.text))
     return found + name_warnings(program.free_variables, given)
+
+
+def _power_chain(node: Binary, text: str) -> TypeGuard[Binary]:
+    """Whether ``node`` is a power whose exponent is a power written without parentheses
+    around it (``e^x^2``, ``e^(x)^2``): powers group to the right, e^(x^2), where a student
+    may mean (e^x)^2. Not ``e^(x^2)``, a superscript (``e^x²``) or Python's ``x**y**z``.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> ambiguities(parse_program("e^x^2"))
+    ['e^x^2 is read as e^(x^2); if you mean (e^x)^2, write (e^x)^2']
+    >>> ambiguities(parse_program("e^(x^2) + e^x² + (e^x)^2 + x**y**z"))
+    []
+    """
+    if not (is_binary(node, "pow") and is_binary(node.right, "pow")):
+        return False
+    inner = node.right.column
+    if text[node.column] in "*²³" or text[inner] in "*²³":  # (x**y**z: Python's own rule)
+        return False
+    return text.count("(", node.column, inner) <= text.count(")", node.column, inner)
 
 
 def _power_of_t(node: Node) -> TypeGuard[Binary]:

@@ -99,6 +99,7 @@ def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
     left, right = _precedence(node.left), _precedence(node.right)
     if node.op in _RIGHT_ASSOCIATIVE:  # a power; its right operand may carry a sign
         left_needs, right_needs = left <= own, right < _NEG
+        right_needs = right_needs or (reading and right == own)  # e^(x^2), never e^x^2
     else:
         left_needs, right_needs = left < own, right <= own
     if reading and node.op in _PRODUCTS and isinstance(node.left, Binary):

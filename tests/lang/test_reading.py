@@ -34,6 +34,10 @@ def value(text: str, **at: float) -> float:
         ("(x+1)/2y", "((x + 1)/2)·y", "(x + 1)/(2·y)", "(x+1)/(2y)", 2.0, 3.0, 0.75),
         ("sin(x)*x/2y", "(sin(x)·x/2)·y", "sin(x)·x/(2·y)", "sin(x)*x/(2y)", 2.0,
          2 * math.sin(2), math.sin(2) / 2),
+        # powers group to the right: e^x^2 is e^(x^2), where (e^x)^2 may be meant
+        ("e^x^2", "e^(x^2)", "(e^x)^2", "(e^x)^2", 3.0, math.e**9, math.e**6),
+        ("x^2^3", "x^(2^3)", "(x^2)^3", "(x^2)^3", 2.0, 256.0, 64.0),
+        ("e^(x)^3", "e^(x^3)", "(e^x)^3", "(e^x)^3", 2.0, math.e**8, math.e**6),
     ],
 )  # fmt: skip
 def test_each_ambiguous_pattern_warns_with_both_readings(
@@ -54,6 +58,7 @@ def test_each_ambiguous_pattern_warns_with_both_readings(
     [
         *("x^2/2", "x^4/2", "(x^3)/2", "x^(3)/2", "e^(2x)", "1/(2x)", "e^2 x", "x²y", "x^2*y"),
         *("1/2*x", "(x/2)y", "(e^2)x", "(1/2)(x+1)", "x^3/0", "x^-2/0.0"),
+        *("e^(x^2)", "(e^x)^2", "e^x²", "x**y**z", "2^(3^x)"),
     ],
 )
 def test_unambiguous_texts_do_not_warn(text) -> None:
@@ -72,7 +77,7 @@ def test_warnings_come_from_every_statement() -> None:
         ("y = x^2; z = y^2", "y = x^2; z = y^2"),
         ("r*cos(t), r*sin(t)", "r·cos(t), r·sin(t)"),
         ("-x^2", "-(x^2)"),
-        ("2^3^2", "2^3^2"),
+        ("2^3^2", "2^(3^2)"),  # (powers group to the right: said, not left to be known)
         ("E*pi + e", "e·pi + e"),
         ("2x^1/2", "(2·x^1)/2"),
         ("a/b/c", "(a/b)/c"),
