@@ -202,6 +202,7 @@ class ProgramParser:
 
     def _statement(self, statement: TokenStatement, last: bool) -> list[Statement]:
         tokens, equals = statement
+        self._derivative_notation(tokens)
         if equals is None:
             outputs = ExpressionParser(self, tokens, 0).parse()
             if not last:
@@ -227,6 +228,32 @@ class ProgramParser:
         else:
             self.constants[target] = value
         return [Statement(target, node, column)]
+
+    def _derivative_notation(self, tokens: list[Token]) -> None:
+        """Refuse ``d/dx x^2`` and ``d/dx(x^2)``: a derivative asked for in Leibniz's
+        notation, which would otherwise be read as the variables d and dx times x^2.
+
+        >>> try:
+        ...     parse_program("d/dx (x^3 + 1)")
+        ... except InputError as refused:
+        ...     print(str(refused).split(": ")[1])
+        write the function alone (x^3 + 1) and say the variable with --wrt x
+        """
+        if len(tokens) < 4 or [t[1] for t in tokens[:2]] != ["d", "/"]:
+            return
+        kind, name, _ = tokens[2]
+        if kind != "name" or not name.startswith("d") or len(name) < 2:
+            return
+        if tokens[3][0] not in ("name", "number", "("):  # (d/dx alone, or d/dx + 1: a ratio)
+            return
+        rest = self.text[tokens[3][2] :].strip()
+        if rest.startswith("(") and rest.endswith(")"):
+            rest = rest[1:-1].strip()
+        raise self.error(
+            f"d/{name} is derivative notation, and gradcalc differentiates for you: write the "
+            f"function alone ({rest}) and say the variable with --wrt {name[1:]}",
+            tokens[0][2],
+        )
 
     def _target(self, tokens: list[Token], equals: int) -> tuple[str, int]:
         if equals == 0:

@@ -112,15 +112,14 @@ def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
                     found.append(warning)
             elif transposes and _power_of_t(node):
                 found.append(_transpose_warning(node, program.text))
-            elif _power_chain(node, program.text):
-                inner = node.right
+            elif (inner := _power_chain(node, program.text)) is not None:
                 meant = Binary("pow", Binary("pow", node.left, inner.left, 0), inner.right, 0)
                 found.append(_warning(node, meant, None, program.text))
     return found + name_warnings(program.free_variables, given)
 
 
-def _power_chain(node: Binary, text: str) -> TypeGuard[Binary]:
-    """Whether ``node`` is a power whose exponent is a power written without parentheses
+def _power_chain(node: Binary, text: str) -> Binary | None:
+    """The exponent of ``node`` if it is a power of a power written without parentheses
     around it (``e^x^2``, ``e^(x)^2``): powers group to the right, e^(x^2), where a student
     may mean (e^x)^2. Not ``e^(x^2)``, a superscript (``e^x²``) or Python's ``x**y**z``.
 
@@ -130,12 +129,13 @@ def _power_chain(node: Binary, text: str) -> TypeGuard[Binary]:
     >>> ambiguities(parse_program("e^(x^2) + e^x² + (e^x)^2 + x**y**z"))
     []
     """
-    if not (is_binary(node, "pow") and is_binary(node.right, "pow")):
-        return False
-    inner = node.right.column
-    if text[node.column] in "*²³" or text[inner] in "*²³":  # (x**y**z: Python's own rule)
-        return False
-    return text.count("(", node.column, inner) <= text.count(")", node.column, inner)
+    inner = node.right
+    if node.op != "pow" or not is_binary(inner, "pow"):
+        return None
+    if text[node.column] in "*²³" or text[inner.column] in "*²³":  # (x**y**z: Python's rule)
+        return None
+    opened = text.count("(", node.column, inner.column) - text.count(")", node.column, inner.column)
+    return inner if opened <= 0 else None
 
 
 def _power_of_t(node: Node) -> TypeGuard[Binary]:

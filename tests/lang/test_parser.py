@@ -148,3 +148,28 @@ def test_tensor_ops_are_never_folded_as_constants() -> None:
     assert unparse(expr("2 @ 3 + x")) == "2@3 + x"
     with pytest.raises(ShapeError, match=r"matmul cannot take shapes \(\) and \(\)"):
         grad("2 @ 3 + x", at={"x": 1})
+
+
+@pytest.mark.parametrize(
+    ("typed", "rest", "variable"),
+    [
+        ("d/dx x^2", "x^2", "x"),
+        ("d/dx(x^2)", "x^2", "x"),
+        ("d / dt (sin(t) + 1)", "sin(t) + 1", "t"),
+        ("d/dw1 3*w1**2", "3*w1**2", "w1"),
+        ("d/dx 2", "2", "x"),
+    ],
+)
+def test_leibniz_notation_is_refused_with_what_to_write(typed, rest, variable) -> None:
+    with pytest.raises(InputError) as refused:
+        parse_program(typed)
+    assert str(refused.value) == (
+        f"d/d{variable} is derivative notation, and gradcalc differentiates for you: write the "
+        f"function alone ({rest}) and say the variable with --wrt {variable}"
+    )
+    assert parse_program(rest).free_variables in ((), (variable,))  # what it says to write works
+
+
+@pytest.mark.parametrize("text", ["d/dx", "d/dx + 1", "d/dx*y", "y = d/dx; y", "dd/dx x", "d/x y"])
+def test_a_ratio_of_names_d_and_dx_is_no_derivative_notation(text) -> None:
+    assert "d" in " ".join(parse_program(text).free_variables)  # read, not refused
