@@ -68,9 +68,9 @@ def test_the_seed_chain_in_markdown_line_by_line() -> None:
         "2. `adjoint(y) = ∂z/∂y · adjoint(z) = 2·y · 1 = 2·9 · 1 = 18`",
         "3. `adjoint(x) = ∂y/∂x · adjoint(y) = 2·x · 18 = 2·3 · 18 = 108`",
         "- `∂z/∂x = 108`",
-        "1. `d/dx [y] = 2*x` (power rule; `y = x**2`)",
-        "2. `d/dx [z] = 4*x*y` (power rule with the chain rule; `z = y**2`)",
-        "Result: `∂z/∂x = 4*x*y = 4*x**3`",
+        "1. `d/dx [y] = 2x` (power rule; `y = x^2`)",
+        "2. `d/dx [z] = 4x*y` (power rule with the chain rule; `z = y^2`)",
+        "Result: `∂z/∂x = 4x*y = 4x^3`",
     ]
     positions = [md.index(line) for line in expected]
     assert positions == sorted(positions)
@@ -85,7 +85,7 @@ def test_the_seed_chain_as_text() -> None:
         "adjoint(y) = ∂z/∂y · adjoint(z) = 2·y · 1 = 2·9 · 1 = 18",
         "adjoint(x) = ∂y/∂x · adjoint(y) = 2·x · 18 = 2·3 · 18 = 108",
         "∂z/∂x = 108",
-        "d/dx [y] = 2*x   (power rule; y = x**2)",
+        "d/dx [y] = 2x   (power rule; y = x^2)",
     ]
     positions = [lines.index(line) for line in expected]
     assert positions == sorted(positions)

@@ -28,10 +28,10 @@ the numbers filled in), the gradient, and the symbolic derivative rule by rule.
 <BLANKLINE>
 ### ∂z/∂x
 <BLANKLINE>
-1. `d/dx [y] = 2*x` (power rule; `y = x**2`)
-2. `d/dx [z] = 4*x*y` (power rule with the chain rule; `z = y**2`)
+1. `d/dx [y] = 2x` (power rule; `y = x^2`)
+2. `d/dx [z] = 4x*y` (power rule with the chain rule; `z = y^2`)
 <BLANKLINE>
-Result: `∂z/∂x = 4*x*y = 4*x**3`
+Result: `∂z/∂x = 4x*y = 4x^3`
 """
 
 from __future__ import annotations

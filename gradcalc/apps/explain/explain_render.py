@@ -153,7 +153,9 @@ def _too_large(expr: Any) -> bool:
 
 def _text(expr: Any) -> str:
     """An expression as text (too large ones are only described)."""
-    return f"… (too large to show: over {MAX_SHOWN_NODES} nodes)" if _too_large(expr) else str(expr)
+    if _too_large(expr):
+        return f"… (too large to show: over {MAX_SHOWN_NODES} nodes)"
+    return user_text(expr)  # (as the student types it: x^2, 2x, ln)
 
 
 def _rule_text(step: RuleStep) -> str:
@@ -163,7 +165,8 @@ def _rule_text(step: RuleStep) -> str:
     if not step.outer:
         return step.rule
     d = "d" if _is_total(step) else "∂"
-    return f"{step.rule}: " + "; ".join(f"{d}/{d}{u} {f} = {df}" for u, f, df in step.outer)
+    said = [f"{d}/{d}{u} {_text(f)} = {_text(df)}" for u, f, df in step.outer]
+    return f"{step.rule}: " + "; ".join(said)
 
 
 def _rule_lines(d: Derivation) -> list[tuple[int, str, str, str | None]]:

@@ -12,6 +12,8 @@ y = 8 + 12(x - 2)
 z = 5 + 2(x - 1) - 4(y + 2)
 >>> print(tangent_text("y", 0.75, {"x": 0.25}, {"x": "3"}))
 y = 0.75 + 0.25(x - 3)
+>>> print(tangent_text("y", 0.5, {"x": 1.5e-9}, {"x": "1"}))  # (sympy's exponent: e-9)
+y = 0.5 + 1.5e-9(x - 1)
 >>> print(tangent_text("y", 1, {"x": 1}, {"x": "pi"}))  # (a centre sympy must write)
 None
 """
@@ -45,7 +47,10 @@ def _number(x: float) -> str:
     x = float(x) + 0.0
     if x == 0:
         return ""
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    mantissa, e, exponent = repr(x).partition("e")  # 1e-9, not 1e-09: as sympy writes it
+    return f"{mantissa}e{int(exponent)}" if e else mantissa
 
 
 def _term(slope: float, name: str, centre: Fraction) -> str:
