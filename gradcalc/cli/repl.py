@@ -40,9 +40,9 @@ from typing import Any
 
 from gradcalc.cli.context import AppContext
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError, closest
+from gradcalc.lang.literals import NAME, parameter_names
 
 PROMPT = "gradcalc> "
-NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _DEFINITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", re.S)
 #: ``f(x, y) = ...``: a definition that names its variables, as on paper.
 _SIGNATURE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*=(?!=)(.*)\Z", re.S)
@@ -193,7 +193,7 @@ class Session:
         head = name if parameters is None else f"{name}({parameters.strip()})"
         if not text:
             raise InputError(f"'{head} =' needs an expression after it: {name} = x^2*y")
-        given = _parameters(name, parameters) if parameters is not None else ()
+        given = parameter_names(name, parameters) if parameters is not None else ()
         reading = read(text, given)
         variables = given or reading.graph.variables
         others = [v for v in reading.graph.variables if v not in variables]
@@ -234,7 +234,7 @@ class Session:
         from gradcalc.cli.commands import explain, grad, hessian, jacobian
 
         target, given = self.split_point(rest)
-        text, at, wrt = self.expression(target), self._point(given), self._wrt(target)
+        text, at, wrt = self.named(target), self._point(given), self._wrt(target)
         if command == "explain":
             return self._run(explain.explain, expression=text, at=at, wrt=wrt)
         shared = {
@@ -258,7 +258,7 @@ class Session:
         # judged everywhere: a remembered point is a test point only where it fits
         at = given if given is not None else self._fitting_point()
         return self._run(
-            check, expression=self.definition(), at=at, answer=[answer], wrt=self._wrt(""),
+            check, expression=self.named(""), at=at, answer=[answer], wrt=self._wrt(""),
             output=self.format,
         )  # fmt: skip
 
@@ -270,17 +270,25 @@ class Session:
             raise InputError("expect needs your numbers: expect 4, 1 at x=1, y=2")
         at = self._point(given)
         return self._run(
-            check, expression=self.definition(), at=at, expect=_tight(numbers), wrt=self._wrt(""),
+            check, expression=self.named(""), at=at, expect=_tight(numbers), wrt=self._wrt(""),
             output=self.format,
         )  # fmt: skip
 
-    def definition(self) -> str:
-        """The current function as ``g = x*y`` (so that a check names it; ``f`` is the name
-        the command line gives anyway), or its program."""
-        text = self.expression("")
-        if self.current in (None, "f") or "=" in text or ";" in text or "\n" in text:
+    def named(self, target: str) -> str:
+        """The text to compute with, a defined function's under its own name (``g = x*y``:
+        the answer says ∂g/∂x; ``f`` is the name the command line gives anyway).
+
+        >>> session = Session()
+        >>> _ = session.define("g", "x*y", "x, y")
+        read as: g(x, y) = x·y
+        >>> session.named(""), session.named("g"), session.named("x^2")
+        ('g = x*y', 'g = x*y', 'x^2')
+        """
+        text = self.expression(target)
+        name = target if target in self.functions else None if target else self.current
+        if name in (None, "f") or "=" in text or ";" in text or "\n" in text:
             return text
-        return f"{self.current} = {text}"
+        return f"{name} = {text}"
 
     def _fitting_point(self) -> list[str] | None:
         """The remembered point, when it is one point naming the current function's variables."""
@@ -388,21 +396,6 @@ class Session:
         else:
             choices = self.words()
         return sorted(choice for choice in choices if choice.startswith(text))
-
-
-def _parameters(name: str, text: str) -> tuple[str, ...]:
-    """The variables of ``f(x, y) = ...``, as named (a name each, none twice)."""
-    from gradcalc.lang.literals import CONSTANTS
-
-    names = tuple(part.strip() for part in text.split(","))
-    bad = next((n for n in names if not NAME.match(n) or n in CONSTANTS), None)
-    if bad is not None or len(set(names)) < len(names):
-        what = "the constant " + bad if bad in CONSTANTS else f"{bad!r} is not a name"
-        raise InputError(
-            f"{name}({text.strip()}) = ...: the parentheses name {name}'s variables "
-            f"({what if bad else 'one is empty' if bad == '' else 'one twice'}): {name}(x, y) = ..."
-        )
-    return names
 
 
 def _tight(text: str) -> str:

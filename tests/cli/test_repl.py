@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -321,3 +322,21 @@ def test_the_readme_session_is_what_the_repl_prints() -> None:
     done = session_of(*inputs)
     assert done.stderr == ""
     assert [line.rstrip() for line in done.stdout.splitlines()] == shown
+
+
+def test_a_named_function_answers_under_its_name(capsys) -> None:
+    session = repl.Session()
+    session.execute("f(x) = x^2")
+    session.execute("g(x, y) = x*y^3")
+    capsys.readouterr()
+    session.execute("set format json")
+    session.execute("grad f at x=3")  # the one named, not the current g
+    f = json.loads(capsys.readouterr().out)
+    assert (f["target"], f["gradient"]) == ("f", {"x": 6.0})  # d(x^2) = 2x, by hand
+    session.execute("grad at x=2, y=1")  # the current function: g
+    g = json.loads(capsys.readouterr().out)
+    assert (g["target"], g["gradient"]) == ("g", {"x": 1.0, "y": 6.0})  # (y^3, 3xy^2)
+    session.execute("set format table")
+    session.execute("hessian g at x=2, y=1")
+    table = capsys.readouterr().out
+    assert table.startswith("read as: g = x·y^3") and "Hessian of g" in table
