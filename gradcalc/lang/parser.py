@@ -249,6 +249,7 @@ class ProgramParser:
         rest = self.text[tokens[3][2] :].strip()
         if rest.startswith("(") and rest.endswith(")"):
             rest = rest[1:-1].strip()
+        rest = rest if len(rest) <= 60 else rest[:59] + "…"  # (a long one is not echoed whole)
         raise self.error(
             f"d/{name} is derivative notation, and gradcalc differentiates for you: write the "
             f"function alone ({rest}) and say the variable with --wrt {name[1:]}",
