@@ -109,8 +109,8 @@ def test_jobs_and_an_expression_do_not_go_together(cli) -> None:
     [
         ('{"expr": "x", "at": {"x": 1.5}}', ("x", [{"x": "1.5"}], None, None)),
         ('{"expr": "x", "at": {"x": 1e-7}}', ("x", [{"x": "1e-7"}], None, None)),  # as written
-        ('{"expr": "x"}', ("x", [], None, None)),
-        ("x\t", ("x", [], None, None)),
+        ('{"expr": "x"}', ("x", [{}], None, None)),  # (one point, with no value given)
+        ("x\t", ("x", [{}], None, None)),
     ],
 )
 def test_read_job(line, expected) -> None:
@@ -227,3 +227,16 @@ def test_a_streams_answers_are_each_jobs_answer_alone(check, monkeypatch) -> Non
     alone, streamed = _alone_and_streamed(lines, check=check)
     assert streamed == alone
     assert sum(run is not None for run in fast) > len(lines) // 4  # the fast path was taken
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [("abs(0)", 0.0), ("floor(pi)", 3.0), ("2", 2.0), ("abs(-2) + sin(0)", 2.0)],
+)
+def test_a_constant_job_is_answered_and_its_check_is_no_pass(cli, expr, value) -> None:
+    # a constant at "at": {} (a kink among them): its value, no gradient, and a check that
+    # compared no derivative says so -- never "agree", never an internal error
+    code, (answer,) = answers(cli, [json.dumps({"expr": expr, "at": {}})])
+    assert code == 0 and answer["value"] == value and answer["gradient"] == {}
+    assert answer["check"]["status"] == "skipped" and answer["check"].get("agree") is None
+    assert any("no derivative to compare" in w for w in answer["warnings"])

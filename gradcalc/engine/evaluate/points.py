@@ -186,4 +186,5 @@ def points_from_rows(rows: Sequence[Mapping[str, str]], what: str = "--at") -> P
     names = tuple(rows[0]) if rows else ()
     values = {n: [_value(n, r[n].strip(), what) for r in rows] for n in names}
     shaped = {n: np.array(v[0] if len(rows) == 1 else v, dtype=float) for n, v in values.items()}
-    return Points(names, shaped, [{n: r[n].strip() for n in names} for r in rows])
+    exact = [{n: r[n].strip() for n in names} for r in rows] or [{}]  # (no values: one point)
+    return Points(names, shaped, exact)

@@ -39,6 +39,9 @@ from gradcalc.lang.graph import Graph
 if TYPE_CHECKING:  # (the check itself is imported when it runs: --no-check never loads it)
     from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport
 
+#: The check of a constant: no variable, so no derivative to compare (never "agree").
+NO_VARIABLES = "not checked: there are no variables, so there is no derivative to compare"
+
 
 @dataclass
 class Computed:
@@ -264,7 +267,12 @@ def _checked(
     """The symbolic check's report (``None`` without ``check``) and the value to show."""
     if not options.check:
         return None, run.value
+    from gradcalc.symbolic.crosscheck import crosscheck
     from gradcalc.symbolic.crosscheck.crosscheck import NOTHING_COMPARED, CheckInput
+
+    if not run.gradient:  # a constant (a job or a call with no variables): nothing to compare
+        warnings.append(NO_VARIABLES)
+        return crosscheck.CheckReport("skipped", note=NO_VARIABLES), run.value
 
     # a convention is no derivative to confirm; a kink decided on the whole f is confirmed
     skip = verdict.undefined | verdict.conventional | verdict.decided
