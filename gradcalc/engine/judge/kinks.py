@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the check's report: sympy is imported only when a check run
 __all__ = ["MAX_POINTS", "PIECEWISE", "Settled", "checked_at_kinks", "settle", "settled_findings"]
 
 MAX_POINTS = 20  # points at most whose kinks are decided exactly (sympy, a few ms each)
+SECONDS = 5.0  # of sympy for one target's kinks, within the request's symbolic budget
 PIECEWISE = frozenset({"abs", "relu", "max", "min", "step", "sign", "floor", "ceiling"})
 SWITCH = "a piecewise part switches here in exact arithmetic (float64 rounds past it)"
 
@@ -63,18 +64,38 @@ def settle(
     ``exact_switches`` (when sympy checks the result anyway), also look for piecewise parts
     switching exactly at a point where float64 rounds past them."""
     problems, found = pairs
-    out = Settled(list(problems), list(found), dict(gradient))
     count = int(np.prod(np.shape(next(iter(points.arrays.values()), 0))))
     kinks = any(s.kind == NOT_DIFFERENTIABLE for s in found)
     if not 0 < count <= MAX_POINTS or not (kinks or (exact_switches and _piecewise(graph))):
-        return out
+        return Settled(list(problems), list(found), dict(gradient))
+    from gradcalc.core.budget import CheckTimeout, symbolic_limit
     from gradcalc.core.errors import GradcalcError
+
+    try:  # sympy's part, within the request's symbolic budget
+        with symbolic_limit(SECONDS, ("kinks", id(graph), target)):
+            return _settled(graph, target, sources, gradient, points, pairs, exact_switches)
+    except (GradcalcError, CheckTimeout, ValueError, TypeError, ArithmeticError, RecursionError):
+        # sympy cannot state or decide f here (a dot of scalars, a constant past 4,000
+        # digits, Heaviside of a complex number, out of time): the tape's kinks stand
+        return Settled(list(problems), list(found), dict(gradient))
+
+
+def _settled(
+    graph: Graph,
+    target: int,
+    sources: Sequence[str],
+    gradient: Mapping[str, Any],
+    points: Points,
+    pairs: tuple[list[Problem], list[Singularity]],
+    exact_switches: bool,
+) -> Settled:
+    """:func:`settle`'s work once sympy is needed (it may raise what sympy raises)."""
     from gradcalc.symbolic.crosscheck.crosscheck import target_expression
 
-    try:
-        expr = target_expression(graph, target)
-    except GradcalcError:  # sympy cannot state f (a dot of scalars): the tape's kinks stand
-        return out
+    problems, found = pairs
+    out = Settled(list(problems), list(found), dict(gradient))
+    count = int(np.prod(np.shape(next(iter(points.arrays.values()), 0))))
+    expr = target_expression(graph, target)
     variables = [s for s in sources if s in graph.variable_nodes]
     exact = [_exact_point(points, k) for k in range(count)]
     kept_problems, kept_found = [], []
