@@ -56,9 +56,10 @@ class Session:
         wrt: str | None = None,
     ):
         from gradcalc.core.collector import freeze_after_pauses
-        from gradcalc.engine.evaluate.points import parse_at
+        from gradcalc.engine.evaluate.points import points_from_rows
         from gradcalc.engine.run.api import compile_expression
         from gradcalc.lang.intake import read
+        from gradcalc.lang.literals import at_rows
 
         if at and points:
             raise InputError("give points with --at or with --points, not both")
@@ -90,7 +91,7 @@ class Session:
 
             self.chunks = point_chunks(context, points, self.skipped, choose, id_column)
         else:
-            self.chunks = iter([parse_at(at or [])])
+            self.chunks = iter([points_from_rows(at_rows(at or []))])  # (read, then valued)
         self.first = next(self.chunks)
         self.graph = (
             compiled.get(self.first.names) or read(text, self.first.names, of=names(of)).graph

@@ -17,7 +17,7 @@ from gradcalc.core.errors import InputError
 
 def wants_tensors(at: list[str] | None, data: str | None) -> bool:
     """Whether a command's point has tensor values (or a data set)."""
-    from gradcalc.engine.tensors.tensorpoints import has_tensors
+    from gradcalc.lang.literals import has_tensors
 
     return data is not None or bool(at and has_tensors(at))
 

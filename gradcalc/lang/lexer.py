@@ -14,8 +14,6 @@ gradcalc.core.errors.InputError: expression nested too deeply (limit 200, fixed)
 from __future__ import annotations
 
 import re
-import string
-import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -95,6 +93,8 @@ def check_characters(text: str) -> None:
 def _describe_character(char: str) -> str:
     if char.isascii() and char.isprintable():
         return f"character {char!r} is not allowed: {_HINTS.get(char, _ALLOWED)}"
+    import unicodedata  # (only for a refused character's name)
+
     name = unicodedata.name(char, "control character")
     if unicodedata.category(char)[0] in "LN":
         hint = "retype it as a plain ASCII letter or digit"
@@ -122,9 +122,10 @@ _LEXEME = re.compile(
     r"[ \t]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*"
     r"|\*\*|//|==|\r?\n|."
 )
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"  # (ASCII: the string module costs a start-up)
 _KINDS = {  # a lexeme's kind, by its first character
     **dict.fromkeys("0123456789.", "number"),
-    **dict.fromkeys(string.ascii_letters + "_", "name"),
+    **dict.fromkeys(_LETTERS + _LETTERS.upper() + "_", "name"),
     **dict.fromkeys(" \t", "space"),
     **dict.fromkeys("+-*/^@", "op"),
     **dict.fromkeys(";\r\n", "end"),

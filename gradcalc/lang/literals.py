@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
+
+from gradcalc.core.errors import InputError
 
 from gradcalc.core.errors import InputError
 
@@ -42,6 +45,83 @@ def split_top_level(text: str, separator: str = ",") -> list[str]:
             start = i + 1
     parts.append(text[start:])
     return parts
+
+
+#: The initialisers of a tensor value (``--at W=randn(3,2)``), by name: how each fills an
+#: array of the shape given (:mod:`gradcalc.engine.tensors.tensorpoints` draws them).
+INITIALISERS: dict[str, str] = {
+    "randn": "standard normal",
+    "zeros": "0",
+    "ones": "1",
+    "glorot": "Glorot uniform on ±sqrt(6/(fan_in+fan_out)), shape (fan_in, fan_out)",
+}
+INITIALISER = re.compile(r"\s*([A-Za-z]+)\s*\((.*)\)\s*\Z", re.DOTALL)
+
+
+def is_tensor_text(text: str) -> bool:
+    """Whether an ``--at`` value is a tensor (a bracket literal, a file, an initialiser).
+
+    >>> is_tensor_text("[1, 2]"), is_tensor_text("randn(3,2)"), is_tensor_text("sin(1)")
+    (True, True, False)
+    """
+    text = text.strip()
+    match = INITIALISER.match(text)
+    return text.startswith(("[", "@")) or (match is not None and match[1] in INITIALISERS)
+
+
+def has_tensors(specs: Sequence[str]) -> bool:
+    """Whether any value of the ``--at`` specs is a tensor.
+
+    >>> has_tensors(["x=1,W=[1,2]"]), has_tensors(["x=1,y=atan2(1, 2)"])
+    (True, False)
+    """
+    return any(
+        is_tensor_text(pair.partition("=")[2]) for spec in specs for pair in split_top_level(spec)
+    )
+
+
+#: Digits alone: the two halves of a number split at a decimal comma (``x=1,5``).
+DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")
+
+
+def at_rows(specs: Sequence[str]) -> list[dict[str, str]]:
+    """The ``name=value`` pairs of ``--at`` specs (``"x=1,y=pi/4"``), one row per spec, each
+    value's text left for the caller to read as a constant.
+
+    >>> at_rows(["x=1,y=atan2(1, 2)", "x=2, y=3"])
+    [{'x': '1', 'y': 'atan2(1, 2)'}, {'x': '2', 'y': '3'}]
+    >>> at_rows(["x=1,5"])
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: --at x=1,5: use a dot for decimals: x=1.5
+
+    Raises:
+        InputError: for a malformed pair, a repeated name, or a spec that names none of the
+            first one's variables.
+    """
+    rows: list[dict[str, str]] = []
+    for spec in specs:
+        row: dict[str, str] = {}
+        pairs = split_top_level(spec)
+        for k, pair in enumerate(pairs):
+            name, equals, value = pair.partition("=")
+            name, value = name.strip(), value.strip()
+            before, _, whole = pairs[k - 1].partition("=") if k else ("", "", "")
+            if not equals and DIGITS.fullmatch(name) and DIGITS.fullmatch(whole):
+                decimal = f"{before.strip()}={whole.strip()}.{name}"
+                raise InputError(f"--at {spec}: use a dot for decimals: {decimal}")
+            if not equals or not value:
+                raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
+            if "=" in value:  # x=1 y=2, x=1;y=2
+                fixed = ",".join(p.strip() for p in re.split(r"[\s;]+(?=[A-Za-z]\w*\s*=)", spec))
+                raise InputError(f"--at {spec}: separate pairs with commas: --at {fixed}")
+            if name in row:
+                raise InputError(f"--at: {name} is given twice in {spec!r}")
+            row[name] = value
+        if rows and not set(row) & set(rows[0]):
+            merged = ",".join(specs)
+            raise InputError(f"each --at is one point: write --at {merged}")
+        rows.append(row)
+    return rows
 
 
 #: A decimal literal of ordinary size, optionally negative: ``-12``, ``0.5``, ``3e-4``.

@@ -8,12 +8,8 @@ import numpy as np
 import pytest
 
 from gradcalc.core.errors import InputError
-from gradcalc.engine.tensors.tensorpoints import (
-    MAX_ELEMENTS,
-    has_tensors,
-    parse_tensor_at,
-    tensor_value,
-)
+from gradcalc.engine.tensors.tensorpoints import MAX_ELEMENTS, parse_tensor_at, tensor_value
+from gradcalc.lang.literals import has_tensors
 
 
 def value(text: str, seed: int = 0) -> np.ndarray:

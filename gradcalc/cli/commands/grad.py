@@ -70,7 +70,6 @@ def grad(
     ] = 0,
 ) -> int:
     """The gradient of EXPRESSION at a point, with its tape and sympy's derivative beside it."""
-    from gradcalc.cli import datasets
     from gradcalc.cli.tensors import refuse_unused, wants_tensors
 
     at, points, output = point.at, point.points, display.output
@@ -103,7 +102,9 @@ def grad(
     if display.latex and check.no_check:
         raise InputError("--latex shows sympy's derivatives: it needs the check (drop --no-check)")
     wrt, of = derivative.wrt, derivative.of
-    if point.cluster is not None or datasets.is_directory_out(display.out):
+    if point.cluster is not None or (display.out is not None and _dataset_out(display.out)):
+        from gradcalc.cli import datasets
+
         given = (expression, points, display.out, point.cluster, point.columns, point.id_column)
         shown = (display.digits, diagnostics.diagnose, display.latex)
         request = datasets.DatasetRequest(*given, point.skip_bad_rows, wrt, of, *shown, options)
@@ -117,6 +118,14 @@ def grad(
         context, output, display.digits, tape, session.many, point.id_column, display.out
     )
     return session.run(view, compute, writer)
+
+
+def _dataset_out(out: str) -> bool:
+    """Whether ``--out`` names a dataset to write (the dataset modules are imported only for
+    an ``--out``)."""
+    from gradcalc.cli.datasets import is_directory_out
+
+    return is_directory_out(out)
 
 
 _ONE_TENSOR_POINT = (
@@ -164,7 +173,6 @@ def _plan(
     from gradcalc.engine.evaluate.evaluate import source_names
     from gradcalc.engine.run import api
     from gradcalc.render.views import views
-    from gradcalc.render.views.matrices import HessianView
 
     graph, sources, order = session.graph, names(derivative.wrt), derivative.order
     if derivative.direction is not None:
@@ -181,6 +189,8 @@ def _plan(
         )
     chosen = source_names(graph, sources)
     if len(chosen) > 1 and order == 2:
+        from gradcalc.render.views.matrices import HessianView
+
         view = HessianView(latex=display.latex, exact=display.exact)
         return view, lambda chunk: api.hessian_at(graph, chunk, chosen, options)
     if len(chosen) > 1:

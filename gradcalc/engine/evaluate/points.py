@@ -11,7 +11,6 @@ and nothing else gets in.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,9 +18,7 @@ import numpy as np
 
 from gradcalc.core.cells import DATE, inexact_integer
 from gradcalc.core.errors import InputError, UndefinedError
-from gradcalc.lang.literals import DECIMAL, NAME, split_top_level
-
-DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")  # where a decimal comma split a number
+from gradcalc.lang.literals import DECIMAL, NAME, at_rows
 
 
 @dataclass
@@ -129,36 +126,14 @@ def _value(name: str, text: str, what: str) -> float:
 
 
 def parse_at(specs: Sequence[str]) -> Points:
-    """Parse one or more ``--at`` specs (``"x=1,y=pi/4"``); every spec names the same variables.
+    """Parse one or more ``--at`` specs (``"x=1,y=pi/4"``); every spec names the same variables
+    (the specs are split into pairs by :func:`gradcalc.lang.literals.at_rows`).
 
     Raises:
         InputError: for a malformed pair, a bad name, a repeated name, a bad value,
             or specs that name different variables.
     """
-    rows: list[dict[str, str]] = []
-    for spec in specs:
-        row: dict[str, str] = {}
-        pairs = split_top_level(spec)
-        for k, pair in enumerate(pairs):
-            name, equals, value = pair.partition("=")
-            name, value = name.strip(), value.strip()
-            before, _, whole = pairs[k - 1].partition("=") if k else ("", "", "")
-            if not equals and DIGITS.fullmatch(name) and DIGITS.fullmatch(whole):
-                decimal = f"{before.strip()}={whole.strip()}.{name}"
-                raise InputError(f"--at {spec}: use a dot for decimals: {decimal}")
-            if not equals or not value:
-                raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
-            if "=" in value:  # x=1 y=2, x=1;y=2
-                fixed = ",".join(p.strip() for p in re.split(r"[\s;]+(?=[A-Za-z]\w*\s*=)", spec))
-                raise InputError(f"--at {spec}: separate pairs with commas: --at {fixed}")
-            if name in row:
-                raise InputError(f"--at: {name} is given twice in {spec!r}")
-            row[name] = value
-        if rows and not set(row) & set(rows[0]):
-            merged = ",".join(specs)
-            raise InputError(f"each --at is one point: write --at {merged}")
-        rows.append(row)
-    return points_from_rows(rows)
+    return points_from_rows(at_rows(specs))
 
 
 def points_from_rows(rows: Sequence[Mapping[str, str]], what: str = "--at") -> Points:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gradcalc.engine.evaluate import display
-from gradcalc.engine.evaluate.classify import Classification
 from gradcalc.engine.evaluate.evaluate import TapeRow
 from gradcalc.engine.evaluate.findings import Finding, Thresholds
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.singular import Singularity
 
-if TYPE_CHECKING:  # (an annotation: a result without the check never loads it)
+if TYPE_CHECKING:  # (annotations: a result without the check never loads sympy)
+    from gradcalc.engine.evaluate.classify import Classification
     from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
 
 

@@ -17,8 +17,6 @@ import numpy as np
 
 from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
-from gradcalc.engine.evaluate import higher
-from gradcalc.engine.evaluate.classify import classify
 from gradcalc.engine.evaluate.evaluate import evaluate, source_names
 from gradcalc.engine.evaluate.given import as_points, checked_points
 from gradcalc.engine.evaluate.points import Points
@@ -34,7 +32,6 @@ from gradcalc.engine.judge.exact import exact_determinants, exact_texts, known_e
 from gradcalc.engine.judge.judge import Computed, finish, gradient_results
 from gradcalc.engine.run.batch import swept
 from gradcalc.engine.run.frames import grad_frame, is_frame
-from gradcalc.engine.run.scalar import scalar_evaluation
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_program
 
@@ -206,6 +203,8 @@ def gradient_at(
     >>> gradient_at(graph, many, options=Options(check=False, tape=False))[0].gradient["x"]
     array([1., 1., 1.])
     """
+    from gradcalc.engine.run.scalar import scalar_evaluation  # (a stream of jobs' plans)
+
     run = (
         swept(graph, points, wrt, options)
         or (None if options.tape else scalar_evaluation(graph, points, wrt, options.thresholds))
@@ -218,6 +217,8 @@ def hessian_at(
     graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
 ) -> HessianResult:
     """The :class:`HessianResult` of a compiled graph's single target (see :func:`hessian`)."""
+    from gradcalc.engine.evaluate import higher
+    from gradcalc.engine.evaluate.classify import classify
     from gradcalc.symbolic.crosscheck.crosscheck import check_against, symbolic_gradient
     from gradcalc.symbolic.translate.derivative import derivative, symbol
 
@@ -290,6 +291,7 @@ def derivatives_at(
     graph: Graph, points: Points, source: str, order: int, options: Options = Options()
 ) -> DerivativeResult:
     """Derivatives of order 1..``order`` with respect to one variable, through nested tapes."""
+    from gradcalc.engine.evaluate import higher
     from gradcalc.symbolic.crosscheck.crosscheck import check_against, target_expression
     from gradcalc.symbolic.translate.derivative import derivative, symbol
 

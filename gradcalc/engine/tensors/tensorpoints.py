@@ -28,20 +28,18 @@ import numpy as np
 from gradcalc.core.cells import names_a_file
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import constant_value
-from gradcalc.lang.literals import NAME, nested_literal, split_top_level
+from gradcalc.lang.literals import (
+    INITIALISER,
+    INITIALISERS,
+    NAME,
+    nested_literal,
+    split_top_level,
+)
 
 #: The most elements one tensor value may have (80 MB of float64).
 MAX_ELEMENTS = 10_000_000
 #: The seed of the initialisers when ``--seed`` is not given.
 DEFAULT_SEED = 0
-#: The initialisers, by name: how each fills an array of the shape given.
-INITIALISERS: dict[str, str] = {
-    "randn": "standard normal",
-    "zeros": "0",
-    "ones": "1",
-    "glorot": "Glorot uniform on ±sqrt(6/(fan_in+fan_out)), shape (fan_in, fan_out)",
-}
-INITIALISER = re.compile(r"\s*([A-Za-z]+)\s*\((.*)\)\s*\Z", re.DOTALL)
 DIMENSION = re.compile(r"\s*[0-9]{1,12}\s*\Z")
 
 #: Reads a tensor file (``@path``) into an array; given by the command line (:mod:`gradcalc.io`).
@@ -61,28 +59,6 @@ class TensorPoint:
     def names(self) -> tuple[str, ...]:
         """The variables given a value, in order."""
         return tuple(self.values)
-
-
-def is_tensor_text(text: str) -> bool:
-    """Whether an ``--at`` value is a tensor (a bracket literal, a file, an initialiser).
-
-    >>> is_tensor_text("[1, 2]"), is_tensor_text("randn(3,2)"), is_tensor_text("sin(1)")
-    (True, True, False)
-    """
-    text = text.strip()
-    match = INITIALISER.match(text)
-    return text.startswith(("[", "@")) or (match is not None and match[1] in INITIALISERS)
-
-
-def has_tensors(specs: Sequence[str]) -> bool:
-    """Whether any value of the ``--at`` specs is a tensor.
-
-    >>> has_tensors(["x=1,W=[1,2]"]), has_tensors(["x=1,y=atan2(1, 2)"])
-    (True, False)
-    """
-    return any(
-        is_tensor_text(pair.partition("=")[2]) for spec in specs for pair in split_top_level(spec)
-    )
 
 
 def parse_tensor_at(
