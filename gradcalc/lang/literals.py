@@ -14,8 +14,6 @@ from collections.abc import Sequence
 
 from gradcalc.core.errors import InputError
 
-from gradcalc.core.errors import InputError
-
 #: The named constants, the one table of them: each spelling the parser accepts, its
 #: canonical name (what a syntax tree and a graph node hold; also sympy's name for it,
 #: ``sympy.pi``, ``sympy.E``) and its value.

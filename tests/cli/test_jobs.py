@@ -212,11 +212,11 @@ AWKWARD = ["0", "-0.0", "1", "-1", "0.5", "-2.5", "1e-300", "1e300", "-1e300", "
 def test_a_streams_answers_are_each_jobs_answer_alone(check, monkeypatch) -> None:
     """In one stream, jobs of one shape share a plan and a derivative (the fast paths); alone,
     each job is computed on a full tape and differentiated by itself: the same answers."""
-    import gradcalc.engine.run.api as api
+    import gradcalc.engine.run.scalar as scalar  # (imported by api where a plan may serve)
 
     fast = []
-    plain = api.scalar_evaluation
-    monkeypatch.setattr(api, "scalar_evaluation", lambda *a: fast.append(plain(*a)) or fast[-1])
+    plain = scalar.scalar_evaluation
+    monkeypatch.setattr(scalar, "scalar_evaluation", lambda *a: fast.append(plain(*a)) or fast[-1])
     rng = random.Random(17)
     lines = []
     for _ in range(60 if check else 150):
