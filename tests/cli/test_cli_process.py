@@ -214,7 +214,12 @@ NOT_AT_START = (
     "rich.markdown",
     "rich.progress",
     "rich.syntax",
+    "gradcalc.cli.datasets",
     "gradcalc.cli.partitions",
+    "gradcalc.engine.evaluate.classify",  # (Hessians and --order only)
+    "gradcalc.engine.evaluate.higher",
+    "gradcalc.engine.tensors.tensorpoints",  # (tensor points only)
+    "gradcalc.render.views.matrices",
     "gradcalc.io.cluster",
     "gradcalc.io.datasets",
     "gradcalc.io.files",
