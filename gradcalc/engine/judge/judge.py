@@ -267,12 +267,11 @@ def _checked(
     """The symbolic check's report (``None`` without ``check``) and the value to show."""
     if not options.check:
         return None, run.value
-    from gradcalc.symbolic.crosscheck import crosscheck
-    from gradcalc.symbolic.crosscheck.crosscheck import NOTHING_COMPARED, CheckInput
+    from gradcalc.symbolic.crosscheck.crosscheck import NOTHING_COMPARED, CheckInput, CheckReport
 
     if not run.gradient:  # a constant (a job or a call with no variables): nothing to compare
         warnings.append(NO_VARIABLES)
-        return crosscheck.CheckReport("skipped", note=NO_VARIABLES), run.value
+        return CheckReport("skipped", note=NO_VARIABLES), run.value
 
     # a convention is no derivative to confirm; a kink decided on the whole f is confirmed
     skip = verdict.undefined | verdict.conventional | verdict.decided

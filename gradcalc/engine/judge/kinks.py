@@ -73,7 +73,8 @@ def settle(
 
     try:  # sympy's part, within the request's symbolic budget
         with symbolic_limit(SECONDS, ("kinks", id(graph), target)):
-            return _settled(graph, target, sources, gradient, points, pairs, exact_switches)
+            out = Settled(list(problems), list(found), dict(gradient))
+            return _settled(out, graph, target, sources, points, count, exact_switches)
     except (GradcalcError, CheckTimeout, ValueError, TypeError, ArithmeticError, RecursionError):
         # sympy cannot state or decide f here (a dot of scalars, a constant past 4,000
         # digits, Heaviside of a complex number, out of time): the tape's kinks stand
@@ -81,26 +82,25 @@ def settle(
 
 
 def _settled(
+    out: Settled,
     graph: Graph,
     target: int,
     sources: Sequence[str],
-    gradient: Mapping[str, Any],
     points: Points,
-    pairs: tuple[list[Problem], list[Singularity]],
+    count: int,
     exact_switches: bool,
 ) -> Settled:
-    """:func:`settle`'s work once sympy is needed (it may raise what sympy raises)."""
+    """:func:`settle`'s work once sympy is needed, on ``out`` (the tape's problems and
+    singularities, not yet settled); it may raise what sympy raises, leaving the tape's
+    problems and singularities as they were."""
     from gradcalc.symbolic.crosscheck.crosscheck import target_expression
 
-    problems, found = pairs
-    out = Settled(list(problems), list(found), dict(gradient))
-    count = int(np.prod(np.shape(next(iter(points.arrays.values()), 0))))
     expr = target_expression(graph, target)
     variables = [s for s in sources if s in graph.variable_nodes]
     exact = [_exact_point(points, k) for k in range(count)]
     kept_problems, kept_found = [], []
     flagged = np.zeros(count, dtype=bool)
-    for problem, singular in zip(problems, found):
+    for problem, singular in zip(out.problems, out.found):
         if singular.kind == NOT_DIFFERENTIABLE:
             mask = _flat(problem.mask, count)
             mask = _removable(expr, exact, variables, mask, singular, out)
@@ -110,7 +110,7 @@ def _settled(
                 mask.reshape(np.shape(problem.mask)) if np.size(problem.mask) == count else mask
             )
             problem = replace(problem, mask=shaped)
-            singular.points = np.flatnonzero(mask)
+            singular = replace(singular, points=np.flatnonzero(mask))  # (a copy: see above)
         flagged |= _flat(problem.mask, count)
         kept_problems.append(problem)
         kept_found.append(singular)
