@@ -112,7 +112,9 @@ def grad(
     chosen = (point.skip_bad_rows, point.columns, point.id_column, wrt)
     session = Session(context, expression, at, points, of, *chosen)
     tape = not display.no_tape
-    options = dataclasses.replace(options, tape=not session.many or (output == "json" and tape))
+    tangent = output == "table" and not session.many  # (only the table of one point shows it)
+    rows = not session.many or (output == "json" and tape)
+    options = dataclasses.replace(options, tape=rows, tangent=tangent)
     view, compute = _plan(session, options, derivative, display, diagnostics.diagnose)
     writer = Writer(
         context, output, display.digits, tape, session.many, point.id_column, display.out

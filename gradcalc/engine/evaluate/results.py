@@ -60,6 +60,9 @@ class GradResult:
         exact: per source, the exact value's text per point (flat) where it is known and
             short (any length with ``exact``), else ``None``; empty without exact values.
         shown_value: ``value`` likewise exact where the points were given exactly.
+        tangent: at a single point, the tangent line (one variable) or plane (two), as
+            ``tangent line: y = 8 + 12(x - 2)``; ``None`` elsewhere or when not asked for
+            (:attr:`Options.tangent`; see :mod:`gradcalc.engine.judge.tangent`).
     """
 
     expression: str
@@ -81,6 +84,7 @@ class GradResult:
     shown: dict[str, np.ndarray | None] = field(default_factory=dict)
     exact: dict[str, list[str | None]] = field(default_factory=dict)
     shown_value: np.ndarray | None = None
+    tangent: str | None = None
 
     def reason(self, k: int) -> str | None:
         """Why the gradient is undefined at point ``k`` (``None`` where it is defined)."""
@@ -184,3 +188,6 @@ class Options:
     strict: bool = True
     thresholds: Thresholds = field(default_factory=Thresholds)
     tape: bool | None = None
+    #: make the tangent line at a single point (:attr:`GradResult.tangent`): asked for by
+    #: what shows it -- :func:`~gradcalc.engine.run.api.grad` and the table of one point
+    tangent: bool = False

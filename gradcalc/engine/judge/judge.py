@@ -34,6 +34,7 @@ from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
 from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
 from gradcalc.engine.judge.kinks import checked_at_kinks, settle, settled_findings
+from gradcalc.engine.judge.tangent import tangent
 from gradcalc.lang.graph import Graph
 
 if TYPE_CHECKING:  # (the check itself is imported when it runs: --no-check never loads it)
@@ -345,6 +346,7 @@ def finish(
         ],
         verdict.decided,
     )
+    result.tangent = tangent(result) if options.tangent else None
     return result
 
 

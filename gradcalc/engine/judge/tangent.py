@@ -3,8 +3,10 @@ where the check has them, or without sympy (:func:`tangent_text`), from the tape
 slopes and the point's exact rationals (:class:`fractions.Fraction`), for ``--no-check``,
 which must not pay for sympy's import (a quarter of a second) to print one line.
 
-Made when a view shows it (the table of one point), not with every result: JSON and the
-Python API do not pay for it.
+Made once, with the result (:attr:`GradResult.tangent`), where it can be shown: the Python
+API's results of one point (a notebook shows it) and the command line's table of one point;
+JSON, CSV and a stream of ``--jobs`` answers do not ask for it
+(:attr:`~gradcalc.engine.evaluate.results.Options.tangent`) and do not pay for it.
 
 >>> print(tangent_text("y", 8.0, {"x": 12.0}, {"x": "2"}))
 y = 8 + 12(x - 2)

@@ -91,7 +91,8 @@ def grad(
             several times faster and in bounded memory -- and the result's ``tape`` is
             recorded on a full tape only when first read, with every record's values at
             every point; ``False``: no rows at all; ``True``: compute on the full tape and
-            keep its rows).
+            keep its rows), ``tangent`` (at a single point, make the tangent line or plane
+            as ``result.tangent``: on unless ``tangent=False``).
 
     Raises:
         InputError: bad expression, names or values.
@@ -103,7 +104,7 @@ def grad(
     if is_frame(at):  # a pandas or dask DataFrame: the results as one (lazy for dask)
         engine = (compile_expression, gradient_at)
         return grad_frame(expression, engine, at, wrt, of, **options)  # type: ignore[no-any-return]
-    chosen = Options(**options)
+    chosen = Options(**{"tangent": True, **options})
     points, bad = checked_points(at, chosen.strict)
     if chosen.check:  # the check keeps what it learns (a timeout) on its graph: a fresh one
         graph = compile_expression(expression, points.names, of)

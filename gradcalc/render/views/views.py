@@ -96,14 +96,11 @@ class GradView:
 
     def single(self, computed: Any, digits: int | None, tape: bool) -> list[Any]:
         """Renderables for one point."""
-        from gradcalc.engine.judge.tangent import tangent
-
         parts: list[Any] = []
         for result in computed:
             if not result.undefined.any():  # else the reason is on stderr; nan would hide it
                 parts += render.gradient_tables(result, digits, tape)
-                line = tangent(result)
-                parts += [] if line is None else [line]
+                parts += [] if result.tangent is None else [result.tangent]
                 parts += self.findings(result)
                 parts += self.latex_part(result)
         return parts
