@@ -31,7 +31,7 @@ from typing import Any
 from gradcalc.core.errors import ExitCode, GradcalcError
 
 
-@dataclass
+@dataclass(eq=False)
 class AppContext:
     """The root options: colour, width, tracebacks, the process's resource limits and the
     time budget of a request.

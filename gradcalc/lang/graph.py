@@ -28,7 +28,7 @@ from gradcalc.lang.syntax import Node as Syntax
 from gradcalc.lang.unparsing import unparse
 
 
-@dataclass
+@dataclass(eq=False)
 class Node:
     """One node of the op graph.
 
@@ -47,7 +47,7 @@ class Node:
     params: tuple[tuple[str, Any], ...] = ()
 
 
-@dataclass
+@dataclass(eq=False)
 class Graph:
     """An op graph in evaluation order (inputs always come before their users).
 

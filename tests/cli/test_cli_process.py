@@ -216,6 +216,7 @@ NOT_AT_START = (
     "rich.syntax",
     "gradcalc.cli.datasets",
     "gradcalc.cli.partitions",
+    "gradcalc.engine.evaluate.beyond",  # (the results beyond the gradient)
     "gradcalc.engine.evaluate.classify",  # (Hessians and --order only)
     "gradcalc.engine.evaluate.higher",
     "gradcalc.engine.tensors.tensorpoints",  # (tensor points only)

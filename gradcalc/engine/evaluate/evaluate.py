@@ -137,7 +137,7 @@ def rows_of(rows: Sequence[TapeRow], ops: Container[str]) -> list[TapeRow]:
     return [row for row in rows if row.op in ops]
 
 
-@dataclass
+@dataclass(eq=False)
 class Evaluation:
     """The values and gradients of a graph's targets, and the tape that computed them.
 

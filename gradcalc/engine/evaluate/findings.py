@@ -29,7 +29,7 @@ class Thresholds:
     saturation: float = 1e-4
 
 
-@dataclass
+@dataclass(eq=False)
 class Finding:
     """One diagnosis: ``kind`` is ``non-finite``, ``vanishing``, ``exploding``, ``saturated``
     or ``kink``; ``mask`` marks the affected points; ``message`` describes the first."""

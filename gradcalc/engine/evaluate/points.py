@@ -21,7 +21,7 @@ from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.lang.literals import DECIMAL, NAME, at_rows
 
 
-@dataclass
+@dataclass(eq=False)
 class Points:
     """Values for some variables at one or many points.
 

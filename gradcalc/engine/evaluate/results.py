@@ -1,6 +1,7 @@
-"""The typed results of the public API (:mod:`gradcalc.engine.run.api`) and the options that
-shape them: a gradient with its evidence, and the Hessian, higher derivatives, directional
-derivative and Jacobian built on it.
+"""The typed result of the public API (:mod:`gradcalc.engine.run.api`) and the options that
+shape it: a gradient with its evidence. The Hessian, higher derivatives, directional
+derivative and Jacobian built on it are in :mod:`gradcalc.engine.evaluate.beyond` (a plain
+gradient does not pay for making their classes).
 
 >>> options = Options(check=False)
 >>> options.check, options.strict
@@ -22,11 +23,10 @@ from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.singular import Singularity
 
 if TYPE_CHECKING:  # (annotations: a result without the check never loads sympy)
-    from gradcalc.engine.evaluate.classify import Classification
     from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
 
 
-@dataclass
+@dataclass(eq=False)
 class GradResult:
     """The gradient of one target at one or many points, with its evidence.
 
@@ -102,79 +102,6 @@ class GradResult:
     def _repr_latex_(self) -> str | None:
         """In a notebook (for LaTeX export): sympy's derivatives."""
         return display.show("text/latex", self)
-
-
-@dataclass(kw_only=True)
-class HessianResult(GradResult):
-    """A :class:`GradResult` with the Hessian and the second-derivative test per point.
-
-    ``matrix`` is shaped ``(n, n) + points shape``; ``tests[k]`` classifies point ``k``.
-    ``shown_matrix`` is ``matrix`` exact where the check knows the exact value (see
-    :attr:`GradResult.shown`), ``exact_matrix`` the exact texts per entry and point.
-    """
-
-    matrix: np.ndarray
-    tests: list[Classification]
-    shown_matrix: np.ndarray | None = None
-    exact_matrix: list[list[list[str | None]]] = field(default_factory=list)
-
-
-@dataclass(kw_only=True)
-class DerivativeResult(GradResult):
-    """A :class:`GradResult` for one source with its derivatives of order 1..``order``."""
-
-    order: int
-    orders: list[np.ndarray]
-    shown_orders: list[np.ndarray] = field(default_factory=list)  # exact where known
-
-    @property
-    def derivative(self) -> np.ndarray:
-        """The derivative of the requested order."""
-        return self.orders[-1]
-
-
-@dataclass(kw_only=True)
-class DirectionalResult(GradResult):
-    """A :class:`GradResult` with the derivative along ``direction`` (unit length unless
-    asked otherwise)."""
-
-    direction: dict[str, float]
-    directional: np.ndarray
-
-
-@dataclass
-class JacobianResult:
-    """The Jacobian of several targets: ``matrix[i, j]`` = d target_i / d source_j (over the
-    points), ``determinant`` when square; ``rows`` are the targets' gradient results.
-
-    ``shown_matrix`` and ``determinant`` are exact where the check knows the exact values
-    (see :attr:`GradResult.shown`); ``exact_determinant`` holds the determinant's exact
-    text per point where every entry is known exactly, and ``symbolic_determinant`` sympy's
-    simplified determinant (``r`` for the polar map), when it was found within the budget.
-    """
-
-    rows: list[GradResult]
-    matrix: np.ndarray
-    determinant: np.ndarray | None
-    shown_matrix: np.ndarray | None = None
-    exact_determinant: list[str | None] = field(default_factory=list)
-    symbolic_determinant: str | None = None
-
-    @property
-    def targets(self) -> list[str]:
-        """The targets' names."""
-        return [row.target for row in self.rows]
-
-    @property
-    def undefined(self) -> np.ndarray:
-        """Per point, whether any target is undefined there (a bad value given with
-        ``strict=False``, or a singularity): its row of the matrix is not an answer."""
-        undefined: np.ndarray = np.logical_or.reduce([np.asarray(r.undefined) for r in self.rows])
-        return undefined
-
-    def _repr_html_(self) -> str | None:
-        """In a notebook: the tables the command line prints, as HTML."""
-        return display.show("text/html", self)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ MAX_ONE_SIDED_SOURCES = 20
 GRADIENT = "non-finite gradient"
 
 
-@dataclass
+@dataclass(eq=False)
 class Singularity:
     """One problem of the tape, in the user's terms.
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # (the check itself is imported when it runs: --no-check neve
 NO_VARIABLES = "not checked: there are no variables, so there is no derivative to compare"
 
 
-@dataclass
+@dataclass(eq=False)
 class Computed:
     """What a tape computation produced for one target, before it is judged and checked."""
 
@@ -141,7 +141,7 @@ def _shared(value: bool | int, shape: tuple[int, ...]) -> np.ndarray:
     return array
 
 
-@dataclass
+@dataclass(eq=False)
 class _Verdict:
     """The singularities of one computation and the points they concern."""
 
@@ -227,7 +227,7 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
     )
 
 
-@dataclass
+@dataclass(eq=False)
 class _Unexplained:
     """A derivative that is NaN or infinite where no record's problem explains it."""
 

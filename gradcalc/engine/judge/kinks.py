@@ -37,7 +37,7 @@ PIECEWISE = frozenset({"abs", "relu", "max", "min", "step", "sign", "floor", "ce
 SWITCH = "a piecewise part switches here in exact arithmetic (float64 rounds past it)"
 
 
-@dataclass
+@dataclass(eq=False)
 class Settled:
     """The problems and singularities left once the differentiable kinks are removed, the
     gradient with their limits put in, and kinks found in exact arithmetic (with masks)."""

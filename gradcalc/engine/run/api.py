@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,14 +20,7 @@ from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.evaluate import evaluate, source_names
 from gradcalc.engine.evaluate.given import as_points, checked_points
 from gradcalc.engine.evaluate.points import Points
-from gradcalc.engine.evaluate.results import (
-    DerivativeResult,
-    DirectionalResult,
-    GradResult,
-    HessianResult,
-    JacobianResult,
-    Options,
-)
+from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.judge.exact import exact_determinants, exact_texts, known_exactly, settled
 from gradcalc.engine.judge.judge import Computed, finish, gradient_results
 from gradcalc.engine.run.batch import swept
@@ -35,8 +28,17 @@ from gradcalc.engine.run.frames import grad_frame, is_frame
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_program
 
-#: The results and options are defined in :mod:`gradcalc.engine.evaluate.results`; they are named
-#: here too, where users of the API have always imported them.
+if TYPE_CHECKING:
+    from gradcalc.engine.evaluate.beyond import (
+        DerivativeResult,
+        DirectionalResult,
+        HessianResult,
+        JacobianResult,
+    )
+
+#: The results and options are defined in :mod:`gradcalc.engine.evaluate.results` and
+#: :mod:`gradcalc.engine.evaluate.beyond`; they are named here too, where users of the API
+#: have always imported them (those beyond the gradient when first asked for: :func:`__getattr__`).
 __all__ = [
     "DerivativeResult",
     "DirectionalResult",
@@ -219,6 +221,7 @@ def hessian_at(
 ) -> HessianResult:
     """The :class:`HessianResult` of a compiled graph's single target (see :func:`hessian`)."""
     from gradcalc.engine.evaluate import higher
+    from gradcalc.engine.evaluate.beyond import HessianResult
     from gradcalc.engine.evaluate.classify import classify
     from gradcalc.symbolic.crosscheck.crosscheck import check_against, symbolic_gradient
     from gradcalc.symbolic.translate.derivative import derivative, symbol
@@ -293,6 +296,7 @@ def derivatives_at(
 ) -> DerivativeResult:
     """Derivatives of order 1..``order`` with respect to one variable, through nested tapes."""
     from gradcalc.engine.evaluate import higher
+    from gradcalc.engine.evaluate.beyond import DerivativeResult
     from gradcalc.symbolic.crosscheck.crosscheck import check_against, target_expression
     from gradcalc.symbolic.translate.derivative import derivative, symbol
 
@@ -345,6 +349,7 @@ def directional_at(
     options: Options = Options(),
 ) -> DirectionalResult:
     """The derivative along ``direction`` (one component per source), checked with sympy."""
+    from gradcalc.engine.evaluate.beyond import DirectionalResult
     from gradcalc.symbolic.crosscheck.crosscheck import check_against, symbolic_gradient
 
     target = _single_target(graph, "a directional derivative")
@@ -397,6 +402,8 @@ def jacobian_at(
     graph: Graph, points: Points, wrt: Sequence[str] | None = None, options: Options = Options()
 ) -> JacobianResult:
     """The Jacobian of all of a compiled graph's targets (see :func:`jacobian`)."""
+    from gradcalc.engine.evaluate.beyond import JacobianResult
+
     rows = gradient_at(graph, points, wrt, options)
     shape = rows[0].value.shape
     matrix = np.array(
@@ -464,3 +471,17 @@ def _exact_direction(direction: Sequence[float], normalize: bool) -> list[Any]:
         return exact
     length = sp.sqrt(sum(v**2 for v in exact))
     return [v / length for v in exact]
+
+
+def __getattr__(name: str) -> Any:
+    """The result classes beyond the gradient, made when first named here
+    (``from gradcalc.engine.run.api import HessianResult`` keeps working).
+
+    >>> __getattr__("JacobianResult").__name__
+    'JacobianResult'
+    """
+    if name in ("DerivativeResult", "DirectionalResult", "HessianResult", "JacobianResult"):
+        from gradcalc.engine.evaluate import beyond
+
+        return getattr(beyond, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,13 +35,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from gradcalc.engine.evaluate import display
-from gradcalc.engine.run.api import (
+from gradcalc.engine.evaluate.beyond import (
     DerivativeResult,
     DirectionalResult,
-    GradResult,
     HessianResult,
     JacobianResult,
 )
+from gradcalc.engine.run.api import GradResult
 from gradcalc.render.pieces import gradient as render
 from gradcalc.render.views import matrices, views
 

@@ -41,7 +41,7 @@ from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
 
 
-@dataclass
+@dataclass(eq=False)
 class Sink:
     """Where a format writes, and what the command asked for: significant ``digits``, the
     ``tape`` shown or not, ``many`` points (several chunks, a JSON array), ``extra`` fields

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.numbers import format_number
-from gradcalc.engine.run.api import GradResult, HessianResult, JacobianResult
+from gradcalc.engine.evaluate.beyond import HessianResult, JacobianResult
+from gradcalc.engine.run.api import GradResult
 from gradcalc.render.pieces import gradient as render
 from gradcalc.render.pieces.gradient import CHECK_MARK, at_point, json_number
 from gradcalc.render.views.views import GradView, rows_table, text_at, unwrapped, with_reading

@@ -11,15 +11,15 @@ rows, plain lines or rich tables. The commands (``gradcalc.cli.commands``) pick 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradcalc.core.numbers import format_number
-from gradcalc.engine.run.api import (
-    DirectionalResult,
-    GradResult,
-)
+from gradcalc.engine.run.api import GradResult
 from gradcalc.render.pieces import gradient as render
 from gradcalc.render.pieces.gradient import at_point, json_number
+
+if TYPE_CHECKING:  # (a plain gradient does not make the classes beyond it)
+    from gradcalc.engine.evaluate.beyond import DirectionalResult
 
 
 class GradView:
