@@ -288,3 +288,32 @@ def test_an_answer_truly_undefined_where_the_derivative_is_defined_is_wrong() ->
     (verdict,) = check_answers("x^2", ["2*exp(log(x))"], ["x"], 1)  # not simplified to 2x
     assert verdict.verdict == "not equivalent" and verdict.evidence == "domain", verdict
     assert "yours undefined" in verdict.detail
+
+
+@pytest.mark.parametrize(
+    ("expression", "answer", "point", "why"),
+    [
+        ("1/x", "-1/x^2", "x=0", "division by zero"),  # f itself is undefined there
+        ("abs(x)", "sign(x)", "x=0", "-1 from the left, 1 from the right"),  # a corner
+        ("sqrt(x)", "1/(2*sqrt(x))", "x=0", "sqrt"),  # defined, with no derivative
+        ("x*y + log(y)", "y, x + 1/y", "x=1,y=-1", "log"),  # one of two variables
+    ],
+)
+def test_an_answer_asked_about_where_the_derivative_does_not_exist_is_undefined(
+    expression: str, answer: str, point: str, why: str
+) -> None:
+    """``--at`` with ``--answer`` is a question about that point: where the derivative does
+    not exist there, no answer is right or wrong (exit 3, as with ``--expect``), where it was
+    a proof about the function elsewhere, printed ✓ under "at x=0"."""
+    from gradcalc.core.errors import UndefinedError
+
+    with pytest.raises(UndefinedError, match=why):
+        check_answers(expression, answer.split(", "), at=[point])
+    assert all(v.ok for v in check_answers(expression, answer.split(", ")))  # elsewhere: right
+
+
+def test_a_kink_that_settles_is_a_point_an_answer_is_checked_at() -> None:
+    """relu(x)^2 is differentiable at 0 (its one-sided slopes agree): the point is kept."""
+    verdicts = check_answers("relu(x)^2", ["2*relu(x)"], at=["x=0"])
+    assert [v.ok for v in verdicts] == [True]
+    assert [v.ok for v in check_answers("relu(x)^2", ["2*x"], at=["x=0"])] == [False]

@@ -80,3 +80,26 @@ def test_critical_exactly_when_sympys_gradient_is_zero(a, b, p, q, tilt, at_cent
     test = hessian(text, at=[",".join(f"{k}={v}" for k, v in at.items())]).tests[0]
     assert test.critical == truth, (text, at, test)
     assert not test.within_rounding  # every point here is exact, so is the check's gradient
+
+
+def test_a_gradient_far_above_the_points_rounding_is_not_critical() -> None:
+    """Found by fuzzing (seed 46): csc(2(2 + pi)x - z·x/1e-9) at x = 0.5, z = 3 has a
+    gradient of 1.5e9 beside a Hessian of 1.5e19; the old tolerance (1e-9 of the Hessian
+    times the point) called it "zero to within rounding, a critical point". Moving the point
+    by its own rounding (2.2e-16 relative) moves that gradient by about 1e4, not 1e9."""
+    hessian_matrix = np.array([[1.4265e19, 2.3775e18], [2.3775e18, 3.9626e17]])
+    test = classify(hessian_matrix, np.array([1.546e9, 2.577e8]), scale=3.0)
+    assert not test.critical and test.verdict == "not a critical point"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 10**6), st.integers(0, 20))
+def test_a_float_critical_point_of_a_fast_wave_is_critical_within_rounding(k, m) -> None:
+    """sin(kx) at x = (2m + 1)pi/(2k), given as a float (no exact values): the tape's
+    gradient k·cos(kx) is not 0 but only rounding of it, and the test must still say
+    critical (within rounding), a maximum or a minimum as m is even or odd."""
+    x = (2 * m + 1) * np.pi / (2 * k)
+    result = hessian(f"sin({k}*x)", at={"x": x}, check=False)
+    test = result.tests[0]
+    assert test.critical, (k, m, result.gradient, result.matrix)
+    assert test.verdict == ("local maximum" if m % 2 == 0 else "local minimum")

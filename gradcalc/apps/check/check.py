@@ -265,11 +265,14 @@ def check_answers(
     at: Sequence[str] = (),
 ) -> Verdicts:
     """Judge derivative expressions: positional (in ``wrt`` order, row-major for a Hessian)
-    or by variable name (``{"x": "2*x"}``, order 1 only). ``at`` adds test points.
+    or by variable name (``{"x": "2*x"}``, order 1 only). ``at`` adds test points, each
+    one where the derivative asked for exists.
 
     Raises:
         InputError: an unparsable answer, one naming a variable the expression does not
             have, or the wrong number of answers.
+        UndefinedError: the derivative asked for does not exist at a point of ``at``
+            (``1/x`` at x=0: no answer is right or wrong there).
     """
     graph = compile_expression(expression)
     points = domain_points(graph, at)  # first: an undefined constant (cot(0)) is exit 3
@@ -285,6 +288,8 @@ def check_answers(
             yours = [_answer_expression(text, graph) for text in texts]
     except (CheckTimeout, ValueError, RecursionError) as stop:
         raise InputError(f"could not decide: sympy failed ({stop})") from None
+    for point in at:  # a point asked about has the derivative there, as for --expect (exit 3)
+        _tape_values(graph, parse_at([point]), target, wanted)
     verdicts = []
     for (label, variables), text, truth, values, mine in zip(wanted, texts, correct, tape, yours):
         verdict = _judge(label, text, truth, mine, graph, points, values)

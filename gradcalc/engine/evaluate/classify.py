@@ -28,10 +28,13 @@ import numpy as np
 #: An eigenvalue within this fraction of the largest one (or 1e-12) counts as zero.
 EIGEN_RTOL = 1e-9
 #: A float gradient within this of zero, relative to the Hessian's largest eigenvalue times the
-#: point's magnitude (how far the gradient moves when the point moves by its rounding), is zero
-#: to within rounding. There is no absolute floor: ``1e-12*x^2`` at 0.5 has gradient 1e-12,
-#: which is not zero.
-GRADIENT_RTOL = 1e-9
+#: point's magnitude, is zero to within rounding. Moving the point by its own rounding (2.2e-16
+#: of it) moves the gradient by that product times 2.2e-16; this allows about 4,500 times as
+#: much, for the rounding of the gradient's own evaluation (``sin(kx)`` at its maxima, k up to
+#: 10^6: tests/engine/test_classify.py), and no more: 1e-9 called a gradient of 1.5e9 beside a
+#: Hessian of 1.5e19 zero. There is no absolute floor: ``1e-12*x^2`` at 0.5 has gradient
+#: 1e-12, which is not zero.
+GRADIENT_RTOL = 1e-12
 
 
 @dataclass(frozen=True)
