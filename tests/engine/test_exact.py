@@ -96,3 +96,41 @@ def test_the_hessians_gradient_is_exact_too(cli) -> None:
     assert out["exact"] == {"x": "-1", "y": "0"}
     assert out["diagnostics"]["healthy"] is True
     assert "gradient: (-1, 0)" in run(cli, "hessian", "sin(x)*y", "--at", "x=pi,y=1").stdout
+
+
+VALUES = [  # (expression, point, sympy's f at the point, whether the number says it all)
+    ("x^2*sin(x)", "x=pi/3", lambda x: x**2 * sp.sin(x), False),
+    ("exp(50*x)", "x=1", lambda x: sp.exp(50 * x), False),
+    ("log(x)", "x=2", sp.log, False),
+    ("x^3", "x=1/3", lambda x: x**3, False),  # 1/27 is no float
+    ("sqrt(x)", "x=2/9", sp.sqrt, False),
+    ("x^2", "x=1/2", lambda x: x**2, True),  # 0.25
+    ("3*x^2 + 2*x", "x=-7", lambda x: 3 * x**2 + 2 * x, True),  # 133
+]
+
+
+@pytest.mark.parametrize(("expression", "point", "f", "plain"), VALUES)
+def test_the_value_is_exact_where_the_point_is(cli, expression, point, f, plain) -> None:
+    """The value's exact text is sympy's f at the exact point: in JSON (``exact_value``),
+    beside the number in the table's heading unless the number says it already, and as the
+    tangent line's constant term."""
+    x = sp.nsimplify(point.split("=")[1], [sp.pi])
+    truth = f(x)
+    out = cli_json(cli, "grad", expression, "--at", point, "--no-tape")
+    assert sp.simplify(sp.sympify(out["exact_value"]) - truth) == 0  # (sympy's own text back)
+    assert out["value"] == pytest.approx(float(truth), rel=1e-15)
+    lines = run(cli, "grad", expression, "--at", point, "--no-tape").stdout.splitlines()
+    assert lines[1].endswith(f"(exact: {out['exact_value']})") != plain, lines[1]
+    tangent = next(line for line in lines if line.startswith("tangent line: y = "))
+    constant = tangent.removeprefix("tangent line: y = ").split(" ")[0]
+    assert "." not in constant and "e+" not in constant, tangent  # exact, not the tape's float
+
+
+def test_the_value_is_not_claimed_exact_without_an_exact_point(cli) -> None:
+    """A decimal point (1.0471975511965976, not pi/3) or --no-check: no exact value."""
+    decimal = cli_json(cli, "grad", "x^2", "--at", "x=0.1", "--no-tape")
+    assert decimal["exact_value"] == "1/100"  # 0.1 as typed is exactly 1/10
+    unchecked = cli_json(cli, "grad", "x^2", "--at", "x=pi/3", "--no-check", "--no-tape")
+    assert unchecked["exact_value"] is None
+    many = cli_json(cli, "grad", "x^2", "--at", "x=pi/3", "--at", "x=0.5")
+    assert many["exact_value"] == ["pi**2/9", "1/4"]

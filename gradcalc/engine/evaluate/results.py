@@ -60,6 +60,8 @@ class GradResult:
         exact: per source, the exact value's text per point (flat) where it is known and
             short (any length with ``exact``), else ``None``; empty without exact values.
         shown_value: ``value`` likewise exact where the points were given exactly.
+        exact_value: the value's exact text per point (flat) where it is known and short
+            (any length with ``exact``), else ``None``; empty without exact values.
         tangent: at a single point, the tangent line (one variable) or plane (two), as
             ``tangent line: y = 8 + 12(x - 2)``; ``None`` elsewhere or when not asked for
             (:attr:`Options.tangent`; see :mod:`gradcalc.engine.judge.tangent`).
@@ -84,6 +86,7 @@ class GradResult:
     shown: dict[str, np.ndarray | None] = field(default_factory=dict)
     exact: dict[str, list[str | None]] = field(default_factory=dict)
     shown_value: np.ndarray | None = None
+    exact_value: list[str | None] = field(default_factory=list)
     tangent: str | None = None
 
     def reason(self, k: int) -> str | None:

@@ -160,18 +160,22 @@ def exact_determinants(
     return exact, symbolic
 
 
-def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput) -> np.ndarray:
+def settled_value(
+    graph: Any, target: int, value: np.ndarray, where: CheckInput
+) -> tuple[np.ndarray, list[Any]]:
     """The target's ``value`` over the points, exact where the points were given exactly (at
-    most :data:`EXACT_POINT_LIMIT` of them) and sympy evaluates it within the time budget.
+    most :data:`EXACT_POINT_LIMIT` of them) and sympy evaluates it within the time budget;
+    and those exact values, per point (flat; ``None`` where not found).
 
     >>> from gradcalc.engine.run.api import compile_expression
     >>> from gradcalc.engine.evaluate.points import parse_at
     >>> from gradcalc.symbolic.crosscheck.crosscheck import CheckInput
     >>> points = parse_at(["t=pi/3"])
     >>> where = CheckInput(points.arrays, points.exact, np.zeros((), bool))
-    >>> graph = compile_expression("cos(t)", ["t"])
-    >>> float(settled_value(graph, 0, np.array(0.5000000000000001), where))
-    0.5
+    >>> graph = compile_expression("t*cos(t)", ["t"])
+    >>> shown, exact = settled_value(graph, 0, np.array(0.5236), where)
+    >>> float(shown), exact
+    (0.5235987755982989, [pi/6])
     """
     import sympy as sp
 
@@ -187,8 +191,9 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
 
     shown = np.array(value, dtype=float)
     if where.exact_point is None or len(where.exact_point) > EXACT_POINT_LIMIT:
-        return shown
+        return shown, []
     flat = shown.reshape(-1)
+    exacts: list[Any] = [None] * flat.size
     try:
         with time_limit(where.timeout):
             for k, point in enumerate(where.exact_point[: flat.size]):
@@ -202,7 +207,22 @@ def settled_value(graph: Any, target: int, value: np.ndarray, where: CheckInput)
                     exact = exact_at(target_expression(graph, target), subs)
                 number = nearest_float(exact) if exact.is_number else None
                 if number is not None:
-                    flat[k] = number
+                    flat[k], exacts[k] = number, exact
     except (CheckTimeout, ValueError, TypeError, ArithmeticError, AttributeError, MemoryError):
         pass  # e.g. exp(3e9^6e9) inside a finite value: mpmath cannot hold it; the tape's stands
-    return shown
+    return shown, exacts
+
+
+def value_texts(check: CheckReport | None, long_text: bool) -> list[str | None]:
+    """The target's exact value as text per point (flat) where sympy found it and it is
+    short (any length with ``--exact``); empty without exact values.
+
+    >>> from gradcalc import grad
+    >>> value_texts(grad("x^2", at=["x=pi/2"]).check, False)
+    ['pi**2/4']
+    """
+    if check is None or not check.value_exact:  # (--no-check loads no sympy)
+        return []
+    from gradcalc.symbolic.crosscheck.crosscheck import short_text
+
+    return [None if e is None else short_text(e, long_text) for e in check.value_exact]

@@ -32,7 +32,7 @@ from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
-from gradcalc.engine.judge.exact import exact_texts, settled, settled_value
+from gradcalc.engine.judge.exact import exact_texts, settled, settled_value, value_texts
 from gradcalc.engine.judge.kinks import checked_at_kinks, settle, settled_findings
 from gradcalc.engine.judge.tangent import tangent
 from gradcalc.lang.graph import Graph
@@ -282,7 +282,7 @@ def _checked(
     checked_at_kinks(report, verdict.decided & ~verdict.undefined, verdict.gradient, labels)
     shown_value = run.value
     if report.status != "skipped":
-        shown_value = settled_value(run.graph, run.target, run.value, where)
+        shown_value, report.value_exact = settled_value(run.graph, run.target, run.value, where)
     if report.note and report.note != NOTHING_COMPARED:  # (the reasons are on stderr)
         warnings.append(report.note)
     if report.status == "disagree":
@@ -332,6 +332,7 @@ def finish(
     }
     result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
     result.shown_value = shown_value
+    result.exact_value = value_texts(report, options.exact)
     if run.findings is None:
         findings = diagnose(result, options.thresholds)
     else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)

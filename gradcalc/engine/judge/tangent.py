@@ -102,8 +102,10 @@ def _exact_tangent(result: GradResult, point: dict[str, str]) -> str:
     from gradcalc.symbolic.translate.notation import shifted_term
 
     centers = {v: exact_value(point[v]) for v in result.sources}
-    partials = result.check.partials if result.check is not None else {}
-    terms = [shifted_term(_shown(result.value, None), {}, {})]
+    check = result.check
+    partials = check.partials if check is not None else {}
+    value = check.value_exact[0] if check is not None and check.value_exact else None
+    terms = [shifted_term(_shown(result.value, value), {}, {})]
     for v in result.sources:
         exact = partials[v].exact_values[0] if v in partials and partials[v].exact_values else None
         terms.append(shifted_term(_shown(result.gradient[v], exact), {v: 1}, centers))

@@ -63,6 +63,7 @@ def _target(result: GradResult) -> dict[str, Any]:
         "report": check,
         "diagnostics": findings,
         "value": np.where(value_undefined, np.nan, _flat(result.value, count)),
+        "exact_value": result.exact_value or [None] * count,
         "gradient": gradient,
         "exact": {n: list(t) for n, t in result.exact.items() if any(x is not None for x in t)},
         "agree": agree,
@@ -109,6 +110,8 @@ def _merged_target(parts: list[dict[str, Any]]) -> dict[str, Any]:
             kinds[kind, message] = kinds.get((kind, message), 0) + count
     obj["diagnostics"] = [{"kind": k, "message": m, "points": n} for (k, m), n in kinds.items()]
     obj["value"] = _column([p["value"] for p in parts])
+    if any(t is not None for p in parts for t in p["exact_value"]):
+        obj["exact_value"] = [t for p in parts for t in p["exact_value"]]
     obj["gradient"] = {n: _column([p["gradient"][n] for p in parts]) for n in first["gradient"]}
     names = dict.fromkeys(n for p in parts for n in p["exact"])
     obj["exact"] = {

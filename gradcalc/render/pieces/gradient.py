@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,7 @@ def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
         "value": None
         if at_point(result.value_undefined, k)
         else json_number(at_point(result.value, k)),
+        "exact_value": result.exact_value[k] if k < len(result.exact_value) else None,
         "gradient": gradient,
         "exact": exact_json(result, k, undefined is None),
         "independent": [n for n, g in result.gradient.items() if g is None],
@@ -267,15 +269,44 @@ def check_mark(check: Any, partial: Any) -> str:
 
 def headline(result: GradResult, digits: int | None) -> Any:
     """``read as: f(x, y) = <canonical text>`` (and its warnings, :func:`reading`) and
-    ``at x = 1, y = 2:  f = <value>``."""
+    ``at x = 1, y = 2:  f = <value>``, with the exact value beside it where the check found
+    one that the number does not already say.
+
+    >>> from gradcalc import grad
+    >>> print(headline(grad("x^2", at=["x=pi/2"]), None).plain)
+    read as: f(x) = x^2
+    at x = pi/2:  f = 2.4674011002723395  (exact: pi**2/4)
+    >>> print(headline(grad("x^2", at=["x=1/2"]), None).plain)  # 0.25 says it all
+    read as: f(x) = x^2
+    at x = 1/2:  f = 0.25
+    """
 
     text = reading(result)
     point = ", ".join(f"{n} = {v}" for n, v in (result.points.exact or [{}])[0].items())
     text.append(f"\nat {point}:  " if point else "\n")
     text.append(f"{result.target} = ")
     value = result.value if result.shown_value is None else result.shown_value
-    text.append(format_number(value, digits), style="bold cyan")
+    shown = format_number(value, digits)
+    text.append(shown, style="bold cyan")
+    exact = result.exact_value[0] if result.exact_value else None
+    if exact is not None and not _same_number(exact, shown):
+        text.append(f"  (exact: {exact})", style="dim")
     return text
+
+
+def _same_number(exact: str, shown: str) -> bool:
+    """Whether an exact value's text (sympy's: ``3/4``, ``pi/2``) is the number shown
+    (``0.75``): then it adds nothing.
+
+    >>> _same_number("3/4", "0.75"), _same_number("1/3", "0.3333333333333333")
+    (True, False)
+    >>> _same_number("pi/2", "1.5707963267948966"), _same_number("-7", "-7")
+    (False, True)
+    """
+    try:
+        return Fraction(exact) == Fraction(shown)
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 def read_as_line(result: GradResult) -> Any:

@@ -117,6 +117,9 @@ class CheckReport:
     method: str = ""  # "exact values", or "float64" (sympy's derivative lambdified)
     points: int = 0  # the points compared
     kinks: int = 0  # of them, kinks where f's equal one-sided derivatives were compared
+    #: the target's own exact value per point (flat; sympy numbers, None where not found),
+    #: where the points were given exactly (:func:`gradcalc.engine.judge.exact.settled_value`)
+    value_exact: list[Any] = field(default_factory=list)
 
     @functools.cached_property
     def derivative_texts(self) -> dict[str, str]:
@@ -322,7 +325,7 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
                 exacts.append(None)
                 continue
             values.append(real_value(exact))
-            shown.append(_short_text(exact, exact_text))
+            shown.append(short_text(exact, exact_text))
             exacts.append(exact)
         array = np.array(values).reshape(skip.shape)
         partials[source] = Partial(source, expr, array, shown, exacts, limits=limits)
@@ -358,9 +361,14 @@ def real_value(exact: Any) -> float:
     return number.real if number.imag == 0 else np.nan
 
 
-def _short_text(exact: Any, long_text: bool) -> str | None:
+def short_text(exact: Any, long_text: bool) -> str | None:
     """An exact value's text when it is at most :data:`SHORT_EXACT` characters (any length
-    with ``long_text``); a long rational is not printed to find out."""
+    with ``long_text``); a long rational is not printed to find out.
+
+    >>> import sympy as sp
+    >>> short_text(sp.pi**2 / 4, False), short_text(sp.Integer(7) ** 99, False)
+    ('pi**2/4', None)
+    """
     if not long_text and exact.is_Rational:
         bits = int(exact.p).bit_length() + int(exact.q).bit_length()
         if bits > 4 * SHORT_EXACT:  # more than SHORT_EXACT digits in all
