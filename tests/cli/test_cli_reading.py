@@ -69,7 +69,7 @@ def test_the_issues_misreading_is_shown_not_silent(cli) -> None:
     # e^2x is e²·x: its derivative is e², so "2e^(2x)" is not it -- but the student sees why
     result = run(cli, "check", "e^2x", "--answer", "2e^(2x)")
     assert result.exit_code == 1
-    assert result.stdout.startswith("read as: f = e^2·x\n")
+    assert result.stdout.startswith("read as: f(x) = e^2·x\n")
     assert "if you mean e^(2·x), write e^(2x)" in result.stdout
     assert "2·e^(2·x)" in result.stdout  # the answer, as read
     right = run(cli, "check", "e^(2x)", "--answer", "2e^(2x)")

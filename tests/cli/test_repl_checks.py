@@ -30,6 +30,6 @@ def test_a_fitting_remembered_point_is_used(capsys) -> None:
 def test_the_header_names_the_current_function(capsys) -> None:
     codes, out = session_output(capsys, "f = x^2", "g = x^3", "use f", "check 3*x")
     assert codes[-1] == 1  # 3x is not 2x
-    assert "read as: f = x^2\nChecking your derivative of f" in out and "g = x^3 " not in out
+    assert "read as: f(x) = x^2\nChecking your derivative of f" in out and "g = x^3 " not in out
     codes, out = session_output(capsys, "f = x^2", "g = x^3", "check 3*x^2")
     assert codes[-1] == 0 and "read as: g = x^3\nChecking your derivative of g" in out

@@ -127,8 +127,8 @@ def check(
         given = _answer_form(answer or [])
         verdicts = answers.check_answers(text, given, names(wrt), order, at or [])
     read = _readings(text, verdicts, answer is not None, implicit is not None, critical)
-    heading, shown = read[0].read_as, read[1]
-    view = VerdictView(text, at, latex, heading, shown, list(read_all(read[2])))
+    warnings = list(read_all(read[2]))
+    view = VerdictView(text, at, latex, read[0].read_as, read[1], warnings, read[0].heading())
     show_read(context, view, verdicts, output, read[2], headed=False)
     ok = [v.ok for v in verdicts]
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED

@@ -21,8 +21,10 @@ _VERDICT_MARKS = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "ye
 class VerdictView:
     """``gradcalc check``: one verdict per component of the answer.
 
-    ``read_as`` is the expression as gradcalc read it, ``answers_read_as`` each answer's
-    reading (in the verdicts' order), ``warnings`` the ambiguity warnings of both.
+    ``read_as`` is the expression as gradcalc read it, ``heading`` its ``read as:`` line as
+    every command shows it (:meth:`gradcalc.lang.intake.Reading.heading`: ``read as: f(x, y)
+    = x^2·y``), ``answers_read_as`` each answer's reading (in the verdicts' order),
+    ``warnings`` the ambiguity warnings of both.
     """
 
     def __init__(
@@ -33,9 +35,10 @@ class VerdictView:
         read_as: str = "",
         answers_read_as: list[str] | None = None,
         warnings: list[str] | None = None,
+        heading: str = "",
     ):
         self.expression, self.at, self.latex = expression, at, latex
-        self.read_as = read_as
+        self.read_as, self.heading = read_as, heading
         self.answers_read_as = answers_read_as
         self.warnings = warnings or []
 
@@ -95,9 +98,9 @@ class VerdictView:
         named = self.expression if equation else named
         function = named or f"f = {self.expression}"  # g = x*y names itself
         heading = Text()
-        if self.read_as:  # then the heading names the function only: g, or f
+        if self.heading:  # then the question names the function only: g, or f
             heading.append("read as: ", style="dim")
-            heading.append(f"{self.read_as if named else f'f = {self.read_as}'}\n")
+            heading.append(f"{self.heading.removeprefix('read as: ')}\n")
             function = named.split("=")[0].strip() if named else "f"
         for warning in self.warnings:
             heading.append(f"warning: {warning}\n", style="yellow")
