@@ -24,7 +24,7 @@ from gradcalc.lang.parser import parse_equation, parse_program
 from gradcalc.lang.reading import ambiguities, equation_read_as
 from gradcalc.lang.syntax import Program
 
-__all__ = ["Reading", "read", "read_all"]
+__all__ = ["Reading", "read", "read_all", "reading_line"]
 
 
 @dataclass(frozen=True)
@@ -57,17 +57,29 @@ class Reading:
         ('read as: y = 2·x', 'read as: x^2 + y^2 = 1')
         """
         named = self.program.statements[-1].target is not None
-        if not self.name or named:
-            return f"read as: {self.read_as}"
-        if self.name != "f":
-            return f"read as: {self.name} = {self.read_as}"
-        variables = ", ".join(self.graph.variables)
-        return f"read as: {self.name}({variables}) = {self.read_as}"
+        return reading_line(self.read_as, self.graph.variables, "" if named else self.name)
 
     def lines(self) -> list[str]:
         """The heading, then ``warning: ...`` for each warning: what a human format shows
         first."""
         return [self.heading(), *(f"warning: {w}" for w in self.warnings)]
+
+
+def reading_line(read_as: str, variables: Sequence[str], name: str = "f") -> str:
+    """The ``read as:`` line of a reading: ``f(x, y) = ...`` for an expression of those
+    variables, another ``name`` as ``y = ...`` (a fitted column), and a program or an
+    equation (a reading with its own ``=``, or no ``name``) as read.
+
+    >>> reading_line("x·y", ["x", "y"]), reading_line("y = x^2; z = y^2", ["x"])
+    ('read as: f(x, y) = x·y', 'read as: y = x^2; z = y^2')
+    >>> reading_line("a·x + b", ["x"], "y")
+    'read as: y = a·x + b'
+    """
+    if not name or "=" in read_as:
+        return f"read as: {read_as}"
+    if name != "f":
+        return f"read as: {name} = {read_as}"
+    return f"read as: {name}({', '.join(variables)}) = {read_as}"
 
 
 def read(

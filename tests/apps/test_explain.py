@@ -273,7 +273,7 @@ def test_markdown_has_the_section_headings() -> None:
         "## Gradient",
         "## Symbolic derivative, rule by rule",
     ]
-    assert md.startswith("# Explaining f = `3·w1^2 + 2·w1·w2` at w1=5, w2=3")  # as read
+    assert md.startswith("# Explaining `f(w1, w2) = 3·w1^2 + 2·w1·w2` at w1=5, w2=3")  # as read
 
 
 # --- errors ----------------------------------------------------------------------------------

@@ -116,6 +116,7 @@ def explain(
     return Explanation(
         read_as=result.read_as,
         warnings=graph.ambiguities,
+        variables=graph.variables,
         expression=result.expression,
         target=result.target,
         root=_operand_name(graph, graph.targets[0], tape_names),
@@ -194,6 +195,7 @@ def _without_point(expression: str, wrt: Sequence[str] | None) -> Explanation:
         simplified=simplified,
         read_as=graph.read_as,
         warnings=graph.ambiguities,
+        variables=graph.variables,
     )
 
 

@@ -6,7 +6,7 @@ here prints; importing it registers how an explanation shows in a notebook
 
 >>> from gradcalc.apps.explain.explain import explain
 >>> print(to_markdown(explain("x*sin(x)", at={"x": 0})).splitlines()[0])
-# Explaining f = `x·sin(x)` at x=0.0
+# Explaining `f(x) = x·sin(x)` at x=0.0
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from gradcalc.core.numbers import format_number
 from gradcalc.core.ops import REGISTRY
 from gradcalc.core.ops.arith import LOGARITHMIC
 from gradcalc.engine.evaluate import display
+from gradcalc.lang.intake import reading_line
 from gradcalc.symbolic.translate.derivative import symbol
 from gradcalc.symbolic.translate.notation import user_latex, user_text
 
@@ -202,11 +203,14 @@ def _simplified_line(e: Explanation, d: Derivation) -> str | None:
 
 
 def _title(e: Explanation, quote: str = "") -> str:
-    """``z in y = x**2; z = y**2`` for a program, ``f = x*sin(x)`` for an expression."""
-    joint = "in" if e.target == e.root else "="
+    """``z in y = x^2; z = y^2`` for a program's statement, ``f(x) = x·sin(x)`` for an
+    expression (every command's ``read as:`` line: :func:`gradcalc.lang.intake.reading_line`)."""
     where = "" if e.point is None else f" at {e.point}"
     reading = e.read_as or _one_line(e.expression)
-    return f"{e.target} {joint} {quote}{reading}{quote}{where}"
+    if e.target == e.root:  # a statement of a program
+        return f"{e.target} in {quote}{reading}{quote}{where}"
+    line = reading_line(reading, e.variables).removeprefix("read as: ")
+    return f"{quote}{line}{quote}{where}"
 
 
 def _seed_note(e: Explanation) -> str:
@@ -270,7 +274,7 @@ def to_rich(e: Explanation) -> Any:
     >>> console = Console(record=True, width=72, file=io.StringIO())
     >>> console.print(to_rich(explain("x*sin(x)", at={"x": 0})))
     >>> print(console.export_text())
-    read as: f = x·sin(x) at x=0.0
+    read as: f(x) = x·sin(x) at x=0.0
     ╭─ Forward pass ───────────────────────────────────────────────────────╮
     │ #1  #1 = sin(x) = sin(0) = 0                                         │
     │ #2  #2 = x * #1 = 0 * 0 = 0                                          │

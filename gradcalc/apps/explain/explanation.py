@@ -133,6 +133,7 @@ class Explanation:
             source's derivative simplified (:mod:`gradcalc.symbolic.crosscheck.simplify`).
         read_as: the expression as gradcalc read it (see :mod:`gradcalc.lang.reading`).
         warnings: where that reading is likely not what was meant, both readings.
+        variables: the expression's variables, in order (``f(x, y) = ...``).
     """
 
     expression: str
@@ -146,6 +147,7 @@ class Explanation:
     simplified: dict[str, Simplified] = field(default_factory=dict)
     read_as: str = ""
     warnings: list[str] = field(default_factory=list)
+    variables: tuple[str, ...] = ()
 
     def _repr_html_(self) -> str | None:
         """In a notebook: the panels ``gradcalc explain`` prints, as HTML (the renderer
