@@ -41,6 +41,10 @@ _EXPORTS = {
     "hessian": "gradcalc.engine.run.api",
     "jacobian": "gradcalc.engine.run.api",
     "GradResult": "gradcalc.engine.run.api",
+    "HessianResult": "gradcalc.engine.evaluate.beyond",
+    "JacobianResult": "gradcalc.engine.evaluate.beyond",
+    "DerivativeResult": "gradcalc.engine.evaluate.beyond",
+    "DirectionalResult": "gradcalc.engine.evaluate.beyond",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -49,6 +53,7 @@ __all__ = sorted(_EXPORTS)
 #: Imported with the public names: how results (``_repr_html_``) and tapes (``repr``) show.
 _DISPLAY = {
     "gradcalc.engine.run.api": "gradcalc.render.notebook.html",
+    "gradcalc.engine.evaluate.beyond": "gradcalc.render.notebook.html",
     "gradcalc.core.tape": "gradcalc.render.notebook.tapes",
 }
 

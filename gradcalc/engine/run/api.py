@@ -36,15 +36,11 @@ if TYPE_CHECKING:
         JacobianResult,
     )
 
-#: The results and options are defined in :mod:`gradcalc.engine.evaluate.results` and
-#: :mod:`gradcalc.engine.evaluate.beyond`; they are named here too, where users of the API
-#: have always imported them (those beyond the gradient when first asked for: :func:`__getattr__`).
+#: The gradient's result and the options are defined in :mod:`gradcalc.engine.evaluate.results`
+#: and named here too; the results beyond the gradient are in
+#: :mod:`gradcalc.engine.evaluate.beyond` (public as ``gradcalc.HessianResult`` and the like).
 __all__ = [
-    "DerivativeResult",
-    "DirectionalResult",
     "GradResult",
-    "HessianResult",
-    "JacobianResult",
     "Options",
     "as_points",
     "compile_expression",
@@ -471,17 +467,3 @@ def _exact_direction(direction: Sequence[float], normalize: bool) -> list[Any]:
         return exact
     length = sp.sqrt(sum(v**2 for v in exact))
     return [v / length for v in exact]
-
-
-def __getattr__(name: str) -> Any:
-    """The result classes beyond the gradient, made when first named here
-    (``from gradcalc.engine.run.api import HessianResult`` keeps working).
-
-    >>> __getattr__("JacobianResult").__name__
-    'JacobianResult'
-    """
-    if name in ("DerivativeResult", "DirectionalResult", "HessianResult", "JacobianResult"):
-        from gradcalc.engine.evaluate import beyond
-
-        return getattr(beyond, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

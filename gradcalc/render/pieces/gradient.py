@@ -20,7 +20,6 @@ import numpy as np
 
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.run.api import GradResult
-from gradcalc.lang.intake import reading_line
 
 _INTEGRAL = re.compile(r"\.0(?=,|\]$)")
 CHECK_MARK = {"agree": "✓", "disagree": "✗", "skipped": "?"}
@@ -342,10 +341,9 @@ def named_reading(reading: str, target: str, names: Sequence[str]) -> Any:
     >>> named_reading("e^2·x", "f", ["x"]).plain, named_reading("y = 2·x", "y", ["x"]).plain
     ('read as: f(x) = e^2·x', 'read as: y = 2·x')
     """
-    line = reading_line(reading, names, "f" if target == "f" else "").removeprefix("read as: ")
-    if line == reading:  # a program, shown whole
-        return read_as_text(reading)
-    return read_as_text(reading, line.removesuffix(f" = {reading}"))
+    if target == "f" and "=" not in reading:  # (lang.intake.reading_line's rule, styled)
+        return read_as_text(reading, f"{target}({', '.join(names)})")
+    return read_as_text(reading)
 
 
 def read_as_text(reading: str, name: str = "") -> Any:
