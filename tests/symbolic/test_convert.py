@@ -10,6 +10,7 @@ minutes of CPU inside one integer power and end on that cap (exit 2), not answer
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -144,3 +145,28 @@ def test_check_never_accepts_an_answer_for_a_function_undefined_everywhere(cli) 
     done = cli("check", "1/(1/(x - x)) + x^2", "--answer", "2x")
     assert done.exit_code == 3, done.output
     assert "1/(x - x) is undefined for every x" in done.output and "✓" not in done.output
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("atanh(2^tan(pi)) + x", "infinity (oo)"),  # atanh(1): tan(pi) is -1.2e-16 in floats
+        ("x - atanh(-2^sin(pi))", "minus infinity (-oo)"),  # atanh(-1)
+        ("atanh(cos(2*pi)) * x", "infinity (oo)"),  # cos(2pi) is 1 exactly, in floats too
+    ],
+)
+def test_a_node_infinite_in_exact_arithmetic_is_refused(text, what) -> None:
+    """Found by fuzzing (seed 49): float64 rounds tan(pi) to -1.2e-16, so 2^tan(pi) is
+    0.9999999999999999 and atanh of it 18.7 -- a finite value and derivative the tape
+    reports, where exactly atanh(1) is infinite and f is defined nowhere. sympy says oo: the
+    node is refused as undefined (exit 3), not compared and called a failed check."""
+    graph = lower(parse_program(text))
+    with pytest.raises(UndefinedError, match=rf"undefined everywhere: .*{re.escape(what)}"):
+        to_sympy(graph)
+
+
+def test_an_infinite_limit_inside_a_variable_expression_is_not_refused() -> None:
+    """``atanh(x)`` has no infinite node: only constants can be infinite at conversion."""
+    graph = lower(parse_program("atanh(x) + exp(600)*x + 1/(x - 1)"))
+    expr = to_sympy(graph)[graph.targets[0]]
+    assert not expr.has(sp.oo, -sp.oo, sp.zoo)

@@ -66,9 +66,11 @@ def to_sympy(graph: Graph, cut: Mapping[int, Any] | None = None) -> list[Any]:
 
 def _refuse_undefined(sp: Any, expr: Any, graph: Graph, index: int) -> None:
     """Raise :class:`UndefinedError` when node ``index`` is undefined for every value of the
-    variables: sympy made it complex infinity or NaN (``1/(x - x)``, ``(0*y)^-2``). Its
-    inputs were checked already, so such a value can only sit at the top of ``expr`` or one
-    level below (``x/0`` is ``zoo*x``); nothing deeper is searched.
+    variables: sympy made it complex infinity, NaN or an infinity (``1/(x - x)``,
+    ``(0*y)^-2``, ``atanh(2^tan(pi))``: atanh(1), which float64 computes as 18.7 because
+    tan(pi) rounds to -1.2e-16). Its inputs were checked already, so such a value can only
+    sit at the top of ``expr`` or one level below (``x/0`` is ``zoo*x``); nothing deeper is
+    searched.
 
     >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
@@ -78,11 +80,13 @@ def _refuse_undefined(sp: Any, expr: Any, graph: Graph, index: int) -> None:
     """
     if not isinstance(expr, sp.Basic):
         return  # a tensor op's object array
-    found = next((part for part in (expr, *expr.args) if part is sp.zoo or part is sp.nan), None)
-    if found is not None:  # (zoo and nan are singletons: identity, not sympy's ==)
-        names = ", ".join(sorted(graph.variables_under(index)))
-        where = f"for every {names}" if names else "everywhere"
-        value = "NaN" if found is sp.nan else "complex infinity (zoo)"
+    names = {sp.zoo: "complex infinity (zoo)", sp.nan: "NaN", sp.oo: "infinity (oo)"}
+    names[-sp.oo] = "minus infinity (-oo)"
+    found = next((part for part in (expr, *expr.args) if part in names), None)
+    if found is not None:  # (each is a singleton)
+        variables = ", ".join(sorted(graph.variables_under(index)))
+        where = f"for every {variables}" if variables else "everywhere"
+        value = names[found]
         raise UndefinedError(
             f"{graph.source_text(index)} is undefined {where}: sympy simplifies it to {value}"
         )
