@@ -18,6 +18,7 @@ from gradcalc.apps.optimize.descent import (
     Recorder,
     check_options,
     descend,
+    fixed,
 )
 from gradcalc.core.errors import InputError
 from gradcalc.engine.run.api import compile_expression
@@ -46,7 +47,7 @@ def test_gradient_descent_on_a_parabola_follows_its_closed_form() -> None:
     objective = Objective(compile_expression("(x - 2)**2"))
     judge = Judge(objective, steps=30, tol=0.0, start_norm=4.0, more="raise --steps")
     path = Recorder(["x"], 1)
-    stop = descend(objective, np.array([0.0]), UPDATES["gd"](0.1), judge, path, None)
+    stop = descend(objective, np.array([0.0]), fixed(UPDATES["gd"](0.1)), judge, path, None)
     assert stop.step == 30 and not stop.converged
     for row in path.rows:
         assert row.point["x"] == pytest.approx(2 - 2 * 0.8**row.step, rel=1e-12)

@@ -36,6 +36,7 @@ TOP_KEYS = {
     "converged",
     "method",
     "found",
+    "lr",
     "path",
 }
 ROW_KEYS = {"step", "point", "value", "gradient_norm"}
@@ -98,7 +99,7 @@ def test_momentum_reaches_rosenbrocks_minimum() -> None:
 
 @pytest.mark.slow
 def test_gd_on_rosenbrock_descends_monotonically_but_slowly() -> None:
-    m = minimize(ROSENBROCK, ROSENBROCK_START)  # lr 1e-3, 10000 steps: not enough to converge
+    m = minimize(ROSENBROCK, ROSENBROCK_START, lr=1e-3)  # 10000 steps: not enough to converge
     values = [s.value for s in m.path]
     assert all(later < earlier for earlier, later in itertools.pairwise(values))
     assert values[0] == pytest.approx(24.2)
@@ -123,7 +124,7 @@ def test_a_mapping_start_gives_the_same_run_as_a_spec() -> None:
 
 
 def test_running_out_of_steps_says_so_and_how_to_fix_it() -> None:
-    m = minimize("(x-3)^2", ["x=0"], steps=5)
+    m = minimize("(x-3)^2", ["x=0"], lr=1e-3, steps=5)
     assert not m.converged and m.steps == 5
     assert m.gradient_norm == pytest.approx(6 * 0.998**5)  # gd with lr 1e-3 on slope -6
     assert m.reason == "reached 5 steps (gradient norm 5.9): raise --steps or --lr"
@@ -160,7 +161,7 @@ def test_leaving_the_domain_names_the_subexpression_and_why() -> None:
 
 
 def test_an_unbounded_expression_is_called_out() -> None:
-    m = minimize("-x^2", ["x=2"], steps=100)
+    m = minimize("-x^2", ["x=2"], lr=1e-3, steps=100)
     assert not m.converged
     assert "gradient norm growing" in m.reason and "may have no minimum" in m.reason
 
@@ -236,7 +237,7 @@ def test_every_records_multiples_of_k_and_the_last_step() -> None:
 
 def test_progress_is_called_regularly_and_at_the_end() -> None:
     calls: list[int] = []
-    m = minimize("(x-3)^2", ["x=0"], steps=250, progress=calls.append)
+    m = minimize("(x-3)^2", ["x=0"], lr=1e-3, steps=250, progress=calls.append)
     assert calls == [0, PROGRESS_EVERY, 2 * PROGRESS_EVERY, 250] == [0, 100, 200, m.steps]
 
 
@@ -247,6 +248,7 @@ def test_to_json_has_exactly_the_documented_keys_and_dumps() -> None:
     assert all(set(row) == ROW_KEYS for row in data["path"])
     assert set(data["point"]) == {"x", "y"}
     assert data["method"] == "momentum" and data["converged"] is True
+    assert data["lr"] == 0.05
     assert json.loads(json.dumps(data, allow_nan=False)) == data
 
 

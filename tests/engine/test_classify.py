@@ -103,3 +103,27 @@ def test_a_float_critical_point_of_a_fast_wave_is_critical_within_rounding(k, m)
     test = result.tests[0]
     assert test.critical, (k, m, result.gradient, result.matrix)
     assert test.verdict == ("local maximum" if m % 2 == 0 else "local minimum")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    small=st.sampled_from([2e-10, 1e-9, 3e-11, 1e-8]),
+    large=st.sampled_from([1.0, 2.0, 10.0]),
+    sign=st.sampled_from([1, -1]),
+)
+def test_a_definite_hessian_with_a_spread_of_1e10_still_decides(small, large, sign) -> None:
+    # diag(large, small) is exactly definite: eigvalsh is off by about 2.2e-16 * large, far
+    # below small; sympy's eigenvalues of the same matrix are the truth
+    matrix = sign * np.diag([large, small])
+    truth = sp.Matrix(matrix.tolist()).eigenvals()
+    assert all(sp.sign(e) == sign for e in truth)
+    test = classify(matrix, np.zeros(2))
+    assert test.verdict == ("local minimum" if sign > 0 else "local maximum")
+
+
+def test_a_hessian_that_is_only_rounding_has_no_sign() -> None:
+    # sin^2 + cos^2 is constant: its float Hessian is rounding noise, which the floor keeps
+    # from deciding anything
+    run = hessian("sin(x)^2 + cos(x)^2 + sin(y)^2 + cos(y)^2", at="x=0.7,y=1000")
+    test = classify(np.asarray(run.matrix, dtype=float).reshape(2, 2), np.zeros(2))
+    assert test.curvature == "zero" and test.verdict == "inconclusive"

@@ -1,20 +1,24 @@
 """First-order descent on the tape's gradient, shared by ``gradcalc minimize`` and
 ``gradcalc train``: the objective (value and gradient at a point, one tape per call), the
-update rules (gd, momentum, adam), the loop, the judge of when and why it stops, and the
-recorded path.
+step rules (a fixed learning rate for gd, momentum and adam; gd's backtracking line search),
+the loop, the judge of when and why it stops, and the recorded path.
 
 >>> from gradcalc.engine.run.api import compile_expression
 >>> objective = Objective(compile_expression("(x - 2)**2"))
 >>> judge = Judge(objective, steps=100, tol=1e-12, start_norm=4.0, more="raise --steps")
 >>> path = Recorder(["x"], None)
->>> stop = descend(objective, np.array([0.0]), UPDATES["gd"](0.5), judge, path, None)
+>>> stop = descend(objective, np.array([0.0]), fixed(UPDATES["gd"](0.5)), judge, path, None)
 >>> stop.x.tolist(), stop.step, stop.reason
 ([2.0], 1, 'gradient norm 0 ≤ tol 1e-12')
+>>> stop = descend(objective, np.array([0.0]), LineSearch(), judge, Recorder(["x"], 1), None)
+>>> stop.x.tolist(), stop.step
+([2.0], 1)
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -29,22 +33,39 @@ from gradcalc.engine.evaluate.evaluate import run_graph
 from gradcalc.lang.graph import Graph
 
 __all__ = [
+    "ARMIJO_C",
     "DEFAULT_LR",
+    "FLAT_RTOL",
+    "MAX_TRIALS",
     "PATH_ROWS",
     "PROGRESS_EVERY",
     "UPDATES",
     "Judge",
+    "LineSearch",
     "Objective",
     "Recorder",
+    "Rule",
     "Step",
     "Stop",
     "check_options",
     "descend",
+    "fixed",
     "non_finite",
 ]
 
-#: The learning rate of each first-order method unless told (bfgs needs none).
+#: The learning rate of each first-order method unless told (bfgs needs none; ``minimize``'s
+#: gd without a rate searches each step's length instead: :class:`LineSearch`).
 DEFAULT_LR = {"gd": 1e-3, "momentum": 1e-3, "adam": 1e-2}
+#: Armijo's sufficient decrease: a step of length t must lower the value by ARMIJO_C·t·|∇f|².
+ARMIJO_C = 1e-4
+#: Near a minimum a value is noise: its terms' rounding, which can be far larger than its own
+#: last digit where large terms cancel. A trial value at most this fraction of the value above
+#: it is "flat", and judged by the slope instead (Hager and Zhang's approximate Wolfe
+#: conditions, 2005, with their ε).
+FLAT_RTOL = 1e-6
+#: A line search gives up (the run stalls) after this many lengths tried for one step.
+MAX_TRIALS = 200
+_EPS = float(np.finfo(float).eps)
 MOMENTUM_BETA = 0.9
 ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
 #: The default path keeps PATH_ROWS to 2 * PATH_ROWS evenly spaced rows, and the last step.
@@ -53,6 +74,7 @@ PATH_ROWS = 50
 PROGRESS_EVERY = 100
 
 Update = Callable[[np.ndarray, int], np.ndarray]
+Moved = tuple[np.ndarray, float, np.ndarray]  # the new point, its value and its gradient
 Progress = Callable[[int], None] | None
 
 
@@ -180,15 +202,128 @@ def _adam(lr: float) -> Update:
 UPDATES: dict[str, Callable[[float], Update]] = {"gd": _gd, "momentum": _momentum, "adam": _adam}
 
 
+Rule = Callable[[Objective, np.ndarray, float, np.ndarray, int], Moved | None]
+
+
+def fixed(update: Update) -> Rule:
+    """The step rule ``x += update(gradient, k)``: a fixed learning rate (gd, momentum, adam).
+
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> objective = Objective(compile_expression("x**2"))
+    >>> x, value, gradient = fixed(UPDATES["gd"](0.25))(objective, np.array([2.0]), 4.0,
+    ...                                                 np.array([4.0]), 0)
+    >>> x.tolist(), value, gradient.tolist()
+    ([1.0], 1.0, [2.0])
+    """
+
+    def rule(
+        objective: Objective, x: np.ndarray, value: float, gradient: np.ndarray, k: int
+    ) -> Moved:
+        moved = x + update(gradient, k)
+        return moved, *objective(moved)
+
+    return rule
+
+
+class LineSearch:
+    """gd without a learning rate: x ← x − t·∇f, each step's length t searched along the
+    line. A length is taken when it lowers the value by at least ARMIJO_C·t·|∇f|² (Armijo's
+    condition), or, where the value is not higher by more than rounding noise can explain
+    (FLAT_RTOL: near a minimum, values cannot tell), when the slope along the line has at
+    least halved in size (the curvature condition of Wolfe's). Each search tries twice the
+    previous length first (1 at the start); then, while neither holds, the zero of the
+    secant of the slopes along the line when they say where the minimum is, else the
+    minimum of the parabola through the value, the slope and the trial value
+    (interpolation, Nocedal and Wright, *Numerical Optimization*, sections 3.5 and 3.4):
+    shorter, within a tenth to a half of the length tried, or, where flat values leave the
+    slope still falling, longer, up to four times.
+    A step to a value of -inf is taken, for the judge to call it diverged. ``None`` when no
+    length changes the point any more, or none is found in MAX_TRIALS tries.
+
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> objective = Objective(compile_expression("(x - 1)**2"))
+    >>> search = LineSearch()
+    >>> x, value, gradient = search(objective, np.array([0.0]), 1.0, np.array([-2.0]), 0)
+    >>> x.tolist(), value, search.length
+    ([1.0], 0.0, 0.5)
+    """
+
+    def __init__(self) -> None:
+        self.length = 0.5  # doubled before the first try: the first step tried is 1·∇f
+
+    def __call__(
+        self, objective: Objective, x: np.ndarray, value: float, gradient: np.ndarray, k: int
+    ) -> Moved | None:
+        squared = float(gradient @ gradient)  # minus the slope along the line at 0
+        length = min(2 * self.length, sys.float_info.max)
+        for _ in range(MAX_TRIALS):
+            trial = x - length * gradient
+            if np.array_equal(trial, x):
+                return None
+            trial_value, trial_gradient = objective(trial)
+            slope = -float(gradient @ trial_gradient)  # along the line, at the trial
+            if trial_value == -math.inf or _takes(value, trial_value, length, squared, slope):
+                self.length = length
+                return trial, trial_value, trial_gradient
+            length = _next_length(length, squared, value, trial_value, slope)
+        return None
+
+
+def _flat(value: float, trial: float) -> bool:
+    """Whether ``trial`` is no higher than ``value`` as far as rounding noise can tell."""
+    return trial - value <= FLAT_RTOL * abs(value) + 4 * _EPS * abs(trial)
+
+
+def _takes(value: float, trial: float, length: float, squared: float, slope: float) -> bool:
+    """Whether a trial step is taken: Armijo's decrease (and more than none), or, where the
+    value is no higher than noise explains, a slope along the line at most half the slope at 0."""
+    if not (math.isfinite(trial) and math.isfinite(slope)):
+        return False
+    drop = value - trial
+    if drop > 0 and drop >= ARMIJO_C * length * squared:
+        return True
+    return _flat(value, trial) and abs(slope) <= squared / 2
+
+
+def _next_length(length: float, squared: float, value: float, trial: float, slope: float) -> float:
+    """The next length to try after ``length`` was not taken. The line's slope is -``squared``
+    at 0 and ``slope`` at ``length``, where the value is ``trial``: past the line's minimum
+    (``slope`` > 0), the zero of the slopes' secant; with flat values and the slope still
+    falling, the same zero beyond ``length`` (at most four times it); else the minimum of the
+    parabola through the value and the slope at 0 and the value at ``length``. A shorter
+    length is kept within [length/10, length/2]; half where the trial was not finite.
+
+    >>> _next_length(4.0, 1.0, 0.0, 0.0, 1.0)  # overshot a parabola by twice: halfway
+    2.0
+    >>> _next_length(4.0, 1.0, 0.0, 12.0, 7.0)  # much higher: the slopes cross zero at 0.5
+    0.5
+    >>> _next_length(4.0, 1.0, 0.0, 12.0, -1.0)  # higher but still falling: the parabola
+    0.5
+    >>> _next_length(1.0, 1.0, 5.0, 5.0, -0.75)  # flat, three quarters as steep: go on to 4
+    4.0
+    """
+    if not (math.isfinite(trial) and math.isfinite(slope)):
+        return length / 2
+    if slope < 0 and _flat(value, trial):
+        secant = length * squared / (squared + slope) if squared + slope > 0 else math.inf
+        return min(secant, 4 * length)
+    if slope > 0:
+        best = length * squared / (squared + slope)
+    else:
+        curvature = trial - value + length * squared  # a·length² of a·t² - squared·t
+        best = squared * length * length / (2 * curvature) if curvature > 0 else length / 2
+    return min(max(best, length / 10), length / 2)
+
+
 def descend(
     objective: Objective,
     x: np.ndarray,
-    update: Update,
+    rule: Rule,
     judge: Judge,
     path: Recorder,
     progress: Progress,
 ) -> Stop:
-    """``x += update(gradient, k)`` until ``judge`` says stop."""
+    """Move ``x`` by ``rule`` (:func:`fixed` or :class:`LineSearch`) until ``judge`` says stop."""
     k = 0
     with np.errstate(all="ignore"):
         value, gradient = objective(x)
@@ -198,9 +333,12 @@ def descend(
                 path.add(k, x, value, norm)
             if progress is not None and k % PROGRESS_EVERY == 0:
                 progress(k)
-            x = x + update(gradient, k)
+            moved = rule(objective, x, value, gradient, k)
+            if moved is None:
+                stop = judge.stalled(norm), False
+                break
+            x, value, gradient = moved
             k += 1
-            value, gradient = objective(x)
             norm = float(np.linalg.norm(gradient))
     return Stop(x, value, norm, k, *stop)
 
@@ -250,6 +388,14 @@ class Judge:
                 f"value going up in {self.rises} of them: lower --lr"
             )
         return f"reached {self.steps} steps (gradient norm {format_number(norm, 2)}): {self.more}"
+
+    def stalled(self, norm: float) -> str:
+        return (
+            f"stalled: no step along the gradient lowers the value in float64 (gradient norm "
+            f"{format_number(norm, 2)} > tol {format_number(self.tol, 2)}): the point may be at "
+            "a kink or a cusp, or the expression badly scaled (try --method bfgs); a larger "
+            "--tol accepts this point"
+        )
 
     def diverged(self, bad: tuple[str, str], k: int, value: float) -> str:
         hint = "the expression may have no minimum" if value == -math.inf else "lower --lr"

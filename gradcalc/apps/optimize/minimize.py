@@ -30,6 +30,7 @@ from gradcalc.apps.optimize.descent import (
     PROGRESS_EVERY,
     UPDATES,
     Judge,
+    LineSearch,
     Objective,
     Progress,
     Recorder,
@@ -37,6 +38,7 @@ from gradcalc.apps.optimize.descent import (
     Stop,
     check_options,
     descend,
+    fixed,
 )
 from gradcalc.core.errors import InputError, did_you_mean
 from gradcalc.core.numbers import format_number
@@ -78,6 +80,8 @@ class Minimum:
             when the gradient reached ``tol``: ``minimum``, ``maximum``, ``saddle`` or
             ``degenerate`` (a zero eigenvalue: no verdict); empty otherwise. Only a
             minimum, or a degenerate point, counts as converged.
+        lr: the fixed learning rate the steps took; ``None`` where each step's length was
+            searched (gd without a rate, and bfgs).
     """
 
     point: dict[str, float]
@@ -89,6 +93,18 @@ class Minimum:
     method: str
     path: list[Step]
     found: str = ""
+    lr: float | None = None
+
+    @property
+    def rule(self) -> str:
+        """How the steps were sized, in words: ``"lr 0.1"``, ``"line search"``.
+
+        >>> Minimum({}, 0.0, 0.0, 0, "", True, "adam", [], lr=0.01).rule
+        'lr 0.01'
+        """
+        if self.lr is not None:
+            return f"lr {format_number(self.lr, 6)}"
+        return "line search" if self.method == "gd" else "scipy's line search"
 
     def _repr_html_(self) -> str:
         """In a notebook: the path and the stop ``gradcalc minimize`` prints, as HTML."""
@@ -114,11 +130,14 @@ def minimize(
         expression: one expression, or a program whose last statement is minimized.
         start: ``--from`` specs (``["x=-1.2,y=1"]``) or ``{"x": -1.2, "y": 1.0}``: a value
             for each variable of the expression and for nothing else.
-        method: ``gd`` (x -= lr*g), ``momentum`` (heavy ball: v = 0.9*v + g, x -= lr*v),
+        method: ``gd`` (x -= lr*g; without ``lr``, each step's length found by a backtracking
+            line search: :class:`~gradcalc.apps.optimize.descent.LineSearch`), ``momentum``
+            (heavy ball: v = 0.9*v + g, x -= lr*v),
             ``adam`` (betas 0.9 and 0.999, eps 1e-8) or ``bfgs`` (scipy's, given the tape's
             gradient; needs scipy).
-        lr: the learning rate; default :data:`DEFAULT_LR` (gd and momentum 1e-3, adam 1e-2).
-            bfgs ignores it: its line search chooses each step.
+        lr: the learning rate; default: a line search for gd, :data:`DEFAULT_LR` for
+            momentum (1e-3) and adam (1e-2). bfgs ignores it: its line search chooses each
+            step.
         steps: the most updates to make (bfgs: iterations).
         tol: stop once the gradient's Euclidean norm is at most this.
         every: record a path row every this many steps (default: 50 to 100 rows over the
@@ -150,9 +169,13 @@ def minimize(
         progress(stop.step)
     point = dict(zip(graph.variables, stop.x.tolist()))
     found, reason, converged = _second_order(graph, stop)
+    rate = None if method == "bfgs" or (method == "gd" and lr is None) else lr
+    if rate is None and method in ("momentum", "adam"):
+        rate = DEFAULT_LR[method]
     return Minimum(
-        point, stop.value, stop.norm, stop.step, reason, converged, method, path.rows, found
-    )
+        point, stop.value, stop.norm, stop.step, reason, converged, method, path.rows, found,
+        rate,
+    )  # fmt: skip
 
 
 FOUND = {
@@ -190,8 +213,8 @@ def _second_order(graph: Graph, stop: Stop) -> tuple[str, str, bool]:
         reason = f"{stop.reason}, but at {what}, not a minimum: the Hessian's eigenvalues are "
         return found, f"{reason}{eigen} (start elsewhere)", False
     if found == "degenerate":
-        note = f"; the Hessian is singular there (eigenvalues {eigen}): no second-order test"
-        return found, f"{stop.reason}{note} confirms a minimum", True
+        note = f"; the Hessian is singular there to within rounding (eigenvalues {eigen})"
+        return found, f"{stop.reason}{note}: no second-order test confirms a minimum", True
     return found, stop.reason, True
 
 
@@ -210,9 +233,12 @@ def _run(
     if method == "bfgs":
         judge = Judge(objective, steps, tol, start_norm, "raise --steps")
         return _bfgs(objective, x, judge, path, progress)
+    if method == "gd" and lr is None:
+        judge = Judge(objective, steps, tol, start_norm, "raise --steps, or try --method bfgs")
+        return descend(objective, x, LineSearch(), judge, path, progress)
     judge = Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
     update = UPDATES[method](DEFAULT_LR[method] if lr is None else lr)
-    return descend(objective, x, update, judge, path, progress)
+    return descend(objective, x, fixed(update), judge, path, progress)
 
 
 def to_json(m: Minimum) -> dict:
@@ -233,6 +259,7 @@ def to_json(m: Minimum) -> dict:
         "converged": m.converged,
         "method": m.method,
         "found": m.found or None,
+        "lr": m.lr,
         "path": [
             {
                 "step": s.step,

@@ -32,6 +32,7 @@ from gradcalc.apps.optimize.descent import (
     Step,
     check_options,
     descend,
+    fixed,
 )
 from gradcalc.core.errors import InputError
 from gradcalc.core.tape import Tape
@@ -96,7 +97,7 @@ def train(
     start_norm = float(np.linalg.norm(objective.flat(before.gradient)))
     judge = Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
     path = Recorder((), every)
-    stop = descend(objective, x, UPDATES[method](rate), judge, path, progress)
+    stop = descend(objective, x, fixed(UPDATES[method](rate)), judge, path, progress)
     path.add(stop.step, stop.x, stop.value, stop.norm)
     trained = objective.unflat(stop.x)
     diverged = not (np.isfinite(stop.value) and np.isfinite(stop.norm))

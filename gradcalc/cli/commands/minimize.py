@@ -46,7 +46,10 @@ def minimize(
         float | None,
         typer.Option(
             "--lr",
-            help="Learning rate (default: gd, momentum 1e-3; adam 1e-2).",
+            help=(
+                "Learning rate (default: gd searches each step's length; momentum 1e-3, "
+                "adam 1e-2; with tensor values, gd 1e-3)."
+            ),
             rich_help_panel=METHOD,
         ),
     ] = None,

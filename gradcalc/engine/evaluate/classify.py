@@ -25,8 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: An eigenvalue within this fraction of the largest one (or 1e-12) counts as zero.
-EIGEN_RTOL = 1e-9
+#: An eigenvalue within this fraction of the largest one (or 1e-12) counts as zero. The
+#: eigenvalues of a float Hessian are off by a few times 2.2e-16 of the largest (LAPACK's
+#: eigvalsh is backward stable); this allows about 4,500 times that. 1e-9 called diag(2, 2e-10)
+#: semidefinite and its test inconclusive, and ``minimize`` called diag(2e9, 2) singular. The
+#: floor keeps a Hessian that is only rounding (``sin(x)^2 + cos(x)^2``) from having a sign.
+EIGEN_RTOL = 1e-12
 #: A float gradient within this of zero, relative to the Hessian's largest eigenvalue times the
 #: point's magnitude, is zero to within rounding. Moving the point by its own rounding (2.2e-16
 #: of it) moves the gradient by that product times 2.2e-16; this allows about 4,500 times as

@@ -35,7 +35,7 @@ def minimum_tables(result: Any, digits: int | None) -> list[Any]:
     from rich.text import Text
 
     names = list(result.point)
-    table = render.new_table(f"{result.method}: the path (every recorded step)")
+    table = render.new_table(f"{result.method} ({result.rule}): the recorded steps")
     for header in ("step", *names, "value", "|gradient|"):
         table.add_column(header, justify="right")
     short = digits or 8  # an overview; --format json or csv has every digit
