@@ -254,6 +254,9 @@ def lower(
     builder = _Builder()
     scope: dict[str, int] = {}
     free: dict[str, None] = {}  # an ordered set
+    for name in program.parameters:  # a function head's variables come first, in its order
+        free[name] = None
+        builder.variable(name)
     outputs: list[tuple[str, int]] = []
     for statement in program.statements:
         root = _lower_expression(statement.expr, builder, scope, free)
@@ -261,8 +264,8 @@ def lower(
             outputs.append(("", root))
             continue
         node = builder.graph.nodes[root]
-        if node.label is None and node.kind == "op":
-            node.label = statement.target
+        if node.label is None and node.kind == "op" and not program.parameters:
+            node.label = statement.target  # (a function head's body is the function itself)
         scope[statement.target] = root
         builder.graph.bindings[statement.target] = root
     for name in extra_variables:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gradcalc.core.collector import paused
+from gradcalc.core.naming import function_head
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_equation, parse_program
 from gradcalc.lang.reading import ambiguities, equation_read_as
@@ -50,14 +51,13 @@ class Reading:
     name: str = "f"
 
     def heading(self) -> str:
-        """The ``read as:`` line: ``read as: f(x, y) = x·y``, or ``read as: y = 2·x`` for a
-        program whose last statement is named.
+        """The ``read as:`` line: ``read as: f(x, y) = x·y``, ``read as: y(x) = 2·x`` for a
+        function given a name, a program of several statements or an equation as read.
 
         >>> read("y = 2x").heading(), read("x^2 + y^2 = 1", equation=True).heading()
-        ('read as: y = 2·x', 'read as: x^2 + y^2 = 1')
+        ('read as: y(x) = 2·x', 'read as: x^2 + y^2 = 1')
         """
-        named = self.program.statements[-1].target is not None
-        return reading_line(self.read_as, self.graph.variables, "" if named else self.name)
+        return reading_line(self.read_as, self.graph.variables, self.name)
 
     def lines(self) -> list[str]:
         """The heading, then ``warning: ...`` for each warning: what a human format shows
@@ -66,20 +66,16 @@ class Reading:
 
 
 def reading_line(read_as: str, variables: Sequence[str], name: str = "f") -> str:
-    """The ``read as:`` line of a reading: ``f(x, y) = ...`` for an expression of those
-    variables, another ``name`` as ``y = ...`` (a fitted column), and a program or an
-    equation (a reading with its own ``=``, or no ``name``) as read.
+    """The ``read as:`` line of a reading, named by
+    :func:`gradcalc.core.naming.function_head`.
 
     >>> reading_line("x·y", ["x", "y"]), reading_line("y = x^2; z = y^2", ["x"])
     ('read as: f(x, y) = x·y', 'read as: y = x^2; z = y^2')
-    >>> reading_line("a·x + b", ["x"], "y")
-    'read as: y = a·x + b'
+    >>> reading_line("g = x^3", ["x"]), reading_line("a·x + b", ["x"], "y")
+    ('read as: g(x) = x^3', 'read as: y = a·x + b')
     """
-    if not name or "=" in read_as:
-        return f"read as: {read_as}"
-    if name != "f":
-        return f"read as: {name} = {read_as}"
-    return f"read as: {name}({', '.join(variables)}) = {read_as}"
+    head, body = function_head(read_as, variables, name)
+    return f"read as: {head} = {body}" if head else f"read as: {body}"
 
 
 def read(

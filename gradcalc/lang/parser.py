@@ -9,6 +9,8 @@ Grammar, informally (``^`` and ``**`` are the same operator)::
 
     program    := statement (( ';' | newline ) statement)*     blank statements are ignored
     statement  := NAME '=' expression                          assignment; reassignment is fine
+                | NAME '(' NAME (',' NAME)* ')' '=' expression  a function head: the whole
+                                                                  program, its variables in order
                 | expression (',' expression)*                 the last statement only
     expression := sum, with Python's precedence:  + -  <  * / @  <  unary - +  <  ** ^
                   (powers are right-associative and take a signed right operand: 2^-1)
@@ -64,7 +66,8 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -193,12 +196,19 @@ class ProgramParser:
         statements = Lexer(self.text).run()
         if not statements:
             raise self.error("empty program: write an expression such as x^2 + y", 0)
+        head = _function_head(self, statements)
         parsed: list[Statement] = []
-        for index, statement in enumerate(statements):
+        if head is not None:
+            parsed = self._head_statements(head)
+        for index, statement in enumerate(statements if head is None else []):
             parsed += self._statement(statement, last=index == len(statements) - 1)
         if self.violation is not None:  # bounds are reported only once the syntax is sound
             raise self.violation
-        return Program(self.text, tuple(parsed))
+        if head is None:
+            return Program(self.text, tuple(parsed))
+        program = Program(self.text, tuple(parsed), head.parameters)
+        head.check_variables(self, program.free_variables)
+        return program
 
     def _statement(self, statement: TokenStatement, last: bool) -> list[Statement]:
         tokens, equals = statement
@@ -228,6 +238,19 @@ class ProgramParser:
         else:
             self.constants[target] = value
         return [Statement(target, node, column)]
+
+    def _head_statements(self, head: _Head) -> list[Statement]:
+        """The body of ``f(x, y) = body``: one expression is the function ``f`` (named so
+        in the answer: ∂f/∂x); a list (``f(r, t) = r*cos(t), r*sin(t)``) is its outputs."""
+        name, column = head.name_token[1], head.name_token[2]
+        self._target([head.name_token, head.body[0]], 1)  # (not a function's or pi's name)
+        if len(head.body) == 1:
+            raise self.error("'=' needs an expression after it", head.body[0][2])
+        self._derivative_notation(head.body[1:])
+        outputs = ExpressionParser(self, head.body, 1).parse()
+        if len(outputs) == 1:
+            return [Statement(name, outputs[0][0], column)]
+        return [Statement(None, node, head.body[first][2]) for node, _, first in outputs]
 
     def _derivative_notation(self, tokens: list[Token]) -> None:
         """Refuse ``d/dx x^2`` and ``d/dx(x^2)``: a derivative asked for in Leibniz's
@@ -262,8 +285,9 @@ class ProgramParser:
         kind, name, column = tokens[0]
         if equals != 1 or kind != "name":
             raise self.error(
-                "only a single name can be assigned: write name = expression (an equation "
-                "such as x^2 + y^2 = 25 is for gradcalc diff --implicit y)",
+                "only a single name can be assigned: write name = expression, or a function "
+                "f(x, y) = expression (an equation such as x^2 + y^2 = 25 is for gradcalc "
+                "diff --implicit y)",
                 tokens[equals][2],
             )
         if name in FUNCTION_NAMES:
@@ -327,3 +351,66 @@ class ProgramParser:
 
 
 _ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
+
+
+class _Head(NamedTuple):
+    """``f(x, y) = body``: the function's name token, its parameters, the body's tokens
+    (``=`` first) and the text of the head, for messages."""
+
+    name_token: Token
+    parameters: tuple[str, ...]
+    body: list[Token]
+    text: str
+
+    def check_variables(self, parser: ProgramParser, free: Sequence[str]) -> None:
+        """Refuse a body that uses a variable the head does not name."""
+        others = [name for name in free if name not in self.parameters]
+        if others:
+            named = ", ".join([*self.parameters, *others])
+            raise parser.error(
+                f"{self.text} = ... uses {', '.join(others)} as well: name every variable, "
+                f"{self.name_token[1]}({named}) = ...",
+                self.name_token[2],
+            )
+
+
+def _function_head(parser: ProgramParser, statements: list[TokenStatement]) -> _Head | None:
+    """The head of ``f(x, y) = ...`` (students write functions so), or ``None`` when the
+    text does not start so. A head is one statement, names its variables once each, and
+    those are all the body may use.
+
+    >>> head = _function_head(ProgramParser("g(y, x) = x*y", frozenset()),
+    ...                       Lexer("g(y, x) = x*y").run())
+    >>> head.name_token[1], head.parameters, head.text
+    ('g', ('y', 'x'), 'g(y, x)')
+    """
+    tokens, equals = statements[0]
+    if not (equals and equals >= 3 and [t[0] for t in tokens[:2]] == ["name", "("]):
+        return None
+    if tokens[equals - 1][0] != ")":
+        return None
+    inside = tokens[2 : equals - 1]
+    names = inside[::2]
+    if not inside or any(t[0] != "name" for t in names) or any(t[0] != "," for t in inside[1::2]):
+        column = next((t[2] for t in inside if t[0] not in ("name", ",")), tokens[1][2])
+        raise parser.error(
+            f"a function head names its variables: write {tokens[0][1]}(x, y) = ...", column
+        )
+    if len(inside) % 2 == 0:
+        raise parser.error("a name is missing after ','", inside[-1][2])
+    parameters = tuple(t[1] for t in names)
+    text = parser.text[tokens[0][2] : tokens[equals - 1][2] + 1]
+    for k, token in enumerate(names):
+        if token[1] in parameters[:k]:
+            raise parser.error(f"{token[1]} is named twice in {text}", token[2])
+        if token[1] in FUNCTION_NAMES or token[1] in CONSTANTS:
+            raise parser.error(
+                f"{token[1]!r} is a built-in name and cannot be a variable of {text}", token[2]
+            )
+    if len(statements) > 1:
+        raise parser.error(
+            f"{text} = ... defines the whole function: write it alone, or write a program "
+            "with plain names (r = ...; f = ...)",
+            statements[1][0][0][2],
+        )
+    return _Head(tokens[0], parameters, tokens[equals:], text)

@@ -103,10 +103,12 @@ class Statement:
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    """The parsed text: its statements in order."""
+    """The parsed text: its statements in order, and ``parameters``, the variables a
+    function head names in its order (``f(y, x) = x*y``), or none."""
 
     text: str
     statements: tuple[Statement, ...]
+    parameters: tuple[str, ...] = ()
 
     @property
     def free_variables(self) -> tuple[str, ...]:

@@ -384,3 +384,27 @@ def test_the_check_of_many_points_says_it_is_float_agreement_not_a_proof(cli, tm
     assert "not a proof" in check["meaning"]
     few = json.loads(cli("grad", "x^2*sin(y)", "--at", "x=1,y=2", "--format", "json").stdout)
     assert few["check"]["method"] == "exact values"
+
+
+@pytest.mark.parametrize(
+    ("args", "made"),
+    [
+        (["--at", "x=1,y=2"], 1),  # the table of one point shows it
+        (["--at", "x=1,y=2", "--order", "2"], 0),  # the Hessian's view does not
+        (["--at", "x=1,y=2", "--format", "json"], 0),
+        (["--at", "x=1,y=2", "--at", "x=2,y=3"], 0),  # nor a table of several points
+        (["--at", "x=1,y=2", "--direction", "1,1"], 1),  # beside the directional derivative
+    ],
+)
+def test_the_tangent_is_made_only_where_it_is_shown(cli, monkeypatch, args, made) -> None:
+    from gradcalc.engine.judge import judge
+
+    calls: list[object] = []
+    made_tangent = judge.tangent
+    monkeypatch.setattr(
+        judge, "tangent", lambda result: calls.append(result) or made_tangent(result)
+    )
+    done = cli("grad", "x^2*y", *args)
+    assert done.exit_code == 0, done.output
+    assert len(calls) == made
+    assert ("tangent plane: z = 2 + 4(x - 1) + (y - 2)" in done.stdout) == bool(made)

@@ -20,6 +20,8 @@ The promises (docs/students.md, "How gradcalc reads what you type"; docs/exit-co
   line: never exit 70, never a traceback;
 - ``hostile``: every text of tests/hostile_inputs.py is refused (exit 2) in one line;
 - ``json``: ``--format json`` writes JSON that parses;
+- ``headed``: the text written as a student writes a function, ``f(x, y) = EXPRESSION``, gets
+  the answer the bare EXPRESSION gets (the same output, but for the text echoed back);
 - ``no_sympy``: ``--no-check`` imports no sympy (in a fresh process).
 
 Known failures that another change fixes are listed, cell by cell, in :data:`FIXED_ELSEWHERE`
@@ -334,6 +336,48 @@ def probe_json(name: str, output: str, run: Callable) -> None:
     assert _json_objects(outcome.stdout), outcome.stdout
 
 
+def probe_headed(name: str, output: str, run: Callable) -> None:
+    args = example(name)
+    bare = args[1]
+    headed = f"f({', '.join(_variables(bare))}) = {bare}"
+    plain, named = run(_with(args, bare, output)), run(_with(args, headed, output))
+    _never_crashed(named)
+    assert named.code == plain.code, (named.output, plain.output)
+    if output == "json":  # the text is echoed back as typed; the rest is the same
+        assert [_unechoed(o) for o in _json_objects(named.stdout)] == [
+            _unechoed(o) for o in _json_objects(plain.stdout)
+        ]
+    else:  # (a title that echoes the text typed, as plot's does, echoes it as typed, centred)
+        assert _unechoed_text(named.stdout, headed, bare) == _unechoed_text(
+            plain.stdout, headed, bare
+        )
+    assert named.stderr == plain.stderr
+
+
+def _headed_applies(name: str, entry: str) -> bool:
+    """Where the ``headed`` probe runs: an example that is a function (not a program, whose
+    statements are named already; not fit's model, whose left side is the data's column),
+    at every entry but the repl (which reads f(x, y) = ... as a definition itself:
+    tests/cli/test_repl.py)."""
+    statements = parse_program(example(name)[1]).statements
+    function = len(statements) == 1 and statements[0].target is None
+    return function and name != "fit" and entry != "repl"
+
+
+def _unechoed_text(text: str, *echoes: str) -> list[str]:
+    """The words of ``text`` once each echo of the typed text is taken out."""
+    for echo in echoes:
+        text = text.replace(echo, " ")
+    return text.split()
+
+
+def _unechoed(obj: dict) -> dict:
+    """A JSON answer without the text it echoes: ``expression``, and the reading's ``f = ``."""
+    read_as = obj.get("read_as")
+    rest = {k: v for k, v in obj.items() if k not in ("expression", "read_as")}
+    return {**rest, "read_as": read_as.removeprefix("f = ") if read_as else read_as}
+
+
 #: Each probe: the function, and the cells it applies to (command, format, entry).
 PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
     "warned": (probe_warned, lambda name, output, entry: True),
@@ -344,6 +388,7 @@ PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
     "undefined": (probe_undefined, lambda name, output, entry: bool(_point(example(name)))),
     "hostile": (_hostile(QUICK_HOSTILE), lambda name, output, entry: True),
     "json": (probe_json, lambda name, output, entry: output == "json"),
+    "headed": (probe_headed, lambda name, output, entry: _headed_applies(name, entry)),
 }
 
 

@@ -173,3 +173,53 @@ def test_leibniz_notation_is_refused_with_what_to_write(typed, rest, variable) -
 @pytest.mark.parametrize("text", ["d/dx", "d/dx + 1", "d/dx*y", "y = d/dx; y", "dd/dx x", "d/x y"])
 def test_a_ratio_of_names_d_and_dx_is_no_derivative_notation(text) -> None:
     assert "d" in " ".join(parse_program(text).free_variables)  # read, not refused
+
+
+# --- function heads: f(x, y) = ..., as students write a function -------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "parameters", "body"),
+    [
+        ("f(x) = x^2", "f", ("x",), "x**2"),
+        ("g(y, x) = x*y^2", "g", ("y", "x"), "x*y**2"),
+        ("h(t)=e^(2t)", "h", ("t",), "E**(2*t)"),
+        ("f(x, y) = x", "f", ("x", "y"), "x"),  # y declared, unused: its gradient is 0
+    ],
+)
+def test_a_function_head_is_the_function_with_its_variables(text, name, parameters, body) -> None:
+    from gradcalc.lang.graph import lower
+
+    program = parse_program(text)
+    assert program.parameters == parameters
+    (statement,) = program.statements
+    assert statement.target == name and unparse(statement.expr) == body
+    graph = lower(program)
+    assert graph.variables == parameters and graph.target_names == (name,)
+
+
+def test_a_function_head_with_a_list_is_a_vector_function() -> None:
+    program = parse_program("f(r, t) = r*cos(t), r*sin(t)")
+    assert [s.target for s in program.statements] == [None, None]
+    assert program.parameters == ("r", "t")
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "column"),
+    [
+        ("f(x) = a*x", "f(x) = ... uses a as well: name every variable, f(x, a) = ...", 0),
+        ("f(x, x) = x", "x is named twice in f(x, x)", 5),
+        ("f(2) = 3", "a function head names its variables: write f(x, y) = ...", 2),
+        ("f(x,) = x", "a name is missing after ','", 3),
+        ("f(x) =", "'=' needs an expression after it", 5),
+        ("f(x) = x; g = 2", "f(x) = ... defines the whole function: write it alone", 10),
+        ("f(sin) = 1", "'sin' is a built-in name and cannot be a variable of f(sin)", 2),
+        ("sin(x) = 1", "cannot assign to 'sin': it is a function", 0),
+        ("pi(x) = x", "cannot assign to 'pi': it is a constant", 0),
+    ],
+)
+def test_a_bad_function_head_is_refused_where_it_is_wrong(text, message, column) -> None:
+    with pytest.raises(InputError) as refused:
+        parse_program(text)
+    assert refused.value.message.startswith(message)
+    assert refused.value.column == column

@@ -169,13 +169,22 @@ def minimize(
         progress(stop.step)
     point = dict(zip(graph.variables, stop.x.tolist()))
     found, reason, converged = _second_order(graph, stop)
-    rate = None if method == "bfgs" or (method == "gd" and lr is None) else lr
-    if rate is None and method in ("momentum", "adam"):
-        rate = DEFAULT_LR[method]
     return Minimum(
         point, stop.value, stop.norm, stop.step, reason, converged, method, path.rows, found,
-        rate,
+        _fixed_rate(method, lr),
     )  # fmt: skip
+
+
+def _fixed_rate(method: str, lr: float | None) -> float | None:
+    """The learning rate every step took; ``None`` where a line search chose each step's
+    length (gd without a rate, and bfgs).
+
+    >>> _fixed_rate("gd", None), _fixed_rate("gd", 0.1), _fixed_rate("adam", None)
+    (None, 0.1, 0.01)
+    """
+    if method == "bfgs" or (method == "gd" and lr is None):
+        return None
+    return DEFAULT_LR[method] if lr is None else lr
 
 
 FOUND = {
@@ -233,12 +242,12 @@ def _run(
     if method == "bfgs":
         judge = Judge(objective, steps, tol, start_norm, "raise --steps")
         return _bfgs(objective, x, judge, path, progress)
-    if method == "gd" and lr is None:
+    rate = _fixed_rate(method, lr)
+    if rate is None:
         judge = Judge(objective, steps, tol, start_norm, "raise --steps, or try --method bfgs")
         return descend(objective, x, LineSearch(), judge, path, progress)
     judge = Judge(objective, steps, tol, start_norm, "raise --steps or --lr")
-    update = UPDATES[method](DEFAULT_LR[method] if lr is None else lr)
-    return descend(objective, x, fixed(update), judge, path, progress)
+    return descend(objective, x, fixed(UPDATES[method](rate)), judge, path, progress)
 
 
 def to_json(m: Minimum) -> dict:

@@ -45,6 +45,7 @@ from gradcalc.apps.plot.figures import (
     write,
 )
 from gradcalc.core.errors import InputError
+from gradcalc.core.naming import function_head
 from gradcalc.core.ops import UNDEFINED
 from gradcalc.core.problems import NON_FINITE_VALUE
 from gradcalc.engine.evaluate.evaluate import evaluate
@@ -113,7 +114,8 @@ def function_plot(
     curve = Curve(xs, _defined_values(graph, {name: xs}))
     if not np.isfinite(curve.y).any():
         raise InputError(f"nothing to plot: {expression} is undefined on [{six(lo)}, {six(hi)}]")
-    title = f"f({name}) = {graph.text} on [{six(lo)}, {six(hi)}]"
+    head, body = function_head(graph.text, [name])
+    title = f"{head + ' = ' if head else ''}{body} on [{six(lo)}, {six(hi)}]"
     frame = Frame(title, name, f"f({name})", width, height)
     if out is None:
         return terminal(lambda plt: curve_terminal(plt, curve, graph.text), frame)

@@ -112,10 +112,10 @@ def grad(
     chosen = (point.skip_bad_rows, point.columns, point.id_column, wrt)
     session = Session(context, expression, at, points, of, *chosen)
     tape = not display.no_tape
-    tangent = output == "table" and not session.many  # (only the table of one point shows it)
     rows = not session.many or (output == "json" and tape)
-    options = dataclasses.replace(options, tape=rows, tangent=tangent)
-    view, compute = _plan(session, options, derivative, display, diagnostics.diagnose)
+    options = dataclasses.replace(options, tape=rows)
+    one_table = output == "table" and not session.many
+    view, compute = _plan(session, options, derivative, display, diagnostics.diagnose, one_table)
     writer = Writer(
         context, output, display.digits, tape, session.many, point.id_column, display.out
     )
@@ -169,25 +169,28 @@ def _plan(
     derivative: DerivativeOptions,
     display: OutputOptions,
     diagnose: bool,
+    one_table: bool,
 ) -> tuple[Any, Callable[[Any], Any]]:
     """The view and the computation per chunk of points: along ``--direction``, the
-    ``--order`` derivatives (the Hessian for order 2 and several sources), or the gradient."""
+    ``--order`` derivatives (the Hessian for order 2 and several sources), or the gradient,
+    with its tangent line where it is shown (``one_table``: the table of one point)."""
     from gradcalc.engine.evaluate.evaluate import source_names
     from gradcalc.engine.run import api
     from gradcalc.render.views import views
 
     graph, sources, order = session.graph, names(derivative.wrt), derivative.order
+    tangent = dataclasses.replace(options, tangent=one_table)  # (the gradient's views show it)
     if derivative.direction is not None:
         if order != 1:
             raise InputError("--direction and --order do not go together")
         vector = [number(part, "--direction") for part in derivative.direction.split(",")]
         normalize = not derivative.no_normalize
         return views.DirectionalView(diagnose, display.latex), lambda chunk: [
-            api.directional_at(graph, chunk, vector, sources, normalize, options)
+            api.directional_at(graph, chunk, vector, sources, normalize, tangent)
         ]
     if order == 1:
         return views.GradView(diagnose, display.latex), lambda chunk: api.gradient_at(
-            graph, chunk, sources, options
+            graph, chunk, sources, tangent
         )
     chosen = source_names(graph, sources)
     if len(chosen) > 1 and order == 2:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.core.naming import function_head
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.run.api import GradResult
 
@@ -317,7 +318,7 @@ def read_as_line(result: GradResult) -> Any:
     >>> read_as_line(grad("e^2x", at={"x": 1}, check=False)).plain
     'read as: f(x) = e^2·x'
     """
-    return named_reading(result.read_as or result.expression, result.target, result.points.names)
+    return named_reading(result.read_as or result.expression, result.points.names)
 
 
 def reading(result: GradResult) -> Any:
@@ -335,15 +336,16 @@ def reading(result: GradResult) -> Any:
     return text
 
 
-def named_reading(reading: str, target: str, names: Sequence[str]) -> Any:
-    """``read as: f(x) = e^2·x`` for one expression; a program is shown whole.
+def named_reading(reading: str, names: Sequence[str]) -> Any:
+    """``read as: f(x) = e^2·x`` for one expression, ``g(x) = ...`` for a named function;
+    a program of several statements is shown whole (the rule of every ``read as:`` line,
+    :func:`gradcalc.core.naming.function_head`, styled).
 
-    >>> named_reading("e^2·x", "f", ["x"]).plain, named_reading("y = 2·x", "y", ["x"]).plain
-    ('read as: f(x) = e^2·x', 'read as: y = 2·x')
+    >>> named_reading("e^2·x", ["x"]).plain, named_reading("y = 2·x", ["x"]).plain
+    ('read as: f(x) = e^2·x', 'read as: y(x) = 2·x')
     """
-    if target == "f" and "=" not in reading:  # (lang.intake.reading_line's rule, styled)
-        return read_as_text(reading, f"{target}({', '.join(names)})")
-    return read_as_text(reading)
+    head, body = function_head(reading, names)
+    return read_as_text(body, head)
 
 
 def read_as_text(reading: str, name: str = "") -> Any:

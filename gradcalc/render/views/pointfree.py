@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gradcalc.core.naming import function_head
 from gradcalc.core.numbers import format_number
 from gradcalc.render.pieces.gradient import json_number
 from gradcalc.render.views.derivative import verification_line
@@ -38,7 +39,7 @@ def critical_heading(result: Any) -> str:
             for v, (lo, hi) in result.region.items()
         )
         how = f"numeric (searched {box})"
-    lines = [f"f({', '.join(result.variables)}) = {result.expression}", f"{count} {noun}, {how}"]
+    lines = [_function_line(result), f"{count} {noun}, {how}"]
     lines += [f"and {continuum}" for continuum in getattr(result, "continua", [])]
     return "\n".join(lines)
 
@@ -116,7 +117,7 @@ def taylor_lines(result: Any) -> list[str]:
     """The polynomial (or the tangent's equation), and how it compares with the tape."""
     centre = ", ".join(f"{v} = {t}" for v, t in result.center_text.items())
     name = f"P{result.order}({', '.join(result.variables)})"
-    lines = [f"f({', '.join(result.variables)}) = {result.expression}, about {centre}"]
+    lines = [f"{_function_line(result)}, about {centre}"]
     lines.append(f"{name} = {result.text}")
     if result.equation:
         kind = "tangent line" if len(result.variables) == 1 else "tangent plane"
@@ -250,3 +251,19 @@ class ImplicitView:
     def plain(self, result: Any, digits: int | None) -> list[str]:
         values = result.values or {}
         return [e.text for e in result.entries] + [format_number(v) for v in values.values()]
+
+
+def _function_line(result: Any) -> str:
+    """``f(x, y) = <the text>``, or the text as typed when it names its function itself
+    (``g(x) = x^3`` for ``g = x^3``; ``f(x) = x^2`` typed so stays so).
+
+    >>> from types import SimpleNamespace as Result
+    >>> _function_line(Result(expression="x^2 + y", variables=["x", "y"]))
+    'f(x, y) = x^2 + y'
+    >>> _function_line(Result(expression="g = x^3", variables=["x"]))
+    'g(x) = x^3'
+    >>> _function_line(Result(expression="h(t) = e^t", variables=["t"]))
+    'h(t) = e^t'
+    """
+    head, body = function_head(result.expression, result.variables)
+    return f"{head} = {body}" if head else body

@@ -1,0 +1,35 @@
+"""How a reading is named on its ``read as:`` line: the head before the ``=`` and the body
+after it, one rule for the reading step (:func:`gradcalc.lang.intake.reading_line`) and for
+the tables that style the same line (:mod:`gradcalc.render.pieces.gradient`).
+
+>>> function_head("x·y", ["x", "y"])
+('f(x, y)', 'x·y')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["function_head"]
+
+
+def function_head(read_as: str, variables: Sequence[str], name: str = "f") -> tuple[str, str]:
+    """``(head, body)`` of a reading: ``f(x, y)`` for an expression of those variables;
+    ``g(x)`` for a function given a name (``g = x^3``, ``g(x) = x^3``); another ``name`` as
+    itself (``y``: a fitted column); no head for a program of several statements or an
+    equation (a reading with its own ``=`` that is not one named function, or no ``name``).
+
+    >>> function_head("g = x^3", ["x"]), function_head("a·x + b", ["x"], "y")
+    (('g(x)', 'x^3'), ('y', 'a·x + b'))
+    >>> function_head("g = a·x + b", ["x"], "y")
+    ('y', 'a·x + b')
+    >>> function_head("y = x^2; z = y^2", ["x"]), function_head("x^2 + y^2 = 1", ["x", "y"], "")
+    (('', 'y = x^2; z = y^2'), ('', 'x^2 + y^2 = 1'))
+    """
+    target, equals, body = read_as.partition(" = ")
+    named = bool(equals) and target.isidentifier() and "=" not in body and ";" not in body
+    if not name or ("=" in read_as and not named):
+        return "", read_as
+    if name != "f":  # (a fitted column names the function, whatever the text called it)
+        return name, body if named else read_as
+    return f"{target if named else name}({', '.join(variables)})", body if named else read_as

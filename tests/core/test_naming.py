@@ -1,0 +1,40 @@
+"""core.naming.function_head: the one rule that names every ``read as:`` line, checked
+against the reading step's line and against readings of generated texts."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradcalc.core.naming import function_head
+from gradcalc.lang.intake import read, reading_line
+
+
+@pytest.mark.parametrize(
+    ("read_as", "variables", "name", "head"),
+    [
+        ("x·y", ["x", "y"], "f", ("f(x, y)", "x·y")),
+        ("g = x^3", ["x"], "f", ("g(x)", "x^3")),
+        ("y = x^2; z = y^2", ["x"], "f", ("", "y = x^2; z = y^2")),  # a program: as read
+        ("x^2 + y^2 = 25", ["x", "y"], "", ("", "x^2 + y^2 = 25")),  # an equation: as read
+        ("a·x + b", ["a", "x", "b"], "y", ("y", "a·x + b")),  # a fitted column
+        ("7", [], "f", ("f()", "7")),
+    ],
+)
+def test_each_kind_of_reading_is_named_so(read_as, variables, name, head) -> None:
+    assert function_head(read_as, variables, name) == head
+
+
+@pytest.mark.parametrize(
+    "text", ["x*y", "g = x^3", "h(t) = e^(2t)", "g(y, x) = x*y^2", "r = x^2; r + 1", "f(x)=x"]
+)
+def test_the_reading_step_and_the_rule_say_the_same(text) -> None:
+    reading = read(text)
+    head, body = function_head(reading.read_as, reading.graph.variables)
+    line = reading_line(reading.read_as, reading.graph.variables)
+    assert line == (f"read as: {head} = {body}" if head else f"read as: {body}")
+    assert reading.heading() == line
+
+
+def test_a_function_head_names_its_variables_in_its_order() -> None:
+    assert read("g(y, x) = x*y^2").heading() == "read as: g(y, x) = x·y^2"
+    assert read("x*y^2").heading() == "read as: f(x, y) = x·y^2"
