@@ -99,8 +99,17 @@ def noise(rng: random.Random) -> str:
     return "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 40)))
 
 
+def headed(rng: random.Random) -> str:
+    """A valid expression written as a student writes a function: f(x, y, z) = ..., its head
+    naming the variables in some order (sometimes leaving one out, or naming one twice)."""
+    names = rng.sample(["x", "y", "z"], 3)[: rng.choice([1, 2, 3, 3])]
+    if rng.random() < 0.2:
+        names.append(rng.choice(names))
+    return f"{rng.choice(['f', 'g', 'h1'])}({', '.join(names)}) = {valid(rng)}"
+
+
 def expression(rng: random.Random) -> str:
-    return rng.choice([valid, valid, mutated, shaped, noise])(rng)
+    return rng.choice([valid, valid, mutated, shaped, noise, headed])(rng)
 
 
 def constant(rng: random.Random) -> str:

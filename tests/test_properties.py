@@ -116,6 +116,25 @@ def test_cli_gradient_equals_sympy_for_random_expressions(cli, expression, x0, y
     assert out["check"]["status"] in ("agree", "skipped")
 
 
+@settings(max_examples=budget(40, 600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(EXPRESSIONS, POINT, POINT, st.sampled_from([("f", ("x", "y")), ("g", ("y", "x"))]))
+def test_a_function_written_with_its_head_is_its_body(cli, expression, x0, y0, head) -> None:
+    # f(x, y) = ... as a student writes it: the same derivatives as sympy's of the body, the
+    # answer named after the head and its variables in the head's order
+    text, expr = expression
+    name, variables = head
+    headed = f"{name}({', '.join(variables)}) = {text}"
+    result = cli.invoke(["grad", headed, "--at", f"x={x0},y={y0}", "--format", "json"])
+    assert result.exit_code == 0, (headed, result.output)
+    out = json.loads(result.stdout)
+    assert out["target"] == name and list(out["gradient"]) == list(variables)
+    subs = {X: sp.Rational(str(x0)), Y: sp.Rational(str(y0))}
+    for variable, symbol in (("x", X), ("y", Y)):
+        truth = float(sp.diff(expr, symbol).evalf(30, subs=subs))
+        assert math.isclose(out["gradient"][variable], truth, rel_tol=1e-9, abs_tol=1e-12)
+    assert out["check"]["status"] in ("agree", "skipped")
+
+
 # --- every op of the registry -------------------------------------------------------------
 
 

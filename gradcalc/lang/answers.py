@@ -10,14 +10,26 @@ Answer(kind='vector', rows=(('2x', '2y'),))
 (('2', '0'), ('0', '2'))
 >>> points_of("{(1,0), (-1, 0)}")
 (('1', '0'), ('-1', '0'))
+>>> answer_form(["dy/dx = 2x"])
+{'x': '2x'}
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gradcalc.core.errors import InputError
+
+_NAME = r"[A-Za-z][A-Za-z0-9_]*"
+#: ``x = ...``: the answer for ∂/∂x.
+_NAMED = re.compile(rf"\s*({_NAME})\s*=(?!=)(.*)\Z", re.S)
+#: ``df/dx = ...``, ``dy/dx = ...``, ``d/dx = ...``, ``∂f/∂x = ...``: also the answer for ∂/∂x.
+_LEIBNIZ = re.compile(rf"\s*[d∂]\s*(?:{_NAME})?\s*/\s*[d∂]\s*({_NAME})\s*=(?!=)(.*)\Z", re.S)
+#: ``f'(x) = ...``, ``y' = ...``, ``f''(x) = ...``: the derivative of that order.
+_PRIMED = re.compile(rf"\s*({_NAME})\s*('+)\s*(?:\([^()=]*\))?\s*=(?!=)(.*)\Z", re.S)
+_ORDINALS = {1: "first", 2: "second", 3: "third"}
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {close: opening for opening, close in _OPEN.items()}
@@ -63,6 +75,59 @@ def shape_of(texts: str | Sequence[str]) -> Answer:
     if len(shaped) == 1:
         return shaped[0]
     return Answer("list", (tuple(entry for s in shaped for entry in s.entries),))
+
+
+def answer_form(answers: Sequence[str], order: int = 1) -> list[str] | dict[str, str]:
+    """The answers as given (positional), or by variable when each names one: ``x = ...``,
+    ``df/dx = ...`` or ``∂f/∂x = ...`` (all of them, or none). A head in prime notation,
+    ``f'(x) = ...``, is taken off: its primes must say the derivative asked for (``order``).
+
+    >>> answer_form(["2x*y", "x^2"]), answer_form(["df/dx = 2x*y", "y=x^2"])
+    (['2x*y', 'x^2'], {'x': '2x*y', 'y': 'x^2'})
+    >>> answer_form(["f'(x) = 3x^2"]), answer_form(["y'' = 6x"], order=2)
+    (['3x^2'], ['6x'])
+
+    Raises:
+        InputError: some answers named and some not, or primes of another order.
+    """
+    texts = [_unprimed(text, order) for given in answers for text in _headed_list(given)]
+    named = [_LEIBNIZ.match(text) or _NAMED.match(text) for text in texts]
+    if not any(named):
+        return texts
+    if not all(named):
+        raise InputError("give every --answer as name=expr (or df/dx = expr), or none of them")
+    return {m.group(1): m.group(2).strip() for m in named if m}
+
+
+def _headed_list(text: str) -> list[str]:
+    """One answer, or the answers of a list whose every item has its head:
+    ``df/dx = 2x*y, df/dy = x^2`` is two (``2x*y, x^2`` stays one list, for :func:`shape_of`).
+
+    >>> _headed_list("x = 2y, y = 2x"), _headed_list("2y, 2x"), _headed_list("x = max(a, b)")
+    (['x = 2y', ' y = 2x'], ['2y, 2x'], ['x = max(a, b)'])
+    """
+    items = _split(text, ",")
+    heads = (_LEIBNIZ, _NAMED, _PRIMED)
+    if len(items) > 1 and all(any(h.match(item) for h in heads) for item in items):
+        return items
+    return [text]
+
+
+def _unprimed(text: str, order: int) -> str:
+    """``text`` without a head in prime notation, checked against the ``order`` asked for."""
+    primed = _PRIMED.match(text)
+    if primed is None:
+        return text
+    name, primes, body = primed.groups()
+    said = len(primes)
+    if said != order:
+        what = _ORDINALS.get(said, f"order-{said}")
+        fix = f"add --order {said}" if order == 1 else f"--order is {order}"
+        raise InputError(
+            f"{name}{primes} is the {what} derivative, but the question asks for the "
+            f"{_ORDINALS.get(order, f'order-{order}')} one: {fix}"
+        )
+    return body.strip()
 
 
 def points_of(text: str) -> tuple[tuple[str, ...], ...]:

@@ -364,12 +364,14 @@ class _Head(NamedTuple):
 
     def check_variables(self, parser: ProgramParser, free: Sequence[str]) -> None:
         """Refuse a body that uses a variable the head does not name."""
-        others = [name for name in free if name not in self.parameters]
+        named = set(self.parameters)
+        others = [name for name in free if name not in named]
         if others:
-            named = ", ".join([*self.parameters, *others])
+            every = ", ".join([*self.parameters, *others])
+            every = every if len(every) <= 60 else "..., " + ", ".join(others[:3])
             raise parser.error(
                 f"{self.text} = ... uses {', '.join(others)} as well: name every variable, "
-                f"{self.name_token[1]}({named}) = ...",
+                f"{self.name_token[1]}({every}) = ...",
                 self.name_token[2],
             )
 
@@ -400,9 +402,13 @@ def _function_head(parser: ProgramParser, statements: list[TokenStatement]) -> _
         raise parser.error("a name is missing after ','", inside[-1][2])
     parameters = tuple(t[1] for t in names)
     text = parser.text[tokens[0][2] : tokens[equals - 1][2] + 1]
-    for k, token in enumerate(names):
-        if token[1] in parameters[:k]:
+    if len(text) > 60:  # (messages name a long head by its name)
+        text = f"{tokens[0][1]}(...)"
+    seen: set[str] = set()
+    for token in names:
+        if token[1] in seen:
             raise parser.error(f"{token[1]} is named twice in {text}", token[2])
+        seen.add(token[1])
         if token[1] in FUNCTION_NAMES or token[1] in CONSTANTS:
             raise parser.error(
                 f"{token[1]!r} is a built-in name and cannot be a variable of {text}", token[2]

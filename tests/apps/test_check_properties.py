@@ -153,3 +153,40 @@ def test_right_answers_are_equivalent_and_perturbed_ones_are_not(
     wrong = verdicts(cli, text, wrong_answers, order, wrt)
     assert wrong[k]["verdict"] == "not equivalent", (text, wrong_answers, wrong[k])
     event(f"wrong answer: {wrong[k]['evidence']}")
+
+
+def _headed(cli, text: str, names: tuple, answers: list[str], order: int, wrt: str, form: str):
+    """The same question with the function written with its head and each answer with the
+    head a student writes: f'(x) = ... (one variable), df/dx = ..., ∂f/∂x = ..."""
+    heads = {
+        "primes": lambda n: f"f{chr(39) * order}({n}) = ",
+        "leibniz": lambda n: f"df/d{n} = ",
+        "partial": lambda n: f"∂f/∂{n} = ",
+    }
+    variables = wrt.split(",")
+    headed = [heads[form](v) + a for v, a in zip(variables, answers, strict=True)]
+    return verdicts(cli, f"f({', '.join(names)}) = {text}", headed, order, wrt)
+
+
+@settings(max_examples=budget(25, 500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(expressions(), st.integers(1, 2), st.sampled_from(["primes", "leibniz", "partial"]))
+def test_headed_answers_get_the_verdicts_of_bare_ones(cli, generated, order, form) -> None:
+    # a function written f(x, y) = ... and answers written f'(x) = ... or df/dx = ...: the
+    # heads are taken off and the verdicts are those of the bare texts (right: equivalent;
+    # a coefficient off by one: not equivalent)
+    text, expr, names = generated
+    if order == 2 or form == "primes":  # primes and second derivatives: one variable
+        wrt = names[0]
+        truths = [sp.diff(expr, SYMBOLS[wrt], order)]
+        if form != "primes":
+            return  # (named answers are for first derivatives)
+    else:
+        wrt = ",".join(names)
+        truths = [sp.diff(expr, SYMBOLS[n]) for n in names]
+    answers = [printed(t) for t in truths]
+    right = _headed(cli, text, names, answers, order, wrt, form)
+    assert [v["verdict"] for v in right] == ["equivalent"] * len(answers), (text, answers)
+    wrong_truth = perturbed(truths[0], "coefficient", 1)
+    assume(sp.expand(wrong_truth - truths[0]) != 0)
+    wrong = _headed(cli, text, names, [printed(wrong_truth), *answers[1:]], order, wrt, form)
+    assert wrong[0]["verdict"] == "not equivalent", (text, wrong)

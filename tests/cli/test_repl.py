@@ -339,4 +339,4 @@ def test_a_named_function_answers_under_its_name(capsys) -> None:
     session.execute("set format table")
     session.execute("hessian g at x=2, y=1")
     table = capsys.readouterr().out
-    assert table.startswith("read as: g = x·y^3") and "Hessian of g" in table
+    assert table.startswith("read as: g(x, y) = x·y^3") and "Hessian of g" in table

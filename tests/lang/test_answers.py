@@ -3,10 +3,12 @@ matrices and sets of points -- with every entry left as text for the parser."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gradcalc.core.errors import InputError
-from gradcalc.lang.answers import points_of, shape_of
+from gradcalc.lang.answers import answer_form, points_of, shape_of
 
 
 @pytest.mark.parametrize(
@@ -66,3 +68,39 @@ def test_malformed_answers_are_one_line_errors(text: str, message: str) -> None:
 )
 def test_sets_of_points(text: str, points: list) -> None:
     assert list(points_of(text)) == points
+
+
+@pytest.mark.parametrize(
+    ("answers", "order", "form"),
+    [
+        (["2x*y", "x^2"], 1, ["2x*y", "x^2"]),
+        (["x = 2x*y", "y=x^2"], 1, {"x": "2x*y", "y": "x^2"}),
+        (["df/dx = 2x*y", "df/dy = x^2"], 1, {"x": "2x*y", "y": "x^2"}),
+        (["∂f/∂x = 2x*y", "∂ f / ∂ y = x^2"], 1, {"x": "2x*y", "y": "x^2"}),
+        (["dy/dx = 3x^2"], 1, {"x": "3x^2"}),
+        (["df/dx = 2x*y, df/dy = x^2"], 1, {"x": "2x*y", "y": "x^2"}),  # one list, headed
+        (["d/dt = -sin(t)"], 1, {"t": "-sin(t)"}),
+        (["f'(x) = 3x^2"], 1, ["3x^2"]),
+        (["f' = 3x^2"], 1, ["3x^2"]),
+        (["g''(t) = 6t"], 2, ["6t"]),
+        (["y'''=6"], 3, ["6"]),
+        (["x==1"], 1, ["x==1"]),  # not an answer head: left for the parser to refuse
+    ],
+)
+def test_answers_as_students_head_them(answers, order, form) -> None:
+    assert answer_form(answers, order) == form
+
+
+@pytest.mark.parametrize(
+    ("answers", "order", "message"),
+    [
+        (["f''(x) = 6x"], 1, "f'' is the second derivative, but the question asks for the "
+         "first one: add --order 2"),
+        (["f'(x) = 3x^2"], 2, "f' is the first derivative, but the question asks for the "
+         "second one: --order is 2"),
+        (["df/dx = 2x*y", "x^2"], 1, "give every --answer as name=expr (or df/dx = expr)"),
+    ],
+)  # fmt: skip
+def test_an_answer_head_that_says_another_question_is_refused(answers, order, message) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        answer_form(answers, order)

@@ -32,7 +32,7 @@ from gradcalc.engine.run.api import (
     gradient_at,
     hessian_at,
 )
-from gradcalc.lang.answers import shape_of
+from gradcalc.lang.answers import answer_form, shape_of
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,
@@ -265,8 +265,9 @@ def check_answers(
     at: Sequence[str] = (),
 ) -> Verdicts:
     """Judge derivative expressions: positional (in ``wrt`` order, row-major for a Hessian)
-    or by variable name (``{"x": "2*x"}``, order 1 only). ``at`` adds test points, each
-    one where the derivative asked for exists.
+    or by variable name (``{"x": "2*x"}``, ``x=2*x`` or ``df/dx = 2*x``; order 1 only), each
+    with or without a head as written (:func:`gradcalc.lang.answers.answer_form`). ``at``
+    adds test points, each one where the derivative asked for exists.
 
     Raises:
         InputError: an unparsable answer, one naming a variable the expression does not
@@ -276,6 +277,8 @@ def check_answers(
     """
     graph = compile_expression(expression)
     points = domain_points(graph, at)  # first: an undefined constant (cot(0)) is exit 3
+    if not isinstance(answers, Mapping):  # heads as written: df/dx = ..., f'(x) = ...
+        answers = answer_form([answers] if isinstance(answers, str) else answers, order)
     if not isinstance(answers, Mapping):
         answers, order = _shaped(answers, graph, wrt, order)
     target = Target(expression, wrt, order)

@@ -32,7 +32,10 @@ def check(
         list[str] | None,
         typer.Option(
             "--answer",
-            help='Your derivative: "2*x*y, x^2", or name=expr (repeat the option).',
+            help=(
+                'Your derivative: "2*x*y, x^2", or name=expr (repeat the option); heads such '
+                "as df/dx = ... and f'(x) = ... are read too."
+            ),
             rich_help_panel=ANSWER,
         ),
     ] = None,
@@ -124,8 +127,7 @@ def check(
         question = (critical, implicit, region)
         verdicts = _point_free(text, answer or [], *question, names(wrt), order, at)
     else:
-        given = _answer_form(answer or [])
-        verdicts = answers.check_answers(text, given, names(wrt), order, at or [])
+        verdicts = answers.check_answers(text, answer or [], names(wrt), order, at or [])
     read = _readings(text, verdicts, answer is not None, implicit is not None, critical)
     warnings = list(read_all(read[2]))
     view = VerdictView(text, at, latex, read[0].read_as, read[1], warnings, read[0].heading())
@@ -177,15 +179,3 @@ def _readings(
             shown.append(f"({', '.join(texts)})" if parts else texts[0])
             everything += [p for p in parsed if p is not None]
     return expression, shown, everything
-
-
-def _answer_form(answers: list[str]) -> list[str] | dict[str, str]:
-    """Positional answers, or ``name=expr`` ones (all of them, or none)."""
-    import re
-
-    named = [re.match(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", a, re.S) for a in answers]
-    if not any(named):
-        return answers
-    if not all(named):
-        raise InputError("give every --answer as name=expr, or none of them")
-    return {m.group(1): m.group(2) for m in named if m}
