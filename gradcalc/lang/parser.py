@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -177,6 +178,10 @@ def parse_constant(text: str) -> Node:
                 node.column,
             )
     return statements[0].expr
+
+
+#: ``log2``, ``log_2``, ``log_b``: a logarithm to a base, as students write it.
+_LOG_BASE = re.compile(r"log(?:_?(\d+)|_([a-z]))")
 
 
 class ProgramParser:
@@ -305,6 +310,14 @@ class ProgramParser:
         """Refuse an unknown name called like a function when it looks like a misspelled one."""
         if name in self.known:
             return
+        base = _LOG_BASE.fullmatch(name)
+        if base is not None and base[1] != "10":
+            b = base[1] or base[2]
+            raise self.error(
+                f"unknown function {name!r}: the logarithm to base {b} is log(x, {b})"
+                + (" (ln(x) is the natural one)" if b == "e" else ""),
+                column,
+            )
         guess = closest_function(name)
         if guess is not None:
             raise self.error(

@@ -223,3 +223,14 @@ def test_a_bad_function_head_is_refused_where_it_is_wrong(text, message, column)
         parse_program(text)
     assert refused.value.message.startswith(message)
     assert refused.value.column == column
+
+
+@pytest.mark.parametrize(
+    ("text", "base"),
+    [("log2(x)", "2"), ("log_2(x)", "2"), ("log_b(x)", "b"), ("log_16(x^2)", "16")],
+)
+def test_a_logarithm_to_a_base_says_how_to_write_it(text, base) -> None:
+    with pytest.raises(InputError) as refused:
+        parse_program(text)
+    assert f"the logarithm to base {base} is log(x, {base})" in refused.value.message
+    assert refused.value.column == 0
