@@ -29,6 +29,12 @@ _NAMED = re.compile(rf"\s*({_NAME})\s*=(?!=)(.*)\Z", re.S)
 _LEIBNIZ = re.compile(rf"\s*[d∂]\s*(?:{_NAME})?\s*/\s*[d∂]\s*({_NAME})\s*=(?!=)(.*)\Z", re.S)
 #: ``f'(x) = ...``, ``y' = ...``, ``f''(x) = ...``: the derivative of that order.
 _PRIMED = re.compile(rf"\s*({_NAME})\s*('+)\s*(?:\([^()=]*\))?\s*=(?!=)(.*)\Z", re.S)
+#: ``d^2y/dx^2 = ...``, ``d2f/dx2 = ...``: the derivative of that order in one variable.
+_HIGHER = re.compile(
+    rf"\s*d\s*\^?\s*(\d)\s*((?:{_NAME})?)\s*/\s*d\s*([A-Za-z][A-Za-z_]*)\s*\^?\s*(\d)"
+    rf"\s*=(?!=)(.*)\Z",
+    re.S,
+)
 _ORDINALS = {1: "first", 2: "second", 3: "third"}
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -79,8 +85,9 @@ def shape_of(texts: str | Sequence[str]) -> Answer:
 
 def answer_form(answers: Sequence[str], order: int = 1) -> list[str] | dict[str, str]:
     """The answers as given (positional), or by variable when each names one: ``x = ...``,
-    ``df/dx = ...`` or ``∂f/∂x = ...`` (all of them, or none). A head in prime notation,
-    ``f'(x) = ...``, is taken off: its primes must say the derivative asked for (``order``).
+    ``df/dx = ...`` or ``∂f/∂x = ...`` (all of them, or none). A head that says an order,
+    ``f'(x) = ...`` or ``d^2y/dx^2 = ...``, is taken off: it must say the derivative asked
+    for (``order``).
 
     >>> answer_form(["2x*y", "x^2"]), answer_form(["df/dx = 2x*y", "y=x^2"])
     (['2x*y', 'x^2'], {'x': '2x*y', 'y': 'x^2'})
@@ -107,24 +114,33 @@ def _headed_list(text: str) -> list[str]:
     (['x = 2y', ' y = 2x'], ['2y, 2x'], ['x = max(a, b)'])
     """
     items = _split(text, ",")
-    heads = (_LEIBNIZ, _NAMED, _PRIMED)
+    heads = (_LEIBNIZ, _NAMED, _PRIMED, _HIGHER)
     if len(items) > 1 and all(any(h.match(item) for h in heads) for item in items):
         return items
     return [text]
 
 
 def _unprimed(text: str, order: int) -> str:
-    """``text`` without a head in prime notation, checked against the ``order`` asked for."""
-    primed = _PRIMED.match(text)
-    if primed is None:
+    """``text`` without a head that says the order (``f''(x) =``, ``d^2y/dx^2 =``), checked
+    against the ``order`` asked for.
+
+    >>> _unprimed("d^2y/dx^2 = 6x", 2), _unprimed("d3f/dx3=6", 3)
+    ('6x', '6')
+    """
+    primed, higher = _PRIMED.match(text), _HIGHER.match(text)
+    if primed is not None:
+        name, primes, body = primed.groups()
+        head, said = f"{name}{primes}", len(primes)
+    elif higher is not None and higher[1] == higher[4] and higher[1] != "1":
+        said, name, variable, _, body = higher.groups()
+        head, said = f"d^{said}{name}/d{variable}^{said}", int(said)
+    else:
         return text
-    name, primes, body = primed.groups()
-    said = len(primes)
     if said != order:
         what = _ORDINALS.get(said, f"order-{said}")
         fix = f"add --order {said}" if order == 1 else f"--order is {order}"
         raise InputError(
-            f"{name}{primes} is the {what} derivative, but the question asks for the "
+            f"{head} is the {what} derivative, but the question asks for the "
             f"{_ORDINALS.get(order, f'order-{order}')} one: {fix}"
         )
     return body.strip()

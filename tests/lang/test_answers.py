@@ -84,6 +84,10 @@ def test_sets_of_points(text: str, points: list) -> None:
         (["f' = 3x^2"], 1, ["3x^2"]),
         (["g''(t) = 6t"], 2, ["6t"]),
         (["y'''=6"], 3, ["6"]),
+        (["d^2y/dx^2 = 6x"], 2, ["6x"]),
+        (["d2f/dx2 = 6x"], 2, ["6x"]),
+        (["d^3 f / d x^3 = 6"], 3, ["6"]),
+        (["dy/dx2 = 3x2^2"], 1, {"x2": "3x2^2"}),  # a variable x2, not an order
         (["x==1"], 1, ["x==1"]),  # not an answer head: left for the parser to refuse
     ],
 )
@@ -99,6 +103,8 @@ def test_answers_as_students_head_them(answers, order, form) -> None:
         (["f'(x) = 3x^2"], 2, "f' is the first derivative, but the question asks for the "
          "second one: --order is 2"),
         (["df/dx = 2x*y", "x^2"], 1, "give every --answer as name=expr (or df/dx = expr)"),
+        (["d^2y/dx^2 = 6x"], 1, "d^2y/dx^2 is the second derivative, but the question asks "
+         "for the first one: add --order 2"),
     ],
 )  # fmt: skip
 def test_an_answer_head_that_says_another_question_is_refused(answers, order, message) -> None:
