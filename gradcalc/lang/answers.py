@@ -132,8 +132,8 @@ def _unprimed(text: str, order: int) -> str:
         name, primes, body = primed.groups()
         head, said = f"{name}{primes}", len(primes)
     elif higher is not None and higher[1] == higher[4] and higher[1] != "1":
-        said, name, variable, _, body = higher.groups()
-        head, said = f"d^{said}{name}/d{variable}^{said}", int(said)
+        digit, name, variable, _, body = higher.groups()
+        head, said = f"d^{digit}{name}/d{variable}^{digit}", int(digit)
     else:
         return text
     if said != order:
