@@ -40,7 +40,7 @@ from typing import Any
 
 from gradcalc.cli.context import AppContext
 from gradcalc.core.errors import ExitCode, GradcalcError, InputError, closest
-from gradcalc.lang.literals import NAME, parameter_names
+from gradcalc.lang.literals import NAME
 
 PROMPT = "gradcalc> "
 _DEFINITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", re.S)
@@ -184,6 +184,7 @@ class Session:
         True
         """
         from gradcalc.cli.reading import warn
+        from gradcalc.core.naming import function_head
         from gradcalc.core.ops import FUNCTION_NAMES
         from gradcalc.lang.intake import read
         from gradcalc.lang.literals import CONSTANTS
@@ -193,19 +194,15 @@ class Session:
         head = name if parameters is None else f"{name}({parameters.strip()})"
         if not text:
             raise InputError(f"'{head} =' needs an expression after it: {name} = x^2*y")
-        given = parameter_names(name, parameters) if parameters is not None else ()
-        reading = read(text, given)
-        variables = given or reading.graph.variables
-        others = [v for v in reading.graph.variables if v not in variables]
-        if others:
-            raise InputError(
-                f"{head} = ... uses {', '.join(others)} as well: name every variable, "
-                f"{name}({', '.join([*variables, *others])}) = {text}"
-            )
-        order = ",".join(v for v in given if v in reading.program.free_variables) or None
+        # a head is read by the reading step too: its names, and that the body uses no other
+        reading = read(text if parameters is None else f"{head} = {text}")
+        named = reading.program.parameters
+        variables = named or reading.graph.variables
+        order = ",".join(v for v in named if v in reading.program.free_variables) or None
         self.functions[name] = Function(name, text, tuple(variables), order)
         self.current = name
-        print(f"read as: {name}({', '.join(variables)}) = {reading.read_as}")
+        body = function_head(reading.read_as, variables)[1]
+        print(f"read as: {name}({', '.join(variables)}) = {body}")
         warn(reading.warnings)
         return ExitCode.OK
 
@@ -275,20 +272,20 @@ class Session:
         )  # fmt: skip
 
     def named(self, target: str) -> str:
-        """The text to compute with, a defined function's under its own name (``g = x*y``:
-        the answer says ∂g/∂x; ``f`` is the name the command line gives anyway).
+        """The text to compute with: a defined function's with its head (``g(x, y) = x*y``:
+        the answer says ∂g/∂x; a list is a vector function), a program's as defined.
 
         >>> session = Session()
         >>> _ = session.define("g", "x*y", "x, y")
         read as: g(x, y) = x·y
         >>> session.named(""), session.named("g"), session.named("x^2")
-        ('g = x*y', 'g = x*y', 'x^2')
+        ('g(x, y) = x*y', 'g(x, y) = x*y', 'x^2')
         """
         text = self.expression(target)
         name = target if target in self.functions else None if target else self.current
         if name in (None, "f") or "=" in text or ";" in text or "\n" in text:
-            return text
-        return f"{name} = {text}"
+            return text  # (f: the name the command line gives anyway; its order: --wrt)
+        return f"{name}({', '.join(self.functions[name].variables)}) = {text}"
 
     def _fitting_point(self) -> list[str] | None:
         """The remembered point, when it is one point naming the current function's variables."""

@@ -200,23 +200,3 @@ class _LiteralReader:
         if len(elements) > MAX_LITERAL_ELEMENTS:
             raise ValueError(f"more than {MAX_LITERAL_ELEMENTS:,} elements: use a file")
         return (len(items), *shapes[0]), elements
-
-
-def parameter_names(name: str, text: str) -> tuple[str, ...]:
-    """The variables of a definition ``f(x, y) = ...``, as named (a name each, none twice).
-
-    >>> parameter_names("f", " x, y ")
-    ('x', 'y')
-    >>> parameter_names("f", "x, pi")
-    Traceback (most recent call last):
-    gradcalc.core.errors.InputError: f(x, pi) = ...: ... (the constant pi): f(x, y) = ...
-    """
-    names = tuple(part.strip() for part in text.split(","))
-    bad = next((n for n in names if not NAME.match(n) or n in CONSTANTS), None)
-    if bad is not None or len(set(names)) < len(names):
-        what = "the constant " + bad if bad in CONSTANTS else f"{bad!r} is not a name"
-        raise InputError(
-            f"{name}({text.strip()}) = ...: the parentheses name {name}'s variables "
-            f"({what if bad else 'one is empty' if bad == '' else 'one twice'}): {name}(x, y) = ..."
-        )
-    return names

@@ -13,6 +13,8 @@ from gradcalc.render.views.views import unwrapped
 
 #: One statement that names its function: ``g = x*y`` (the REPL checks ``g`` so).
 _DEFINITION = re.compile(r"\s*[A-Za-z][A-Za-z0-9_]*\s*=(?!=)[^;\n=]*")
+#: The function a read-as line names: ``g`` of ``g(x, y) = ...``.
+_HEAD = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\([^()=]*\) = ")
 
 
 _VERDICT_MARKS = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "yellow")}
@@ -101,7 +103,8 @@ class VerdictView:
         if self.heading:  # then the question names the function only: g, or f
             heading.append("read as: ", style="dim")
             heading.append(f"{self.heading.removeprefix('read as: ')}\n")
-            function = named.split("=")[0].strip() if named else "f"
+            head = _HEAD.match(self.heading.removeprefix("read as: "))
+            function = head[1] if head else named.split("=")[0].strip() if named else "f"
         for warning in self.warnings:
             heading.append(f"warning: {warning}\n", style="yellow")
         question = getattr(verdicts, "question", "") or f"derivative of {function}"
