@@ -297,7 +297,8 @@ def _choose_targets(program, outputs, bindings, of) -> list[tuple[str, int]]:
     if outputs:  # bare expressions are called f (or f1, f2, ... for a comma-separated list)
         if len(outputs) == 1:
             return [("f", outputs[0][1])]
-        return [(f"f{i}", root) for i, (_, root) in enumerate(outputs, start=1)]
+        name = program.name or "f"  # (F(r, t) = a, b: F1 and F2)
+        return [(f"{name}{i}", root) for i, (_, root) in enumerate(outputs, start=1)]
     last = program.statements[-1].target
     return [(last, bindings[last])]
 

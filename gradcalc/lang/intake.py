@@ -59,6 +59,17 @@ class Reading:
         """
         return reading_line(self.read_as, self.graph.variables, self.name)
 
+    @property
+    def function(self) -> str:
+        """The name its heading gives the function (``g`` of ``read as: g(x) = x^3``), or ""
+        where the heading names none (a program of several statements, an equation).
+
+        >>> read("x*y").function, read("F(r, t) = r, t").function, read("y = x; y^2").function
+        ('f', 'F', '')
+        """
+        head = function_head(self.read_as, self.graph.variables, self.name)[0]
+        return head.partition("(")[0]
+
     def lines(self) -> list[str]:
         """The heading, then ``warning: ...`` for each warning: what a human format shows
         first."""

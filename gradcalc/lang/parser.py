@@ -211,7 +211,7 @@ class ProgramParser:
             raise self.violation
         if head is None:
             return Program(self.text, tuple(parsed))
-        program = Program(self.text, tuple(parsed), head.parameters)
+        program = Program(self.text, tuple(parsed), head.parameters, head.name_token[1])
         head.check_variables(self, program.free_variables)
         return program
 

@@ -43,14 +43,19 @@ def read_as(program: Program) -> str:
     >>> from gradcalc.lang.parser import parse_program
     >>> read_as(parse_program("y = x^1/2; 1/2y, -x^2"))
     'y = (x^1)/2; (1/2)·y, -(x^2)'
+    >>> read_as(parse_program("F(r, t) = r*cos(t), r*sin(t)"))  # (a head names its outputs)
+    'F = r·cos(t), r·sin(t)'
     """
-    text, after_output = "", False
+    text = f"{program.name} = " if program.name and program.statements[0].target is None else ""
+    after_output = False
     for statement in program.statements:
         expr = unparse(statement.expr, reading=True)
         if statement.target is not None:
             expr = f"{statement.target} = {expr}"
-        if text:
-            text += ", " if after_output else "; "
+        if after_output:
+            text += ", "
+        elif statement is not program.statements[0]:
+            text += "; "
         text += expr
         after_output = statement.target is None
     return text

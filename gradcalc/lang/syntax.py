@@ -103,12 +103,15 @@ class Statement:
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    """The parsed text: its statements in order, and ``parameters``, the variables a
-    function head names in its order (``f(y, x) = x*y``), or none."""
+    """The parsed text: its statements in order; ``parameters``, the variables a function
+    head names in its order (``f(y, x) = x*y``), or none; ``name``, the head's function name
+    (``F`` of ``F(r, t) = r*cos(t), r*sin(t)``, whose outputs are ``F1`` and ``F2``), or
+    "" without a head."""
 
     text: str
     statements: tuple[Statement, ...]
     parameters: tuple[str, ...] = ()
+    name: str = ""
 
     @property
     def free_variables(self) -> tuple[str, ...]:

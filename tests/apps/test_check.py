@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import sympy as sp
@@ -317,3 +318,68 @@ def test_a_kink_that_settles_is_a_point_an_answer_is_checked_at() -> None:
     verdicts = check_answers("relu(x)^2", ["2*relu(x)"], at=["x=0"])
     assert [v.ok for v in verdicts] == [True]
     assert [v.ok for v in check_answers("relu(x)^2", ["2*x"], at=["x=0"])] == [False]
+
+
+def _vector_exercises(seed: int, count: int):
+    """Generated vector functions of two variables (polynomials with coefficients up to
+    10^9, trig, exp, terms free of a variable) and their Jacobians by sympy, row by row."""
+    import random
+
+    r, t = sp.symbols("r t", real=True)
+    rng = random.Random(seed)
+    pieces = [r, t, r * t, r**2, t**3, sp.sin(t), sp.cos(r), sp.exp(t / 3), sp.Integer(7)]
+    for _ in range(count):
+        outputs = []
+        for _ in range(rng.choice([2, 3])):
+            terms = rng.sample(pieces, 3)
+            coefficients = [rng.choice([1, -2, 3, 10**9, sp.Rational(1, 2)]) for _ in terms]
+            outputs.append(sum(c * p for c, p in zip(coefficients, terms)))
+        jacobian = [[sp.diff(f, v) for v in (r, t)] for f in outputs]
+        yield outputs, jacobian
+
+
+def _typed(expr) -> str:
+    return str(expr)  # (sympy's printer: ** and *, which gradcalc reads as typed)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_vector_functions_jacobian_is_checked_entry_by_entry(seed: int) -> None:
+    """Right answers (row by row, as a matrix) pass; one entry with a wrong sign or a
+    missing term fails that entry alone -- against sympy's Jacobian."""
+    for outputs, jacobian in _vector_exercises(seed, 3):
+        expression = "f(r, t) = " + ", ".join(_typed(f) for f in outputs)  # (r, t: the order)
+        entries = [e for row in jacobian for e in row]
+        matrix = "[" + "; ".join(", ".join(_typed(e) for e in row) for row in jacobian) + "]"
+        verdicts = check_answers(expression, [matrix])
+        labels = [f"∂f{i}/∂{v}" for i in range(1, len(outputs) + 1) for v in "rt"]
+        assert [v.component for v in verdicts] == labels
+        assert all(v.ok for v in verdicts), [v.detail for v in verdicts]
+        nonzero = [k for k, e in enumerate(entries) if e != 0]
+        k = nonzero[seed % len(nonzero)]
+        wrong = [_typed(-e if j == k else e) for j, e in enumerate(entries)]
+        oks = [v.ok for v in check_answers(expression, wrong)]
+        assert [j for j, ok in enumerate(oks) if ok is not True] == [k], oks
+
+
+def test_a_jacobian_at_a_point_and_a_named_vector_function(cli) -> None:
+    args = ("check", "F(r, t) = r*cos(t), r*sin(t)", "--at", "r=2,t=0", "--expect", "1, 0, 0, 2")
+    result = cli(*args, "--format", "json")
+    assert result.exit_code == ExitCode.OK, result.output
+    verdicts = json.loads(result.stdout)["verdicts"]
+    assert [v["component"] for v in verdicts] == ["∂F1/∂r", "∂F1/∂t", "∂F2/∂r", "∂F2/∂t"]
+    wrong = cli(*args[:-1], "1, 0, 0, -2")
+    assert wrong.exit_code == ExitCode.CHECK_FAILED
+    assert "Checking your Jacobian of F at r=2, t=0" in wrong.stdout
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (["r=cos(t)", "t=1"], "answers named by variable are for a function of one output"),
+        (["[[1, 2, 3], [4, 5, 6]]"], "a 2×3 matrix answers a Jacobian; this function's is 2×2"),
+        (["cos(t), -r*sin(t)"], "2 answers given; 4 needed, in this order: ∂f1/∂r, ∂f1/∂t"),
+    ],
+)
+def test_a_jacobian_answer_of_the_wrong_shape_is_refused(answer, message) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        check_answers("r*cos(t), r*sin(t)", answer)

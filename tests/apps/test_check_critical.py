@@ -82,6 +82,28 @@ def test_no_critical_points_is_the_empty_set() -> None:
     assert False in oks("x^2 + y^2", "{}")
 
 
+@pytest.mark.parametrize("none", ["{}", "none", "{ }"])
+def test_the_empty_set_on_the_command_line_is_judged_not_a_crash(cli, none: str) -> None:
+    result = cli("check", "x", "--critical", "--answer", none, "--format", "json")
+    assert result.exit_code == ExitCode.OK, result.output
+    (verdict,) = json.loads(result.stdout)["verdicts"]
+    assert verdict["ok"] is True and verdict["basis"] == "proven"  # sympy solved 1 = 0
+    result = cli("check", "x^2", "--critical", "--answer", none)
+    assert result.exit_code == ExitCode.CHECK_FAILED and "missing" in result.stdout
+
+
+def test_a_critical_point_outside_the_region_asked_about_is_wrong() -> None:
+    # x^3 - 3x has critical points -1 and 1 (f' = 3x^2 - 3); only 1 lies in [0, 3]
+    verdicts = check_critical("x^3 - 3x", "{1, -1}", "x=0..3")
+    assert [v.ok for v in verdicts] == [True, False]
+    assert "outside the region x=0..3" in verdicts[1].detail
+    # sin has critical points pi/2 + k pi; 3 pi/2 > 3
+    assert [v.ok for v in check_critical("sin(x)", "{pi/2, 3pi/2}", "x=0..3")] == [True, False]
+    assert [v.ok for v in check_critical("sin(x)", "{pi/2, 3pi/2}", "x=0..5")] == [True, True]
+    # a point on the region's edge is inside it
+    assert [v.ok for v in check_critical("x^3 - 3x", "{1}", "x=1..3")] == [True]
+
+
 def test_a_continuum_cannot_be_listed() -> None:
     verdicts = check_critical("(x - y)^2", "{(0, 0)}")
     assert verdicts[0].ok is True  # (0, 0) is critical

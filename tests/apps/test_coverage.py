@@ -113,16 +113,15 @@ def test_a_pass_says_where_it_was_sampled() -> None:
 
 
 def test_json_says_proven_or_sampled() -> None:
+    from gradcalc.lang.intake import read
     from gradcalc.render.views.verdicts import VerdictView
 
     proven = check_answers("x^2", ["2*x"])
-    record = VerdictView("x^2", None, latex=False).json(proven)["verdicts"][0]
+    record = VerdictView("x^2", None, False, read("x^2")).json(proven)["verdicts"][0]
     assert record["basis"] == "proven" and "sampled_at" not in record
     wrong = check_answers("x^2", ["2*x + step(x - 1000)"])
-    assert (
-        json.loads(json.dumps(VerdictView("x^2", None, False).json(wrong)))["verdicts"][0]["basis"]
-        == "disproven"
-    )
+    record = json.loads(json.dumps(VerdictView("x^2", None, False, read("x^2")).json(wrong)))
+    assert record["verdicts"][0]["basis"] == "disproven"
 
 
 def test_magnitude_points_span_every_decade_both_signs() -> None:

@@ -25,7 +25,16 @@ def test_each_kind_of_reading_is_named_so(read_as, variables, name, head) -> Non
 
 
 @pytest.mark.parametrize(
-    "text", ["x*y", "g = x^3", "h(t) = e^(2t)", "g(y, x) = x*y^2", "r = x^2; r + 1", "f(x)=x"]
+    "text",
+    [
+        "x*y",
+        "g = x^3",
+        "h(t) = e^(2t)",
+        "g(y, x) = x*y^2",
+        "r = x^2; r + 1",
+        "f(x)=x",
+        "F(r, t) = r, t",
+    ],
 )
 def test_the_reading_step_and_the_rule_say_the_same(text) -> None:
     reading = read(text)
@@ -38,3 +47,19 @@ def test_the_reading_step_and_the_rule_say_the_same(text) -> None:
 def test_a_function_head_names_its_variables_in_its_order() -> None:
     assert read("g(y, x) = x*y^2").heading() == "read as: g(y, x) = x·y^2"
     assert read("x*y^2").heading() == "read as: f(x, y) = x·y^2"
+
+
+@pytest.mark.parametrize(
+    ("text", "function", "line"),
+    [
+        ("x*y", "f", "read as: f(x, y) = x·y"),
+        ("g = x^3", "g", "read as: g(x) = x^3"),
+        ("F(r, t) = r*cos(t), r*sin(t)", "F", "read as: F(r, t) = r·cos(t), r·sin(t)"),
+        ("r*cos(t), r*sin(t)", "f", "read as: f(r, t) = r·cos(t), r·sin(t)"),
+        ("y = x^2; z = y^2", "", "read as: y = x^2; z = y^2"),
+    ],
+)
+def test_the_function_is_the_name_its_heading_gives(text, function, line) -> None:
+    reading = read(text)
+    assert reading.function == function and reading.heading() == line
+    assert not function or line.startswith(f"read as: {function}(")

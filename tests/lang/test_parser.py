@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcalc.core.errors import InputError
+from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_constant, parse_program
 from gradcalc.lang.syntax import (
     Call,
@@ -188,8 +189,6 @@ def test_a_ratio_of_names_d_and_dx_is_no_derivative_notation(text) -> None:
     ],
 )
 def test_a_function_head_is_the_function_with_its_variables(text, name, parameters, body) -> None:
-    from gradcalc.lang.graph import lower
-
     program = parse_program(text)
     assert program.parameters == parameters
     (statement,) = program.statements
@@ -201,7 +200,19 @@ def test_a_function_head_is_the_function_with_its_variables(text, name, paramete
 def test_a_function_head_with_a_list_is_a_vector_function() -> None:
     program = parse_program("f(r, t) = r*cos(t), r*sin(t)")
     assert [s.target for s in program.statements] == [None, None]
-    assert program.parameters == ("r", "t")
+    assert program.parameters == ("r", "t") and program.name == "f"
+
+
+@pytest.mark.parametrize(("head", "outputs"), [("F", ("F1", "F2")), ("f", ("f1", "f2"))])
+def test_a_vector_function_names_its_outputs_after_its_head(head, outputs) -> None:
+    graph = lower(parse_program(f"{head}(r, t) = r*cos(t), r*sin(t)"))
+    assert graph.target_names == outputs
+    assert graph.read_as == f"{head} = r·cos(t), r·sin(t)"
+
+
+def test_a_list_without_a_head_is_f1_f2() -> None:
+    program = parse_program("r*cos(t), r*sin(t)")
+    assert program.name == "" and lower(program).target_names == ("f1", "f2")
 
 
 @pytest.mark.parametrize(

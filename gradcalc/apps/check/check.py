@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 
 from gradcalc.apps.check.coverage import PROVEN, cover
+from gradcalc.apps.check.numbers import answer_value, compare_number, short
 from gradcalc.apps.check.sampling import domain_points
+from gradcalc.apps.check.wanted import Component, Target, components
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
-from gradcalc.engine.evaluate.points import Points, constant_value, parse_at
+from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.engine.run.api import (
     Options,
     compile_expression,
@@ -36,7 +38,6 @@ from gradcalc.lang.answers import answer_form, shape_of
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,
-    exact_value,
     symbolic_gradient,
     time_limit,
     to_sympy,
@@ -115,43 +116,13 @@ class Verdicts(list):
         self.equation = equation  # the expression is an equation (left = right)
 
     def _repr_html_(self) -> str:
+        from gradcalc.lang.intake import read
         from gradcalc.render.notebook.html import to_html
         from gradcalc.render.views.verdicts import VerdictView
 
-        view = VerdictView(self.expression, self.at, latex=False)
+        reading = read(self.expression, equation=self.equation)
+        view = VerdictView(self.expression, self.at, False, reading, warnings=[*reading.warnings])
         return to_html(view.tables(self, None, False, False))
-
-
-@dataclass(frozen=True)
-class Target:
-    """What is being answered: ``order`` 1 (the gradient), N (one variable's N-th derivative)
-    or 2 with several variables (the Hessian, row-major)."""
-
-    expression: str
-    wrt: Sequence[str] | None = None
-    order: int = 1
-
-
-def components(graph: Graph, target: Target) -> list[tuple[str, tuple[str, ...]]]:
-    """(label, variables differentiated in turn) for each expected answer, in order.
-
-    >>> [label for label, _ in components(compile_expression("x*y"), Target("x*y", order=2))]
-    ['∂²f/∂x∂x', '∂²f/∂x∂y', '∂²f/∂y∂x', '∂²f/∂y∂y']
-    """
-    f = graph.target_names[0]
-    names = source_names(graph, target.wrt)
-    if target.order == 1:
-        return [(f"∂{f}/∂{n}", (n,)) for n in names]
-    if len(names) == 1:
-        n = names[0]
-        return [(f"d{_sup(target.order)}{f}/d{n}{_sup(target.order)}", (n,) * target.order)]
-    if target.order != 2:
-        raise InputError(f"--order {target.order} takes one variable (--wrt x)")
-    return [(f"∂²{f}/∂{a}∂{b}", (a, b)) for a in names for b in names]
-
-
-def _sup(n: int) -> str:
-    return "" if n == 1 else str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 # --- numbers at a point --------------------------------------------------------------
@@ -180,15 +151,17 @@ def check_expect(
     if len(expect) != len(wanted):
         raise InputError(
             f"--expect has {_count(len(expect), 'value')}; {len(wanted)} needed, in this order: "
-            + ", ".join(label for label, _ in wanted)
+            + ", ".join(c.label for c in wanted)
             + _product_hint(graph)
         )
     values, exact = _tape_values(graph, points, target, wanted)
     verdicts = []
-    for (label, variables), text, value, exact_correct in zip(wanted, expect, values, exact):
-        yours = constant_value(text)
-        verdict, detail = _compare_number(text, yours, value, exact_correct, rtol, atol)
-        shown = _number(value)
+    for (label, variables, output), text, value, exact_correct in zip(
+        wanted, expect, values, exact
+    ):
+        yours = answer_value(text)
+        verdict, detail, evidence = compare_number(text, yours, value, exact_correct, rtol, atol)
+        shown = short(value)
         if exact_correct is not None and len(user_text(exact_correct)) <= 32:
             shown = user_text(exact_correct)
         verdicts.append(
@@ -198,60 +171,47 @@ def check_expect(
                 shown,
                 verdict,
                 detail,
-                evidence="exact" if detail == "exactly" else "tolerance",
+                evidence=evidence,
                 latex=_latex(exact_correct, value),
-                latex_name=latex_label(graph.target_names[0], variables),
+                latex_name=latex_label(graph.target_names[output], variables),
             )
         )
     return Verdicts(verdicts, expression, at)
 
 
-def _tape_values(graph, points, target, wanted) -> tuple[list[float], list[str | None]]:
+def _tape_values(
+    graph: Graph, points: Points, target: Target, wanted: list[Component]
+) -> tuple[list[float], list[str | None]]:
     """The tape's values of the wanted derivatives at the point, and sympy's exact text."""
-    options = Options(strict=True, exact=True)
-    names = [variables for _, variables in wanted]
+    found = _derivatives(graph, points, target, wanted, Options(strict=True, exact=True))
+    values = [float(0.0 if column is None else column) for _, column, _ in found]
+    return values, [_exact_partial(result, key) for result, _, key in found]
+
+
+def _derivatives(
+    graph: Graph, points: Points, target: Target, wanted: list[Component], options: Options
+) -> list[tuple[Any, Any, str]]:
+    """Each wanted derivative on the tape: (its result, its values -- ``None`` for a
+    variable the output does not use --, its key among the result's checked partials)."""
     if target.order == 1:
-        result = gradient_at(graph, points, target.wrt, options)[0]
-        gradient = result.gradient
-        values = [float(0.0 if (g := gradient[v[0]]) is None else g) for v in names]
-        keys = [v[0] for v in names]
-    elif len(set(names[0])) == 1 and len(names) == 1:
-        result = derivatives_at(graph, points, names[0][0], target.order, options)
-        values, keys = [float(result.derivative)], [f"d{target.order}"]
-    else:
-        result = hessian_at(graph, points, target.wrt, options)
-        order = {n: i for i, n in enumerate(result.sources)}
-        values = [float(result.matrix[order[a], order[b]]) for a, b in names]
-        keys = [f"{a},{b}" for a, b in names]
+        results = gradient_at(graph, points, target.wrt, options)
+        return [
+            (results[c.output], results[c.output].gradient[c.variables[0]], c.variables[0])
+            for c in wanted
+        ]
+    if len(wanted) == 1:
+        one = derivatives_at(graph, points, wanted[0].variables[0], target.order, options)
+        return [(one, one.derivative, f"d{target.order}")]
+    hessian = hessian_at(graph, points, target.wrt, options)
+    order = {n: i for i, n in enumerate(hessian.sources)}
+    return [(hessian, hessian.matrix[order[a], order[b]], f"{a},{b}") for _, (a, b), _ in wanted]
+
+
+def _exact_partial(result: Any, key: str) -> str | None:
+    """sympy's exact value of one partial of a result, if its check found one."""
     partials = result.check.partials if result.check is not None else {}
-    exact = [
-        partials[k].exact_values[0] if k in partials and partials[k].exact_values else None
-        for k in keys
-    ]
-    return values, exact
-
-
-def _compare_number(text, yours, value, exact_correct, rtol, atol) -> tuple[str, str]:
-    """Exactly equal (sympy proves it), else equal within the tolerance, else wrong."""
-    if exact_correct is not None:
-        import sympy as sp
-
-        try:
-            with time_limit(PROOF_SECONDS):
-                if sp.simplify(exact_value(text) - exact_correct) == 0:
-                    return "correct", "exactly"
-        except (CheckTimeout, TypeError, ValueError, RecursionError, MemoryError, OverflowError):
-            pass  # no proof: an attempt may ask mpmath for an absurd precision (sigmoid(pi^30))
-    if np.isclose(yours, value, rtol=rtol, atol=atol):
-        return "correct", f"within rtol {rtol:g}"
-    return "wrong", f"yours is {_number(yours)}, the derivative is {_number(value)}"
-
-
-def _number(value: float) -> str:
-    """Short (10 significant digits) for messages."""
-    from gradcalc.core.numbers import format_number
-
-    return format_number(value, 10)
+    found = partials.get(key)
+    return found.exact_values[0] if found is not None and found.exact_values else None
 
 
 # --- expressions ---------------------------------------------------------------------
@@ -294,10 +254,12 @@ def check_answers(
     for point in at:  # a point asked about has the derivative there, as for --expect (exit 3)
         _tape_values(graph, parse_at([point]), target, wanted)
     verdicts = []
-    for (label, variables), text, truth, values, mine in zip(wanted, texts, correct, tape, yours):
+    for (label, variables, output), text, truth, values, mine in zip(
+        wanted, texts, correct, tape, yours
+    ):
         verdict = _judge(label, text, truth, mine, graph, points, values)
         verdict.latex = _latex(truth, None)
-        verdict.latex_name = latex_label(graph.target_names[0], variables)
+        verdict.latex_name = latex_label(graph.target_names[output], variables)
         verdicts.append(verdict)
     return Verdicts(verdicts, expression, at)
 
@@ -311,9 +273,18 @@ def _shaped(answers: Sequence[str] | str, graph: Graph, wrt, order: int) -> tupl
     """
     shape = shape_of(answers)
     rows, columns = len(shape.rows), len(shape.rows[0])
+    n = len(source_names(graph, wrt))
+    outputs = len(graph.target_names)
+    if shape.kind == "matrix" and outputs > 1:  # a vector function's Jacobian, row by row
+        if (rows, columns) != (outputs, n) or order != 1:
+            raise InputError(
+                f"a {rows}×{columns} matrix answers a Jacobian; this function's is {outputs}×{n} "
+                f"(rows {', '.join(graph.target_names)}; columns "
+                f"{', '.join(source_names(graph, wrt))})"
+            )
+        return shape.entries, 1
     if shape.kind != "matrix" or 1 in (rows, columns):
         return shape.entries, order
-    n = len(source_names(graph, wrt))
     if order > 2 or (rows, columns) != (n, n):
         raise InputError(
             f"a {rows}×{columns} matrix answers a Hessian; the Hessian of this function in "
@@ -323,11 +294,16 @@ def _shaped(answers: Sequence[str] | str, graph: Graph, wrt, order: int) -> tupl
     return shape.entries, 2
 
 
-def _answer_texts(answers, wanted) -> list[str]:
+def _answer_texts(answers, wanted: list[Component]) -> list[str]:
     if isinstance(answers, Mapping):
-        order = [variables[0] for _, variables in wanted]
+        if any(c.output for c in wanted):
+            raise InputError(
+                "answers named by variable are for a function of one output: give a vector "
+                "function's Jacobian row by row, [[∂f1/∂x, ...], [∂f2/∂x, ...]]"
+            )
+        order = [c.variables[0] for c in wanted]
         unknown = [name for name in answers if name not in order]
-        if unknown or any(len(v) != 1 for _, v in wanted):
+        if unknown or any(len(c.variables) != 1 for c in wanted):
             raise InputError(
                 f"--answer {unknown[0] if unknown else ''}=...: name one of "
                 f"{', '.join(order)} (named answers are for first derivatives)"
@@ -340,18 +316,21 @@ def _answer_texts(answers, wanted) -> list[str]:
     if len(texts) != len(wanted):
         raise InputError(
             f"{_count(len(texts), 'answer')} given; {len(wanted)} needed, in this order: "
-            + ", ".join(label for label, _ in wanted)
+            + ", ".join(c.label for c in wanted)
         )
     return texts
 
 
-def _correct_expressions(graph, target, wanted) -> list:
-    expr = to_sympy(graph)[graph.targets[0]]
+def _correct_expressions(graph: Graph, target: Target, wanted: list[Component]) -> list:
     if target.order == 1:
-        first = symbolic_gradient(graph, 0, [v[0] for _, v in wanted])
-        return [first[v[0]] for _, v in wanted]
+        rows = {
+            o: symbolic_gradient(graph, o, [c.variables[0] for c in wanted if c.output == o])
+            for o in {c.output for c in wanted}
+        }
+        return [rows[c.output][c.variables[0]] for c in wanted]
+    expr = to_sympy(graph)[graph.targets[0]]
     result = []
-    for _, variables in wanted:
+    for _, variables, _ in wanted:
         current = expr
         for name in variables:
             current = derivative(current, symbol(name))
@@ -377,23 +356,13 @@ def _answer_expression(text: str, graph: Graph):
     return answer, to_sympy(answer)[answer.targets[0]]
 
 
-def _tape_at(graph, sampled, target, wanted) -> list[np.ndarray]:
+def _tape_at(graph, sampled, target: Target, wanted: list[Component]) -> list[np.ndarray]:
     """The tape's values of each wanted derivative at every test point (NaN: undefined)."""
-    points, count = sampled.points, sampled.count
     options = Options(check=False, strict=False)
-    if target.order == 1:
-        result = gradient_at(graph, points, target.wrt, options)[0]
-        columns = [result.gradient[v[0]] for _, v in wanted]
-    elif len(wanted) == 1:
-        result = derivatives_at(graph, points, wanted[0][1][0], target.order, options)
-        columns = [result.derivative]
-    else:
-        result = hessian_at(graph, points, target.wrt, options)
-        order = {n: i for i, n in enumerate(result.sources)}
-        columns = [result.matrix[order[a], order[b]] for _, (a, b) in wanted]
-    shape = (count,)
+    columns = _derivatives(graph, sampled.points, target, wanted, options)
+    shape = (sampled.count,)
     out = []
-    for column in columns:
+    for result, column, _ in columns:
         values = np.broadcast_to(0.0 if column is None else column, shape).astype(float)
         out.append(np.where(result.undefined.reshape(shape), np.nan, values))
     return out
@@ -417,8 +386,8 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     for k in np.flatnonzero(defined & undefined)[:DOMAIN_TRIES]:
         if not undefined_at(answer_graph, exact_point(k)):
             continue  # a float artefact (exp(-1695) underflowed in a denominator): no witness
-        at = ", ".join(f"{n}={_number(float(points.arrays[n][k]))}" for n in points.names)
-        detail = f"differs at {at}: yours undefined, correct {_number(tape_values[k])}"
+        at = ", ".join(f"{n}={short(float(points.arrays[n][k]))}" for n in points.names)
+        detail = f"differs at {at}: yours undefined, correct {short(tape_values[k])}"
         return Verdict(label, text, shown, "not equivalent", detail, evidence="domain")
     common = np.flatnonzero(defined & np.isfinite(yours))
     exact_points = [exact_point(k) for k in common[:MAX_TRIED]]  # (decide tries no more)
@@ -469,4 +438,4 @@ def _latex(exact, value: float | None) -> str:
     if exact is not None:
         return str(sp.latex(exact))
     assert value is not None  # the tape's value is given when there is no exact one
-    return _number(value)
+    return short(value)

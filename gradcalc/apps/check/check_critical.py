@@ -15,25 +15,23 @@ point to write. Your coordinates go through gradcalc's parser (``sqrt(3)/3``, ``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from gradcalc.apps.check.check import Verdict, Verdicts
+from gradcalc.apps.check.numbers import is_zero
 from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError
 from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.answers import points_of
 from gradcalc.symbolic.crosscheck.crosscheck import (
-    CheckTimeout,
     exact_value,
     symbolic_gradient,
     time_limit,
 )
 from gradcalc.symbolic.translate.notation import user_text
 
-DIGITS = 60  # digits of a gradient component's value at a point
-ZERO_DIGITS = 40  # a value below 10^-ZERO_DIGITS (relative to 1) is not taken as nonzero
 NEAR = 1e-4  # a decimal within this of an exact critical point is "close to it"
-PROOF_SECONDS = 3.0
 
 
 def check_critical(
@@ -70,7 +68,10 @@ def check_critical(
         matched.update(found)
         truth = _coordinates(result.points[found[0]]) if found else "—"
         label = f"point {k + 1}"
-        verdicts.append(_judge_point(label, shown, truth, exact, gradient, names, result))
+        verdict = _judge_point(label, shown, truth, exact, gradient, names, result)
+        if region is not None and verdict.ok is not False:
+            verdict = _outside(verdict, exact, result.region) or verdict
+        verdicts.append(verdict)
     left_out = [p for j, p in enumerate(result.points) if j not in matched]
     if result.method == "exact":
         verdicts += [_missing(point) for point in left_out]
@@ -80,8 +81,11 @@ def check_critical(
         how = "sympy solved ∇f = 0" if result.method == "exact" else "the numeric search"
         verdict = "correct" if result.method == "exact" and not result.continua else None
         detail = f"{how} found no critical point"
+        evidence = "proof" if verdict else ""
         verdicts.append(
-            Verdict("no points", "{}", "{}", verdict or "could not decide", detail, evidence="")
+            Verdict(
+                "no points", "{}", "{}", verdict or "could not decide", detail, evidence=evidence
+            )
         )
     for note in result.continua:
         verdicts.append(
@@ -112,7 +116,7 @@ def _judge_point(label, shown, truth, exact, gradient, names, result) -> Verdict
     import sympy as sp
 
     subs = {sp.Symbol(n, real=True): exact[n] for n in names}
-    zero = [_is_zero(gradient[n].xreplace(subs)) for n in names]
+    zero = [is_zero(gradient[n].xreplace(subs)) for n in names]
     if all(z is True for z in zero):
         point = _point_at(exact, result, names)
         detail = "∇f = 0 there, exactly" + (f" ({point.test.verdict})" if point else "")
@@ -130,6 +134,35 @@ def _judge_point(label, shown, truth, exact, gradient, names, result) -> Verdict
         return Verdict(label, shown, truth, "wrong", detail, evidence="exact")
     detail = "sympy could neither prove nor disprove ∇f = 0 there"
     return Verdict(label, shown, truth, "could not decide", detail)
+
+
+def _outside(
+    verdict: Verdict, exact: dict, region: Mapping[str, tuple[float, float]]
+) -> Verdict | None:
+    """Your point lies outside the region the question asks about (``--in``): not one of its
+    critical points, whatever ∇f is there. None when it lies inside; undecided on the edge
+    (within 1e-12, where float64 bounds cannot tell).
+
+    >>> import sympy as sp
+    >>> v = Verdict("point 1", "(-1)", "—", "correct", "∇f = 0 there, exactly")
+    >>> _outside(v, {"x": sp.Integer(-1)}, {"x": (0.0, 3.0)}).verdict
+    'wrong'
+    >>> _outside(v, {"x": sp.Integer(1)}, {"x": (0.0, 3.0)}) is None
+    True
+    """
+    box = ", ".join(f"{n}={lo:g}..{hi:g}" for n, (lo, hi) in region.items())
+    edge = False
+    for name, (lo, hi) in region.items():
+        value = float(exact[name])
+        slack = 1e-12 * (1 + max(abs(lo), abs(hi)))
+        if value < lo - slack or value > hi + slack:
+            detail = f"outside the region {box} the question asks about ({name} = {value:.6g})"
+            return replace(verdict, verdict="wrong", detail=detail, evidence="exact")
+        edge = edge or not lo <= value <= hi
+    if edge:
+        detail = f"on the edge of the region {box}, closer than float64 bounds can tell"
+        return replace(verdict, verdict="could not decide", detail=detail, evidence="")
+    return None
 
 
 def _missing(point: CriticalPoint) -> Verdict:
@@ -152,25 +185,6 @@ def _not_listed(points: list[CriticalPoint], region: Mapping[str, tuple[float, f
     return Verdict("not listed", "", shown, "could not decide", detail)
 
 
-def _is_zero(value: Any) -> bool | None:
-    """True when ``value`` (a sympy number) is 0, False when it is not, None when neither
-    can be shown: exact first, then 60-digit evaluation, then ``simplify``."""
-    import sympy as sp
-
-    if value == 0:
-        return True
-    if value.is_Rational or value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        return False
-    try:
-        with time_limit(PROOF_SECONDS):
-            number = complex(value.evalf(DIGITS))
-            if abs(number) > 10.0**-ZERO_DIGITS:
-                return False
-            return True if sp.simplify(value) == 0 else None
-    except (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError):
-        return None
-
-
 def _rounded(exact: dict, names) -> tuple[str, ...]:
     """The point's coordinates to 9 significant digits: equal points share it (so each point
     is compared exactly only with the few earlier ones that share it, not with all of them:
@@ -190,7 +204,7 @@ def _rounded(exact: dict, names) -> tuple[str, ...]:
 
 
 def _same_point(a: dict, b: dict, names) -> bool:
-    return all(_is_zero(a[n] - b[n]) is True for n in names)
+    return all(is_zero(a[n] - b[n]) is True for n in names)
 
 
 def _matches(exact: dict, point: CriticalPoint, names) -> bool:

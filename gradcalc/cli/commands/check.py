@@ -130,7 +130,7 @@ def check(
         verdicts = answers.check_answers(text, answer or [], names(wrt), order, at or [])
     read = _readings(text, verdicts, answer is not None, implicit is not None, critical)
     warnings = list(read_all(read[2]))
-    view = VerdictView(text, at, latex, read[0].read_as, read[1], warnings, read[0].heading())
+    view = VerdictView(text, at, latex, read[0], read[1], warnings)
     show_read(context, view, verdicts, output, read[2], headed=False)
     ok = [v.ok for v in verdicts]
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
@@ -173,7 +173,11 @@ def _readings(
             if not verdict.yours:  # a point you left out
                 shown.append("")
                 continue
-            parts = points_of(verdict.yours)[0] if points else ()
+            found = points_of(verdict.yours) if points else ()
+            if points and not found:  # "{}": the answer that there are none
+                shown.append(verdict.yours)
+                continue
+            parts = found[0] if found else ()
             parsed = [read(p, variables) if p.strip() else None for p in parts or [verdict.yours]]
             texts = [p.read_as if p is not None else "" for p in parsed]
             shown.append(f"({', '.join(texts)})" if parts else texts[0])

@@ -4,18 +4,14 @@ prints.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradcalc.render.pieces import gradient as render
 from gradcalc.render.views.views import unwrapped
 
-#: One statement that names its function: ``g = x*y`` (the REPL checks ``g`` so).
-_DEFINITION = re.compile(r"\s*[A-Za-z][A-Za-z0-9_]*\s*=(?!=)[^;\n=]*")
-#: The function a read-as line names: ``g`` of ``g(x, y) = ...``.
-_HEAD = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\([^()=]*\) = ")
-
+if TYPE_CHECKING:
+    from gradcalc.lang.intake import Reading
 
 _VERDICT_MARKS = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "yellow")}
 
@@ -23,10 +19,10 @@ _VERDICT_MARKS = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "ye
 class VerdictView:
     """``gradcalc check``: one verdict per component of the answer.
 
-    ``read_as`` is the expression as gradcalc read it, ``heading`` its ``read as:`` line as
-    every command shows it (:meth:`gradcalc.lang.intake.Reading.heading`: ``read as: f(x, y)
-    = x^2·y``), ``answers_read_as`` each answer's reading (in the verdicts' order),
-    ``warnings`` the ambiguity warnings of both.
+    ``reading`` is the expression as gradcalc read it (its ``read as:`` line heads the
+    table, and its function's name the question: "derivative of g"), ``answers_read_as``
+    each answer's reading (in the verdicts' order), ``warnings`` the ambiguity warnings of
+    both.
     """
 
     def __init__(
@@ -34,20 +30,19 @@ class VerdictView:
         expression: str,
         at: list[str] | None,
         latex: bool,
-        read_as: str = "",
+        reading: Reading,
         answers_read_as: list[str] | None = None,
         warnings: list[str] | None = None,
-        heading: str = "",
     ):
         self.expression, self.at, self.latex = expression, at, latex
-        self.read_as, self.heading = read_as, heading
+        self.reading = reading
         self.answers_read_as = answers_read_as
         self.warnings = warnings or []
 
     def json(self, verdicts: list) -> dict[str, Any]:
         return {
             "expression": self.expression,
-            "read_as": self.read_as or None,
+            "read_as": self.reading.read_as,
             "point": self.at[0] if self.at and len(self.at) == 1 else None,
             "verdicts": [
                 {
@@ -95,19 +90,14 @@ class VerdictView:
         from rich.text import Text
 
         where = f" at {self.at[0].replace(',', ', ')}" if self.at and len(self.at) == 1 else ""
-        equation = getattr(verdicts, "equation", False)
-        named = self.expression if _DEFINITION.fullmatch(self.expression) else None
-        named = self.expression if equation else named
-        function = named or f"f = {self.expression}"  # g = x*y names itself
         heading = Text()
-        if self.heading:  # then the question names the function only: g, or f
-            heading.append("read as: ", style="dim")
-            heading.append(f"{self.heading.removeprefix('read as: ')}\n")
-            head = _HEAD.match(self.heading.removeprefix("read as: "))
-            function = head[1] if head else named.split("=")[0].strip() if named else "f"
+        heading.append("read as: ", style="dim")
+        heading.append(f"{self.reading.heading().removeprefix('read as: ')}\n")
+        function = self.reading.function or self.reading.graph.target_names[0]  # (z of y=..; z=..)
         for warning in self.warnings:
             heading.append(f"warning: {warning}\n", style="yellow")
-        question = getattr(verdicts, "question", "") or f"derivative of {function}"
+        asked = "Jacobian" if len(self.reading.graph.target_names) > 1 else "derivative"
+        question = getattr(verdicts, "question", "") or f"{asked} of {function}"
         heading.append(f"Checking your {question}{where}", style="bold")
         table = render.new_table()
         for header in ("", "your answer", "correct", "verdict", "why"):
