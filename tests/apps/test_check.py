@@ -258,6 +258,32 @@ def test_a_matrix_of_the_wrong_size_is_a_usage_error(cli) -> None:
     assert "a 2×3 matrix answers a Hessian" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "expression, answer, order, refusal",
+    [
+        ("x^2 + y^2", "[[2, 0], [0, 2]]", "1", "but --order 1 asks for the gradient"),
+        ("x^2 + y^2", "[[2, 0], [0, 2]]", "3", "but --order 3 asks for one derivative"),
+        ("x^3", "[[6x]]", None, "a 1×1 matrix could be the gradient or the Hessian"),
+    ],
+)
+def test_a_matrix_that_contradicts_the_order_asked_is_refused(
+    cli, expression: str, answer: str, order: str | None, refusal: str
+) -> None:
+    result = cli("check", expression, "--answer", answer, *(["--order", order] if order else []))
+    assert result.exit_code == ExitCode.USAGE, result.output
+    assert refusal in result.stderr
+
+
+def test_a_one_by_one_matrix_follows_the_order_said() -> None:
+    # (x^3)'' = 6x, (x^3)' = 3x^2: each judged as the order says
+    assert [v.ok for v in check_answers("x^3", ["[[6x]]"], order=2)] == [True]
+    assert [v.ok for v in check_answers("x^3", ["[[6x]]"], order=1)] == [False]
+    assert [v.ok for v in check_answers("x^3", ["[[3x^2]]"], order=1)] == [True]
+    # a square matrix with no order said is the Hessian; a row is the gradient
+    assert [v.ok for v in check_answers("x^2 y", ["[[2y, 2x], [2x, 0]]"])] == [True] * 4
+    assert [v.ok for v in check_answers("x^2 y", ["[[2x y, x^2]]"])] == [True] * 2
+
+
 def test_the_correct_column_is_in_the_users_notation(cli) -> None:
     result = cli("check", "x^x", "--answer", "x x^(x-1)", "--format", "json")
     (verdict,) = json.loads(result.stdout)["verdicts"]

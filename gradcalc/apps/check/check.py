@@ -221,7 +221,7 @@ def check_answers(
     expression: str,
     answers: Sequence[str] | Mapping[str, str],
     wrt: Sequence[str] | None = None,
-    order: int = 1,
+    order: int | None = None,
     at: Sequence[str] = (),
 ) -> Verdicts:
     """Judge derivative expressions: positional (in ``wrt`` order, row-major for a Hessian)
@@ -237,10 +237,11 @@ def check_answers(
     """
     graph = compile_expression(expression)
     points = domain_points(graph, at)  # first: an undefined constant (cot(0)) is exit 3
+    said, order = order, order or 1  # the order asked for, if asked: else a matrix says it
     if not isinstance(answers, Mapping):  # heads as written: df/dx = ..., f'(x) = ...
         answers = answer_form([answers] if isinstance(answers, str) else answers, order)
     if not isinstance(answers, Mapping):
-        answers, order = _shaped(answers, graph, wrt, order)
+        answers, order = _shaped(answers, graph, wrt, said)
     target = Target(expression, wrt, order)
     wanted = components(graph, target)
     texts = _answer_texts(answers, wanted)
@@ -264,32 +265,50 @@ def check_answers(
     return Verdicts(verdicts, expression, at)
 
 
-def _shaped(answers: Sequence[str] | str, graph: Graph, wrt, order: int) -> tuple[list[str], int]:
+def _shaped(
+    answers: Sequence[str] | str, graph: Graph, wrt, said: int | None
+) -> tuple[list[str], int]:
     """The entries of a list, vector (``[2x, 2y]``) or matrix answer, and the order it
-    answers: a square matrix is the Hessian (order 2) of the ``wrt`` variables.
+    answers (``said``: the order asked for, None when not asked): a square matrix is the
+    Hessian (order 2) of the ``wrt`` variables, a row or a column the gradient.
 
-    >>> _shaped(["[[2, 0], [0, 2]]"], compile_expression("x^2 + y^2"), None, 1)
+    >>> _shaped(["[[2, 0], [0, 2]]"], compile_expression("x^2 + y^2"), None, None)
     (['2', '0', '0', '2'], 2)
+
+    Raises:
+        InputError: a matrix of the wrong size, one that contradicts ``said``, or a 1×1
+            matrix with no order said (the gradient and the Hessian of f(x) are both 1×1).
     """
     shape = shape_of(answers)
     rows, columns = len(shape.rows), len(shape.rows[0])
-    n = len(source_names(graph, wrt))
-    outputs = len(graph.target_names)
-    if shape.kind == "matrix" and outputs > 1:  # a vector function's Jacobian, row by row
-        if (rows, columns) != (outputs, n) or order != 1:
+    variables = source_names(graph, wrt)
+    n, outputs = len(variables), len(graph.target_names)
+    if shape.kind != "matrix":
+        return shape.entries, said or 1
+    if outputs > 1:  # a vector function's Jacobian, row by row
+        if (rows, columns) != (outputs, n) or said not in (None, 1):
             raise InputError(
                 f"a {rows}×{columns} matrix answers a Jacobian; this function's is {outputs}×{n} "
-                f"(rows {', '.join(graph.target_names)}; columns "
-                f"{', '.join(source_names(graph, wrt))})"
+                f"(rows {', '.join(graph.target_names)}; columns {', '.join(variables)})"
+                + ("" if said in (None, 1) else f", and --order {said} asks for one output's")
             )
         return shape.entries, 1
-    if shape.kind != "matrix" or 1 in (rows, columns):
-        return shape.entries, order
-    if order > 2 or (rows, columns) != (n, n):
+    if (rows, columns) == (1, 1) and said is None:
+        raise InputError(
+            "a 1×1 matrix could be the gradient or the Hessian of a function of one variable: "
+            "write the entry alone, with --order 2 for the second derivative"
+        )
+    if 1 in (rows, columns):
+        return shape.entries, said or 1
+    if said not in (None, 2):
+        asked = "the gradient: [a, b]" if said == 1 else "one derivative"
+        raise InputError(
+            f"a {rows}×{columns} matrix answers a Hessian, but --order {said} asks for {asked}"
+        )
+    if (rows, columns) != (n, n):
         raise InputError(
             f"a {rows}×{columns} matrix answers a Hessian; the Hessian of this function in "
-            f"{', '.join(source_names(graph, wrt))} is {n}×{n}"
-            + ("" if order <= 2 else f" (--order {order} asks for one derivative)")
+            f"{', '.join(variables)} is {n}×{n}"
         )
     return shape.entries, 2
 

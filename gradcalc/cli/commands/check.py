@@ -41,15 +41,15 @@ def check(
     ] = None,
     wrt: Wrt = None,
     order: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--order",
             min=1,
             max=12,
-            help="Check the N-th derivative (2: Hessian).",
+            help="Check the N-th derivative (2: Hessian) [default: 1, or 2 for a square matrix].",
             rich_help_panel=PANELS["derivative"],
         ),
-    ] = 1,
+    ] = None,
     rtol: Annotated[
         float | None,
         typer.Option(
@@ -116,7 +116,7 @@ def check(
 
         tolerance = (answers.RTOL if rtol is None else rtol, answers.ATOL if atol is None else atol)
         verdicts = answers.check_expect(
-            text, at or [], split_top_level(expect), names(wrt), order, *tolerance
+            text, at or [], split_top_level(expect), names(wrt), order or 1, *tolerance
         )
     elif rtol is not None or atol is not None:
         raise InputError(
@@ -142,7 +142,7 @@ def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> Any
         raise InputError("--critical and --implicit answer different questions: give one")
     if region is not None and not critical:
         raise InputError("--in is the region of --critical")
-    if order != 1 or at:
+    if order is not None or at:
         raise InputError(f"{'--critical' if critical else '--implicit'} takes no --order or --at")
     if critical:
         from gradcalc.apps.check.check_critical import check_critical
