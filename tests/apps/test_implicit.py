@@ -1,8 +1,10 @@
 """Implicit differentiation (gradcalc.apps.derive.implicit) against textbook answers, proved equal
-by
-sympy, and the tape's -F_x/F_y at points on the curve."""
+by sympy, and the tape's -F_x/F_y at points on the curve; second derivatives against the
+explicit branch y(x) differentiated twice by sympy."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 import sympy as sp
@@ -35,6 +37,57 @@ def test_textbook_implicit_derivatives(equation, dependent, answers, at, values)
 
 def test_the_simplified_form_is_the_textbook_one() -> None:
     assert implicit("x^2 + y^2 = 25", "y").entries[0].text == "-x/y"
+
+
+def _curve(rng: random.Random) -> tuple[str, sp.Expr]:
+    """y^2 = p(x), p a random polynomial of degree 1..4 with large and small coefficients:
+    the equation's text and its upper branch y = sqrt(p(x))."""
+    coefficients = [rng.choice([-1, 1]) * rng.choice([1, 3, 7, 10**3, 10**9]) for _ in range(5)]
+    degree = rng.randint(1, 4)
+    p = sum(c * x**k for k, c in enumerate(coefficients[: degree + 1]))
+    text = " + ".join(f"({c})*x^{k}" for k, c in enumerate(coefficients[: degree + 1]))
+    return f"y^2 = {text}", sp.sqrt(p)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_second_derivatives_against_the_explicit_branch(seed: int) -> None:
+    rng = random.Random(seed)
+    checked = 0
+    while checked < 4:
+        equation, branch = _curve(rng)
+        x0 = sp.Rational(rng.randint(-30, 30), rng.randint(1, 9))
+        y0 = branch.subs(x, x0)
+        if not (y0.is_real and y0 > 0):
+            continue
+        truth = sp.diff(branch, x, 2).subs(x, x0)  # y'' of the branch, by sympy directly
+        result = implicit(equation, "y", order=2, at=[f"x={x0},y={float(y0)!r}"])
+        (entry,) = result.entries
+        assert entry.label == "d²y/dx²" and result.verification.status == "verified"
+        assert sp.N(entry.expr.subs({x: x0, y: y0}) - truth, 30) == pytest.approx(0, abs=1e-20)
+        assert result.values["d²y/dx²"] == pytest.approx(float(truth), rel=1e-6)
+        checked += 1
+
+
+def test_a_second_derivative_reduced_on_the_curve_is_the_textbook_one() -> None:
+    result = implicit("x^2 + y^2 = 25", "y", order=2, at=["x=3,y=4"])
+    assert sp.simplify(result.entries[0].expr + (x**2 + y**2) / y**3) == 0
+    assert "on the curve, d²y/dx² = -25/y^3" in result.notes[0]  # the textbook's -25/y^3
+    assert result.values == {"d²y/dx²": pytest.approx(-25 / 64, rel=1e-12)}
+    folium = implicit("x^3 + y^3 = 6x y", "y", order=2)  # textbook: -16xy/(y^2 - 2x)^3
+    assert "16x*y/(2x - y^2)^3" in folium.notes[0]
+
+
+@pytest.mark.parametrize(
+    ("order", "equation", "dependent", "message"),
+    [
+        (3, "x^2 + y^2 = 25", "y", "--order 1 or 2"),
+        (2, "x^2 + y^2 + z^2 = 1", "z", "choose one with --wrt"),
+    ],
+)
+def test_orders_not_offered_are_refused(order, equation, dependent, message) -> None:
+    with pytest.raises(InputError, match=message):
+        implicit(equation, dependent, order=order)
+    assert implicit("x^2 + y^2 + z^2 = 1", "z", ["x"], order=2).entries[0].label == "∂²z/∂x²"
 
 
 @pytest.mark.parametrize(

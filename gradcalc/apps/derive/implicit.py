@@ -2,7 +2,10 @@
 
 The equation ``left = right`` is parsed by gradcalc's parser as ``F = left - right``; then
 dy/dx = -F_x / F_y, simplified and verified against the tape's own ∂F/∂x and ∂F/∂y at random
-points. At a point, the point must be on the curve; the value is the tape's.
+points. The second derivative (``order=2``, one variable to differentiate by) is
+d²y/dx² = d/dx(y') + d/dy(y')·y', verified against the tape's Hessian of F:
+-(F_xx + 2 F_xy y' + F_yy y'^2) / F_y. At a point, the point must be on the curve; the value
+is the tape's.
 
 >>> r = implicit("x^2 + y^2 = 25", "y")
 >>> r.entries[0].label, r.entries[0].text, r.verification.status
@@ -10,6 +13,8 @@ points. At a point, the point must be on the curve; the value is the tape's.
 >>> at = implicit("x^2 + y^2 = 25", "y", at=["x=3,y=4"]).values
 >>> at
 {'dy/dx': -0.75}
+>>> implicit("x^2 + y^2 = 25", "y", order=2).entries[0].text
+'-x^2/y^3 - 1/y'
 """
 
 from __future__ import annotations
@@ -25,12 +30,13 @@ from gradcalc.apps.derive.diff import Entry, Verification, verify
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.evaluate import source_names
 from gradcalc.engine.evaluate.points import Points, parse_at
-from gradcalc.engine.run.api import Options, gradient_at
+from gradcalc.engine.run.api import Options, gradient_at, hessian_at
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_equation
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, symbolic_gradient, time_limit
 from gradcalc.symbolic.crosscheck.crosscheck import to_sympy as graph_to_sympy
 from gradcalc.symbolic.crosscheck.simplify import simplest
+from gradcalc.symbolic.translate.notation import user_text
 
 #: |F| at a given point must be below this (relative to the size of F's terms) to be on it.
 ON_CURVE = 1e-9
@@ -56,11 +62,14 @@ def implicit(
     wrt: Sequence[str] | None = None,
     at: Sequence[str] = (),
     budget: float = 5.0,
+    order: int = 1,
 ) -> ImplicitResult:
-    """d(dependent)/d(each other variable) on the curve or surface ``equation``.
+    """d(dependent)/d(each other variable) on the curve or surface ``equation``; with
+    ``order=2``, the second derivative by the one other variable (or the one of ``wrt``).
 
     Raises:
-        InputError: not an equation, an unknown variable, a point not on the curve.
+        InputError: not an equation, an unknown variable, a point not on the curve, an
+            order above 2, or order 2 with several variables to differentiate by.
         UndefinedError: at the point, ∂F/∂(dependent) = 0 (a vertical tangent) or F is
             undefined.
 
@@ -76,6 +85,7 @@ def implicit(
     others = [v for v in source_names(graph, wrt) if v != dependent]
     if not others:
         raise InputError(f"the equation has no variable besides {dependent} to differentiate by")
+    _offered(order, others)
     deadline = time.monotonic() + budget
     d = "d" if len(graph.variables) == 2 else "∂"
     entries: list[Entry] = []
@@ -91,22 +101,30 @@ def implicit(
         _determines(gradient[dependent], equation, dependent)
         for k, x in enumerate(others):
             raw = -gradient[x] / gradient[dependent]
+            if order == 2:
+                raw = _second(raw, x, dependent)
             share = (deadline - time.monotonic()) / (len(others) - k)
             form = simplest(raw, share)
             if form.note:
                 notes.append(form.note)
-            entries.append(Entry(f"{d}{dependent}/{d}{x}", (x,), raw, form, dependent))
+            if order == 2 and (reduced := _on_curve(form.expr, function)) is not None:
+                notes.append(
+                    f"on the curve, d²{dependent}/d{x}² = {user_text(reduced)} (the numerator "
+                    f"reduced by the equation: equal wherever {equation} holds)"
+                )
+            label = f"{d}{dependent}/{d}{x}" if order == 1 else f"{d}²{dependent}/{d}{x}²"
+            entries.append(Entry(label, (x,) * order, raw, form, dependent))
     check = (
         verify(
             graph,
             entries,
-            lambda points: _tape_slopes(graph, dependent, others, points),
+            lambda points: _tape_slopes(graph, dependent, others, points, order),
             max(deadline - time.monotonic(), 1.0),
         )
         if entries
         else Verification("unverified", 0, "there is no symbolic answer to verify")
     )
-    values = _at_point(graph, equation, dependent, others, at, d) if at else None
+    values = _at_point(graph, equation, dependent, others, at, order) if at else None
     return ImplicitResult(
         equation, dependent, tuple(others), function, entries, check, values, notes
     )
@@ -128,13 +146,73 @@ def _determines(slope: Any, equation: str, dependent: str) -> None:
         )
 
 
-def _tape_slopes(graph: Graph, dependent: str, others, points: Points):
-    """-F_x / F_y from the tape at the points, and where it is defined."""
-    run = gradient_at(graph, points, [*others, dependent], Options(check=False, strict=False))[0]
+def _offered(order: int, others: Sequence[str]) -> None:
+    """Refuse what is not offered: an order above 2, or d² with several variables.
+
+    >>> _offered(3, ["x"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gradcalc.core.errors.InputError: --implicit gives dy/dx and d²y/dx² (--order 1 or 2), ...
+    """
+    if order > 2:
+        raise InputError(
+            f"--implicit gives dy/dx and d²y/dx² (--order 1 or 2), not --order {order}"
+        )
+    if order == 2 and len(others) > 1:
+        raise InputError(
+            f"--order 2 with --implicit differentiates by one variable; this equation has "
+            f"{', '.join(others)}: choose one with --wrt"
+        )
+
+
+def _second(slope: Any, x: str, dependent: str) -> Any:
+    """d/dx of the slope y'(x, y) along the curve: ∂y'/∂x + ∂y'/∂y · y'."""
+    from gradcalc.symbolic.translate.derivative import derivative, symbol
+
+    return derivative(slope, symbol(x)) + derivative(slope, symbol(dependent)) * slope
+
+
+def _on_curve(expr: Any, function: Any) -> Any | None:
+    """``expr`` with its numerator reduced modulo the curve's polynomial F, when that is
+    shorter: N = q·F + r, so N/D = r/D wherever F = 0 (polynomial F and N only).
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> _on_curve(-(x**2 + y**2) / y**3, x**2 + y**2 - 25)
+    -25/y**3
+    """
+    import sympy as sp
+
+    names = sorted(function.free_symbols, key=str)
+    numerator, denominator = sp.fraction(sp.together(expr))
+    if not (numerator.is_polynomial(*names) and function.is_polynomial(*names)):
+        return None
+    try:
+        with time_limit(1.0):
+            _, rest = sp.reduced(sp.expand(numerator), [sp.expand(function)], *names)
+            reduced = sp.factor(rest) / sp.factor(denominator)
+    except (CheckTimeout, sp.PolynomialError, ValueError):
+        return None
+    return reduced if sp.count_ops(reduced) < sp.count_ops(expr) else None
+
+
+def _tape_slopes(graph: Graph, dependent: str, others, points: Points, order: int = 1):
+    """-F_x / F_y (order 2: -(F_xx + 2 F_xy y' + F_yy y'^2) / F_y) from the tape at the
+    points, and where it is defined."""
+    options = Options(check=False, strict=False)
+    sources = [*others, dependent]
+    run = (gradient_at if order == 1 else hessian_at)(graph, points, sources, options)
+    run = run[0] if order == 1 else run
     shape = np.shape(points.arrays[graph.variables[0]])
     fy = np.broadcast_to(_column(run.gradient[dependent]), shape)
     with np.errstate(all="ignore"):
         values = [-np.broadcast_to(_column(run.gradient[x]), shape) / fy for x in others]
+        if order == 2:
+            h = [
+                [np.broadcast_to(_column(run.matrix[i, j]), shape) for j in (0, 1)] for i in (0, 1)
+            ]
+            slope = values[0]
+            values = [-(h[0][0] + 2 * h[0][1] * slope + h[1][1] * slope**2) / fy]
     defined = ~np.broadcast_to(run.undefined, shape) & np.all(np.isfinite(values), axis=0)
     return values, defined
 
@@ -143,8 +221,8 @@ def _column(value: np.ndarray | None) -> np.ndarray:
     return np.asarray(0.0 if value is None else value, dtype=float)
 
 
-def _at_point(graph: Graph, equation: str, dependent: str, others, at, d) -> dict[str, float]:
-    """The slopes at one point on the curve, from the tape."""
+def _at_point(graph: Graph, equation: str, dependent: str, others, at, order) -> dict[str, float]:
+    """The derivatives at one point on the curve, from the tape."""
     points = parse_at(list(at))
     if points.count != 1:
         raise InputError("give one point (one --at) for the value of the derivative")
@@ -159,10 +237,15 @@ def _at_point(graph: Graph, equation: str, dependent: str, others, at, d) -> dic
             f"the point {points.label(0)} is not on the curve {equation}: "
             f"left - right = {residual:.10g} there"
         )
-    fy = float(_column(run.gradient[dependent]))
-    if fy == 0:
+    d = "d" if len(graph.variables) == 2 else "∂"
+    if float(_column(run.gradient[dependent])) == 0:
         raise UndefinedError(
             f"{d}{dependent}/{d}{others[0]} is undefined at {points.label(0)}: "
             f"∂F/∂{dependent} = 0 there (a vertical tangent, or a singular point)"
         )
-    return {f"{d}{dependent}/{d}{x}": -float(_column(run.gradient[x])) / fy for x in others}
+    values, _ = _tape_slopes(graph, dependent, others, points, order)
+    power = "" if order == 1 else "²"
+    return {
+        f"{d}{power}{dependent}/{d}{x}{power}": float(np.ravel(v)[0])
+        for x, v in zip(others, values)
+    }

@@ -56,7 +56,9 @@ def diff(
         from gradcalc.render.views.pointfree import ImplicitView
 
         reading = read(text, equation=True)
-        result = differentiate_implicitly(text, implicit, names(wrt), at or [], check_timeout)
+        result = differentiate_implicitly(
+            text, implicit, names(wrt), at or [], check_timeout, order
+        )
         show_read(context, ImplicitView(latex), result, output, [reading])
         values = [] if result.values is None else list(result.values.values())
         return status(result.verification.status, undefined_values(values))
