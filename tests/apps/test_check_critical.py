@@ -104,6 +104,19 @@ def test_a_critical_point_outside_the_region_asked_about_is_wrong() -> None:
     assert [v.ok for v in check_critical("x^3 - 3x", "{1}", "x=1..3")] == [True]
 
 
+def test_a_decimal_near_a_critical_point_is_undecided_and_not_also_missing() -> None:
+    # x^4 - 4x^2: f' = 4x(x^2 - 2), critical points 0 and ±sqrt(2)
+    verdicts = check_critical("x^4 - 4x^2", "{0, 1.41421, -1.41421}")
+    assert [(v.component, v.ok) for v in verdicts] == [
+        ("point 1", True),
+        ("point 2", None),
+        ("point 3", None),
+    ]
+    assert "sqrt(2)" in verdicts[1].correct and "-sqrt(2)" in verdicts[2].correct
+    left_out = check_critical("x^4 - 4x^2", "{0, 1.41421}")  # -sqrt(2) is still missing
+    assert [v.component for v in left_out] == ["point 1", "point 2", "missing"]
+
+
 def test_a_continuum_cannot_be_listed() -> None:
     verdicts = check_critical("(x - y)^2", "{(0, 0)}")
     assert verdicts[0].ok is True  # (0, 0) is critical

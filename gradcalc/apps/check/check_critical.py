@@ -71,6 +71,8 @@ def check_critical(
         verdict = _judge_point(label, shown, truth, exact, gradient, names, result)
         if region is not None and verdict.ok is not False:
             verdict = _outside(verdict, exact, result.region) or verdict
+        if verdict.ok is None:  # close to a critical point: undecided, not also missing
+            matched.update(j for j, p in enumerate(result.points) if _within(exact, p, names, NEAR))
         verdicts.append(verdict)
     left_out = [p for j, p in enumerate(result.points) if j not in matched]
     if result.method == "exact":
