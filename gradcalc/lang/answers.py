@@ -213,6 +213,18 @@ def _entries(items: Sequence[str], text: str) -> tuple[str, ...]:
     return entries
 
 
+def one_group(text: str) -> bool:
+    """Whether ``text`` is one bracketed vector or matrix: ``(4, 1)``, ``[4, 1]``,
+    ``<4, 1>``, ``[[2, 0], [0, 2]]`` -- not ``(1/3)*2, 4``.
+
+    >>> one_group(" <4, 1>"), one_group("[[2, 0], [0, 2]]"), one_group("(1/3)*2, 4")
+    (True, True, False)
+    """
+    inner = text.strip()
+    angled = inner.startswith("<") and inner.endswith(">")
+    return angled or any(_wrapped(inner, opening) for opening in "([")
+
+
 def _wrapped(text: str, opening: str) -> bool:
     """Whether ``text`` is one bracketed group: ``[a, b]`` but not ``[a] + [b]``."""
     if not (text.startswith(opening) and text.endswith(_OPEN[opening])):

@@ -105,7 +105,10 @@ def test_numbers_exact_and_within_tolerance() -> None:
         (lambda: check_answers("x*y", ["y"]), "1 answer given; 2 needed"),
         (lambda: check_answers("x^2*y", ["2xy, x^2"]), "for a product write x*y"),
         (lambda: check_answers("x", ["t"]), "uses t, which is not a variable"),
-        (lambda: check_answers("x*y", {"z": "1", "x": "y"}), "name one of x, y"),
+        (
+            lambda: check_answers("x*y", {"z": "1", "x": "y"}),
+            "--answer z=...: name one of the derivatives asked for (fx, fy",
+        ),
         (lambda: check_answers("x", ["__import__('os')"]), "not allowed"),
     ],
 )
@@ -409,3 +412,41 @@ def test_a_jacobian_at_a_point_and_a_named_vector_function(cli) -> None:
 def test_a_jacobian_answer_of_the_wrong_shape_is_refused(answer, message) -> None:
     with pytest.raises(InputError, match=re.escape(message)):
         check_answers("r*cos(t), r*sin(t)", answer)
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ["fx = 2x y", "fy = x^2"],
+        ["f_x = 2x y, f_y = x^2"],
+        ["fy = x^2", "fx = 2x y"],
+    ],
+)
+def test_answers_named_with_subscripts(answers: list[str]) -> None:
+    assert [(v.component, v.ok) for v in check_answers("x^2 y", answers)] == [
+        ("∂f/∂x", True),
+        ("∂f/∂y", True),
+    ]
+
+
+def test_hessian_answers_named_with_subscripts_say_their_order() -> None:
+    # x^2 y: fxx = 2y, fxy = fyx = 2x, fyy = 0 (by hand)
+    verdicts = check_answers("x^2 y", ["fxx = 2y, fxy = 2x, fyy = 1"])
+    assert [v.ok for v in verdicts] == [True, True, True, False]
+    assert [v.ok for v in check_answers("g(x, y) = x^2 y", ["gx = 2x y", "gy = x^2"])] == [True] * 2
+
+
+@pytest.mark.parametrize("numbers", ["(4, 1)", "[4, 1]", "<4, 1>", "4, 1", " ( 4 , 1 ) "])
+def test_expected_numbers_as_a_vector_however_bracketed(cli, numbers: str) -> None:
+    # d/dx x^2 y = 2xy = 4, d/dy = x^2 = 1 at (1, 2)
+    result = cli("check", "x^2 y", "--at", "x=1,y=2", "--expect", numbers, "--format", "json")
+    assert result.exit_code == ExitCode.OK, result.output
+    wrong = cli("check", "x^2 y", "--at", "x=1,y=2", "--expect", numbers.replace("1", "2"))
+    assert wrong.exit_code == ExitCode.CHECK_FAILED
+
+
+def test_expected_hessian_numbers_as_a_matrix() -> None:
+    right = check_expect("x^2 + x y", ["x=1,y=2"], ["[[2, 1], [1, 0]]"])
+    assert [v.ok for v in right] == [True] * 4
+    with pytest.raises(InputError, match="but --order 1 asks for the gradient"):
+        check_expect("x^2 + x y", ["x=1,y=2"], ["[[2, 1], [1, 0]]"], order=1)

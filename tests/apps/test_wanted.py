@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradcalc.apps.check.wanted import Target, components
+from gradcalc.apps.check.wanted import Target, components, named, named_order, subscripts
 from gradcalc.core.errors import InputError
 from gradcalc.engine.run.api import compile_expression
 
@@ -49,3 +49,34 @@ def test_a_jacobian_row_differentiates_its_own_output() -> None:
 def test_questions_without_one_answer_are_refused(expression, order, message) -> None:
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         components(compile_expression(expression), Target("", None, order))
+
+
+@pytest.mark.parametrize(
+    ("name", "variables", "said"),
+    [
+        ("fx", ["x", "y"], ("x",)),
+        ("f_y", ["x", "y"], ("y",)),
+        ("fxy", ["x", "y"], ("x", "y")),
+        ("f_x_y", ["x", "y"], ("x", "y")),
+        ("fw1w2", ["w1", "w2"], ("w1", "w2")),
+        ("fw12", ["w1", "w12"], ("w12",)),  # the longest variable first
+        ("x", ["x", "y"], ("x",)),
+        ("fz", ["x", "y"], None),
+        ("gx", ["x"], None),
+        ("f", ["x"], None),
+    ],
+)
+def test_subscripted_names_as_students_write_partials(name, variables, said) -> None:
+    assert subscripts(name, "f", variables) == said
+
+
+def test_named_answers_in_the_order_asked_with_a_mixed_partial_given_once() -> None:
+    hessian = components(compile_expression("x^2*y"), Target("", None, 2))
+    given = {"fyy": "0", "fxy": "2x", "fxx": "2y"}
+    assert named(given, hessian, "f") == ["2y", "2x", "2x", "0"]
+    with pytest.raises(InputError, match=r"no answer given for ∂²f/∂y∂y \(add --answer fyy="):
+        named({"fxx": "2y", "fxy": "2x"}, hessian, "f")
+    with pytest.raises(InputError, match="name one of the derivatives asked for"):
+        named({"fx": "2x y"}, hessian, "f")
+    assert named_order(given, "f", ["x", "y"]) == 2
+    assert named_order({"fx": "1", "fxy": "0"}, "f", ["x", "y"]) == 1  # mixed: as asked

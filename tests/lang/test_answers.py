@@ -8,7 +8,7 @@ import re
 import pytest
 
 from gradcalc.core.errors import InputError
-from gradcalc.lang.answers import answer_form, points_of, shape_of
+from gradcalc.lang.answers import answer_form, one_group, points_of, shape_of
 
 
 @pytest.mark.parametrize(
@@ -110,3 +110,19 @@ def test_answers_as_students_head_them(answers, order, form) -> None:
 def test_an_answer_head_that_says_another_question_is_refused(answers, order, message) -> None:
     with pytest.raises(InputError, match=re.escape(message)):
         answer_form(answers, order)
+
+
+@pytest.mark.parametrize(
+    ("text", "one"),
+    [
+        ("(4, 1)", True),
+        ("<4, 1>", True),
+        ("[[2, 0], [0, 2]]", True),
+        ("(1/3)*2, 4", False),
+        ("(1) + (2)", False),
+        ("4, 1", False),
+        ("[4] , [1]", False),
+    ],
+)
+def test_one_group(text: str, one: bool) -> None:
+    assert one_group(text) is one

@@ -23,7 +23,7 @@ import numpy as np
 from gradcalc.apps.check.coverage import PROVEN, cover
 from gradcalc.apps.check.numbers import answer_value, compare_number, short
 from gradcalc.apps.check.sampling import domain_points
-from gradcalc.apps.check.wanted import Component, Target, components
+from gradcalc.apps.check.wanted import Component, Target, components, named, named_order
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
 from gradcalc.engine.evaluate.points import Points, parse_at
@@ -34,7 +34,7 @@ from gradcalc.engine.run.api import (
     gradient_at,
     hessian_at,
 )
-from gradcalc.lang.answers import answer_form, shape_of
+from gradcalc.lang.answers import answer_form, one_group, shape_of
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,
@@ -133,11 +133,12 @@ def check_expect(
     at: Sequence[str],
     expect: Sequence[str],
     wrt: Sequence[str] | None = None,
-    order: int = 1,
+    order: int | None = None,
     rtol: float = RTOL,
     atol: float = ATOL,
 ) -> Verdicts:
-    """Judge numeric answers (``"1/3"``, ``"pi/4"``, ``"sqrt(2)"`` allowed) at one point.
+    """Judge numeric answers (``"1/3"``, ``"pi/4"``, ``"sqrt(2)"`` allowed) at one point:
+    one per derivative, or one vector or matrix of them (``"(4, 1)"``, ``"[[2, 0], [0, 2]]"``).
 
     Raises:
         InputError: no point or several, or the wrong number of answers.
@@ -146,6 +147,9 @@ def check_expect(
         raise InputError("--expect needs exactly one point (--at x=...,y=...)")
     points = parse_at(at)
     graph = compile_expression(expression, points.names)
+    said, order = order, order or 1
+    if len(expect) == 1 and one_group(expect[0]):
+        expect, order = _shaped(expect, graph, wrt, said)
     target = Target(expression, wrt, order)
     wanted = components(graph, target)
     if len(expect) != len(wanted):
@@ -242,9 +246,11 @@ def check_answers(
         answers = answer_form([answers] if isinstance(answers, str) else answers, order)
     if not isinstance(answers, Mapping):
         answers, order = _shaped(answers, graph, wrt, said)
+    elif said is None:  # fxx = ..., fxy = ...: the names say the order
+        order = named_order(answers, graph.target_names[0], source_names(graph, wrt))
     target = Target(expression, wrt, order)
     wanted = components(graph, target)
-    texts = _answer_texts(answers, wanted)
+    texts = _answer_texts(answers, wanted, graph.target_names[0])
     tape = _tape_at(graph, points, target, wanted)  # first: it refuses undefined constants
     try:  # sympy's part, within the request's budget
         with time_limit(patient(BUILD_SECONDS)):
@@ -313,24 +319,14 @@ def _shaped(
     return shape.entries, 2
 
 
-def _answer_texts(answers, wanted: list[Component]) -> list[str]:
+def _answer_texts(answers, wanted: list[Component], function: str) -> list[str]:
     if isinstance(answers, Mapping):
         if any(c.output for c in wanted):
             raise InputError(
                 "answers named by variable are for a function of one output: give a vector "
                 "function's Jacobian row by row, [[∂f1/∂x, ...], [∂f2/∂x, ...]]"
             )
-        order = [c.variables[0] for c in wanted]
-        unknown = [name for name in answers if name not in order]
-        if unknown or any(len(c.variables) != 1 for c in wanted):
-            raise InputError(
-                f"--answer {unknown[0] if unknown else ''}=...: name one of "
-                f"{', '.join(order)} (named answers are for first derivatives)"
-            )
-        missing = [name for name in order if name not in answers]
-        if missing:
-            raise InputError(f"no answer given for ∂/∂{missing[0]} (add --answer {missing[0]}=...)")
-        return [answers[name] for name in order]
+        return named(answers, wanted, function)
     texts = list(answers)
     if len(texts) != len(wanted):
         raise InputError(

@@ -68,12 +68,12 @@ def check_critical(
         matched.update(found)
         truth = _coordinates(result.points[found[0]]) if found else "—"
         label = f"point {k + 1}"
-        verdict = _judge_point(label, shown, truth, exact, gradient, names, result)
-        if region is not None and verdict.ok is not False:
-            verdict = _outside(verdict, exact, result.region) or verdict
-        if verdict.ok is None:  # close to a critical point: undecided, not also missing
+        judged = _judge_point(label, shown, truth, exact, gradient, names, result)
+        if region is not None and judged.ok is not False:
+            judged = _outside(judged, exact, result.region) or judged
+        if judged.ok is None:  # close to a critical point: undecided, not also missing
             matched.update(j for j, p in enumerate(result.points) if _within(exact, p, names, NEAR))
-        verdicts.append(verdict)
+        verdicts.append(judged)
     left_out = [p for j, p in enumerate(result.points) if j not in matched]
     if result.method == "exact":
         verdicts += [_missing(point) for point in left_out]

@@ -9,7 +9,7 @@ gradient, one variable's N-th derivative, the Hessian, or a vector function's Ja
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -17,7 +17,7 @@ from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.evaluate import source_names
 from gradcalc.lang.graph import Graph
 
-__all__ = ["Component", "Target", "components"]
+__all__ = ["Component", "Target", "components", "named", "named_order", "subscripts"]
 
 
 @dataclass(frozen=True)
@@ -77,3 +77,74 @@ def components(graph: Graph, target: Target) -> list[Component]:
 
 def _sup(n: int) -> str:
     return "" if n == 1 else str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def subscripts(name: str, function: str, variables: Sequence[str]) -> tuple[str, ...] | None:
+    """The variables a subscripted name differentiates by, as students write partials:
+    ``fx``, ``f_x``, ``fxy``, ``f_x_y`` (the function's name, then the variables); a bare
+    variable (``x``) is itself. None when ``name`` is not so made.
+
+    >>> subscripts("f_xy", "f", ["x", "y"]), subscripts("fw1", "f", ["w1", "w2"])
+    (('x', 'y'), ('w1',))
+    >>> subscripts("x", "f", ["x", "y"]), subscripts("gx", "f", ["x"])
+    (('x',), None)
+    """
+    if name in variables:
+        return (name,)
+    if not name.startswith(function):
+        return None
+    rest = name[len(function) :]
+    found: list[str] = []
+    longest_first = sorted(variables, key=len, reverse=True)
+    while rest:
+        rest = rest.removeprefix("_").removeprefix(",")
+        head = next((v for v in longest_first if rest.startswith(v)), None)
+        if head is None:
+            return None
+        found.append(head)
+        rest = rest[len(head) :]
+    return tuple(found) or None
+
+
+def named(answers: Mapping[str, str], wanted: list[Component], function: str) -> list[str]:
+    """The answers named by what they differentiate (``x = ...``, ``fx = ...``,
+    ``fxy = ...``), in the order of ``wanted``; a mixed partial given once stands for both
+    orders (``fxy`` for ∂²f/∂y∂x too), and is judged against each.
+
+    >>> named({"fy": "x", "fx": "y"}, [Component("∂f/∂x", ("x",)), Component("∂f/∂y", ("y",))], "f")
+    ['y', 'x']
+
+    Raises:
+        InputError: a name that is no wanted derivative, or a derivative left without one.
+    """
+    variables = sorted({v for c in wanted for v in c.variables})
+    given: dict[tuple[str, ...], str] = {}
+    for name, text in answers.items():
+        said = subscripts(name, function, variables)
+        if said is None or said not in {c.variables for c in wanted}:
+            examples = ", ".join(function + "".join(c.variables) for c in wanted[:3])
+            raise InputError(
+                f"--answer {name}=...: name one of the derivatives asked for ({examples}; "
+                f"d{function}/d{wanted[0].variables[0]} = ... works too)"
+            )
+        given[said] = text
+    texts = []
+    for c in wanted:
+        mine = given.get(c.variables, given.get(c.variables[::-1]))
+        if mine is None:
+            raise InputError(
+                f"no answer given for {c.label} (add --answer {function}{''.join(c.variables)}=...)"
+            )
+        texts.append(mine)
+    return texts
+
+
+def named_order(answers: Mapping[str, str], function: str, variables: Sequence[str]) -> int:
+    """The order named answers say, when every name says the same one (``fxx``, ``fxy``:
+    2), else 1.
+
+    >>> named_order({"fxx": "2", "f_xy": "0"}, "f", ["x", "y"]), named_order({"x": "1"}, "f", ["x"])
+    (2, 1)
+    """
+    orders = {len(subscripts(n, function, variables) or ()) for n in answers}
+    return orders.pop() if len(orders) == 1 and 0 not in orders else 1

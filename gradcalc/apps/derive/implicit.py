@@ -28,8 +28,10 @@ import numpy as np
 
 from gradcalc.apps.derive.diff import Entry, Verification, verify
 from gradcalc.core.errors import InputError, UndefinedError
+from gradcalc.engine.evaluate.beyond import HessianResult
 from gradcalc.engine.evaluate.evaluate import source_names
 from gradcalc.engine.evaluate.points import Points, parse_at
+from gradcalc.engine.evaluate.results import GradResult
 from gradcalc.engine.run.api import Options, gradient_at, hessian_at
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_equation
@@ -201,13 +203,16 @@ def _tape_slopes(graph: Graph, dependent: str, others, points: Points, order: in
     points, and where it is defined."""
     options = Options(check=False, strict=False)
     sources = [*others, dependent]
-    run = (gradient_at if order == 1 else hessian_at)(graph, points, sources, options)
-    run = run[0] if order == 1 else run
+    run: GradResult = (
+        gradient_at(graph, points, sources, options)[0]
+        if order == 1
+        else hessian_at(graph, points, sources, options)
+    )
     shape = np.shape(points.arrays[graph.variables[0]])
     fy = np.broadcast_to(_column(run.gradient[dependent]), shape)
     with np.errstate(all="ignore"):
         values = [-np.broadcast_to(_column(run.gradient[x]), shape) / fy for x in others]
-        if order == 2:
+        if isinstance(run, HessianResult):
             h = [
                 [np.broadcast_to(_column(run.matrix[i, j]), shape) for j in (0, 1)] for i in (0, 1)
             ]

@@ -112,12 +112,12 @@ def check(
     text = expression_text(expression, None)
     at = named_at(at, text)
     if expect is not None:
+        from gradcalc.lang.answers import one_group
         from gradcalc.lang.literals import split_top_level
 
         tolerance = (answers.RTOL if rtol is None else rtol, answers.ATOL if atol is None else atol)
-        verdicts = answers.check_expect(
-            text, at or [], split_top_level(expect), names(wrt), order or 1, *tolerance
-        )
+        numbers = [expect] if one_group(expect) else split_top_level(expect)
+        verdicts = answers.check_expect(text, at or [], numbers, names(wrt), order, *tolerance)
     elif rtol is not None or atol is not None:
         raise InputError(
             f"{'--rtol' if rtol is not None else '--atol'} is for numbers (--expect): "
