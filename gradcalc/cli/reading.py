@@ -73,13 +73,14 @@ def show_read(
     digits: int | None = None,
     *,
     headed: bool = True,
+    hints: Sequence[str] = (),
     **extra: Any,
 ) -> None:
     """Write ``data`` through ``view`` in ``output`` (:func:`gradcalc.cli.console.show`)
     with the reading of ``readings[0]`` and the warnings of all ``readings`` (an expression
-    and its answers, a model) -- at the top of a human format (:data:`HEADED`; unless
-    ``headed`` is False: the view shows them itself), else as JSON fields and on stderr --
-    and the JSON fields ``extra``.
+    and its answers, a model) and the result's ``hints`` -- at the top of a human format
+    (:data:`HEADED`; unless ``headed`` is False: the view shows them itself), else as JSON
+    fields and on stderr -- and the JSON fields ``extra``.
 
     >>> from gradcalc.cli.context import AppContext
     >>> from gradcalc.lang.intake import read
@@ -92,7 +93,7 @@ def show_read(
     from gradcalc.cli.console import show
     from gradcalc.lang.intake import read_all
 
-    warnings = read_all(readings)
+    warnings = [*read_all(readings), *hints]
     if output in HEADED:
         if headed:
             _heading(context, output, [readings[0].heading(), *(f"warning: {w}" for w in warnings)])

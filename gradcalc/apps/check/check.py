@@ -22,6 +22,7 @@ import numpy as np
 
 from gradcalc.apps.check.coverage import PROVEN, cover
 from gradcalc.apps.check.numbers import answer_value, compare_number, short
+from gradcalc.apps.check.orders import order_hints
 from gradcalc.apps.check.sampling import domain_points
 from gradcalc.apps.check.wanted import Component, Target, components, named, named_order
 from gradcalc.core.errors import InputError, UndefinedError
@@ -114,6 +115,7 @@ class Verdicts(list):
         self.expression, self.at = expression, list(at)
         self.question = question  # what was answered, when not the derivative of f
         self.equation = equation  # the expression is an equation (left = right)
+        self.hints: list[str] = []  # shown as warnings: the answer right in another order
 
     def _repr_html_(self) -> str:
         from gradcalc.lang.intake import read
@@ -121,7 +123,8 @@ class Verdicts(list):
         from gradcalc.render.views.verdicts import VerdictView
 
         reading = read(self.expression, equation=self.equation)
-        view = VerdictView(self.expression, self.at, False, reading, warnings=[*reading.warnings])
+        warnings = [*reading.warnings, *self.hints]
+        view = VerdictView(self.expression, self.at, False, reading, warnings=warnings)
         return to_html(view.tables(self, None, False, False))
 
 
@@ -180,7 +183,14 @@ def check_expect(
                 latex_name=latex_label(graph.target_names[output], variables),
             )
         )
-    return Verdicts(verdicts, expression, at)
+    result = Verdicts(verdicts, expression, at)
+    if wrt is None and target.order == 1 and len(graph.target_names) == 1:
+        result.hints = order_hints(
+            result,
+            [c.variables[0] for c in wanted],
+            lambda order: check_expect(expression, at, expect, order, 1, rtol, atol),
+        )
+    return result
 
 
 def _tape_values(
@@ -268,7 +278,14 @@ def check_answers(
         verdict.latex = _latex(truth, None)
         verdict.latex_name = latex_label(graph.target_names[output], variables)
         verdicts.append(verdict)
-    return Verdicts(verdicts, expression, at)
+    result = Verdicts(verdicts, expression, at)
+    if wrt is None and order == 1 and len(graph.target_names) == 1 and texts == answers:
+        result.hints = order_hints(
+            result,
+            [c.variables[0] for c in wanted],
+            lambda order: check_answers(expression, texts, order, 1, at),
+        )
+    return result
 
 
 def _shaped(

@@ -117,6 +117,7 @@ def check(
 
         tolerance = (answers.RTOL if rtol is None else rtol, answers.ATOL if atol is None else atol)
         numbers = [expect] if one_group(expect) else split_top_level(expect)
+        numbers = [number.strip() for number in numbers]
         verdicts = answers.check_expect(text, at or [], numbers, names(wrt), order, *tolerance)
     elif rtol is not None or atol is not None:
         raise InputError(
@@ -129,9 +130,10 @@ def check(
     else:
         verdicts = answers.check_answers(text, answer or [], names(wrt), order, at or [])
     read = _readings(text, verdicts, answer is not None, implicit is not None, critical)
-    warnings = list(read_all(read[2]))
+    hints = getattr(verdicts, "hints", [])  # the answer right in another variable order
+    warnings = [*read_all(read[2]), *hints]
     view = VerdictView(text, at, latex, read[0], read[1], warnings)
-    show_read(context, view, verdicts, output, read[2], headed=False)
+    show_read(context, view, verdicts, output, read[2], headed=False, hints=hints)
     ok = [v.ok for v in verdicts]
     return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
 
