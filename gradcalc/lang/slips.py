@@ -10,6 +10,8 @@ display text.
 ('sin(x)', None, None)
 >>> juxtaposed("xy"), juxtaposed("mu"), juxtaposed("w1")
 ('x·y', None, None)
+>>> run_together("xsinx"), run_together("sinxcosx"), run_together("sintheta")
+('x·sin(x)', 'sin(x)·cos(x)', 'sin(theta)')
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from collections.abc import Iterable, Sequence
 from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.lang.literals import CONSTANTS
 
-__all__ = ["glued_function", "inverse_power", "juxtaposed", "likely_name", "name_warnings"]
+__all__ = [
+    "glued_function",
+    "inverse_power",
+    "juxtaposed",
+    "likely_name",
+    "name_warnings",
+    "run_together",
+]
 
 #: Function names longest first, so that ``sinhx`` is ``sinh(x)``, not ``sin(hx)``.
 _BY_LENGTH = sorted(FUNCTION_NAMES, key=len, reverse=True)
@@ -29,6 +38,14 @@ _BY_LENGTH = sorted(FUNCTION_NAMES, key=len, reverse=True)
 _ARGUMENT = re.compile(r"[0-9]*[A-Za-z][0-9]?")
 #: Two- and three-letter names that are one name by convention (Greek letters and the like).
 _WORDS = frozenset(("mu", "nu", "xi", "phi", "psi", "chi", "eta", "rho", "tau", "eps", "lam"))
+#: Names a run-together name may hold whole (``sintheta``): Greek letters spelt out.
+_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "theta", "lambda", "sigma", "omega")
+#: One factor of a run-together name: a coefficient, then a Greek letter or one variable
+#: letter with its index digits (``2x``, ``theta``, ``w1``).
+_PIECE = re.compile(rf"([0-9]*)({'|'.join(_GREEK + tuple(sorted(_WORDS)))}|[A-Za-z][0-9]*)")
+#: A function's glued argument, and the factors before the first function, hold at most so
+#: many pieces (``sinxy`` is sin(x·y); ``expand`` is a name).
+_MOST_PIECES = 2
 
 
 def glued_function(name: str) -> str | None:
@@ -65,6 +82,41 @@ def juxtaposed(name: str) -> str | None:
     return "·".join(name)
 
 
+def run_together(name: str) -> str | None:
+    """The product a name most likely means when it runs functions and their arguments
+    together (``xsinx`` -> ``x·sin(x)``, ``sinxcosx`` -> ``sin(x)·cos(x)``, ``lnxy`` ->
+    ``ln(x·y)``): every function has a glued argument, and each argument (and what comes
+    before the first function) is at most two pieces. None for anything else.
+
+    >>> [run_together(n) for n in ("xlnx", "sinxy", "x2sinx", "sin2xcosx")]
+    ['x·ln(x)', 'sin(x·y)', 'x2·sin(x)', 'sin(2·x)·cos(x)']
+    >>> [run_together(n) for n in ("expand", "rate", "sin", "cosx_1", "sinxyz", "xy")]
+    [None, None, None, None, None, None]
+    """
+    if name in FUNCTION_NAMES or name in CONSTANTS or not (name.isascii() and name.isalnum()):
+        return None
+    groups: list[tuple[str | None, list[str]]] = [(None, [])]  # (function, its pieces)
+    at = 0
+    while at < len(name):
+        function = next((f for f in _BY_LENGTH if name.startswith(f, at)), None)
+        if function is not None:
+            groups.append((function, []))
+            at += len(function)
+            continue
+        piece = _PIECE.match(name, at)
+        if piece is None:
+            return None
+        digits, letters = piece.groups()
+        groups[-1][1].append(f"{digits}·{letters}" if digits and letters else piece[0])
+        at = piece.end()
+    lead, calls = groups[0][1], groups[1:]
+    if not calls or len(lead) > _MOST_PIECES:
+        return None
+    if any(not pieces or len(pieces) > _MOST_PIECES for _, pieces in calls):
+        return None
+    return "·".join([*lead, *(f"{f}({'·'.join(pieces)})" for f, pieces in calls)])
+
+
 _ONE_NAME = "{} is read as one name, a variable; if you mean "
 
 
@@ -88,11 +140,12 @@ def name_warnings(names: Iterable[str], given: Iterable[str] = ()) -> list[str]:
         if call is not None:
             found.append(f"{_ONE_NAME.format(name)}{call}, write {call}")
             continue
-        product = juxtaposed(name)
+        product = juxtaposed(name) or run_together(name)
         if product is not None:
             written = product.replace("·", "*")
             spaced = product.replace("·", " ")
-            found.append(f"{_ONE_NAME.format(name)}{product}, write {written} (or {spaced})")
+            also = f" (or {spaced})" if spaced != written else ""
+            found.append(f"{_ONE_NAME.format(name)}{product}, write {written}{also}")
     return found
 
 
@@ -124,9 +177,9 @@ def likely_name(missing: str, given: Sequence[str]) -> str:
     >>> likely_name("xy", ["x", "y"]), likely_name("y", ["yy"]), likely_name("q", ["x"])
     ('; did you mean x*y?', '; did you mean y, not yy?', '')
     """
-    call = glued_function(missing)
+    call = glued_function(missing) or run_together(missing)
     if call is not None:
-        return f"; did you mean {call}?"
+        return f"; did you mean {call.replace('·', '*')}?"
     letters = list(missing)
     if len(letters) > 1 and all(letter in given for letter in letters):
         return f"; did you mean {'*'.join(letters)}?"

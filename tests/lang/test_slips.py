@@ -8,7 +8,13 @@ import pytest
 
 from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.lang.intake import read
-from gradcalc.lang.slips import glued_function, inverse_power, juxtaposed, likely_name
+from gradcalc.lang.slips import (
+    glued_function,
+    inverse_power,
+    juxtaposed,
+    likely_name,
+    run_together,
+)
 
 ONE_ARGUMENT = {
     "sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp,
@@ -53,3 +59,38 @@ def test_cos_inverse_is_refused_with_both_readings(cli) -> None:
     done = cli("diff", "cos^-1(x)")
     assert done.exit_code == 2
     assert "arccos(x)" in done.stderr and "1/cos(x)" in done.stderr
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_run_together_name_is_read_back_as_the_product_meant(seed: int) -> None:
+    """Names glued from a factor and one or two calls (``xsinx``, ``sinxcosy``): the
+    suggestion, parsed by gradcalc, computes what the student meant (math, by hand)."""
+    import random
+
+    from gradcalc import grad
+
+    rng = random.Random(seed)
+    point = {"x": 0.3 + rng.random(), "y": 0.2 + rng.random()}
+    lead = rng.choice(["", "x", "y"])
+    calls = [(rng.choice(sorted(ONE_ARGUMENT)), rng.choice(["x", "y", "xy"])) for _ in range(2)]
+    calls = calls[: rng.randint(1, 2)]
+    name = lead + "".join(f + arg for f, arg in calls)
+    meant = (point[lead] if lead else 1.0) * math.prod(
+        ONE_ARGUMENT[f](math.prod(point[v] for v in arg)) for f, arg in calls
+    )
+    suggestion = run_together(name)
+    assert suggestion is not None, name
+    value = grad(suggestion.replace("·", "*"), at=point, check=False).value
+    assert math.isclose(float(value), meant, rel_tol=1e-12), (name, suggestion)
+    (warning,) = read(name).warnings
+    assert warning.startswith(f"{name} is read as one name") and suggestion in warning
+
+
+@pytest.mark.parametrize("name", ["expand", "rate", "theta", "cost_1", "sinxyz", "speed", "x2y"])
+def test_names_that_are_not_run_together(name: str) -> None:
+    assert run_together(name) is None
+
+
+def test_a_missing_run_together_name_suggests_the_product() -> None:
+    assert likely_name("xsinx", ["x"]) == "; did you mean x*sin(x)?"
+    assert likely_name("sinxcosx", ["x"]) == "; did you mean sin(x)*cos(x)?"
