@@ -15,6 +15,7 @@ e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TypeGuard
 
@@ -193,13 +194,31 @@ def _ambiguity(node: Binary, text: str) -> str | None:
             isinstance(power, Binary)
             and exponent is not None
             and divisor  # x^2/0 is no root either
-            and exponent / divisor % 1 != 0  # x^4/2 is no root
+            and _root_like(exponent, divisor)
             and not text[: node.column].rstrip(" \t").endswith(")")  # (x^3)/2 is deliberate
         ):
             read = Binary("div", power, node.right, 0)
             meant = Binary("pow", power.left, Binary("div", power.right, node.right, 0), 0)
             return _warning(read, meant, None, text)
     return None
+
+
+def _root_like(exponent: float, divisor: float) -> bool:
+    """Whether ``x^a/b`` likely means the power x^(a/b): a fraction in lowest terms that
+    is 1/n or has a small denominator (x^1/2, x^1/5, x^2/3, x^3/2) -- not x^4/2, a whole
+    power, nor a coefficient such as x^2/4, x^3/6 or x^2/5.
+
+    >>> [_root_like(a, b) for a, b in ((1, 2), (1, 5), (2, 3), (3, 2), (3, 4))]
+    [True, True, True, True, True]
+    >>> [_root_like(a, b) for a, b in ((4, 2), (2, 4), (3, 6), (2, 12), (2, 5), (0.5, 0))]
+    [False, False, False, False, False, False]
+    """
+    if not divisor or (exponent / divisor) % 1 == 0:
+        return False
+    if exponent % 1 or divisor % 1:  # x^0.5/2: not a fraction of integers, as ever
+        return True
+    a, b = abs(int(exponent)), abs(int(divisor))
+    return math.gcd(a, b) == 1 and (a == 1 or b <= 4)
 
 
 def _warning(

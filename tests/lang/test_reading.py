@@ -94,6 +94,25 @@ def test_read_as_is_canonical_and_reads_back_to_the_same_tree(typed, read) -> No
 
 
 @pytest.mark.parametrize(
+    ("typed", "warned"),
+    [
+        ("x^1/2", True),
+        ("x^1/5", True),
+        ("x^2/3", True),
+        ("x^3/2", True),
+        ("x^2/4", False),  # a coefficient: nobody writes x^(1/2) as x^2/4
+        ("x^3/6", False),
+        ("x^2/12", False),
+        ("x^2/5", False),  # (the read-as line shows (x^2)/5 all the same)
+        ("x^4/2", False),
+        ("(x^1)/2", False),
+    ],
+)
+def test_a_power_over_a_number_is_warned_only_when_it_looks_like_a_root(typed, warned) -> None:
+    assert bool(ambiguities(parse_program(typed))) is warned
+
+
+@pytest.mark.parametrize(
     ("pasted", "ascii_text"),
     [
         ("3x² − 2·x×y", "3x^2 - 2*x*y"),
