@@ -29,6 +29,7 @@ OWN_WORDS = {
     "--implicit": "diff differentiates the equation; check judges your dY/dx on it",
     "--in": "critical searches the region; check judges the points in it",
     "--plot": "what is drawn: the fitted curve, or the path downhill",
+    "--at": "diff's is a point on the curve of --implicit only",
 }
 
 

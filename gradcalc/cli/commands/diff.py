@@ -12,7 +12,6 @@ from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import (
     PANELS,
-    At,
     CheckTimeout,
     Expression,
     Order,
@@ -37,7 +36,16 @@ def diff(
             rich_help_panel=PANELS["derivative"],
         ),
     ] = None,
-    at: At = None,
+    at: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--at",
+            metavar="NAME=VALUE,...",
+            help="With --implicit: a point on the curve, for the value there "
+            "(a formula's value at a point is gradcalc grad's).",
+            rich_help_panel=PANELS["point"],
+        ),
+    ] = None,
     output: Annotated[str, output_option("gradcalc.render.views.derivative:DiffView")] = "table",
     latex: Annotated[
         bool,
