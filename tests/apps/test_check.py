@@ -450,3 +450,8 @@ def test_expected_hessian_numbers_as_a_matrix() -> None:
     assert [v.ok for v in right] == [True] * 4
     with pytest.raises(InputError, match="but --order 1 asks for the gradient"):
         check_expect("x^2 + x y", ["x=1,y=2"], ["[[2, 1], [1, 0]]"], order=1)
+
+
+def test_a_constant_has_no_derivative_to_answer() -> None:
+    with pytest.raises(InputError, match="'e\\^e' has no variables to differentiate"):
+        check_answers("e^e", ["0"])

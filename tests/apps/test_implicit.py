@@ -96,6 +96,7 @@ def test_orders_not_offered_are_refused(order, equation, dependent, message) -> 
         ("x^2 + y^2 = 25", "y", ["x=3,y=5"], InputError, "not on the curve"),
         ("x^2 + y^2 = 25", "y", ["x=5,y=0"], UndefinedError, "vertical tangent"),
         ("x^2 + y^2 = 25", "w", [], InputError, "not a variable of the equation"),
+        ("xy = 1", "y", [], InputError, r"\(xy\); xy is read as one name.*write x\*y"),
         ("x^2 + y^2", "y", [], InputError, "not an equation"),
         ("y = 2", "y", [], InputError, "no variable besides y"),
         ("x^2 + y^2 = 25", "y", ["x=3"], InputError, "no value given for y"),

@@ -49,9 +49,12 @@ def components(graph: Graph, target: Target) -> list[Component]:
     ['∂²f/∂x∂x', '∂²f/∂x∂y', '∂²f/∂y∂x', '∂²f/∂y∂y']
 
     Raises:
-        InputError: a higher order of a vector function, or of several variables beyond 2.
+        InputError: no variables, a higher order of a vector function, or of several
+            variables beyond 2.
     """
     names = source_names(graph, target.wrt)
+    if not names:
+        raise InputError(f"{target.expression!r} has no variables to differentiate with respect to")
     if target.order == 1:
         return [
             Component(f"∂{f}/∂{n}", (n,), output)

@@ -35,6 +35,7 @@ from gradcalc.engine.evaluate.results import GradResult
 from gradcalc.engine.run.api import Options, gradient_at, hessian_at
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_equation
+from gradcalc.lang.slips import name_warnings
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, symbolic_gradient, time_limit
 from gradcalc.symbolic.crosscheck.crosscheck import to_sympy as graph_to_sympy
 from gradcalc.symbolic.crosscheck.simplify import simplest
@@ -80,9 +81,10 @@ def implicit(
     """
     graph = lower(parse_equation(equation))
     if dependent not in graph.variables:
+        slips = [w for w in name_warnings(graph.variables) if dependent in w.split(" ")[0]]
         raise InputError(
             f"--implicit {dependent}: not a variable of the equation "
-            f"({', '.join(graph.variables) or 'none'})"
+            f"({', '.join(graph.variables) or 'none'})" + "".join(f"; {w}" for w in slips)
         )
     others = [v for v in source_names(graph, wrt) if v != dependent]
     if not others:
