@@ -231,3 +231,11 @@ def test_the_derivative_of_a_step_of_anything_is_zero_off_its_jumps() -> None:
 def test_reciprocal_trig_of_hyperbolic_arguments_is_verified(text: str) -> None:
     result = differentiate(text, budget=60.0)
     assert result.verification.status == "verified", result.verification.detail
+
+
+def test_the_function_line_names_every_variable_though_only_some_are_differentiated() -> None:
+    from gradcalc.render.views.derivative import function_line
+
+    result = differentiate("x^2*y", ["y"])
+    assert [e.label for e in result.entries] == ["∂f/∂y"]
+    assert function_line(result) == "f(x, y) = x^2*y"  # not f(y) = x^2*y

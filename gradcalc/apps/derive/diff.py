@@ -128,6 +128,7 @@ class DiffResult:
     determinant: Entry | None
     verification: Verification
     notes: list[str] = field(default_factory=list)
+    variables: tuple[str, ...] = ()  # the function's own, of which ``sources`` are some
 
     @property
     def ok(self) -> bool | None:
@@ -191,6 +192,7 @@ def differentiate(
         determinant=determinant,
         verification=Verification("unverified", 0),
         notes=notes,
+        variables=graph.variables,
     )
     result.verification = _verified(graph, result, max(deadline - time.monotonic(), 1.0))
     return result
@@ -350,6 +352,7 @@ def _unfinished(graph, expression, kind, sources, order, notes) -> DiffResult:
         None,
         Verification("unverified", 0, "there is no symbolic answer to verify"),
         notes,
+        graph.variables,
     )
 
 

@@ -28,8 +28,9 @@ def verification_line(result: Any) -> str:
 
 
 def function_line(result: Any) -> str:
-    """``f(x, y) = x^2*y`` (each target of a Jacobian on its own line)."""
-    variables = ", ".join(result.sources)
+    """``f(x, y) = x^2*y`` (each target of a Jacobian on its own line), in all the
+    function's variables, though only some are differentiated by (``--wrt y``)."""
+    variables = ", ".join(result.variables or result.sources)
     return "\n".join(
         f"{name}({variables}) = {user_text(expr)}"
         for name, expr in zip(result.targets, result.function)
