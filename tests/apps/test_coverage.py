@@ -137,3 +137,28 @@ def test_switch_points_lie_on_either_side_of_a_curved_switch() -> None:
     near = coverage.switch_points([x * y - 1000], [x, y], bases)
     sides = np.sign(near["x"] * near["y"] - 1000)
     assert {-1.0, 1.0} <= set(sides.tolist())
+
+
+# functions defined only where x > 0 (sympy: not real for every x < 0), by hand
+HALF_LINE = ["ln(x)", "sqrt(x)", "x^(3/2)", "x^(1/4)", "x*ln(x)"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_answer_that_differs_only_outside_the_domain_is_equivalent(seed: int) -> None:
+    rng = random.Random(seed)
+    c = rng.choice([1, 3, 10**9])
+    f = f"{c}*{rng.choice(HALF_LINE)} + {rng.randint(1, 10**9)}*x^{rng.randint(1, 4)}"
+    truth = str(sp.diff(sp.sympify(f.replace("^", "**").replace("ln", "log")), "x"))
+    truth = truth.replace("**", "^").replace("log", "ln")
+    (inside_only,) = check_answers(f, [f"{truth} + {rng.randint(1, 9)}*step(-x)"])
+    assert inside_only.ok is True and "outside f's domain (proved)" in inside_only.detail, f
+    (wrong,) = check_answers(f, [f"{truth} + step(x - {rng.randint(1, 50)})"])
+    assert wrong.ok is False, f
+
+
+def test_a_piece_inside_the_domain_is_still_judged() -> None:
+    # x^3 and ln(x^2) are defined for x < 0: an answer off there is wrong
+    assert check_answers("x^3", ["3x^2 + step(-x)"])[0].ok is False
+    assert check_answers("ln(x^2)", ["2/abs(x)"])[0].ok is False  # 2/x, not 2/|x|
+    (right,) = check_answers("ln(x)", ["1/abs(x)"])  # 1/|x| = 1/x wherever ln is defined
+    assert right.ok is True and right.basis == "proven"

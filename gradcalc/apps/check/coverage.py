@@ -71,11 +71,55 @@ def cover(
     tested = _test(sides, symbols, regions, points)
     if isinstance(tested, Decision) or decision.ok is None:
         return tested if isinstance(tested, Decision) else decision, ""
-    reason = _gap(pieces, has_pieces(difference), tested, regions)
+    outside = [not mine and _outside_domain(c, graph) for mine, (_, c) in zip(tested, regions)]
+    kept = [(t, r) for t, r, o in zip(tested, regions, outside) if not o]
+    reason = _gap(pieces, has_pieces(difference), [t for t, _ in kept], [r for _, r in kept])
     if reason:
         return Decision(UNDECIDED, "", f"no proof, and {reason}"), ""
-    where = _where(tested, symbols, pieces)
-    return Decision(EQUIVALENT, "high precision", f"{decision.detail}; and at {where}"), where
+    beyond = "".join(
+        f"; {condition} lies outside f's domain (proved), so no answer is judged there"
+        for (_, condition), o in zip(regions, outside)
+        if o
+    )
+    if not kept:  # every other piece proved 0 (pieces.open holds the unproven ones)
+        detail = f"sympy proves the difference is 0 on each piece of f's domain{beyond}"
+        return Decision(EQUIVALENT, "proof", detail), ""
+    where = _where([t for t, _ in kept], symbols, pieces)
+    detail = f"{decision.detail}; and at {where}{beyond}"
+    return Decision(EQUIVALENT, "high precision", detail), where
+
+
+def _outside_domain(condition: Any, graph: Graph) -> bool:
+    """Whether sympy proves f not real on the whole half-line ``condition`` (``x < 0``,
+    ``x > 2``): f(c - t), or f(c + t), is not real for every t > 0. Such a piece of the
+    difference needs no test: the derivative asked about does not exist there.
+
+    >>> import sympy as sp
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> x = sp.Symbol("x", real=True)
+    >>> ln, cube = compile_expression("ln(x)"), compile_expression("x^3")
+    >>> _outside_domain(x < 0, ln), _outside_domain(x < 0, cube), _outside_domain(x > 0, ln)
+    (True, False, False)
+    """
+    import sympy as sp
+
+    from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
+
+    if not isinstance(condition, sp.core.relational.Relational) or condition.rel_op == "==":
+        return False
+    low, high = condition.lts, condition.gts  # low < high (or <=)
+    if isinstance(low, sp.Symbol) and high.is_number:
+        variable, edge, sign = low, high, -1
+    elif isinstance(high, sp.Symbol) and low.is_number:
+        variable, edge, sign = high, low, 1
+    else:
+        return False
+    t = sp.Dummy("t", positive=True)
+    try:
+        function = to_sympy(graph)[graph.targets[0]]
+        return function.subs(variable, edge + sign * t).is_real is False
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def _gap(pieces: Pieces | None, piecewise: bool, tested, regions) -> str:
