@@ -110,3 +110,14 @@ def test_bad_questions(equation, dependent, at, error, message) -> None:
 def test_an_equation_given_to_grad_points_to_implicit_differentiation() -> None:
     with pytest.raises(InputError, match="diff --implicit y"):
         grad("x^2 + y^2 = 25", at={"x": 3, "y": 4})
+
+
+def test_values_at_an_exact_point_on_the_curve_are_exact_too() -> None:
+    # by hand: -x/y = -3/4 at (3, 4); -25/y^3 = -25/(48 sqrt(6)) at (1, sqrt(24))
+    assert implicit("x^2 + y^2 = 25", "y", at=["x=3,y=4"]).exact == {"dy/dx": "-3/4"}
+    second = implicit("x^2 + y^2 = 25", "y", order=2, at=["x=1,y=sqrt(24)"])
+    assert sp.simplify(sp.sympify(second.exact["d²y/dx²"].replace(" ", "*"))
+                       + sp.Rational(25, 48) / sp.sqrt(6)) == 0  # fmt: skip
+    # a point on the curve only to float64's precision has a value, but no exact one
+    near = implicit("x^2 + y^2 = 25", "y", at=["x=1,y=4.898979485566356"])
+    assert near.exact == {} and near.values["dy/dx"] == pytest.approx(-1 / 24**0.5)

@@ -36,7 +36,12 @@ from gradcalc.engine.run.api import Options, gradient_at, hessian_at
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_equation
 from gradcalc.lang.slips import name_warnings
-from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, symbolic_gradient, time_limit
+from gradcalc.symbolic.crosscheck.crosscheck import (
+    CheckTimeout,
+    exact_value,
+    symbolic_gradient,
+    time_limit,
+)
 from gradcalc.symbolic.crosscheck.crosscheck import to_sympy as graph_to_sympy
 from gradcalc.symbolic.crosscheck.simplify import simplest
 from gradcalc.symbolic.translate.notation import user_text
@@ -57,6 +62,7 @@ class ImplicitResult:
     verification: Verification
     values: dict[str, float] | None = None
     notes: list[str] = field(default_factory=list)
+    exact: dict[str, str] = field(default_factory=dict)  # values, when the point is exact
 
 
 def implicit(
@@ -80,19 +86,9 @@ def implicit(
     '(x^2 - 2y)/(2x - y^2)'
     """
     graph = lower(parse_equation(equation))
-    if dependent not in graph.variables:
-        slips = [w for w in name_warnings(graph.variables) if dependent in w.split(" ")[0]]
-        raise InputError(
-            f"--implicit {dependent}: not a variable of the equation "
-            f"({', '.join(graph.variables) or 'none'})" + "".join(f"; {w}" for w in slips)
-        )
-    others = [v for v in source_names(graph, wrt) if v != dependent]
-    if not others:
-        raise InputError(f"the equation has no variable besides {dependent} to differentiate by")
+    others = _others(graph, dependent, wrt)
     _offered(order, others)
     deadline = time.monotonic() + budget
-    d = "d" if len(graph.variables) == 2 else "∂"
-    entries: list[Entry] = []
     notes: list[str] = []
     function = graph_to_sympy(graph)[graph.targets[0]]
     try:
@@ -101,23 +97,11 @@ def implicit(
     except CheckTimeout:
         notes.append(f"budget exceeded: sympy could not differentiate within {budget:g} s")
         gradient = None
+    entries: list[Entry] = []
     if gradient is not None:
         _determines(gradient[dependent], equation, dependent)
-        for k, x in enumerate(others):
-            raw = -gradient[x] / gradient[dependent]
-            if order == 2:
-                raw = _second(raw, x, dependent)
-            share = (deadline - time.monotonic()) / (len(others) - k)
-            form = simplest(raw, share)
-            if form.note:
-                notes.append(form.note)
-            if order == 2 and (reduced := _on_curve(form.expr, function)) is not None:
-                notes.append(
-                    f"on the curve, d²{dependent}/d{x}² = {user_text(reduced)} (the numerator "
-                    f"reduced by the equation: equal wherever {equation} holds)"
-                )
-            label = f"{d}{dependent}/{d}{x}" if order == 1 else f"{d}²{dependent}/{d}{x}²"
-            entries.append(Entry(label, (x,) * order, raw, form, dependent))
+        question = (equation, function, dependent, order, len(graph.variables) == 2)
+        entries = _derivatives(gradient, others, question, deadline, notes)
     check = (
         verify(
             graph,
@@ -129,9 +113,77 @@ def implicit(
         else Verification("unverified", 0, "there is no symbolic answer to verify")
     )
     values = _at_point(graph, equation, dependent, others, at, order) if at else None
+    exact = _exact_at(function, entries, at) if values is not None else {}
     return ImplicitResult(
-        equation, dependent, tuple(others), function, entries, check, values, notes
+        equation, dependent, tuple(others), function, entries, check, values, notes, exact
     )
+
+
+def _others(graph: Graph, dependent: str, wrt: Sequence[str] | None) -> list[str]:
+    """The variables to differentiate by: all but ``dependent`` (or those of ``wrt``)."""
+    if dependent not in graph.variables:
+        slips = [w for w in name_warnings(graph.variables) if dependent in w.split(" ")[0]]
+        raise InputError(
+            f"--implicit {dependent}: not a variable of the equation "
+            f"({', '.join(graph.variables) or 'none'})" + "".join(f"; {w}" for w in slips)
+        )
+    others = [v for v in source_names(graph, wrt) if v != dependent]
+    if not others:
+        raise InputError(f"the equation has no variable besides {dependent} to differentiate by")
+    return others
+
+
+def _derivatives(gradient, others, question, deadline: float, notes: list[str]) -> list[Entry]:
+    """-F_x/F_y for each variable x (order 2: its derivative along the curve), simplified
+    within the time left; a note for each budget run out and each form on the curve."""
+    equation, function, dependent, order, curve = question
+    d = "d" if curve else "∂"
+    entries = []
+    for k, x in enumerate(others):
+        raw = -gradient[x] / gradient[dependent]
+        if order == 2:
+            raw = _second(raw, x, dependent)
+        form = simplest(raw, (deadline - time.monotonic()) / (len(others) - k))
+        if form.note:
+            notes.append(form.note)
+        if order == 2 and (reduced := _on_curve(form.expr, function)) is not None:
+            notes.append(
+                f"on the curve, d²{dependent}/d{x}² = {user_text(reduced)} (the numerator "
+                f"reduced by the equation: equal wherever {equation} holds)"
+            )
+        label = f"{d}{dependent}/{d}{x}" if order == 1 else f"{d}²{dependent}/{d}{x}²"
+        entries.append(Entry(label, (x,) * order, raw, form, dependent))
+    return entries
+
+
+def _exact_at(function: Any, entries: list[Entry], at: Sequence[str]) -> dict[str, str]:
+    """Each derivative's exact value at the point, when its coordinates are exact and sympy
+    proves the point on the curve (F = 0 there, exactly); else none.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> form = simplest(-x / y, 1.0)
+    >>> _exact_at(x**2 + y**2 - 25, [Entry("dy/dx", ("x",), -x / y, form)], ["x=3,y=4"])
+    {'dy/dx': '-3/4'}
+    >>> _exact_at(x**2 + y**2 - 25, [Entry("dy/dx", ("x",), -x / y, form)], ["x=3,y=4.0001"])
+    {}
+    """
+    import sympy as sp
+
+    from gradcalc.symbolic.translate.derivative import symbol
+
+    points = parse_at(list(at))
+    if points.exact is None:
+        return {}
+    try:
+        with time_limit(1.0):
+            point = {symbol(n): exact_value(t) for n, t in points.exact[0].items()}
+            if sp.simplify(function.xreplace(point)) != 0:
+                return {}
+            values = {e.label: sp.simplify(e.expr.xreplace(point)) for e in entries}
+    except (CheckTimeout, InputError, TypeError, ValueError, RecursionError):
+        return {}
+    return {label: user_text(v) for label, v in values.items() if len(user_text(v)) <= 32}
 
 
 def _determines(slope: Any, equation: str, dependent: str) -> None:

@@ -175,7 +175,10 @@ def implicit_lines(result: Any, latex: bool = False) -> list[str]:
         if latex:
             lines.append(f"  LaTeX: {entry.latex}")
     for label, value in (result.values or {}).items():
-        lines.append(f"at the point: {label} = {format_number(value)}")
+        exact = result.exact.get(label)
+        shown = format_number(value)
+        both = f"{exact} ≈ {shown}" if exact is not None and exact != shown else shown
+        lines.append(f"at the point: {label} = {both}")
     lines += ["", verification_line(result)]
     return [*lines, *(f"note: {n}" for n in result.notes)]
 
@@ -194,6 +197,7 @@ def implicit_json(result: Any) -> dict[str, Any]:
         "values": None
         if result.values is None
         else {k: json_number(v) for k, v in result.values.items()},
+        "exact_values": dict(result.exact),
         "verification": {"status": check.status, "points": check.points, "detail": check.detail},
         "notes": list(result.notes),
     }
