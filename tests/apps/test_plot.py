@@ -13,6 +13,7 @@ from gradcalc.apps.plot.plot import (
     contour_plot,
     descent_plot,
     fit_plot,
+    function_plot,
     loss_plot,
     parse_span,
     plot,
@@ -417,3 +418,12 @@ def test_samples_where_f_overflows_are_named_in_a_note() -> None:
     first = float(note.split("x from ")[1].split(" ")[0])
     assert note.startswith("note: f is not a finite number") and 709.78 < first < 716
     assert not tangent_plot("x^2", at={"x": 0.0}).startswith("note")
+
+
+@pytest.mark.parametrize("expression", ["1/x", "x^3", "-x", "sin(x)"])
+def test_no_tick_is_labelled_minus_zero(expression: str) -> None:
+    text = function_plot(expression)
+    assert text is not None
+    y_labels = [line.partition("┤")[0] for line in lines_of(text) if "┤" in line]
+    assert not any(re.fullmatch(r"\s*-0(\.0+)?", label) for label in y_labels), y_labels
+    assert all(t != 0 or str(t) == "0.0" for t in tick_labels(text))

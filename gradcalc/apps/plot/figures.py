@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -246,7 +247,7 @@ def terminal(draw: Callable[[Any], None], frame: Frame) -> str:
         draw(plt)
         plt.xlabel(frame.xlabel)
         plt.ylabel(frame.ylabel)
-        body = plt.uncolorize(plt.build())
+        body = no_negative_zero(plt.uncolorize(plt.build()))
     except (OverflowError, ZeroDivisionError):  # plotext scales to integer rows and columns
         raise InputError(
             "the values to plot span too wide or too narrow a range for a terminal plot "
@@ -255,6 +256,26 @@ def terminal(draw: Callable[[Any], None], frame: Frame) -> str:
     finally:
         plt.clear_figure()
     return f"{fit_width(frame.title, frame.width).center(frame.width)}\n{body}"
+
+
+def no_negative_zero(body: str) -> str:
+    r"""plotext's tick labels with ``-0.0`` (a tick a rounding below 0) written ``0.0``: the
+    y labels (before ``┤``) and the x labels (the line under the frame's ``└``).
+
+    >>> print(no_negative_zero(" -0.0┤⠤⠤\n     └┬─┬\n   -1.0 -0.0"))
+      0.0┤⠤⠤
+         └┬─┬
+       -1.0  0.0
+    """
+    zero = re.compile(r"(?<![\d.])-(0(?:\.0+)?)(?![\d.])")
+    lines = body.split("\n")
+    for k, line in enumerate(lines):
+        if "┤" in line:
+            label, _, rest = line.partition("┤")
+            lines[k] = zero.sub(r" \1", label) + "┤" + rest
+        elif k and "└" in lines[k - 1]:
+            lines[k] = zero.sub(r" \1", line)
+    return "\n".join(lines)
 
 
 def write(out: str, panels: Sequence[tuple[Callable[[Axes], None], Frame]], size: Span) -> None:
