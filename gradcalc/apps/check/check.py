@@ -47,6 +47,7 @@ from gradcalc.symbolic.decide.defined import undefined_at
 from gradcalc.symbolic.decide.equivalence import decide
 from gradcalc.symbolic.decide.patience import patient
 from gradcalc.symbolic.decide.precision import ENOUGH, MAX_TRIED
+from gradcalc.symbolic.decide.realroots import agrees_as_real_root, real_root_reading
 from gradcalc.symbolic.translate.derivative import derivative, symbol
 from gradcalc.symbolic.translate.notation import latex_label, user_text
 
@@ -419,6 +420,16 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
         if not undefined_at(answer_graph, exact_point(k)):
             continue  # a float artefact (exp(-1695) underflowed in a denominator): no witness
         at = ", ".join(f"{n}={short(float(points.arrays[n][k]))}" for n in points.names)
+        if real_root_reading(answer) is not None:  # x^(2/3) at x < 0: a convention
+            point = {symbol(n): v for n, v in exact_point(k).items()}
+            if not agrees_as_real_root(answer, truth, point):
+                continue  # no witness that rests on the convention: the points judge it
+            detail = (
+                f"yours is undefined at {at} with x^(p/q) read as the principal power (as "
+                "gradcalc reads it), and right there with real odd roots: write cbrt(x)^2 "
+                "for the real cube root of x^2, or say which you mean"
+            )
+            return Verdict(label, text, shown, "could not decide", detail)
         detail = f"differs at {at}: yours undefined, correct {short(tape_values[k])}"
         return Verdict(label, text, shown, "not equivalent", detail, evidence="domain")
     common = np.flatnonzero(defined & np.isfinite(yours))
