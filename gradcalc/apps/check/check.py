@@ -340,9 +340,13 @@ def _shaped(
 def _answer_texts(answers, wanted: list[Component], function: str) -> list[str]:
     if isinstance(answers, Mapping):
         if any(c.output for c in wanted):
+            rows: dict[int, list[str]] = {c.output: [] for c in wanted}
+            for c in wanted:
+                rows[c.output].append(c.label)
+            shown = ", ".join(f"[{', '.join(row)}]" for row in rows.values())
             raise InputError(
                 "answers named by variable are for a function of one output: give a vector "
-                "function's Jacobian row by row, [[∂f1/∂x, ...], [∂f2/∂x, ...]]"
+                f"function's Jacobian row by row, [{shown}]"
             )
         return named(answers, wanted, function)
     texts = list(answers)

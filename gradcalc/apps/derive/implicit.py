@@ -297,13 +297,13 @@ def _at_point(graph: Graph, equation: str, dependent: str, others, at, order) ->
             f"left - right = {residual:.10g} there"
         )
     d = "d" if len(graph.variables) == 2 else "∂"
+    power = "" if order == 1 else "²"
     if float(_column(run.gradient[dependent])) == 0:
         raise UndefinedError(
-            f"{d}{dependent}/{d}{others[0]} is undefined at {points.label(0)}: "
+            f"{d}{power}{dependent}/{d}{others[0]}{power} is undefined at {points.label(0)}: "
             f"∂F/∂{dependent} = 0 there (a vertical tangent, or a singular point)"
         )
     values, _ = _tape_slopes(graph, dependent, others, points, order)
-    power = "" if order == 1 else "²"
     return {
         f"{d}{power}{dependent}/{d}{x}{power}": float(np.ravel(v)[0])
         for x, v in zip(others, values)
