@@ -219,8 +219,12 @@ def one_group(text: str) -> bool:
 
     >>> one_group(" <4, 1>"), one_group("[[2, 0], [0, 2]]"), one_group("(1/3)*2, 4")
     (True, True, False)
+
+    Raises:
+        InputError: unbalanced or crossed brackets (``(4, 1``).
     """
     inner = text.strip()
+    _balanced(inner)
     angled = inner.startswith("<") and inner.endswith(">")
     return angled or any(_wrapped(inner, opening) for opening in "([")
 

@@ -126,3 +126,8 @@ def test_an_answer_head_that_says_another_question_is_refused(answers, order, me
 )
 def test_one_group(text: str, one: bool) -> None:
     assert one_group(text) is one
+
+
+def test_one_group_refuses_unbalanced_brackets() -> None:
+    with pytest.raises(InputError, match="'\\(' in '\\(4, 1' is never closed"):
+        one_group("(4, 1")
