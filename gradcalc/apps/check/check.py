@@ -56,6 +56,7 @@ ATOL = 1e-12
 PROOF_SECONDS = 3.0
 DOMAIN_TRIES = 4  # points where the tape finds your answer undefined, confirmed by sympy
 BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
+SHOW_SECONDS = 0.5  # for a shorter form of the right derivative, to show
 
 
 @dataclass
@@ -412,7 +413,7 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     import sympy as sp
 
     answer_graph, answer = mine
-    shown = user_text(truth)
+    shown = _shown(truth)
     points, count = sampled.points, sampled.count
     yours, undefined = _evaluate(answer_graph, points, count)
     defined = np.isfinite(tape_values)
@@ -451,6 +452,27 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     verdict = Verdict(label, text, shown, decision.verdict, detail, evidence=decision.evidence)
     verdict.where = where
     return verdict
+
+
+def _shown(truth: Any) -> str:
+    """The right derivative as shown beside yours: the shortest of sympy's result, its
+    cancelled and factored forms (display only: the verdict is on ``truth`` itself).
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> _shown(sp.diff(sp.atan(y / x), x))
+    '-y/(x^2 + y^2)'
+    """
+    import sympy as sp
+
+    forms = [truth]
+    try:
+        with time_limit(SHOW_SECONDS):
+            forms.append(sp.cancel(truth))
+            forms.append(sp.factor(forms[-1]))
+    except (CheckTimeout, sp.PolynomialError, TypeError, ValueError, RecursionError):
+        pass
+    return min((user_text(form) for form in forms), key=len)
 
 
 def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.ndarray]:
