@@ -24,6 +24,7 @@ from gradcalc.apps.check.coverage import PROVEN, cover
 from gradcalc.apps.check.numbers import answer_value, compare_number, short
 from gradcalc.apps.check.orders import order_hints
 from gradcalc.apps.check.sampling import domain_points
+from gradcalc.apps.check.shown import answer_latex, shortest_form
 from gradcalc.apps.check.wanted import Component, Target, components, named, named_order
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
@@ -56,7 +57,6 @@ ATOL = 1e-12
 PROOF_SECONDS = 3.0
 DOMAIN_TRIES = 4  # points where the tape finds your answer undefined, confirmed by sympy
 BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
-SHOW_SECONDS = 0.5  # for a shorter form of the right derivative, to show
 
 
 @dataclass
@@ -181,7 +181,7 @@ def check_expect(
                 verdict,
                 detail,
                 evidence=evidence,
-                latex=_latex(exact_correct, value),
+                latex=answer_latex(exact_correct, value),
                 latex_name=latex_label(graph.target_names[output], variables),
             )
         )
@@ -277,7 +277,7 @@ def check_answers(
         wanted, texts, correct, tape, yours
     ):
         verdict = _judge(label, text, truth, mine, graph, points, values)
-        verdict.latex = _latex(truth, None)
+        verdict.latex = answer_latex(truth, None)
         verdict.latex_name = latex_label(graph.target_names[output], variables)
         verdicts.append(verdict)
     result = Verdicts(verdicts, expression, at)
@@ -413,7 +413,7 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     import sympy as sp
 
     answer_graph, answer = mine
-    shown = _shown(truth)
+    shown = shortest_form(truth)
     points, count = sampled.points, sampled.count
     yours, undefined = _evaluate(answer_graph, points, count)
     defined = np.isfinite(tape_values)
@@ -454,27 +454,6 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     return verdict
 
 
-def _shown(truth: Any) -> str:
-    """The right derivative as shown beside yours: the shortest of sympy's result, its
-    cancelled and factored forms (display only: the verdict is on ``truth`` itself).
-
-    >>> import sympy as sp
-    >>> x, y = sp.symbols("x y", real=True)
-    >>> _shown(sp.diff(sp.atan(y / x), x))
-    '-y/(x^2 + y^2)'
-    """
-    import sympy as sp
-
-    forms = [truth]
-    try:
-        with time_limit(SHOW_SECONDS):
-            forms.append(sp.cancel(truth))
-            forms.append(sp.factor(forms[-1]))
-    except (CheckTimeout, sp.PolynomialError, TypeError, ValueError, RecursionError):
-        pass
-    return min((user_text(form) for form in forms), key=len)
-
-
 def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.ndarray]:
     """The answer's value at every test point (NaN where it is undefined or not finite),
     and where it is undefined by the registry's domain rules."""
@@ -499,12 +478,3 @@ def _product_hint(graph: Graph) -> str:
         if product:
             return f" ({name} is one name: for a product write {product})"
     return ""
-
-
-def _latex(exact, value: float | None) -> str:
-    import sympy as sp
-
-    if exact is not None:
-        return str(sp.latex(exact))
-    assert value is not None  # the tape's value is given when there is no exact one
-    return short(value)
