@@ -8,6 +8,7 @@ A line is one command (``help`` lists them)::
     grad g at x=1; x=2         of another function (or any expression), at two points
     at x=1, y=2                remember a point: later commands may leave out "at ..."
     hessian / jacobian / explain [FUNCTION] [at POINT]
+    diff [FUNCTION]            the derivative as a formula
     check 2*x*y, x^2           is this the derivative? (anywhere, or at a point)
     expect 4, 1 at x=1, y=2    are these the gradient's numbers at the point?
     set format json            table, json, csv, plain; set tape off; set check off; ...
@@ -60,6 +61,7 @@ HELP = """\
   f(x, y) = x^2*y          the same, naming its variables (in that order)
   grad [F] [at POINT]      the gradient of F (default: the last one defined) at the point;
                            F may also be any expression: grad sin(x) at x=0
+  diff [F]                 the derivative of F as a formula, simplified and verified
   hessian [F] [at POINT]   the Hessian, its eigenvalues and the second-derivative test
   jacobian [F] [at POINT]  the Jacobian of a function with several outputs (f = u*v, u+v)
   explain [F] [at POINT]   the forward pass, the reverse pass and the rules, step by step
@@ -75,21 +77,9 @@ HELP = """\
 A POINT is name=value pairs (x=1, y=pi/4); separate several points with ';'."""
 
 COMMANDS = (
-    "grad",
-    "hessian",
-    "jacobian",
-    "explain",
-    "check",
-    "expect",
-    "at",
-    "use",
-    "list",
-    "ops",
-    "set",
-    "help",
-    "quit",
-    "exit",
-)
+    "grad", "diff", "hessian", "jacobian", "explain", "check", "expect", "at", "use",
+    "list", "ops", "set", "help", "quit", "exit",
+)  # fmt: skip
 
 
 @dataclass
@@ -158,6 +148,7 @@ class Session:
     def _actions(self) -> dict[str, Callable[[str], int]]:
         return {
             "grad": lambda rest: self.compute("grad", rest),
+            "diff": lambda rest: self.compute("diff", rest),
             "hessian": lambda rest: self.compute("hessian", rest),
             "jacobian": lambda rest: self.compute("jacobian", rest),
             "explain": lambda rest: self.compute("explain", rest),
@@ -228,10 +219,17 @@ class Session:
         return point
 
     def compute(self, command: str, rest: str) -> int:
-        from gradcalc.cli.commands import explain, grad, hessian, jacobian
+        from gradcalc.cli.commands import diff, explain, grad, hessian, jacobian
 
         target, given = self.split_point(rest)
-        text, at, wrt = self.named(target), self._point(given), self._wrt(target)
+        text, wrt = self.named(target), self._wrt(target)
+        if command == "diff" and given is not None:
+            raise InputError(
+                "diff gives the derivative as a formula; its value at a point: grad at ..."
+            )
+        if command == "diff":
+            return self._run(diff.diff, expression=text, wrt=wrt, output=self.format)
+        at = self._point(given)
         if command == "explain":
             return self._run(explain.explain, expression=text, at=at, wrt=wrt)
         shared = {

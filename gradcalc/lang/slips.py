@@ -12,6 +12,8 @@ display text.
 ('x·y', None, None)
 >>> run_together("xsinx"), run_together("sinxcosx"), run_together("sintheta")
 ('x·sin(x)', 'sin(x)·cos(x)', 'sin(theta)')
+>>> digit_inside("x2y")
+('x^2·y', '2·x·y')
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.lang.literals import CONSTANTS
 
 __all__ = [
+    "digit_inside",
     "glued_function",
     "inverse_power",
     "juxtaposed",
@@ -43,6 +46,9 @@ _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "theta", "lambda", "sigm
 #: One factor of a run-together name: a coefficient, then a Greek letter or one variable
 #: letter with its index digits (``2x``, ``theta``, ``w1``).
 _PIECE = re.compile(rf"([0-9]*)({'|'.join(_GREEK + tuple(sorted(_WORDS)))}|[A-Za-z][0-9]*)")
+#: A letter, a digit 2-9, one or two letters: ``x2y`` (x²y pasted without its superscript,
+#: or 2xy); ``w1``, ``x12`` and ``x1y`` are taken as the names they look like.
+_DIGIT_INSIDE = re.compile(r"([A-Za-z])([2-9])([A-Za-z]{1,2})")
 #: A function's glued argument, and the factors before the first function, hold at most so
 #: many pieces (``sinxy`` is sin(x·y); ``expand`` is a name).
 _MOST_PIECES = 2
@@ -117,6 +123,20 @@ def run_together(name: str) -> str | None:
     return "·".join([*lead, *(f"{f}({'·'.join(pieces)})" for f, pieces in calls)])
 
 
+def digit_inside(name: str) -> tuple[str, str] | None:
+    """The two products a name with a digit inside most likely means, a power or a
+    coefficient (``x2y`` -> ``x^2·y`` or ``2·x·y``), else None.
+
+    >>> digit_inside("a3bc"), digit_inside("w1"), digit_inside("x1y"), digit_inside("e2x")
+    (('a^3·b·c', '3·a·b·c'), None, None, None)
+    """
+    match = _DIGIT_INSIDE.fullmatch(name)
+    if match is None or match[3] in FUNCTION_NAMES or match[1] in CONSTANTS:
+        return None  # (e2x: e^(2x) is as likely as e^2·x or 2·e·x)
+    letter, digit, rest = match.groups()
+    return f"{letter}^{digit}·{'·'.join(rest)}", f"{digit}·{letter}·{'·'.join(rest)}"
+
+
 _ONE_NAME = "{} is read as one name, a variable; if you mean "
 
 
@@ -139,6 +159,14 @@ def name_warnings(names: Iterable[str], given: Iterable[str] = ()) -> list[str]:
         call = glued_function(name)
         if call is not None:
             found.append(f"{_ONE_NAME.format(name)}{call}, write {call}")
+            continue
+        readings = digit_inside(name)
+        if readings is not None:
+            power, coefficient = (r.replace("·", "*") for r in readings)
+            found.append(
+                f"{_ONE_NAME.format(name)}{readings[0]}, write {power}; "
+                f"if you mean {readings[1]}, write {coefficient}"
+            )
             continue
         product = juxtaposed(name) or run_together(name)
         if product is not None:
@@ -172,11 +200,14 @@ def likely_name(missing: str, given: Sequence[str]) -> str:
     """What a value-less name most likely is, as a hint to add to "no value given for ...":
     a glued call, a product of given names, or a given name spelt alike (difflib); else "".
 
-    >>> likely_name("cosx", ["x"])
-    '; did you mean cos(x)?'
+    >>> likely_name("cosx", ["x"]), likely_name("x2y", ["x", "y"])
+    ('; did you mean cos(x)?', '; did you mean x^2*y or 2*x*y?')
     >>> likely_name("xy", ["x", "y"]), likely_name("y", ["yy"]), likely_name("q", ["x"])
     ('; did you mean x*y?', '; did you mean y, not yy?', '')
     """
+    readings = digit_inside(missing)
+    if readings is not None:
+        return "; did you mean {} or {}?".format(*(r.replace("·", "*") for r in readings))
     call = glued_function(missing) or run_together(missing)
     if call is not None:
         return f"; did you mean {call.replace('·', '*')}?"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 
 import pytest
@@ -455,3 +456,24 @@ def test_expected_hessian_numbers_as_a_matrix() -> None:
 def test_a_constant_has_no_derivative_to_answer() -> None:
     with pytest.raises(InputError, match="'e\\^e' has no variables to differentiate"):
         check_answers("e^e", ["0"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("at", [[], ["--at", "x=2,y=3"]])
+def test_a_derivative_given_as_expect_is_sent_to_answer_which_then_judges_it(
+    cli, seed: int, at: list[str]
+) -> None:
+    # generated polynomials; sympy's derivative (independent truth) typed as a student would
+    rng = random.Random(seed)
+    x, y = sp.symbols("x y")
+    f = sum(
+        rng.randint(-(10**9), 10**9) * x ** rng.randint(1, 4) * y ** rng.randint(0, 2)
+        for _ in range(3)
+    )
+    typed = ", ".join(str(sp.diff(f, v)) for v in (x, y))
+    result = cli("check", str(f), *at, "--expect", typed)
+    assert result.exit_code == ExitCode.USAGE, result.output
+    suggested = re.search(r"give --answer '([^']+)'$", result.stderr.strip())
+    assert suggested and suggested.group(1) == typed, result.stderr
+    followed = cli("check", str(f), "--answer", suggested.group(1))
+    assert followed.exit_code == ExitCode.OK, followed.output

@@ -9,6 +9,7 @@ import pytest
 from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.lang.intake import read
 from gradcalc.lang.slips import (
+    digit_inside,
     glued_function,
     inverse_power,
     juxtaposed,
@@ -94,3 +95,36 @@ def test_names_that_are_not_run_together(name: str) -> None:
 def test_a_missing_run_together_name_suggests_the_product() -> None:
     assert likely_name("xsinx", ["x"]) == "; did you mean x*sin(x)?"
     assert likely_name("sinxcosx", ["x"]) == "; did you mean sin(x)*cos(x)?"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_digit_inside_a_name_is_read_back_as_either_product_meant(seed: int) -> None:
+    """``x2y`` is x²y with its superscript lost, or 2xy: both suggestions, parsed by
+    gradcalc, compute what they say (math, by hand), and the missing value names them."""
+    import random
+
+    from gradcalc import grad
+
+    rng = random.Random(seed)
+    first, rest = rng.sample("abcdfghpqrstuvwxyz", 1)[0], "".join(rng.sample("uvwxyz", 2))
+    rest = rest[: rng.randint(1, 2)]
+    digit = rng.randint(2, 9)
+    name = f"{first}{digit}{rest}"
+    point = {v: 0.5 + rng.random() for v in {first, *rest}}
+    power, coefficient = digit_inside(name)
+    others = math.prod(point[v] for v in rest)
+    for meant, written in (
+        (point[first] ** digit * others, power),
+        (digit * point[first] * others, coefficient),
+    ):
+        value = grad(written.replace("·", "*"), at=point, check=False).value
+        assert math.isclose(float(value), meant, rel_tol=1e-12), (name, written)
+    (warning,) = read(name).warnings
+    assert warning.startswith(f"{name} is read as one name") and power in warning
+    assert coefficient.replace("·", "*") in likely_name(name, sorted(point))
+    assert read(name, given=[name]).warnings == ()
+
+
+@pytest.mark.parametrize("name", ["w1", "x12", "x1y", "e2x", "x2sin", "x2", "ab2c"])
+def test_names_with_digits_that_are_not_a_lost_power(name: str) -> None:
+    assert digit_inside(name) is None

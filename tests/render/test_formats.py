@@ -78,7 +78,10 @@ def test_check_csv_and_plain_give_each_components_verdict(cli) -> None:
     ]
     plain = cli(*args, "--format", "plain")
     assert plain.exit_code == ExitCode.CHECK_FAILED
-    assert [line.split("\t")[1] for line in plain.stdout.splitlines()] == ["correct", "wrong"]
+    lines = [line.split("\t") for line in plain.stdout.splitlines()]
+    assert [fields[1] for fields in lines] == ["correct", "wrong"]
+    assert [fields[2] for fields in lines] == [r["detail"] for r in table]  # the why, kept
+    assert lines[1][2] == "yours is 3, the derivative is 1"
 
 
 def test_fit_csv_and_plain_give_the_line_through_the_data(cli) -> None:

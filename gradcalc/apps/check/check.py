@@ -148,8 +148,7 @@ def check_expect(
     Raises:
         InputError: no point or several, or the wrong number of answers.
     """
-    if len(at) != 1:
-        raise InputError("--expect needs exactly one point (--at x=...,y=...)")
+    _numbers_at_one_point(expect, at)
     points = parse_at(at)
     graph = compile_expression(expression, points.names)
     said, order = order, order or 1
@@ -193,6 +192,25 @@ def check_expect(
             lambda order: check_expect(expression, at, expect, order, 1, rtol, atol),
         )
     return result
+
+
+def _numbers_at_one_point(expect: Sequence[str], at: Sequence[str]) -> None:
+    """Refuse an expression given as ``--expect`` (``3x^2``), pointing to ``--answer`` (a
+    student who writes the derivative itself is told where it goes, not that a value cannot
+    hold a variable); then numbers without exactly one point."""
+    for text in expect:
+        try:
+            variables = compile_expression(text).variables
+        except InputError:
+            continue  # not an expression either: answer_value says what is wrong with it
+        if variables:
+            point = "its value at the point" if at else "numbers at a point (--at x=...)"
+            raise InputError(
+                f"--expect {text!r} uses {', '.join(variables)}: --expect takes {point}; "
+                f"to check the derivative as an expression give --answer {', '.join(expect)!r}"
+            )
+    if len(at) != 1:
+        raise InputError("--expect needs exactly one point (--at x=...,y=...)")
 
 
 def _tape_values(

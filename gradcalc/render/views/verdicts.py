@@ -80,8 +80,9 @@ class VerdictView:
             yield [v.component, v.yours, v.correct, v.verdict, ok, v.detail]
 
     def plain(self, verdicts: list, digits: int | None) -> Iterator[str]:
-        """A line per component: its name and the verdict, tab-separated."""
-        return (f"{v.component}\t{v.verdict}" for v in verdicts)
+        """A line per component: its name, the verdict and why, tab-separated (the why is
+        never dropped: a ✗ or a could-not-decide without its reason is no help)."""
+        return (f"{v.component}\t{v.verdict}\t{v.detail}" for v in verdicts)
 
     def tables(self, verdicts: list, digits: int | None, tape: bool, several: bool) -> list[Any]:
         return self.table(verdicts)
