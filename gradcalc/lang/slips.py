@@ -30,6 +30,7 @@ __all__ = [
     "glued_function",
     "inverse_power",
     "juxtaposed",
+    "likely_meaning",
     "likely_name",
     "name_warnings",
     "run_together",
@@ -196,6 +197,20 @@ def inverse_power(function: str) -> str:
     return f"{function}^-1(x) is ambiguous: {meant}; for 1/{function}(x) write 1/{function}(x)"
 
 
+def likely_meaning(name: str) -> str | None:
+    """What a name most likely means when it is a call or a product typed without its
+    parentheses or ``*`` (:func:`digit_inside`, :func:`glued_function`, :func:`run_together`).
+
+    >>> [likely_meaning(name) for name in ("cos2x", "x2y", "xsinx", "w1")]
+    ['cos(2x)', 'x^2*y or 2*x*y', 'x*sin(x)', None]
+    """
+    readings = digit_inside(name)
+    if readings is not None:
+        return "{} or {}".format(*(r.replace("·", "*") for r in readings))
+    call = glued_function(name) or run_together(name)
+    return None if call is None else call.replace("·", "*")
+
+
 def likely_name(missing: str, given: Sequence[str]) -> str:
     """What a value-less name most likely is, as a hint to add to "no value given for ...":
     a glued call, a product of given names, or a given name spelt alike (difflib); else "".
@@ -205,12 +220,9 @@ def likely_name(missing: str, given: Sequence[str]) -> str:
     >>> likely_name("xy", ["x", "y"]), likely_name("y", ["yy"]), likely_name("q", ["x"])
     ('; did you mean x*y?', '; did you mean y, not yy?', '')
     """
-    readings = digit_inside(missing)
-    if readings is not None:
-        return "; did you mean {} or {}?".format(*(r.replace("·", "*") for r in readings))
-    call = glued_function(missing) or run_together(missing)
-    if call is not None:
-        return f"; did you mean {call.replace('·', '*')}?"
+    meant = likely_meaning(missing)
+    if meant is not None:
+        return f"; did you mean {meant}?"
     letters = list(missing)
     if len(letters) > 1 and all(letter in given for letter in letters):
         return f"; did you mean {'*'.join(letters)}?"

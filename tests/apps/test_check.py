@@ -106,6 +106,7 @@ def test_numbers_exact_and_within_tolerance() -> None:
         (lambda: check_answers("x*y", ["y"]), "1 answer given; 2 needed"),
         (lambda: check_answers("x^2*y", ["2xy, x^2"]), "for a product write x*y"),
         (lambda: check_answers("x", ["t"]), "uses t, which is not a variable"),
+        (lambda: check_answers("sin(2x)", ["2cos2x"]), "uses cos2x, which is not a variable"),
         (
             lambda: check_answers("x*y", {"z": "1", "x": "y"}),
             "--answer z=...: name one of the derivatives asked for (fx, fy",
@@ -477,3 +478,26 @@ def test_a_derivative_given_as_expect_is_sent_to_answer_which_then_judges_it(
     assert suggested and suggested.group(1) == typed, result.stderr
     followed = cli("check", str(f), "--answer", suggested.group(1))
     assert followed.exit_code == ExitCode.OK, followed.output
+
+
+@pytest.mark.parametrize(
+    ("expression", "typed"),
+    [("sin(2x)", "2cos2x"), ("x sin(x)", "sinx + xcosx"), ("x^2 y", "2xy, x^2")],
+)
+def test_a_glued_answer_suggests_what_it_means_and_the_suggestion_is_judged(
+    expression: str, typed: str
+) -> None:
+    # sin(2x)' = 2cos(2x), (x sin x)' = sin x + x cos x, (x^2 y)_x = 2xy (by hand): each glued
+    # name is refused with its meaning, and the answer rewritten so is equivalent
+    for _ in range(3):
+        try:
+            verdicts = check_answers(expression, [typed])
+            break
+        except InputError as error:
+            found = re.search(
+                r"uses (\w+), .*(?:did you mean |for a product write )([^?]+)\??$",
+                error.message,
+            )
+            assert found, error.message
+            typed = typed.replace(found[1], f"({found[2]})", 1)
+    assert verdicts and all(v.ok for v in verdicts), verdicts

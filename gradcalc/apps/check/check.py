@@ -38,6 +38,7 @@ from gradcalc.engine.run.api import (
 )
 from gradcalc.lang.answers import answer_form, one_group, shape_of
 from gradcalc.lang.graph import Graph
+from gradcalc.lang.slips import likely_meaning
 from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,
     symbolic_gradient,
@@ -399,8 +400,9 @@ def _answer_expression(text: str, graph: Graph):
     answer = compile_expression(text, graph.variables)
     extra = [v for v in answer.variables if v not in graph.variable_nodes]
     if extra:
-        product = as_product(extra[0], graph.variables)
-        hint = f"; for a product write {product}" if product else ""
+        product, meant = as_product(extra[0], graph.variables), likely_meaning(extra[0])
+        hint = f"; did you mean {meant}?" if meant else ""
+        hint = f"; {extra[0]} is one name: for a product write {product}" if product else hint
         raise InputError(
             f"the answer {text!r} uses {extra[0]}, which is not a variable of the expression "
             f"({', '.join(graph.variables) or 'none'}){hint}"
