@@ -28,6 +28,7 @@ from gradcalc.lang.literals import CONSTANTS
 __all__ = [
     "digit_inside",
     "glued_function",
+    "hidden_in",
     "inverse_power",
     "juxtaposed",
     "likely_meaning",
@@ -209,6 +210,22 @@ def likely_meaning(name: str) -> str | None:
         return "{} or {}".format(*(r.replace("·", "*") for r in readings))
     call = glued_function(name) or run_together(name)
     return None if call is None else call.replace("·", "*")
+
+
+def hidden_in(name: str, names: Iterable[str]) -> str:
+    """Where ``name`` (asked for, but not a name of the expression) hides inside one of
+    ``names`` typed without its ``*`` or parentheses, as a clause for the error; else "".
+
+    >>> hidden_in("x", ["k", "kx"])
+    '; kx is one name: if you mean k*x, write that'
+    >>> hidden_in("x", ["sinx"]), hidden_in("q", ["kx"])
+    ('; sinx is one name: if you mean sin(x), write that', '')
+    """
+    for other in names:
+        meant = juxtaposed(other) or likely_meaning(other)
+        if meant is not None and name in re.findall(r"[A-Za-z]\w*", meant.replace("·", "*")):
+            return f"; {other} is one name: if you mean {meant.replace('·', '*')}, write that"
+    return ""
 
 
 def likely_name(missing: str, given: Sequence[str]) -> str:

@@ -80,3 +80,39 @@ def test_named_answers_in_the_order_asked_with_a_mixed_partial_given_once() -> N
         named({"fx": "2x y"}, hessian, "f")
     assert named_order(given, "f", ["x", "y"]) == 2
     assert named_order({"fx": "1", "fxy": "0"}, "f", ["x", "y"]) == 1  # mixed: as asked
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_answer_for_a_function_with_parameters_is_told_to_name_x(cli, seed: int) -> None:
+    """``a x^2 + b x`` with one answer: the student means d/dx (a, b parameters). The
+    refusal says --wrt x, and following it judges the answer (truth: sympy's d/dx)."""
+    import random
+
+    import sympy as sp
+
+    rng = random.Random(seed)
+    parameters = rng.sample(["a", "b", "k", "c", "m"], rng.randint(1, 2))
+    x, *ps = sp.symbols(["x", *parameters])
+    f = sum(p * x ** rng.randint(1, 4) * rng.randint(1, 10**9) for p in ps) + rng.randint(0, 9)
+    answer = str(sp.diff(f, x))
+    refused = cli("check", str(f), "--answer", answer)
+    assert refused.exit_code == 2
+    assert refused.stderr.strip().endswith(
+        "for the derivative with respect to x alone, add --wrt x"
+    )
+    followed = cli("check", str(f), "--answer", answer, "--wrt", "x", "--format", "plain")
+    assert followed.exit_code == 0 and "\tequivalent\t" in followed.stdout, followed.output
+    wrong = cli("check", str(f), "--answer", f"{answer} + 1", "--wrt", "x")
+    assert wrong.exit_code == 1
+
+
+def test_the_wrt_hint_is_only_for_one_answer_to_several_first_derivatives() -> None:
+    from gradcalc.apps.check.wanted import Component, counted, wrong_count
+
+    first = [Component("∂f/∂a", ("a",)), Component("∂f/∂b", ("b",))]
+    assert wrong_count("1 answer given", 1, first).message.endswith("add --wrt b")
+    assert "--wrt" not in wrong_count("3 answers given", 3, first).message
+    hessian = [Component(f"∂²f/∂{p}∂{q}", (p, q)) for p in "xy" for q in "xy"]
+    assert "--wrt" not in wrong_count("1 answer given", 1, hessian).message
+    assert "--wrt" not in wrong_count("--expect has 1 value", 1, first, " (xy ...)").message
+    assert (counted(1, "value"), counted(2, "answer")) == ("1 value", "2 answers")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -128,3 +129,14 @@ def test_a_digit_inside_a_name_is_read_back_as_either_product_meant(seed: int) -
 @pytest.mark.parametrize("name", ["w1", "x12", "x1y", "e2x", "x2sin", "x2", "ab2c"])
 def test_names_with_digits_that_are_not_a_lost_power(name: str) -> None:
     assert digit_inside(name) is None
+
+
+@pytest.mark.parametrize("typed", ["k e^(kx)", "sin(ax)", "sinx + y", "x2y + 1"])
+def test_a_wrt_name_hidden_in_a_glued_name_says_so(cli, typed: str) -> None:
+    # --wrt x where x only appears inside a one-letter-short name: the error names it and
+    # the meaning it likely has, and that meaning has x as a variable
+    done = cli("grad", typed, "--at", "k=1,a=1,y=1,kx=1,ax=1,sinx=1,x2y=1", "--wrt", "x")
+    assert done.exit_code == 2
+    found = re.search(r"; (\w+) is one name: if you mean (.+), write that$", done.stderr.strip())
+    assert found, done.stderr
+    assert found[1] in typed and "x" in read(found[2].split(" or ")[0]).graph.variables

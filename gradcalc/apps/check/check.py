@@ -25,7 +25,15 @@ from gradcalc.apps.check.numbers import answer_value, compare_number, short
 from gradcalc.apps.check.orders import order_hints
 from gradcalc.apps.check.sampling import domain_points
 from gradcalc.apps.check.shown import answer_latex, shortest_form
-from gradcalc.apps.check.wanted import Component, Target, components, named, named_order
+from gradcalc.apps.check.wanted import (
+    Component,
+    Target,
+    components,
+    counted,
+    named,
+    named_order,
+    wrong_count,
+)
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
 from gradcalc.engine.evaluate.points import Points, parse_at
@@ -158,11 +166,8 @@ def check_expect(
     target = Target(expression, wrt, order)
     wanted = components(graph, target)
     if len(expect) != len(wanted):
-        raise InputError(
-            f"--expect has {_count(len(expect), 'value')}; {len(wanted)} needed, in this order: "
-            + ", ".join(c.label for c in wanted)
-            + _product_hint(graph)
-        )
+        given = f"--expect has {counted(len(expect), 'value')}"
+        raise wrong_count(given, len(expect), wanted, _product_hint(graph))
     values, exact = _tape_values(graph, points, target, wanted)
     verdicts = []
     for (label, variables, output), text, value, exact_correct in zip(
@@ -371,10 +376,7 @@ def _answer_texts(answers, wanted: list[Component], function: str) -> list[str]:
         return named(answers, wanted, function)
     texts = list(answers)
     if len(texts) != len(wanted):
-        raise InputError(
-            f"{_count(len(texts), 'answer')} given; {len(wanted)} needed, in this order: "
-            + ", ".join(c.label for c in wanted)
-        )
+        raise wrong_count(f"{counted(len(texts), 'answer')} given", len(texts), wanted)
     return texts
 
 
@@ -484,11 +486,6 @@ def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.
         if problem.kind == "undefined":
             undefined |= np.broadcast_to(problem.mask, (count,))
     return np.where(undefined, np.nan, value), undefined
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 answer``, ``2 answers``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _product_hint(graph: Graph) -> str:

@@ -63,7 +63,11 @@ def cover(
     if has_pieces(answer) or has_pieces(truth):
         pieces = pieces_of(difference, symbols, patient(FOLD_SECONDS))
         if pieces is not None and pieces.proven:
-            detail = f"sympy proves the difference is 0 on each of its pieces ({pieces.total})"
+            detail = "sympy proves the difference is 0 " + (
+                "once its piecewise parts are resolved"
+                if pieces.total == 1
+                else f"on each of its {pieces.total} pieces"
+            )
             return Decision(EQUIVALENT, "proof", detail), ""
     points = _candidates(graph, answer_graph, symbols, pieces, sample)
     finite = pieces is not None and pieces.open and not pieces.stairs

@@ -17,7 +17,16 @@ from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.evaluate import source_names
 from gradcalc.lang.graph import Graph
 
-__all__ = ["Component", "Target", "components", "named", "named_order", "subscripts"]
+__all__ = [
+    "Component",
+    "Target",
+    "components",
+    "counted",
+    "named",
+    "named_order",
+    "subscripts",
+    "wrong_count",
+]
 
 
 @dataclass(frozen=True)
@@ -151,3 +160,32 @@ def named_order(answers: Mapping[str, str], function: str, variables: Sequence[s
     """
     orders = {len(subscripts(n, function, variables) or ()) for n in answers}
     return orders.pop() if len(orders) == 1 and 0 not in orders else 1
+
+
+def wrong_count(said: str, given: int, wanted: list[Component], hint: str = "") -> InputError:
+    """The refusal of ``given`` answers where ``wanted`` are needed (``said``: what was
+    given, in words), listing them in order; one answer for several first derivatives is
+    told how to ask for one alone (unless ``hint`` already says what is likely wrong).
+
+    >>> wanted = [Component("∂f/∂a", ("a",)), Component("∂f/∂x", ("x",))]
+    >>> for part in wrong_count("1 answer given", 1, wanted).message.split("; "):
+    ...     print(part)
+    1 answer given
+    2 needed, in this order: ∂f/∂a, ∂f/∂x
+    for the derivative with respect to x alone, add --wrt x
+    """
+    labels = ", ".join(c.label for c in wanted)
+    names = [c.variables[0] for c in wanted if len(c.variables) == 1 and not c.output]
+    if given == 1 and len(names) == len(wanted) > 1 and not hint:
+        one = "x" if "x" in names else names[-1]
+        hint += f"; for the derivative with respect to {one} alone, add --wrt {one}"
+    return InputError(f"{said}; {len(wanted)} needed, in this order: {labels}{hint}")
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 answer``, ``2 answers``.
+
+    >>> counted(1, "value"), counted(3, "answer")
+    ('1 value', '3 answers')
+    """
+    return f"{n} {noun}{'' if n == 1 else 's'}"

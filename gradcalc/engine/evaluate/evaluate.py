@@ -25,7 +25,7 @@ from gradcalc.core.tape import Record, Tape
 from gradcalc.core.tensor import Tensor, apply, constant, quiet
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
-from gradcalc.lang.slips import likely_name
+from gradcalc.lang.slips import hidden_in, likely_name
 
 if TYPE_CHECKING:
     from gradcalc.engine.evaluate.findings import Finding
@@ -180,6 +180,7 @@ def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
             raise InputError(
                 f"--wrt {name}: not a variable or statement of the expression; "
                 f"{did_you_mean(name, valid)}valid names: {', '.join(valid)}"
+                + hidden_in(name, graph.variables)
             )
     return tuple(dict.fromkeys(wrt))
 
