@@ -34,6 +34,8 @@ class StatementParser(Protocol):
 
     @property
     def constants(self) -> dict[str, float]: ...
+    @property
+    def text(self) -> str: ...
     def error(self, message: str, column: int) -> InputError: ...
     def is_variable(self, name: str) -> bool: ...
     def check_spelling(self, name: str, column: int) -> None: ...
@@ -112,7 +114,7 @@ class ExpressionParser:
             elif kind == "number":
                 raise self.parser.error(
                     f"missing operator before {shorten(text)!r}: "
-                    "put * (or another operator) in front of it",
+                    f"put * (or another operator) in front of it{self._times(text, column)}",
                     column,
                 )
             else:  # a name or '(' right after an operand: implicit multiplication
@@ -124,6 +126,17 @@ class ExpressionParser:
             raise self._incomplete()
         self._finish_output()
         return self.outputs
+
+    def _times(self, number: str, column: int) -> str:
+        """The short text with ``*`` put in, when a name or ``)`` precedes the number
+        (``x 2^(x-1)``: ``x*2^(x-1)``); not after a digit (``2 3``, ``1.2.3``: a typo)."""
+        whole = self.parser.text
+        before = whole[:column].rstrip()
+        if len(whole) > 60 or not number[0].isdigit() or not before or before[-1].isdigit():
+            return ""
+        if not (before[-1].isalpha() or before[-1] == ")") or any(c in whole for c in ";\n"):
+            return ""
+        return f", as in {before}*{whole[column:]}"
 
     def _name(self, index: int) -> bool:
         """Push a name's operand, or open its call; return whether it opened a call."""

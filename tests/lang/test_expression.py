@@ -174,3 +174,36 @@ def test_axis_and_index_are_parameters_of_the_call() -> None:
     assert isinstance(index, Call) and index.op == "index"
     assert index.params == (("index", (2, -1)),) and index.args == (Name("v", 0),)
     assert expr("X @ W").op == "matmul"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_missing_operator_before_a_number_shows_the_product_and_it_computes(seed: int) -> None:
+    """``x 2^(x-1)``: the error shows the text with ``*`` put in, and that text computes the
+    product meant (truth: Python's floats)."""
+    import math
+    import random
+
+    from gradcalc import grad
+    from gradcalc.core.errors import InputError
+    from gradcalc.lang.parser import parse_program
+
+    rng = random.Random(seed)
+    left, value = rng.choice([("x", 1.5), ("sin(x)", math.sin(1.5)), ("(x + 1)", 2.5)])
+    k, p = rng.randint(2, 10**9), rng.randint(1, 4)
+    typed = f"{left} {k}^{p}"
+    with pytest.raises(InputError) as error:
+        parse_program(typed)
+    suggested = error.value.message.split(", as in ")[1]
+    assert suggested == f"{left}*{k}^{p}"
+    computed = float(grad(suggested, at={"x": 1.5}, check=False).value)
+    assert math.isclose(computed, value * k**p, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("typed", ["2 3", "1.2.3", "x2 3", "y = x 2; y"])
+def test_no_product_is_suggested_after_a_digit_or_in_a_program(typed: str) -> None:
+    from gradcalc.core.errors import InputError
+    from gradcalc.lang.parser import parse_program
+
+    with pytest.raises(InputError, match="missing operator") as error:
+        parse_program(typed)
+    assert ", as in " not in error.value.message
