@@ -9,16 +9,17 @@ A line is one command (``help`` lists them)::
     at x=1, y=2                remember a point: later commands may leave out "at ..."
     hessian / jacobian / explain [FUNCTION] [at POINT]
     diff [FUNCTION]            the derivative as a formula
+    taylor [FUNCTION] at POINT order 3     the Taylor polynomial (degree 2 unless said)
+    critical [FUNCTION] in x=-5..5         the critical points (and their kinds)
     check 2*x*y, x^2           is this the derivative? (anywhere, or at a point)
     expect 4, 1 at x=1, y=2    are these the gradient's numbers at the point?
     set format json            table, json, csv, plain; set tape off; set check off; ...
 
 Each command runs the same code as the command line (``gradcalc grad ...``), so the output
 is the same. An error prints its one-line message and the session goes on; end it with
-``quit`` or Ctrl-D (exit code 0). With a terminal there is line editing, a history file
-(``$XDG_STATE_HOME/gradcalc/history``, else ``~/.local/state/gradcalc/history``; created
-on first use, never an error if it cannot be written) and tab completion of commands,
-functions and variables.
+``quit`` or Ctrl-D (exit code 0). The loop that reads the lines, with its history file and
+tab completion, is the command's (:mod:`gradcalc.cli.commands.repl`); this module is what a
+line does.
 
 >>> session = Session()
 >>> session.execute("f = x^2*y") == 0
@@ -30,23 +31,23 @@ True
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from gradcalc.cli.context import AppContext
-from gradcalc.core.errors import ExitCode, GradcalcError, InputError, closest
+from gradcalc.core.errors import ExitCode, InputError, closest
 from gradcalc.lang.literals import NAME
 
 PROMPT = "gradcalc> "
 _DEFINITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", re.S)
 #: ``f(x, y) = ...``: a definition that names its variables, as on paper.
 _SIGNATURE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*=(?!=)(.*)\Z", re.S)
+#: ``... order 3`` at the end of a taylor line; `` in x=-5..5`` before a critical region.
+_ORDER = re.compile(r"(?:^|\s)order\s+(\d+)\s*\Z")
+_IN = re.compile(r"(?:^|\s)in(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
 _AT = re.compile(r"(?:^|\s)at(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
 SETTINGS = {
     "format": ("table", "json", "csv", "plain"),
@@ -62,6 +63,9 @@ HELP = """\
   grad [F] [at POINT]      the gradient of F (default: the last one defined) at the point;
                            F may also be any expression: grad sin(x) at x=0
   diff [F]                 the derivative of F as a formula, simplified and verified
+  taylor [F] [at POINT] [order N]
+                           the Taylor polynomial about the point (degree 2 unless said)
+  critical [F] [in REGION] the critical points, classified: critical in x=-5..5, y=0..pi
   hessian [F] [at POINT]   the Hessian, its eigenvalues and the second-derivative test
   jacobian [F] [at POINT]  the Jacobian of a function with several outputs (f = u*v, u+v)
   explain [F] [at POINT]   the forward pass, the reverse pass and the rules, step by step
@@ -77,8 +81,8 @@ HELP = """\
 A POINT is name=value pairs (x=1, y=pi/4); separate several points with ';'."""
 
 COMMANDS = (
-    "grad", "diff", "hessian", "jacobian", "explain", "check", "expect", "at", "use",
-    "list", "ops", "set", "help", "quit", "exit",
+    "grad", "diff", "taylor", "critical", "hessian", "jacobian", "explain", "check", "expect",
+    "at", "use", "list", "ops", "set", "help", "quit", "exit",
 )  # fmt: skip
 
 
@@ -149,6 +153,8 @@ class Session:
         return {
             "grad": lambda rest: self.compute("grad", rest),
             "diff": lambda rest: self.compute("diff", rest),
+            "taylor": self.taylor,
+            "critical": self.critical,
             "hessian": lambda rest: self.compute("hessian", rest),
             "jacobian": lambda rest: self.compute("jacobian", rest),
             "explain": lambda rest: self.compute("explain", rest),
@@ -243,6 +249,27 @@ class Session:
             "jacobian": jacobian.jacobian,
         }
         return self._run(matrix[command], **shared)
+
+    def taylor(self, rest: str) -> int:
+        """``taylor [F] [at POINT] [order N]``: the Taylor polynomial, of degree 2 unless said."""
+        from gradcalc.cli.commands.taylor import taylor
+
+        said = _ORDER.search(rest)
+        order = int(said[1]) if said else 2
+        target, given = self.split_point(rest[: said.start()] if said else rest)
+        text, at = self.named(target), self._point(given)
+        return self._run(taylor, expression=text, at=at, order=order, output=self.format)
+
+    def critical(self, rest: str) -> int:
+        """``critical [F] [in REGION]``: the critical points, found exactly or searched for."""
+        from gradcalc.cli.commands.critical import critical
+
+        found = _IN.search(rest)
+        target = rest[: found.start()].strip() if found else rest
+        region = _tight(rest[found.end() :]) if found else None
+        if found and not region:
+            raise InputError("'in' needs a region: in x=-5..5, y=0..pi")
+        return self._run(critical, expression=self.named(target), region=region, output=self.format)
 
     def check_answer(self, rest: str) -> int:
         from gradcalc.cli.commands.check import check
@@ -401,88 +428,3 @@ def _tight(text: str) -> str:
 def _specs(text: str) -> list[str]:
     """The points of ``x=1, y=2; x=3, y=4``, each as one ``--at`` spec."""
     return [_tight(spec) for spec in text.split(";") if spec.strip()]
-
-
-# --- the loop ----------------------------------------------------------------------------------
-
-
-def history_path() -> Path:
-    """``$XDG_STATE_HOME/gradcalc/history``, else ``~/.local/state/gradcalc/history``."""
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "gradcalc" / "history"
-
-
-def save_history(readline: Any, path: Path) -> bool:
-    """Write the history, creating its directory on first use; False (no error) on failure."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        readline.write_history_file(str(path))
-    except OSError:
-        return False
-    return True
-
-
-def _setup_readline(session: Session) -> Any:
-    try:
-        import readline
-    except ImportError:  # e.g. Windows without pyreadline: plain input() still works
-        return None
-    with contextlib.suppress(OSError):  # none yet, or unreadable: start afresh
-        readline.read_history_file(str(history_path()))
-    readline.set_history_length(1000)
-    readline.set_completer_delims(" \t\n=,;()+-*/^")
-
-    def complete(text: str, state: int) -> str | None:
-        line = readline.get_line_buffer()
-        found = session.completions(line, readline.get_begidx(), text)
-        return found[state] if state < len(found) else None
-
-    readline.set_completer(complete)
-    binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
-    readline.parse_and_bind(binding)
-    return readline
-
-
-def _lines(interactive: bool) -> Iterable[str]:
-    if not interactive:
-        yield from sys.stdin
-        return
-    while True:
-        try:
-            yield input(PROMPT)
-        except KeyboardInterrupt:  # Ctrl-C at the prompt: a fresh line, as in Python
-            print()
-        except EOFError:
-            print()
-            return
-
-
-def run(session: Session | None = None) -> int:
-    """The loop: read, execute, print; errors are one line and the session goes on."""
-    session = session or Session()
-    interactive = sys.stdin.isatty()
-    readline = _setup_readline(session) if interactive else None
-    if interactive:
-        print("gradcalc repl: define a function (f = x^2*y), then: grad at x=1, y=2. help, quit")
-    try:
-        for line in _lines(interactive):
-            try:
-                session.execute(line)
-            except GradcalcError as error:
-                print(f"gradcalc: {error.render()}", file=sys.stderr)
-            except KeyboardInterrupt:
-                print("interrupted", file=sys.stderr)
-            except Exception as bug:  # a bug: one line, and the session goes on
-                if session.context.traceback:
-                    raise
-                print(
-                    f"gradcalc: internal error: {type(bug).__name__}: {bug} "
-                    "(please report it, with the output of gradcalc --traceback repl)",
-                    file=sys.stderr,
-                )
-            if session.done:
-                break
-    finally:
-        if readline is not None:
-            save_history(readline, history_path())
-    return ExitCode.OK

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from gradcalc.cli import repl
+from gradcalc.cli.commands import repl as loop
 from gradcalc.core.errors import InputError
 
 
@@ -238,11 +239,11 @@ def test_every_registry_spelling_is_completed() -> None:
 
 def test_history_file_is_created_lazily_and_failures_are_ignored(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    path = repl.history_path()
+    path = loop.history_path()
     assert path == tmp_path / "state" / "gradcalc" / "history"
     monkeypatch.delenv("XDG_STATE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert repl.history_path() == tmp_path / ".local" / "state" / "gradcalc" / "history"
+    assert loop.history_path() == tmp_path / ".local" / "state" / "gradcalc" / "history"
 
     class Recorder:
         def write_history_file(self, name: str) -> None:
@@ -250,11 +251,11 @@ def test_history_file_is_created_lazily_and_failures_are_ignored(tmp_path, monke
                 stream.write("f = x\n")
 
     assert not path.parent.exists()
-    assert repl.save_history(Recorder(), path)
+    assert loop.save_history(Recorder(), path)
     assert path.read_text() == "f = x\n"
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    assert repl.save_history(Recorder(), blocked / "gradcalc" / "history") is False
+    assert loop.save_history(Recorder(), blocked / "gradcalc" / "history") is False
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs a pseudo-terminal")
@@ -367,3 +368,50 @@ def test_diff_prints_the_formula_the_command_line_prints_and_it_is_sympys() -> N
     assert done.stderr.strip() == (
         "gradcalc: diff gives the derivative as a formula; its value at a point: grad at ..."
     )
+
+
+def test_taylor_and_critical_print_what_the_command_line_prints(cli) -> None:
+    done = session_of(
+        "f = e^x*sin(x)",
+        "taylor at x=0 order 3",
+        "g = x^3 - 3x + y^2",
+        "set format json",
+        "critical in x=0..5, y=-1..1",
+        "at x=1, y=2",
+        "taylor g order 1",
+    )
+    assert done.returncode == 0, done.stderr
+    expected = "read as: f(x) = e^x·sin(x)\n"
+    expected += run(cli, "taylor", "e^x*sin(x)", "--at", "x=0", "--order", "3")
+    expected += "read as: g(x, y) = x^3 - 3·x + y^2\n"
+    g = "g(x, y) = x^3 - 3x + y^2"
+    expected += run(cli, "critical", g, "--in", "x=0..5,y=-1..1", "--format", "json")
+    expected += "point: x=1,y=2\n"
+    expected += run(cli, "taylor", g, "--at", "x=1,y=2", "--order", "1", "--format", "json")
+    assert done.stdout == expected
+
+
+def test_taylor_and_critical_answers_are_the_textbooks() -> None:
+    import sympy as sp
+
+    done = session_of(
+        "f = ln(1 + x)",
+        "set format plain",
+        "taylor at x=0 order 4",
+        "h(x, y) = x^3 - 3x + y^2",
+        "critical",
+        "critical in x=-5..0",
+        "critical in",
+    )
+    _, polynomial, _, *points = done.stdout.splitlines()
+    x = sp.Symbol("x")
+    series = sp.series(sp.log(1 + x), x, 0, 5).removeO()  # x - x^2/2 + x^3/3 - x^4/4
+    assert (
+        polynomial == "x - x^2/2 + x^3/3 - x^4/4"
+        and sp.sympify(polynomial.replace("^", "**")) == series
+    )
+    # h_x = 3x^2 - 3, h_y = 2y: (1, 0) a minimum (h = -2), (-1, 0) a saddle (h = 2)
+    rows = [line.split("\t") for line in points if "\t" in line]
+    assert sorted(rows[:2]) == [["-1", "0", "2", "saddle point"], ["1", "0", "-2", "local minimum"]]
+    assert rows[2:] == [["-1", "0", "2", "saddle point"]]  # in x=-5..0 (y unbounded)
+    assert done.stderr.strip().endswith("gradcalc: 'in' needs a region: in x=-5..5, y=0..pi")

@@ -1,17 +1,109 @@
-"""``gradcalc repl``: an interactive session (the session itself: :mod:`gradcalc.cli.repl`)."""
+"""``gradcalc repl``: an interactive session -- the loop that reads lines, keeps their history
+and completes them (what a line does: :mod:`gradcalc.cli.repl`).
+
+>>> history_path().parts[-2:]
+('gradcalc', 'history')
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
 from gradcalc.cli.context import AppContext
+from gradcalc.cli.repl import PROMPT, Session
+from gradcalc.core.errors import ExitCode, GradcalcError
 
 
 def repl(context: AppContext) -> int:
     """An interactive session: define f once, then ask for gradients, Hessians and checks."""
     import dataclasses
 
-    from gradcalc.cli import repl as session
-
     # a line of the session never names a file, whatever --file says
-    return session.run(
-        session.Session(context=dataclasses.replace(context, files=False, one_command=False))
-    )
+    return run(Session(context=dataclasses.replace(context, files=False, one_command=False)))
+
+
+def history_path() -> Path:
+    """``$XDG_STATE_HOME/gradcalc/history``, else ``~/.local/state/gradcalc/history``."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "gradcalc" / "history"
+
+
+def save_history(readline: Any, path: Path) -> bool:
+    """Write the history, creating its directory on first use; False (no error) on failure."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        readline.write_history_file(str(path))
+    except OSError:
+        return False
+    return True
+
+
+def _setup_readline(session: Session) -> Any:
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline: plain input() still works
+        return None
+    with contextlib.suppress(OSError):  # none yet, or unreadable: start afresh
+        readline.read_history_file(str(history_path()))
+    readline.set_history_length(1000)
+    readline.set_completer_delims(" \t\n=,;()+-*/^")
+
+    def complete(text: str, state: int) -> str | None:
+        line = readline.get_line_buffer()
+        found = session.completions(line, readline.get_begidx(), text)
+        return found[state] if state < len(found) else None
+
+    readline.set_completer(complete)
+    binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
+    readline.parse_and_bind(binding)
+    return readline
+
+
+def _lines(interactive: bool) -> Iterable[str]:
+    if not interactive:
+        yield from sys.stdin
+        return
+    while True:
+        try:
+            yield input(PROMPT)
+        except KeyboardInterrupt:  # Ctrl-C at the prompt: a fresh line, as in Python
+            print()
+        except EOFError:
+            print()
+            return
+
+
+def run(session: Session | None = None) -> int:
+    """The loop: read, execute, print; errors are one line and the session goes on."""
+    session = session or Session()
+    interactive = sys.stdin.isatty()
+    readline = _setup_readline(session) if interactive else None
+    if interactive:
+        print("gradcalc repl: define a function (f = x^2*y), then: grad at x=1, y=2. help, quit")
+    try:
+        for line in _lines(interactive):
+            try:
+                session.execute(line)
+            except GradcalcError as error:
+                print(f"gradcalc: {error.render()}", file=sys.stderr)
+            except KeyboardInterrupt:
+                print("interrupted", file=sys.stderr)
+            except Exception as bug:  # a bug: one line, and the session goes on
+                if session.context.traceback:
+                    raise
+                print(
+                    f"gradcalc: internal error: {type(bug).__name__}: {bug} "
+                    "(please report it, with the output of gradcalc --traceback repl)",
+                    file=sys.stderr,
+                )
+            if session.done:
+                break
+    finally:
+        if readline is not None:
+            save_history(readline, history_path())
+    return ExitCode.OK
