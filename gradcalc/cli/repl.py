@@ -69,8 +69,9 @@ HELP = """\
   hessian [F] [at POINT]   the Hessian, its eigenvalues and the second-derivative test
   jacobian [F] [at POINT]  the Jacobian of a function with several outputs (f = u*v, u+v)
   explain [F] [at POINT]   the forward pass, the reverse pass and the rules, step by step
-  check ANSWER [at POINT]  is ANSWER the derivative of F? (2*x*y, x^2: one per variable)
-  expect NUMBERS at POINT  are these the gradient's values? (4, 1)
+  check ANSWER [at POINT]  is ANSWER the derivative of F? (2*x*y, x^2: one per variable;
+                           add order 2 for the second derivative or the Hessian)
+  expect NUMBERS at POINT  are these the gradient's values? (4, 1; order N too)
   at POINT                 remember a point for the commands above: at x=1, y=2
   use F                    make F the current function
   list                     the functions and the remembered point
@@ -125,6 +126,16 @@ class Session:
         if not specs:
             raise InputError("'at' needs a point: at x=1, y=2")
         return rest[: found.start()].strip(), specs
+
+    @staticmethod
+    def split_order(rest: str) -> tuple[str, int | None]:
+        """``"6x at x=1 order 2"`` -> ``("6x at x=1", 2)``; no ``order N`` at the end: None.
+
+        >>> Session.split_order("at x=0 order 3"), Session.split_order("2x")
+        (('at x=0', 3), ('2x', None))
+        """
+        said = _ORDER.search(rest)
+        return (rest[: said.start()], int(said[1])) if said else (rest, None)
 
     def execute(self, line: str) -> int:
         """Run one line; return its exit code (0 ok, else the command line's code)."""
@@ -254,11 +265,10 @@ class Session:
         """``taylor [F] [at POINT] [order N]``: the Taylor polynomial, of degree 2 unless said."""
         from gradcalc.cli.commands.taylor import taylor
 
-        said = _ORDER.search(rest)
-        order = int(said[1]) if said else 2
-        target, given = self.split_point(rest[: said.start()] if said else rest)
+        rest, order = self.split_order(rest)
+        target, given = self.split_point(rest)
         text, at = self.named(target), self._point(given)
-        return self._run(taylor, expression=text, at=at, order=order, output=self.format)
+        return self._run(taylor, expression=text, at=at, order=order or 2, output=self.format)
 
     def critical(self, rest: str) -> int:
         """``critical [F] [in REGION]``: the critical points, found exactly or searched for."""
@@ -274,6 +284,7 @@ class Session:
     def check_answer(self, rest: str) -> int:
         from gradcalc.cli.commands.check import check
 
+        rest, order = self.split_order(rest)
         answer, given = self.split_point(rest)
         if not answer:
             raise InputError("check needs your derivative: check 2*x*y, x^2")
@@ -281,19 +292,20 @@ class Session:
         at = given if given is not None else self._fitting_point()
         return self._run(
             check, expression=self.named(""), at=at, answer=[answer], wrt=self._wrt(""),
-            output=self.format,
+            order=order, output=self.format,
         )  # fmt: skip
 
     def expect(self, rest: str) -> int:
         from gradcalc.cli.commands.check import check
 
+        rest, order = self.split_order(rest)
         numbers, given = self.split_point(rest)
         if not numbers:
             raise InputError("expect needs your numbers: expect 4, 1 at x=1, y=2")
         at = self._point(given)
         return self._run(
             check, expression=self.named(""), at=at, expect=_tight(numbers), wrt=self._wrt(""),
-            output=self.format,
+            order=order, output=self.format,
         )  # fmt: skip
 
     def named(self, target: str) -> str:

@@ -415,3 +415,17 @@ def test_taylor_and_critical_answers_are_the_textbooks() -> None:
     assert sorted(rows[:2]) == [["-1", "0", "2", "saddle point"], ["1", "0", "-2", "local minimum"]]
     assert rows[2:] == [["-1", "0", "2", "saddle point"]]  # in x=-5..0 (y unbounded)
     assert done.stderr.strip().endswith("gradcalc: 'in' needs a region: in x=-5..5, y=0..pi")
+
+
+def test_check_and_expect_take_an_order() -> None:
+    # x^3 y: f_xx = 6xy, f_xy = f_yx = 3x^2, f_yy = 0 (by hand); at (1, 2): 12, 3, 3, 0
+    session = repl.Session()
+    session.execute("f = x^3*y")
+    session.execute("set format json")
+    assert session.execute("check 6x*y, 3x^2, 3x^2, 0 order 2") == 0
+    assert session.execute("check 6x*y, 3x^2, 3x^2, 1 order 2") == 1
+    assert session.execute("expect 12, 3, 3, 0 at x=1, y=2 order 2") == 0
+    assert session.execute("expect 12, 3 at x=1, y=2 order 2") == 2  # 2 of 4 numbers
+    session.execute("g = x^4")
+    assert session.execute("check 12x^2 order 2") == 0  # d2/dx2 x^4 = 12x^2
+    assert session.execute("check 4x^3") == 0  # no order: the first
