@@ -45,10 +45,13 @@ PROMPT = "gradcalc> "
 _DEFINITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", re.S)
 #: ``f(x, y) = ...``: a definition that names its variables, as on paper.
 _SIGNATURE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*=(?!=)(.*)\Z", re.S)
-#: ``... order 3`` at the end of a taylor line; `` in x=-5..5`` before a critical region.
+#: ``... order 3`` at the end of a line (taylor, check, expect).
 _ORDER = re.compile(r"(?:^|\s)order\s+(\d+)\s*\Z")
-_IN = re.compile(r"(?:^|\s)in(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
-_AT = re.compile(r"(?:^|\s)at(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
+#: `` at x=1`` before a point, `` in x=-5..5`` before a critical region (or the word alone).
+_AT, _IN = (
+    re.compile(rf"(?:^|\s){word}(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
+    for word in ("at", "in")
+)
 SETTINGS = {
     "format": ("table", "json", "csv", "plain"),
     "tape": ("on", "off"),
@@ -163,7 +166,7 @@ class Session:
     def _actions(self) -> dict[str, Callable[[str], int]]:
         return {
             "grad": lambda rest: self.compute("grad", rest),
-            "diff": lambda rest: self.compute("diff", rest),
+            "diff": self.diff,
             "taylor": self.taylor,
             "critical": self.critical,
             "hessian": lambda rest: self.compute("hessian", rest),
@@ -236,17 +239,10 @@ class Session:
         return point
 
     def compute(self, command: str, rest: str) -> int:
-        from gradcalc.cli.commands import diff, explain, grad, hessian, jacobian
+        from gradcalc.cli.commands import explain, grad, hessian, jacobian
 
         target, given = self.split_point(rest)
-        text, wrt = self.named(target), self._wrt(target)
-        if command == "diff" and given is not None:
-            raise InputError(
-                "diff gives the derivative as a formula; its value at a point: grad at ..."
-            )
-        if command == "diff":
-            return self._run(diff.diff, expression=text, wrt=wrt, output=self.format)
-        at = self._point(given)
+        text, at, wrt = self.named(target), self._point(given), self._wrt(target)
         if command == "explain":
             return self._run(explain.explain, expression=text, at=at, wrt=wrt)
         shared = {
@@ -261,14 +257,28 @@ class Session:
         }
         return self._run(matrix[command], **shared)
 
+    def diff(self, rest: str) -> int:
+        """``diff [F]``: the derivative as a formula (a point is grad's)."""
+        from gradcalc.cli.commands.diff import diff
+
+        target, given = self.split_point(rest)
+        text, wrt = self.named(target), self._wrt(target)
+        if given is not None:
+            raise InputError(
+                "diff gives the derivative as a formula; its value at a point: grad at ..."
+            )
+        return self._run(diff, expression=text, wrt=wrt, output=self.format)
+
     def taylor(self, rest: str) -> int:
-        """``taylor [F] [at POINT] [order N]``: the Taylor polynomial, of degree 2 unless said."""
+        """``taylor [F] [at POINT] [order N]``: the Taylor polynomial, of the command's
+        default degree unless said."""
         from gradcalc.cli.commands.taylor import taylor
 
         rest, order = self.split_order(rest)
         target, given = self.split_point(rest)
+        said = {} if order is None else {"order": order}
         text, at = self.named(target), self._point(given)
-        return self._run(taylor, expression=text, at=at, order=order or 2, output=self.format)
+        return self._run(taylor, expression=text, at=at, output=self.format, **said)
 
     def critical(self, rest: str) -> int:
         """``critical [F] [in REGION]``: the critical points, found exactly or searched for."""
