@@ -35,7 +35,7 @@ from gradcalc.apps.check.wanted import (
     wrong_count,
 )
 from gradcalc.core.errors import InputError, UndefinedError
-from gradcalc.engine.evaluate.evaluate import as_product, evaluate, source_names
+from gradcalc.engine.evaluate.evaluate import as_product, evaluate, product_clause, source_names
 from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.engine.run.api import (
     Options,
@@ -402,9 +402,10 @@ def _answer_expression(text: str, graph: Graph):
     answer = compile_expression(text, graph.variables)
     extra = [v for v in answer.variables if v not in graph.variable_nodes]
     if extra:
-        product, meant = as_product(extra[0], graph.variables), likely_meaning(extra[0])
-        hint = f"; did you mean {meant}?" if meant else ""
-        hint = f"; {extra[0]} is one name: for a product write {product}" if product else hint
+        meant = likely_meaning(extra[0])
+        hint = product_clause(extra[0], graph.variables) or (
+            f"; did you mean {meant}?" if meant else ""
+        )
         raise InputError(
             f"the answer {text!r} uses {extra[0]}, which is not a variable of the expression "
             f"({', '.join(graph.variables) or 'none'}){hint}"

@@ -178,7 +178,7 @@ def wrong_count(said: str, given: int, wanted: list[Component], hint: str = "") 
     names = [c.variables[0] for c in wanted if len(c.variables) == 1 and not c.output]
     if given == 1 and len(names) == len(wanted) > 1 and not hint:
         one = "x" if "x" in names else names[-1]
-        hint += f"; for the derivative with respect to {one} alone, add --wrt {one}"
+        hint = f"; for the derivative with respect to {one} alone, add --wrt {one}"
     return InputError(f"{said}; {len(wanted)} needed, in this order: {labels}{hint}")
 
 

@@ -195,8 +195,7 @@ def make_leaves(
     """
     missing = [v for v in graph.variables if v not in point]
     if missing:
-        product = as_product(missing[0], list(point))
-        hint = f"; {missing[0]} is one name: for a product write {product}" if product else ""
+        hint = product_clause(missing[0], [str(n) for n in point])
         if not hint:  # (cosx: cos(x)?; y with yy given: a misspelling?)
             hint = likely_name(missing[0], [str(n) for n in point])
         case = next((str(n) for n in point if str(n).lower() == missing[0].lower()), None)
@@ -217,6 +216,16 @@ def make_leaves(
         )
     leaves = {name: constant(array) for name, array in zip(graph.variables, arrays)}
     return leaves, shape
+
+
+def product_clause(name: str, variables: Sequence[str]) -> str:
+    """The clause an error adds when ``name`` is ``variables`` side by side, else "".
+
+    >>> product_clause("xy", ["x", "y"]), product_clause("q", ["x"])
+    ('; xy is one name: for a product write x*y', '')
+    """
+    product = as_product(name, variables)
+    return f"; {name} is one name: for a product write {product}" if product else ""
 
 
 def as_product(name: str, variables: Sequence[str]) -> str | None:
