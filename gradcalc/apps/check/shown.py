@@ -16,6 +16,7 @@ from typing import Any
 
 from gradcalc.apps.check.numbers import short
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, time_limit
+from gradcalc.symbolic.crosscheck.simplify import combined_powers
 from gradcalc.symbolic.translate.notation import user_text
 
 SHOW_SECONDS = 0.5  # for a shorter form of the right derivative, to show
@@ -23,12 +24,15 @@ SHOW_SECONDS = 0.5  # for a shorter form of the right derivative, to show
 
 def shortest_form(truth: Any) -> str:
     """The right derivative as shown beside yours: the shortest of sympy's result, its
-    cancelled and factored forms.
+    cancelled and factored forms, each with its powers of one base combined.
 
     >>> import sympy as sp
     >>> x, y = sp.symbols("x y", real=True)
     >>> shortest_form(sp.diff(sp.atan(y / x), x))
     '-y/(x^2 + y^2)'
+    >>> n = sp.Symbol("n", real=True)
+    >>> shortest_form(sp.diff(x**n, x))
+    'n*x^(n - 1)'
     """
     import sympy as sp
 
@@ -37,6 +41,7 @@ def shortest_form(truth: Any) -> str:
         with time_limit(SHOW_SECONDS):
             forms.append(sp.cancel(truth))
             forms.append(sp.factor(forms[-1]))
+            forms = [combined_powers(form) for form in forms]
     except (CheckTimeout, sp.PolynomialError, TypeError, ValueError, RecursionError):
         pass
     return min((user_text(form) for form in forms), key=len)

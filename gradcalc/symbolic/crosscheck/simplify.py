@@ -3,8 +3,10 @@
 sympy's ``diff`` output is the starting point; ``simplify``, ``factor``, ``cancel``,
 ``together`` and the trigonometric rewrites each propose a form, and the shortest in the
 user's notation wins (on a tie, the one with fewer terms, then the original: the result is
-never longer than what it started from). Every attempt runs under a time limit; when the
-budget runs out, the best form found so far is kept and the result says so.
+never longer than what it started from, its powers combined). Every form has its powers of
+one base combined first, as a textbook writes them (``n*x^(n - 1)``, not sympy's
+``n*x^n/x``). Every attempt runs under a time limit; when the budget runs out, the best
+form found so far is kept and the result says so.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -28,6 +30,8 @@ from gradcalc.symbolic.translate.notation import user_text
 MAX_OPERATIONS = 400
 #: No single rewrite gets less than this many seconds (unless less of the budget is left).
 MIN_ATTEMPT = 0.05
+#: The method of a derivative shown as differentiated but for its powers combined.
+POWERS_COMBINED = "powers combined"
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,20 @@ def length(expr: Any) -> int:
     3
     """
     return len(user_text(expr))
+
+
+def combined_powers(expr: Any) -> Any:
+    """``expr`` with the powers of each base combined into one: ``x^a*x^b`` is ``x^(a + b)``
+    for every base but 0, so the value is the same wherever ``expr`` is defined.
+
+    >>> import sympy as sp
+    >>> x, n = sp.symbols("x n", real=True)
+    >>> combined_powers(sp.diff(x**n, x))
+    n*x**(n - 1)
+    """
+    import sympy as sp
+
+    return sp.powsimp(expr, combine="exp")
 
 
 def _rewrites() -> list[tuple[str, str | None, Callable[[Any], Any]]]:
@@ -93,10 +111,16 @@ def simplest(expr: Any, budget: float) -> Simplified:
     if operations > MAX_OPERATIONS:
         reason = f"the derivative has {operations} operations (over {MAX_OPERATIONS})"
         return Simplified(expr, "as differentiated", False, _skipped(reason))
-    best, method, best_measure = expr, "as differentiated", _measure(expr)
     deadline = time.monotonic() + budget
+    try:
+        with time_limit(max(budget, MIN_ATTEMPT)):
+            best = combined_powers(expr)
+    except CheckTimeout:
+        return Simplified(expr, "as differentiated", False, _ran_out(budget, []))
+    method = "as differentiated" if best == expr else POWERS_COMBINED
+    best_measure = _measure(best)
     tried: list[str] = []
-    made: dict[str | None, Any] = {None: expr}
+    made: dict[str | None, Any] = {None: best}
     for name, start, rewrite in _rewrites():
         if start not in made:
             continue
@@ -105,7 +129,7 @@ def simplest(expr: Any, budget: float) -> Simplified:
             return Simplified(best, method, False, _ran_out(budget, tried))
         try:
             with time_limit(max(left, MIN_ATTEMPT)):
-                candidate = made[name] = rewrite(made[start])
+                candidate = made[name] = combined_powers(rewrite(made[start]))
                 candidate_measure = _measure(candidate)
         except CheckTimeout:
             return Simplified(best, method, False, _ran_out(budget, [*tried, name]))
