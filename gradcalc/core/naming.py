@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["function_head"]
+__all__ = ["derivative_label", "function_head"]
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def function_head(read_as: str, variables: Sequence[str], name: str = "f") -> tuple[str, str]:
@@ -33,3 +35,21 @@ def function_head(read_as: str, variables: Sequence[str], name: str = "f") -> tu
     if name != "f":  # (a fitted column names the function, whatever the text called it)
         return name, body if named else read_as
     return f"{target if named else name}({', '.join(variables)})", body if named else read_as
+
+
+def derivative_label(function: str, variables: Sequence[str], ordinary: bool = False) -> str:
+    """The label of ``function`` differentiated by ``variables`` in turn: a partial
+    derivative (``∂f/∂x``, ``∂²f/∂x²``, ``∂²f/∂x∂y``), or with ``ordinary`` (a function of
+    one variable) the ordinary one (``df/dx``, ``d³f/dx³``). One rule for every command
+    that names a derivative (diff, check, grad --order).
+
+    >>> derivative_label("f", ["x"]), derivative_label("f", ["x", "y"])
+    ('∂f/∂x', '∂²f/∂x∂y')
+    >>> derivative_label("g", ["t"] * 3, ordinary=True), derivative_label("f", ["x", "x"])
+    ('d³g/dt³', '∂²f/∂x²')
+    """
+    d = "d" if ordinary else "∂"
+    power = "" if len(variables) == 1 else str(len(variables)).translate(_SUPERSCRIPTS)
+    if len(set(variables)) == 1:
+        return f"{d}{power}{function}/{d}{variables[0]}{power}"
+    return f"{d}{power}{function}/" + "".join(f"{d}{name}" for name in variables)

@@ -71,7 +71,7 @@ def test_several_sources_positional_and_named() -> None:
 def test_second_order_answers() -> None:
     assert check_answers("x^3", ["6x"], order=2)[0].ok is True
     hessian = check_answers("x^2*y", ["2y, 2x, 2x, 0"], order=2)
-    assert [v.component for v in hessian] == ["∂²f/∂x∂x", "∂²f/∂x∂y", "∂²f/∂y∂x", "∂²f/∂y∂y"]
+    assert [v.component for v in hessian] == ["∂²f/∂x²", "∂²f/∂x∂y", "∂²f/∂y∂x", "∂²f/∂y²"]
     assert all(v.ok for v in hessian)
     assert check_answers("x^2*y", ["2y, 2x, 2y, 0"], order=2)[2].ok is False
 
@@ -238,7 +238,7 @@ def test_a_hessian_as_a_matrix_needs_no_order(cli, answer: str) -> None:
     result = cli("check", "x^2 y + y^3", "--answer", answer, "--format", "json")
     assert result.exit_code == ExitCode.OK, result.output
     verdicts = json.loads(result.stdout)["verdicts"]
-    assert [v["component"] for v in verdicts] == ["∂²f/∂x∂x", "∂²f/∂x∂y", "∂²f/∂y∂x", "∂²f/∂y∂y"]
+    assert [v["component"] for v in verdicts] == ["∂²f/∂x²", "∂²f/∂x∂y", "∂²f/∂y∂x", "∂²f/∂y²"]
 
 
 @pytest.mark.parametrize(

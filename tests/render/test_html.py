@@ -194,7 +194,7 @@ def test_check_verdicts_html() -> None:
     wrong = check_answers("x^2", ["3*x"])
     page = wrong._repr_html_()
     parsed(page)
-    assert rows(page)[1][:4] == ["∂f/∂x", "3*x", "2x", "✗ not equivalent"]
+    assert rows(page)[1][:4] == ["df/dx", "3*x", "2x", "✗ not equivalent"]
 
 
 def test_explain_html_and_markdown() -> None:

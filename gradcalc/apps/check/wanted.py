@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from gradcalc.core.errors import InputError
+from gradcalc.core.naming import derivative_label
 from gradcalc.engine.evaluate.evaluate import source_names
 from gradcalc.lang.graph import Graph
 
@@ -55,7 +56,9 @@ def components(graph: Graph, target: Target) -> list[Component]:
 
     >>> from gradcalc.engine.run.api import compile_expression
     >>> [c.label for c in components(compile_expression("x*y"), Target("x*y", order=2))]
-    ['∂²f/∂x∂x', '∂²f/∂x∂y', '∂²f/∂y∂x', '∂²f/∂y∂y']
+    ['∂²f/∂x²', '∂²f/∂x∂y', '∂²f/∂y∂x', '∂²f/∂y²']
+    >>> [c.label for c in components(compile_expression("x^3"), Target("x^3"))]
+    ['df/dx']
 
     Raises:
         InputError: no variables, a higher order of a vector function, or of several
@@ -64,9 +67,12 @@ def components(graph: Graph, target: Target) -> list[Component]:
     names = source_names(graph, target.wrt)
     if not names:
         raise InputError(f"{target.expression!r} has no variables to differentiate with respect to")
+    ordinary = len(graph.variables) == 1
     if target.order == 1:
         return [
-            Component(f"∂{f}/∂{n}", (n,), output)
+            Component(
+                derivative_label(f, [n], ordinary and len(graph.target_names) == 1), (n,), output
+            )
             for output, f in enumerate(graph.target_names)
             for n in names
         ]
@@ -79,16 +85,10 @@ def components(graph: Graph, target: Target) -> list[Component]:
         )
     if len(names) == 1:
         n = names[0]
-        return [
-            Component(f"d{_sup(target.order)}{f}/d{n}{_sup(target.order)}", (n,) * target.order)
-        ]
+        return [Component(derivative_label(f, [n] * target.order, ordinary), (n,) * target.order)]
     if target.order != 2:
         raise InputError(f"--order {target.order} takes one variable (--wrt x)")
-    return [Component(f"∂²{f}/∂{a}∂{b}", (a, b)) for a in names for b in names]
-
-
-def _sup(n: int) -> str:
-    return "" if n == 1 else str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return [Component(derivative_label(f, [a, b]), (a, b)) for a in names for b in names]
 
 
 def subscripts(name: str, function: str, variables: Sequence[str]) -> tuple[str, ...] | None:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.errors import InputError
+from gradcalc.core.naming import derivative_label
 from gradcalc.engine.evaluate.evaluate import source_names
 from gradcalc.engine.evaluate.higher import check_variables
 from gradcalc.engine.evaluate.points import Points
@@ -255,23 +256,14 @@ def _labels(graph: Graph, sources: Sequence[str], order: int, kind: str) -> list
     """(label, variables differentiated in turn, target name) per entry, row-major."""
     f = graph.target_names[0]
     if kind == "jacobian":
-        return [(f"∂{t}/∂{s}", (s,), t) for t in graph.target_names for s in sources]
+        return [(derivative_label(t, [s]), (s,), t) for t in graph.target_names for s in sources]
     if kind == "hessian":
-        return [
-            (f"∂²{f}/∂{a}²" if a == b else f"∂²{f}/∂{a}∂{b}", (a, b), f)
-            for a in sources
-            for b in sources
-        ]
-    d = "d" if len(graph.variables) == len(sources) == 1 else "∂"
+        return [(derivative_label(f, [a, b]), (a, b), f) for a in sources for b in sources]
+    ordinary = len(graph.variables) == len(sources) == 1
     if kind == "derivative" and order > 1:
         s = sources[0]
-        power = _superscript(order)
-        return [(f"{d}{power}{f}/{d}{s}{power}", (s,) * order, f)]
-    return [(f"{d}{f}/{d}{s}", (s,), f) for s in sources]
-
-
-def _superscript(n: int) -> str:
-    return str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return [(derivative_label(f, [s] * order, ordinary), (s,) * order, f)]
+    return [(derivative_label(f, [s], ordinary), (s,), f) for s in sources]
 
 
 # --- symbolic work -----------------------------------------------------------------------

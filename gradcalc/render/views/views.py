@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from gradcalc.core.naming import derivative_label
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.run.api import GradResult
 from gradcalc.render.pieces import gradient as render
@@ -207,7 +208,7 @@ class DerivativeView(GradView):
         if result.check is not None:
             table.add_column("check", justify="center")
         for n, value in enumerate(result.orders, start=1):
-            name = f"d{f}/d{x}" if n == 1 else f"d{_sup(n)}{f}/d{x}{_sup(n)}"
+            name = derivative_label(f, [x] * n, ordinary=True)
             cells = [name, format_number(value, digits)]
             partial = partials.get(f"d{n}")
             if partials:
@@ -218,10 +219,6 @@ class DerivativeView(GradView):
                 cells.append(render.check_mark(result.check, partial))
             table.add_row(*cells)
         return [render.headline(result, digits), table, *self.findings(result)]
-
-
-def _sup(n: int) -> str:
-    return str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 class DirectionalView(GradView):
