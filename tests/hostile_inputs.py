@@ -58,30 +58,31 @@ INJECTION = [
 
 #: sympy and Python callables written without strings: refused by the parser ...
 UNQUOTED_SYNTAX = [
-    ("globals()", "empty parentheses"),
-    ("breakpoint()", "empty parentheses"),
-    ("Lambda(x, x)", "',' inside parentheses"),
-    ("Integral(x, x)", "',' inside parentheses"),
+    ("globals()", "unknown function 'globals'"),
+    ("breakpoint()", "unknown function 'breakpoint'"),
+    ("Lambda(x, x)", "unknown function 'Lambda'"),
+    ("Integral(x, x)", "unknown function 'Integral'"),
     ("__builtins__", "names must start with a letter"),
     ("x.__class__", "'.' can only appear inside a number"),
     ("E.evalf()", "'.' can only appear inside a number"),
-    ("print(*x)", "missing expression before '*'"),
+    ("print(*x)", "unknown function 'print'"),
     ("(lambda: 0)()", "':' is not allowed"),
     ("{x for x in y}", "'{' is not allowed"),
 ]
-#: ... or parsed as what they are in gradcalc's language, a product of variables (``Symbol(x)``
-#: is ``Symbol*x``), never a call: refused by the command line because with ``--at x=1``
-#: those names have no value (so not in HOSTILE, which the parser alone must refuse).
+#: ... or refused as calls of functions gradcalc does not have (``Symbol(x)``: a long name
+#: before ``(`` is no variable), or parsed as a product of variables (``S(x)`` is ``S*x``),
+#: never a call: refused by the command line because with ``--at x=1`` those names have no
+#: value (so not in HOSTILE, which the parser alone must refuse).
 UNQUOTED_CALLS = [
-    ("Symbol(x)", "no value given for Symbol"),
-    ("sympify(x)", "no value given for sympify"),
+    ("Symbol(x)", "unknown function 'Symbol'"),
+    ("sympify(x)", "unknown function 'sympify'"),
     ("S(x)", "no value given for S"),
     ("N(x)", "no value given for N"),
-    ("exec(x)", "no value given for exec"),
-    ("compile(x)", "no value given for compile"),
-    ("type(x)(x)", "no value given for type"),
-    ("Function(x)(x)", "no value given for Function"),
-    ("Matrix(x)", "no value given for Matrix"),
+    ("exec(x)", "unknown function 'exec'"),
+    ("compile(x)", "unknown function 'compile'"),
+    ("type(x)(x)", "unknown function 'type'"),
+    ("Function(x)(x)", "unknown function 'Function'"),
+    ("Matrix(x)", "unknown function 'Matrix'"),
 ]
 
 LOOK_ALIKES = [

@@ -257,7 +257,6 @@ TESTED_ELSEWHERE = {
     "gradcalc.engine.compile.native_code": "engine/test_native.py",  # each function and program run
     "gradcalc.engine.compile.native_rules": "engine/test_native_bounds.py",  # each rule's boundary
     "gradcalc.engine.compile.replay_steps": "engine/test_replay.py",  # numpy's steps, bit for bit
-    "gradcalc.engine.evaluate.singular": "cli/test_cli_grad.py",  # undefined points, exit 3
     "gradcalc.io.arrays": "io/test_files.py",  # .npy/.npz columns
     "gradcalc.io.parquet": "io/test_files.py",  # Parquet and Arrow columns
     "gradcalc.io.results": "io/test_bad_data.py",  # --out files written a chunk at a time

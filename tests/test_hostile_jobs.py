@@ -24,7 +24,8 @@ HOSTILE = [
     ('{"expr": "e^x", "at": {"x": "1,e=5"}}', "error"),
     ('{"expr": "x", "at": {"x": 1, "x": 2}}', "error"),
     ("1.000000001^1000*sin(x)\tx=1", "skipped"),
-    ("(x^999)^999\tx=1.0000000000000000001", "skipped"),
+    # checked at 50 digits (the exact value being too large): x rounds to 1.0, where d/dx = 998001
+    ("(x^999)^999\tx=1.0000000000000000001", {"x": 998001.0}),
     ("x + 0e99999999\tx=2", 1.0),
     ("__import__('os').system('touch MARKER')\tx=1", "error"),
     ("(" * 300 + "x" + ")" * 300 + "\tx=1", "error"),

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gradcalc.cli.console import Writer, chunks_with_progress, with_progress
-from gradcalc.cli.reading import named_at
+from gradcalc.cli.reading import given_values, named_at
 from gradcalc.core.errors import GradcalcError, InputError
 
 if TYPE_CHECKING:
@@ -94,7 +94,8 @@ class Session:
             self.chunks = iter([points_from_rows(at_rows(at or []))])  # (read, then valued)
         self.first = next(self.chunks)
         self.graph = (
-            compiled.get(self.first.names) or read(text, self.first.names, of=names(of)).graph
+            compiled.get(self.first.names)
+            or read(text, self.first.names, of=names(of), values=given_values(at)).graph
         )  # (compiled once when the file's columns are all read)
         check_given(
             self.graph, self.first.names, (self.header or self.first.names) if points else None
@@ -204,11 +205,12 @@ def check_given(graph: Any, given: tuple[str, ...], header: tuple[str, ...] | No
     Traceback (most recent call last):
     gradcalc.core.errors.InputError: the points file has no column y (its columns: id, x): ...
     """
-    from gradcalc.io.headers import shown_columns
+    from gradcalc.io.headers import refuse_separated, shown_columns
 
     _misspelled_point(graph, given)
     missing = [v for v in graph.variables if v not in set(given)]
     if header is not None and missing:
+        refuse_separated(header, "points file")
         raise InputError(
             f"the points file has no column {missing[0]} ({shown_columns(header)}): add one, "
             "or give the points with --at"

@@ -19,7 +19,8 @@ Each job is answered, in input order and flushed at once, by one JSON line: the 
 ``gradcalc grad --format json --no-tape`` prints, with ``"job"`` (the input line number)
 first; several targets (``of``) give ``{"job": n, "results": [...]}``. A job that cannot be
 answered gives ``{"job": n, "error": "...", "exit_code": 2}`` (and ``"offset"``, where in
-its text, when known) and the stream goes on -- whatever went wrong in that job, a memory
+its text, when known) and the stream goes on -- whatever went wrong in that job (a line that
+is not UTF-8 too: :func:`~gradcalc.io.lines.open_lines` decodes each line on its own), a memory
 error or a bug included (``"exit_code": 70``); one undefined at its point is answered like
 ``grad`` answers it (``"undefined"`` says why). Compiled expressions are cached up to
 :data:`CACHE_NODES` graph nodes in all; expressions that differ only in their numbers
@@ -46,7 +47,7 @@ import re
 import signal
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple, TextIO
+from typing import Any, NamedTuple, TextIO, cast
 
 from gradcalc.cli import limits
 from gradcalc.core import budget
@@ -58,6 +59,7 @@ from gradcalc.engine.judge.exits import of_results
 from gradcalc.engine.run.api import Options, derivatives_at, gradient_at
 from gradcalc.engine.run.scalar import Plans, planning
 from gradcalc.io.files import MAX_LINE, read_lines
+from gradcalc.io.lines import Line, NotUtf8
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.intake import read
 from gradcalc.render.output.encoding import dumps
@@ -75,7 +77,7 @@ MAX_ORDER = 12
 
 
 def run_jobs(
-    lines: Iterable[str], out: TextIO, timeout: float = 0.0, workers: int = 1, **options: Any
+    lines: Iterable[Line], out: TextIO, timeout: float = 0.0, workers: int = 1, **options: Any
 ) -> int:
     """Answer every job in ``lines`` on ``out``; the exit status of the whole stream.
 
@@ -91,10 +93,14 @@ def run_jobs(
     seen: set[int] = set()
     cache = _Cache()
 
-    def answer(job: tuple[int, str | int]) -> tuple[str, int]:
+    def answer(job: tuple[int, Line]) -> tuple[str, int]:
         number, line = job
-        if isinstance(line, int):
-            message = f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
+        if not isinstance(line, str):
+            message = (
+                line.reason(number)
+                if isinstance(line, NotUtf8)
+                else f"the job line is longer than {MAX_LINE:,} characters (a fixed limit)"
+            )
             reply, code = {"job": number, "error": message, "exit_code": 2}, 2
         else:
             reply, code = _isolated(number, line.rstrip("\r\n"), settings, cache, timeout)
@@ -110,12 +116,21 @@ def run_jobs(
     return next((int(c) for c in EXIT_PRIORITY if c in seen), int(ExitCode.OK))
 
 
-def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str | int]]:
+def _numbered(lines: Iterable[Line]) -> Iterator[tuple[int, Line]]:
     """Each job line with its line number (from 1): blank and ``#`` lines skipped, a line
-    too long to read given as its length."""
-    for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
-        if isinstance(line, int) or (line.strip() and not line.lstrip().startswith("#")):
+    too long to read given as its length, one that is not UTF-8 as :class:`NotUtf8`
+    (``lines``: a text stream, or lines already read by :func:`~gradcalc.io.lines.open_lines`)."""
+    read: Iterable[Line] = map(_bounded, lines)
+    if hasattr(lines, "readline"):  # a text stream: read in bounded pieces
+        read = read_lines(cast(TextIO, lines), MAX_LINE)
+    for number, line in enumerate(read, start=1):
+        if not isinstance(line, str) or (line.strip() and not line.lstrip().startswith("#")):
             yield number, line
+
+
+def _bounded(line: Line) -> Line:
+    """A line read already, its length when it is longer than :data:`MAX_LINE`."""
+    return len(line) if isinstance(line, str) and len(line) > MAX_LINE else line
 
 
 def _warm_up(options: Options, timeout: float) -> None:
@@ -126,7 +141,7 @@ def _warm_up(options: Options, timeout: float) -> None:
         _isolated(0, "x^2*sin(y) + exp(x)/y x=1,y=2", options, scratch, timeout)
 
 
-def _lost(job: tuple[int, str | int], status: int) -> tuple[str, int]:
+def _lost(job: tuple[int, Line], status: int) -> tuple[str, int]:
     """The answer of a job whose worker process ended while answering it (``status``: its
     exit status, negative for the signal that ended it)."""
     if status == limits.CPU_EXIT:  # the worker reached --max-cpu (and said so on stderr)

@@ -45,8 +45,8 @@ PROMPT = "gradcalc> "
 _DEFINITION = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)(.*)\Z", re.S)
 #: ``f(x, y) = ...``: a definition that names its variables, as on paper.
 _SIGNATURE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*=(?!=)(.*)\Z", re.S)
-#: ``... order 3`` at the end of a line (taylor, check, expect).
-_ORDER = re.compile(r"(?:^|\s)order\s+(\d+)\s*\Z")
+#: ``... order 3`` at the end of a line or before its point (taylor, check, expect).
+_ORDER = re.compile(r"(?:^|\s)order\s+(\d+)(?=\s*\Z|\s+at(?:\s|\Z))")
 #: `` at x=1`` before a point, `` in x=-5..5`` before a critical region (or the word alone).
 _AT, _IN = (
     re.compile(rf"(?:^|\s){word}(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
@@ -132,13 +132,18 @@ class Session:
 
     @staticmethod
     def split_order(rest: str) -> tuple[str, int | None]:
-        """``"6x at x=1 order 2"`` -> ``("6x at x=1", 2)``; no ``order N`` at the end: None.
+        """``"6x at x=1 order 2"`` -> ``("6x at x=1", 2)``, and ``order N`` before the point
+        as well (``"order 2 at x=1"``); no ``order N``: None.
 
         >>> Session.split_order("at x=0 order 3"), Session.split_order("2x")
         (('at x=0', 3), ('2x', None))
+        >>> Session.split_order("f order 3 at x=1"), Session.split_order("order 3 at x=1")
+        (('f at x=1', 3), ('at x=1', 3))
         """
         said = _ORDER.search(rest)
-        return (rest[: said.start()], int(said[1])) if said else (rest, None)
+        if said is None:
+            return rest, None
+        return " ".join((rest[: said.start()] + rest[said.end() :]).split()), int(said[1])
 
     def execute(self, line: str) -> int:
         """Run one line; return its exit code (0 ok, else the command line's code)."""
@@ -214,6 +219,12 @@ class Session:
         self.current = name
         body = function_head(reading.read_as, variables)[1]
         print(f"read as: {name}({', '.join(variables)}) = {body}")
+        stray = [n for n in (self.wrt or "").split(",") if n and n not in variables]
+        if stray:  # (set before this function was defined)
+            every = ",".join(variables) or "off"
+            unfit = f"set wrt {self.wrt}: {name} has no variable {', '.join(stray)}"
+            warn([*reading.warnings, f"{unfit} (set wrt off, or set wrt {every})"])
+            return ExitCode.OK
         warn(reading.warnings)
         return ExitCode.OK
 
@@ -387,7 +398,7 @@ class Session:
             hint = f"did you mean {guess}? " if guess else ""
             raise InputError(f"no setting {name!r}: {hint}settings: {', '.join(SETTINGS)}")
         if name == "wrt":
-            self.wrt = None if value in ("", "off") else value.replace(" ", "")
+            self.wrt = None if value in ("", "off") else self._checked_wrt(value)
         elif value not in SETTINGS[name]:
             choices = "1 to 17, or off" if name == "digits" else " or ".join(SETTINGS[name])
             raise InputError(f"set {name} takes {choices}, not {value!r}")
@@ -398,6 +409,30 @@ class Session:
         else:
             setattr(self, name, value == "on")
         return ExitCode.OK
+
+    def _checked_wrt(self, value: str) -> str:
+        """``set wrt x,y``: refused when the current function has no such variable.
+
+        >>> session = Session()
+        >>> _ = session.define("f", "x^2*y")
+        read as: f(x, y) = x^2·y
+        >>> session.set("wrt z")
+        Traceback (most recent call last):
+        ...
+        gradcalc.core.errors.InputError: set wrt z: f has no variable z (its variables: x, y)
+        """
+        wrt = value.replace(" ", "")
+        if self.current is None:
+            return wrt  # (checked by each command, against the function it is given)
+        variables = self.functions[self.current].variables
+        for name in (n for n in wrt.split(",") if n not in variables):
+            guess = closest(name, list(variables))
+            hint = f"did you mean {guess}? " if guess else ""
+            raise InputError(
+                f"set wrt {wrt}: {self.current} has no variable {name} "
+                f"({hint}its variables: {', '.join(variables)})"
+            )
+        return wrt
 
     def help(self, rest: str) -> int:
         print(HELP)

@@ -28,7 +28,7 @@ import numpy as np
 from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_in_range
 from gradcalc.core.errors import InputError, reason_of, writing
 from gradcalc.engine.evaluate.points import Points, constant_value
-from gradcalc.io.headers import shown_columns
+from gradcalc.io.headers import not_csv, refuse_separated, shown_columns
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.
@@ -292,6 +292,7 @@ class _Pick:
         counts = collections.Counter(header)
         for name in [*wanted, *([id_column] if id_column is not None else [])]:
             if name not in counts:  # (only a chosen column can be missing)
+                refuse_separated(header, what)
                 raise InputError(f"the {what} has no column {name} ({shown_columns(header)})")
             if counts[name] > 1:
                 raise InputError(f"{what} header: the column {name} is repeated")
@@ -314,10 +315,13 @@ def _header(lines: Iterator[str], what: str) -> tuple[str, ...]:
     try:
         header = next(csv.reader([next(lines, "")], strict=True), None)
     except csv.Error as error:
-        raise InputError(f"{what} header: not valid CSV ({error})") from None
+        raise InputError(f"{what} header: {not_csv(error)}") from None
     if not header or not any(cell.strip().lstrip("\ufeff") for cell in header):
         raise InputError(f"the {what} is empty: it needs a header row of variable names")
-    return tuple(cell.strip().lstrip("\ufeff") for cell in header)
+    names = tuple(cell.strip().lstrip("\ufeff") for cell in header)
+    if len(names) == 1:  # one cell: ``x;y`` is no name, but names joined another way
+        refuse_separated(names, what)
+    return names
 
 
 def check_header(name: str, column: int, what: str) -> None:
@@ -362,7 +366,7 @@ def _cells(line: str, row: int, pick: _Pick, what: str) -> list[str]:
     try:
         cells = next(csv.reader([line], strict=True), [])
     except csv.Error as error:
-        raise InputError(f"{what} row {row}: not valid CSV ({error})") from None
+        raise InputError(f"{what} row {row}: {not_csv(error)}") from None
     names = pick.header
     if len(cells) != len(names):
         missing = (

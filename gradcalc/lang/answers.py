@@ -95,15 +95,51 @@ def answer_form(answers: Sequence[str], order: int = 1) -> list[str] | dict[str,
     (['3x^2'], ['6x'])
 
     Raises:
-        InputError: some answers named and some not, or primes of another order.
+        InputError: some answers named and some not, a name given twice, or a head of
+            another order.
     """
     texts = [_unprimed(text, order) for given in answers for text in _headed_list(given)]
-    named = [_LEIBNIZ.match(text) or _NAMED.match(text) for text in texts]
+    named = [_first_order(text, order) or _NAMED.match(text) for text in texts]
     if not any(named):
         return texts
     if not all(named):
         raise InputError("give every --answer as name=expr (or df/dx = expr), or none of them")
-    return {m.group(1): m.group(2).strip() for m in named if m}
+    form: dict[str, str] = {}
+    heads: dict[str, str] = {}  # each name's answer as written, for the refusal of a repeat
+    for text, m in zip(texts, named):
+        name = m.group(1) if m is not None else ""
+        if name in heads:
+            raise InputError(
+                f"{name} is answered twice ({heads[name]!r} and {text.strip()!r}): "
+                "give each derivative once"
+            )
+        form[name], heads[name] = (m.group(2).strip() if m is not None else ""), text.strip()
+    return form
+
+
+def _first_order(text: str, order: int) -> re.Match[str] | None:
+    """The match of a Leibniz head (``df/dx = ...``, ``∂f/∂x = ...``), which says the first
+    derivative: refused when the question asks for another order.
+
+    >>> _first_order("dy/dx = 6x", 1).group(2)
+    ' 6x'
+    >>> try:
+    ...     _first_order("dy/dx = 6x", 2)
+    ... except InputError as refusal:
+    ...     print(refusal.message.split(": ")[1])
+    --order is 2 (write d2y/dx2 = ... or y''(x) = ...)
+    """
+    found = _LEIBNIZ.match(text)
+    if found is None or order == 1:
+        return found
+    head = text[: text.index("=")].strip()
+    name = re.sub(r"\s", "", head).split("/")[0][1:] or "f"
+    variable, nth = found.group(1), _ORDINALS.get(order, f"order-{order}")
+    primed = f" or {name}{chr(39) * order}({variable}) = ..." if order <= 3 else ""
+    raise InputError(
+        f"{head} is the first derivative, but the question asks for the {nth} one: "
+        f"--order is {order} (write d{order}{name}/d{variable}{order} = ...{primed})"
+    )
 
 
 def _headed_list(text: str) -> list[str]:

@@ -22,7 +22,7 @@ from typing import Any
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.literals import CONSTANT_VALUES
-from gradcalc.lang.reading import ambiguities, read_as
+from gradcalc.lang.reading import ambiguities, read_as, value_warnings
 from gradcalc.lang.syntax import Binary, Call, Const, Name, Neg, Num, Program, postorder
 from gradcalc.lang.syntax import Node as Syntax
 from gradcalc.lang.unparsing import unparse
@@ -89,6 +89,8 @@ class Graph:
     program: Program | None = field(default=None, repr=False)
     #: The names the user gave values for (no name warning for them: ``xy`` with ``--at xy=2``).
     given: tuple[str, ...] = ()
+    #: The value texts typed with it (``--at``, ``--expect``): warned about as it is.
+    values: tuple[str, ...] = ()
 
     @property
     def read_as(self) -> str:
@@ -106,7 +108,8 @@ class Graph:
 
     @property
     def ambiguities(self) -> list[str]:
-        """Warnings where the strict reading is likely not what was meant.
+        """Warnings where the strict reading is likely not what was meant, in the text and
+        in the values typed with it (:attr:`values`).
 
         >>> from gradcalc.lang.parser import parse_program
         >>> lower(parse_program("x/2y")).ambiguities
@@ -115,7 +118,8 @@ class Graph:
         if self.program is None:
             return []
         if ("ambiguities",) not in self.cache:
-            self.cache[("ambiguities",)] = ambiguities(self.program, self.given)
+            found = ambiguities(self.program, self.given) + value_warnings(self.values)
+            self.cache[("ambiguities",)] = list(dict.fromkeys(found))
         return list(self.cache[("ambiguities",)])
 
     @property

@@ -22,7 +22,7 @@ from gradcalc.core.collector import paused
 from gradcalc.core.naming import function_head
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.parser import parse_equation, parse_program
-from gradcalc.lang.reading import ambiguities, equation_read_as
+from gradcalc.lang.reading import ambiguities, equation_read_as, value_warnings
 from gradcalc.lang.syntax import Program
 
 __all__ = ["Reading", "read", "read_all", "reading_line"]
@@ -95,21 +95,26 @@ def read(
     *,
     of: Iterable[str] | None = None,
     equation: bool = False,
+    values: Iterable[str] = (),
 ) -> Reading:
     """Read ``text`` (``equation``: ``left = right``); ``given`` are the names the user gives
     values for (variables even when unused; no name warning for them), ``of`` the program's
-    statements to differentiate.
+    statements to differentiate, ``values`` the value texts typed with it (a point's, the
+    numbers to check), warned about as the text is (also in :attr:`Graph.ambiguities`).
 
     >>> [w.split(";")[0] for w in read("2xy").warnings]
     ['xy is read as one name, a variable']
     >>> read("2xy", given=["xy"]).warnings
     ()
+    >>> read("x^2", values=["1/2pi"]).warnings
+    ('1/2pi is read as (1/2)·pi; if you mean 1/(2·pi), write 1/(2pi)',)
     """
     with paused():  # (tokens, syntax and graph nodes: no cycles for the collector to find)
         program = parse_equation(text) if equation else parse_program(text, given)
         graph = lower(program, of=of, extra_variables=given)
+    graph.values = tuple(values)
     shown = equation_read_as(program) if equation else graph.read_as  # (kept in the graph)
-    found = ambiguities(program, given) if equation else graph.ambiguities
+    found = ambiguities(program, given) + value_warnings(values) if equation else graph.ambiguities
     return Reading(text, program, graph, shown, tuple(found), "" if equation else "f")
 
 

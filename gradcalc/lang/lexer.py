@@ -29,6 +29,7 @@ __all__ = [
     "MAX_INTEGER_DIGITS",
     "MAX_LENGTH",
     "MAX_NAME_LENGTH",
+    "SUPERSCRIPTS",
     "TOKEN_OPS",
     "UNICODE_SYMBOLS",
     "Lexer",
@@ -37,6 +38,7 @@ __all__ = [
     "check_characters",
     "checked_variables",
     "shorten",
+    "superscript_power",
 ]
 
 #: Longest accepted text, in characters.
@@ -60,8 +62,14 @@ _PYTHON_OPERATOR_WORDS = frozenset({"and", "or", "not", "if", "else", "is", "in"
 
 #: The few math characters students paste, each read as the ASCII it stands for (an
 #: explicit allow-list: every other character outside ASCII is refused).
-UNICODE_SYMBOLS = {"×": "*", "·": "*", "−": "-", "²": "^2", "³": "^3", "π": "pi"}
-_DISALLOWED = re.compile(r"[^A-Za-z0-9_ \t+\-*/^@().,=;\[\]\n\r×·−²³π]|\r(?!\n)")
+UNICODE_SYMBOLS = {"×": "*", "·": "*", "÷": "/", "−": "-", "π": "pi"}
+#: Superscript digits, and the minus of ``x⁻¹``: a run of them is a power (``x²²`` is x^22).
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"
+_FROM_SUPERSCRIPT = str.maketrans(SUPERSCRIPTS, "0123456789-")
+_DISALLOWED = re.compile(
+    rf"[^A-Za-z0-9_ \t+\-*/^@().,=;\[\]\n\r{''.join(UNICODE_SYMBOLS)}"
+    rf"{SUPERSCRIPTS}]|\r(?!\n)"
+)
 _ALLOWED = "use only ASCII letters, digits, _, spaces and + - * / ^ @ ( ) [ ] . , = ;"
 _HINTS = {
     "'": "there are no strings in expressions",
@@ -96,7 +104,12 @@ def _describe_character(char: str) -> str:
     import unicodedata  # (only for a refused character's name)
 
     name = unicodedata.name(char, "control character")
-    if unicodedata.category(char)[0] in "LN":
+    plain = unicodedata.normalize("NFKC", char)
+    if "SUPERSCRIPT" in name and plain.isascii():
+        hint = f"write the power with ^, as in x^{plain}"
+    elif "SUBSCRIPT" in name and plain.isascii():
+        hint = f"write the index as a plain {plain}, as in x{plain}"
+    elif unicodedata.category(char)[0] in "LN":
         hint = "retype it as a plain ASCII letter or digit"
     elif char.isprintable() and not char.isspace():
         hint = _ALLOWED
@@ -120,7 +133,7 @@ class TokenStatement(NamedTuple):
 
 _LEXEME = re.compile(
     r"[ \t]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*"
-    r"|\*\*|//|==|\r?\n|."
+    rf"|\*\*|//|==|\r?\n|⁻?[{SUPERSCRIPTS[:-1]}]+|."
 )
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"  # (ASCII: the string module costs a start-up)
 _KINDS = {  # a lexeme's kind, by its first character
@@ -139,9 +152,6 @@ _REFUSED = {
 }
 _ATTRIBUTE_CALL = re.compile(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # .sin( of math.sin(x)
 _BEFORE_OPERAND = frozenset({"op", "(", ",", "=", "end"})  # a sign after these is unary
-_UNICODE_LEXEMES = {
-    symbol: _LEXEME.findall(ascii_text) for symbol, ascii_text in UNICODE_SYMBOLS.items()
-}
 
 
 class Lexer:
@@ -162,7 +172,7 @@ class Lexer:
         column, previous = 0, "end"
         for lexeme in _LEXEME.findall(self.text):
             kind = _KINDS.get(lexeme[0])
-            if kind is None:  # × · − ² ³ π: read as its ASCII, at the column of the symbol
+            if kind is None:  # × · ÷ − π, x²²: read as its ASCII, at the column of the symbol
                 previous = self._symbol(lexeme, column, previous)
             elif kind != "space":  # (a space changes nothing: no call for it)
                 previous = self._take(kind, lexeme, column, previous)
@@ -172,13 +182,13 @@ class Lexer:
 
     def _symbol(self, symbol: str, column: int, previous: str) -> str:
         """Check and keep the ASCII lexemes a symbol stands for; return what the next follows."""
-        if symbol in "²³" and previous == "superscript":
-            raise InputError(
-                "two superscripts in a row: write the power with ^, as in x^23", self.text, column
-            )
-        for lexeme in _UNICODE_LEXEMES[symbol]:
+        power = symbol[0] in SUPERSCRIPTS
+        if power and (previous == "superscript" or symbol == "⁻"):
+            raise InputError(_apart(self.text, column), self.text, column)
+        ascii_text = superscript_power(symbol) if power else UNICODE_SYMBOLS[symbol]
+        for lexeme in _LEXEME.findall(ascii_text):
             previous = self._take(_KINDS[lexeme[0]], lexeme, column, previous)
-        return "superscript" if symbol in "²³" else previous
+        return "superscript" if power else previous
 
     def _take(self, kind: str, lexeme: str, column: int, previous: str) -> str:
         """Check and keep one lexeme (not a space); return the kind that the next one follows."""
@@ -256,6 +266,27 @@ class Lexer:
             self.statements.append(TokenStatement(self.tokens, self.equals))
         self.tokens, self.equals = [], None
         self.levels, self.depth = [0], 0
+
+
+def superscript_power(run: str) -> str:
+    """The power a run of superscripts stands for, as typed with ``^``.
+
+    >>> superscript_power("²"), superscript_power("²²"), superscript_power("⁻¹")
+    ('^2', '^22', '^-1')
+    """
+    return "^" + run.translate(_FROM_SUPERSCRIPT)
+
+
+def _apart(text: str, column: int) -> str:
+    """The refusal of a superscript minus without its digits, or of two runs of superscripts
+    in a row (``x² ³``, ``x²⁻¹``), with the powers to write instead."""
+    if text[column] == "⁻" and re.match(f"⁻[{SUPERSCRIPTS[:-1]}]", text[column:]) is None:
+        return "a superscript minus needs its digits: x⁻¹ is x^-1; or write the power with ^"
+    before = text[:column].rstrip()
+    first = superscript_power(before[len(before.rstrip(SUPERSCRIPTS)) :])
+    second = superscript_power(re.match(f"[{SUPERSCRIPTS}]+", text[column:])[0])  # type: ignore[index]
+    joined = f" or x{first}{second[1:]}" if second[1] != "-" else ""
+    return f"two superscripts in a row: write the power with ^, as in (x{first}){second}{joined}"
 
 
 def _check_number(text: str, lexeme: str, column: int) -> None:

@@ -86,7 +86,8 @@ from gradcalc.lang.lexer import (
     checked_variables,
 )
 from gradcalc.lang.literals import CONSTANTS
-from gradcalc.lang.spelling import closest_function
+from gradcalc.lang.slips import variable_like
+from gradcalc.lang.spelling import closest_function, other_spelling
 from gradcalc.lang.syntax import Binary, Call, Name, Node, Program, Statement, postorder
 from gradcalc.lang.unparsing import preview
 
@@ -129,6 +130,7 @@ def parse_equation(text: str) -> Program:
     check_characters(text)
     parser = ProgramParser(text, frozenset())
     statements = Lexer(text).run()
+    parser.plain = _plain_names(statements)
     tokens, equals = statements[0] if len(statements) == 1 else ([], None)
     if equals is None:
         raise InputError("not an equation: write left = right, e.g. x^2 + y^2 = 25", text, 0)
@@ -193,6 +195,7 @@ class ProgramParser:
         self.known = set(variables)  # names that are variables: given ones and assigned ones
         self.constants: dict[str, float] = {}  # assigned names whose value is a constant
         self.violation: InputError | None = None  # the first constant out of bounds
+        self.plain: frozenset[str] = frozenset()  # names used as operands, not called
 
     def error(self, message: str, column: int) -> InputError:
         return InputError(message, self.text, column)
@@ -201,6 +204,7 @@ class ProgramParser:
         statements = Lexer(self.text).run()
         if not statements:
             raise self.error("empty program: write an expression such as x^2 + y", 0)
+        self.plain = _plain_names(statements)
         head = _function_head(self, statements)
         parsed: list[Statement] = []
         if head is not None:
@@ -307,8 +311,23 @@ class ProgramParser:
         return name in self.known or (name not in FUNCTION_NAMES and name not in CONSTANTS)
 
     def check_spelling(self, name: str, column: int) -> None:
-        """Refuse an unknown name called like a function when it looks like a misspelled one."""
-        if name in self.known:
+        """Refuse an unknown name called like a function, unless it reads as a variable
+        times a group: a name given or assigned, used elsewhere as an operand (``k(x+1) +
+        k``), or a variable by its look (``k(x+1)``, ``w1(...)``: :func:`variable_like`).
+        The refusal names the function meant: another book's (``arcsec``, ``tg``), a
+        misspelled one (``sni``), else the list of them.
+
+        >>> for text in ("arcsec(x)", "k(x+1)", "root(x) + root", "rate(1+x)"):
+        ...     try:
+        ...         print(len(parse_program(text).free_variables))
+        ...     except InputError as refused:
+        ...         print(str(refused).splitlines()[0])
+        unknown function 'arcsec': arcsec(x) is acos(1/x): write acos(1/x) (to multiply, ...
+        2
+        2
+        unknown function 'rate': gradcalc ops lists the functions (to multiply, write rate*(...))
+        """
+        if name in self.known or name in self.plain:
             return
         base = _LOG_BASE.fullmatch(name)
         if base is not None and base[1] != "10":
@@ -318,12 +337,19 @@ class ProgramParser:
                 + (" (ln(x) is the natural one)" if b == "e" else ""),
                 column,
             )
+        product = f" (to multiply, write {name}*(...))"
+        after = self.text[:column].rstrip()[-1:]
+        other = other_spelling(name, _argument(self.text, column + len(name)), after)
+        if other is not None:
+            raise self.error(f"unknown function {name!r}: {other}{product}", column)
         guess = closest_function(name)
         if guess is not None:
             raise self.error(
-                f"unknown function {name!r} — did you mean {guess!r}? "
-                f"(to multiply, write {name}*(...))",
-                column,
+                f"unknown function {name!r} — did you mean {guess!r}?{product}", column
+            )
+        if not variable_like(name):
+            raise self.error(
+                f"unknown function {name!r}: gradcalc ops lists the functions{product}", column
             )
 
     def fold(
@@ -364,6 +390,32 @@ class ProgramParser:
 
 
 _ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
+
+
+def _plain_names(statements: Sequence[TokenStatement]) -> frozenset[str]:
+    """The names used as operands somewhere, not right before ``(``: variables for sure."""
+    plain: set[str] = set()
+    for tokens, _ in statements:
+        following = [*tokens[1:], ("end", "", 0)]
+        plain.update(t[1] for t, n in zip(tokens, following) if t[0] == "name" and n[0] != "(")
+    return frozenset(plain)
+
+
+def _argument(text: str, start: int, limit: int = 24) -> str:
+    """The text inside the parentheses that open at or after ``start`` (``x`` when it is
+    long, spans lines or is not closed), for a message that writes the call anew.
+
+    >>> _argument("2 arcsec(3x + 1)^2", 8), _argument("root(x", 4)
+    ('3x + 1', 'x')
+    """
+    opened = text.find("(", start)
+    depth = 0
+    for end in range(opened, len(text)):
+        depth += (text[end] == "(") - (text[end] == ")")
+        if depth == 0:
+            inside = text[opened + 1 : end].strip()
+            return inside if 0 < len(inside) <= limit and "\n" not in inside else "x"
+    return "x"
 
 
 class _Head(NamedTuple):

@@ -19,6 +19,9 @@ import math
 from collections.abc import Iterable
 from typing import TypeGuard
 
+from gradcalc.core.errors import InputError
+from gradcalc.lang.lexer import SUPERSCRIPTS
+from gradcalc.lang.literals import DECIMAL, is_tensor_text, nested_literal
 from gradcalc.lang.parser import parse_program
 from gradcalc.lang.slips import name_warnings
 from gradcalc.lang.syntax import (
@@ -35,7 +38,7 @@ from gradcalc.lang.syntax import (
 )
 from gradcalc.lang.unparsing import unparse
 
-__all__ = ["ambiguities", "equation_read_as", "read_as", "reading"]
+__all__ = ["ambiguities", "equation_read_as", "read_as", "reading", "value_warnings"]
 
 
 def read_as(program: Program) -> str:
@@ -86,6 +89,31 @@ def reading(text: str, variables: Iterable[str] = ()) -> tuple[str, list[str]]:
     return read_as(program), ambiguities(program, variables)
 
 
+def value_warnings(values: Iterable[str]) -> list[str]:
+    """The warnings of value texts (a point's coordinates, ``--expect``'s numbers, a bracket
+    literal's elements), each read as an expression is: ``1/2pi`` is (1/2)·pi in a value too.
+    A text that does not parse is left to the reader of the value, which refuses it.
+
+    >>> value_warnings(["1/2pi", "3", "[1, 1/2e]", "x=", "pi/4"])  # doctest: +NORMALIZE_WHITESPACE
+    ['1/2pi is read as (1/2)·pi; if you mean 1/(2·pi), write 1/(2pi)',
+     '1/2e is read as (1/2)·e; if you mean 1/(2·e), write 1/(2e)']
+    """
+    found: dict[str, None] = {}
+    for text in values:
+        if DECIMAL.fullmatch(text.strip()):
+            continue  # (most values: a plain number)
+        try:
+            texts = nested_literal(text)[1] if is_tensor_text(text) else [text]
+        except ValueError:
+            continue
+        for element in texts:
+            try:
+                found.update(dict.fromkeys(ambiguities(parse_program(element))))
+            except InputError:
+                continue
+    return list(found)
+
+
 def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
     """One warning per place where the strict reading is likely not what was meant.
 
@@ -124,6 +152,10 @@ def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
     return found + name_warnings(program.free_variables, given)
 
 
+#: How a power is written when its grouping is plain: ``**`` (Python's rule), a superscript.
+_PLAIN_POWER = "*" + SUPERSCRIPTS
+
+
 def _power_chain(node: Binary, text: str) -> Binary | None:
     """The exponent of ``node`` if it is a power of a power written without parentheses
     around it (``e^x^2``, ``e^(x)^2``): powers group to the right, e^(x^2), where a student
@@ -138,7 +170,7 @@ def _power_chain(node: Binary, text: str) -> Binary | None:
     inner = node.right
     if node.op != "pow" or not is_binary(inner, "pow"):
         return None
-    if text[node.column] in "*²³" or text[inner.column] in "*²³":  # (x**y**z: Python's rule)
+    if text[node.column] in _PLAIN_POWER or text[inner.column] in _PLAIN_POWER:  # (x**y**z)
         return None
     opened = text.count("(", node.column, inner.column) - text.count(")", node.column, inner.column)
     return inner if opened <= 0 else None
@@ -173,7 +205,7 @@ def _ambiguity(node: Binary, text: str) -> str | None:
         if (
             is_binary(power, "pow")
             and _number_or_name(power.right)
-            and text[_start(power.right)] not in "²³"  # x²y is plain
+            and text[_start(power.right)] not in SUPERSCRIPTS  # x²y is plain
             and _adjacent(node, text)  # e^2x; with a space (e^2 x) the product is plain
             and not _closed_between(power.right, node, text)  # (e^2)x is deliberate
         ):

@@ -35,6 +35,7 @@ __all__ = [
     "likely_name",
     "name_warnings",
     "run_together",
+    "variable_like",
 ]
 
 #: Function names longest first, so that ``sinhx`` is ``sinh(x)``, not ``sin(hx)``.
@@ -54,6 +55,27 @@ _DIGIT_INSIDE = re.compile(r"([A-Za-z])([2-9])([A-Za-z]{1,2})")
 #: A function's glued argument, and the factors before the first function, hold at most so
 #: many pieces (``sinxy`` is sin(x·y); ``expand`` is a name).
 _MOST_PIECES = 2
+
+
+#: A name that is a variable by its look: one letter or a Greek one, then an index.
+_VARIABLE_LIKE = re.compile(
+    rf"(?:{'|'.join(_GREEK + tuple(sorted(_WORDS)))}|[A-Za-z])[0-9]*(?:_\w+)?"
+)
+
+
+def variable_like(name: str) -> bool:
+    """Whether ``name`` before ``(`` is a variable times a group, as a student writes a
+    product (``k(x+1)``, ``w1(x-1)``, ``theta(1-t)``, ``ab(c+d)``: a letter or a Greek one,
+    with an index, or two letters), rather than the call of a function gradcalc does not
+    have (``root(x)``).
+
+    >>> [variable_like(n) for n in ("k", "w1", "x_2", "theta", "ab", "mu0")]
+    [True, True, True, True, True, True]
+    >>> [variable_like(n) for n in ("root", "arcsec", "foo", "rate")]
+    [False, False, False, False]
+    """
+    short = len(name) == 2 and name.isascii() and name.isalpha()
+    return short or _VARIABLE_LIKE.fullmatch(name) is not None
 
 
 def glued_function(name: str) -> str | None:

@@ -196,11 +196,28 @@ def test_tolerances_are_refused_with_answer_expressions(cli, option) -> None:
 
 
 def test_a_tiny_domain_is_undecided_and_says_so(cli) -> None:
-    # sqrt(-x^2) is defined at x = 0 only
-    out = json.loads(cli("check", "sqrt(-x^2)", "--answer", "0", "--format", "json").stdout)
+    # asin(1 + x^2) is defined at x = 0 only (1 + x^2 <= 1), and sympy finds that
+    out = json.loads(cli("check", "asin(1 + x^2)", "--answer", "0", "--format", "json").stdout)
     (verdict,) = out["verdicts"]
     assert verdict["verdict"] == "could not decide" and verdict["ok"] is None
-    assert "the domain looks tiny" in verdict["detail"]
+    assert verdict["detail"].startswith("the domain is tiny: f is defined only at x = 0")
+    # so is sqrt(-x^2), but sympy reads it as I*abs(x), defined everywhere: no claim of size
+    (unknown,) = check_answers("sqrt(-x^2)", ["0"])
+    assert unknown.verdict == "could not decide" and "tiny" not in unknown.detail
+    assert unknown.detail.startswith("too few test points: both are defined at only 0 of")
+
+
+def test_a_narrow_domain_far_from_0_is_found_and_judged() -> None:
+    # asin(x - 1000) is defined on [999, 1001] only, which random sizes miss; by hand, its
+    # derivative is 1/sqrt(1 - (x - 1000)^2) + cos(x): "- cos(x)" is wrong there
+    (wrong,) = check_answers("asin(x - 1000) + sin(x)", ["1/sqrt(1-(x-1000)^2) - cos(x)"])
+    assert wrong.verdict == "not equivalent" and "tiny" not in wrong.detail
+    found = re.search(r"x=([-\d.]+)", wrong.detail)
+    assert found is not None, wrong.detail
+    x = float(found[1])
+    assert 999 < x < 1001 and abs(2 * sp.cos(sp.Rational(repr(x)))) > 1e-6  # a true witness
+    (right,) = check_answers("asin(x - 1000) + sin(x)", ["1/sqrt(1-(x-1000)^2) + cos(x)"])
+    assert right.verdict == "equivalent"
 
 
 @pytest.mark.parametrize(
@@ -416,6 +433,28 @@ def test_a_jacobian_answer_of_the_wrong_shape_is_refused(answer, message) -> Non
         check_answers("r*cos(t), r*sin(t)", answer)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_narrow_domains_far_from_0_are_judged_with_a_witness_inside(seed: int) -> None:
+    # f = g(x) + sin(x), g defined on [c - w, c + w] only: by hand f' = g' + cos(x), and an
+    # answer with - cos(x) is off by 2 cos(x), which is not 0 at the witness
+    rng = random.Random(seed)
+    c, w = rng.choice([-1, 1]) * rng.randint(10, 10**6), rng.choice([1, 2, 3])
+    u = f"(x - {c})"
+    g, slope = (
+        (f"asin({u}/{w})", f"1/({w} sqrt(1 - ({u}/{w})^2))")
+        if seed % 2
+        else (f"sqrt({w}^2 - {u}^2)", f"-{u}/sqrt({w}^2 - {u}^2)")
+    )
+    (right,) = check_answers(f"{g} + sin(x)", [f"{slope} + cos(x)"])
+    assert right.verdict == "equivalent", (g, right.detail)
+    (wrong,) = check_answers(f"{g} + sin(x)", [f"{slope} - cos(x)"])
+    assert wrong.verdict == "not equivalent", (g, wrong.detail)
+    found = re.search(r"differs at x=([-\d.]+)", wrong.detail)
+    assert found is not None, wrong.detail
+    x = sp.Rational(found[1])
+    assert c - w < x < c + w and abs(sp.N(2 * sp.cos(x), 30)) > 1e-9
+
+
 @pytest.mark.parametrize(
     "answers",
     [
@@ -429,6 +468,73 @@ def test_answers_named_with_subscripts(answers: list[str]) -> None:
         ("∂f/∂x", True),
         ("∂f/∂y", True),
     ]
+
+
+@pytest.mark.parametrize(
+    ("answers", "named"),
+    [
+        (["x=x^2", "x=2x y", "y=x^2"], "x is answered twice ('x=x^2' and 'x=2x y')"),
+        (["fx=2x y, fx=3, fy=x^2"], "fx is answered twice ('fx=2x y' and 'fx=3')"),
+        (["fx=2x y, fx=2x y, fy=x^2"], "fx is answered twice"),  # even the same text
+        (["df/dx = 2x y", "x = 3", "fy = x^2"], "x is answered twice ('df/dx = 2x y' and"),
+        (["fx = 2x y", "x = 3", "fy = x^2"], "∂f/∂x is answered twice (fx=2x y and x=3)"),
+    ],
+)
+def test_a_derivative_answered_twice_is_refused_naming_it(cli, answers, named) -> None:
+    options = [part for answer in answers for part in ("--answer", answer)]
+    result = cli("check", "x^2 y", *options, "--format", "plain")
+    assert result.exit_code == ExitCode.USAGE
+    assert named in result.output and "give each derivative once" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_mixed_partial_given_once_still_answers_both_orders() -> None:
+    # x^2 y: fxy = fyx = 2x (by hand)
+    verdicts = check_answers("x^2 y", ["fxx = 2y, fxy = 2x, fyy = 0"], order=2)
+    assert [v.ok for v in verdicts] == [True] * 4
+
+
+@pytest.mark.parametrize(
+    ("answer", "head"),
+    [
+        ("dy/dx = 6x", "dy/dx is the first derivative"),
+        ("df/dx = 6x", "df/dx is the first derivative"),
+        ("∂f/∂x = 6x", "∂f/∂x is the first derivative"),
+        ("f'(x) = 6x", "f' is the first derivative"),
+    ],
+)
+def test_a_first_derivatives_head_under_order_2_says_so(cli, answer, head) -> None:
+    result = cli("check", "x^3", "--order", "2", "--answer", answer, "--format", "plain")
+    assert result.exit_code == ExitCode.USAGE
+    assert head in result.output and "--order is 2" in result.output
+    assert "df/dx = ... works too" not in result.output
+    name = head[1] if head.startswith("d") else "f"  # the second-order head it suggests works
+    if head.startswith(("d", "∂")):
+        suggested = re.search(r"write (\S+) = \.\.\. or (\S+) = \.\.\.", result.output)
+        assert suggested is not None and suggested[1] in (f"d2{name}/dx2", "d2f/dx2")
+        for written in suggested.groups():  # x^3'' = 6x (by hand)
+            fixed = cli("check", "x^3", "--order", "2", "--answer", f"{written} = 6x")
+            assert fixed.exit_code == ExitCode.OK, fixed.output
+
+
+def test_a_named_answer_of_the_wrong_order_is_shown_the_head_that_is_read() -> None:
+    with pytest.raises(InputError, match=re.escape("(fxx; d2f/dx2 = ... works too)")):
+        check_answers("x^3", ["x = 6x"], order=2)
+
+
+def test_a_witness_shows_values_that_differ() -> None:
+    # x^2/2 has derivative x; yours is x - x/10^20: at any x /= 0 they differ by x/10^20
+    (verdict,) = check_answers("x^2/2", ["0.99999999999999999999x"])
+    assert verdict.verdict == "not equivalent"
+    found = re.search(r"differs at x=(\S+): yours (\S+), correct (.+) \(exact\)", verdict.detail)
+    assert found is not None, verdict.detail
+    where, yours, correct = found.groups()
+    x = sp.Rational(where)
+    if yours != correct.split(",")[0]:
+        assert sp.Rational(yours) != sp.Rational(correct)
+    else:  # the difference itself is shown, and is the true one
+        gap = float(correct.split("yours − correct = ")[1])
+        assert gap == pytest.approx(float(-x / 10**20), rel=1e-6)
 
 
 def test_hessian_answers_named_with_subscripts_say_their_order() -> None:

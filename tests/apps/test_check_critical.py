@@ -162,3 +162,68 @@ def test_a_repeated_point_is_found_however_it_is_written_among_many() -> None:
     last = next(v for v in verdicts if v.component == "point 302")
     assert last.verdict == "wrong" and "the same point as point 1" in last.detail
     assert verdicts[0].verdict == "correct"
+
+
+def _one_sided(f, point: dict) -> dict:
+    """Textbook truth: each variable's one-sided derivatives of f at ``point`` by sympy's
+    ``limit`` of the difference quotient (h -> 0+); None where the limit is infinite."""
+    h = sp.Symbol("h", positive=True)
+    at = {sp.Symbol(n, real=True): v for n, v in point.items()}
+    out = {}
+    for s in at:
+        sides = []
+        for k in (-1, 1):
+            q = sp.limit((f.subs({**at, s: at[s] + k * h}) - f.subs(at)) / (k * h), h, 0, "+")
+            sides.append(None if q.has(sp.oo, -sp.oo, sp.zoo) else q)
+        out[str(s)] = sides
+    return out
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "f", "point"),
+    [
+        ("abs(x)", "0", sp.Abs(x), {"x": 0}),
+        ("abs(x)+abs(y)", "(0,0)", sp.Abs(x) + sp.Abs(y), {"x": 0, "y": 0}),
+        ("sqrt(x^2+y^2)", "(0,0)", sp.sqrt(x**2 + y**2), {"x": 0, "y": 0}),
+        # (read with real odd roots: for real x both are |x|^(2/3))
+        ("x^(2/3)", "0", sp.Abs(x) ** sp.Rational(2, 3), {"x": 0}),
+        ("cbrt(x)^2", "0", sp.Abs(x) ** sp.Rational(2, 3), {"x": 0}),
+    ],
+)
+def test_where_the_derivative_does_not_exist_it_is_said_in_words(text, answer, f, point) -> None:
+    """gradcalc's sense of a critical point is ∇f = 0 (that of ``gradcalc critical``): at a
+    corner or cusp (sympy's one-sided limits differ, or are infinite) ∇f does not exist, so
+    the point is none -- said so, with the one-sided values, never "∇f = 0" nor zoo/nan."""
+    truth = _one_sided(f, point)
+    assert any(left is None or left != right for left, right in truth.values())
+    (verdict,) = [v for v in check_critical(text, answer) if v.component == "point 1"]
+    assert verdict.verdict == "wrong", verdict
+    assert verdict.detail.startswith("not a critical point in gradcalc's sense (∇f = 0)")
+    assert "some textbooks count it" in verdict.detail
+    for name, (left, right) in truth.items():
+        if left != right or left is None:
+            words = [("none" if v is None else f"{float(v):.10g}") for v in (left, right)]
+            assert f"∂f/∂{name} does not exist there ({words[0]}" in verdict.detail
+            assert f"{words[1]}" in verdict.detail.split(f"∂f/∂{name}")[1]
+    assert not any(bad in verdict.detail for bad in ("zoo", "nan", "∇f = 0 there"))
+
+
+def test_a_corner_where_the_one_sided_derivatives_agree_is_a_critical_point() -> None:
+    """relu(x)^2 at 0: both one-sided derivatives are 0 (sympy's limits), so ∇f = 0."""
+    truth = _one_sided(sp.Max(x, 0) ** 2, {"x": 0})
+    assert truth == {"x": [0, 0]}
+    (verdict,) = [v for v in check_critical("relu(x)^2", "0") if v.component == "point 1"]
+    assert verdict.verdict == "correct" and "one-sided" in verdict.detail
+
+
+def test_no_points_for_a_function_with_a_corner_names_gradcalcs_sense(cli) -> None:
+    """abs(x) has no point where ∇f = 0; the numeric search cannot prove that, so "{}" is
+    undecided (exit 1), saying that the corner does not count in gradcalc's sense."""
+    done = cli("check", "abs(x)", "--critical", "--answer", "{}", "--format", "plain")
+    assert done.exit_code == 1 and "could not decide" in done.stdout
+    assert "not one in gradcalc's sense" in done.stdout.replace("\n", " ")
+
+
+def test_a_point_where_f_is_undefined_is_not_critical() -> None:
+    (verdict,) = check_critical("1/x", "0")[:1]
+    assert verdict.verdict == "wrong" and "undefined" in verdict.detail

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import random
 import re
 import sys
 
@@ -164,6 +165,33 @@ def test_an_unbounded_expression_is_called_out() -> None:
     m = minimize("-x^2", ["x=2"], lr=1e-3, steps=100)
     assert not m.converged
     assert "gradient norm growing" in m.reason and "may have no minimum" in m.reason
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_function_without_a_minimum_is_never_called_converged(seed: int) -> None:
+    """exp(a·x) + exp(b·y) (a, b > 0 random), and exp(a·x + b·y): their gradient is never 0
+    (exp > 0, by hand), so a tiny gradient far out is no minimum; with c > 0 the quadratic
+    c·(x - p)^2 + c·(y - q)^2 stays converged at its minimum (p, q)."""
+    rng = random.Random(seed)
+    a, b = rng.uniform(0.2, 3), rng.uniform(0.2, 3)
+    for text in (f"exp({a}*x) + exp({b}*y)", f"exp({a}*x + {-b}*y)"):
+        m = minimize(text, ["x=0,y=0"])
+        assert not m.converged and m.found == "", (text, m.reason)
+        assert "f keeps decreasing in the direction of descent" in m.reason
+        assert "no minimum found" in m.reason
+    c, p, q = rng.uniform(1e-3, 1e3), rng.uniform(-100, 100), rng.uniform(-100, 100)
+    bowl = minimize(f"{c}*(x - {p})^2 + {c}*(y - {q})^2", ["x=0,y=0"], method="bfgs")
+    assert bowl.converged and bowl.found == "minimum", bowl.reason
+    assert bowl.point["x"] == pytest.approx(p, abs=1e-6) and bowl.point["y"] == pytest.approx(
+        q, abs=1e-6
+    )
+
+
+def test_exp_stops_on_a_tiny_gradient_without_a_minimum(cli) -> None:
+    done = cli("minimize", "exp(x)", "--from", "x=0", "--format", "json")
+    answer = json.loads(done.stdout)
+    assert done.exit_code == 1 and answer["converged"] is False and answer["found"] is None
+    assert "no minimum found" in answer["reason"]
 
 
 def test_an_undefined_start_is_an_error_that_says_why() -> None:

@@ -5,6 +5,7 @@ integers and fractions)."""
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -78,3 +79,110 @@ def test_is_zero_proves_and_disproves() -> None:
 )
 def test_written_exactly(text: str, exact: bool) -> None:
     assert written_exactly(text) is exact
+
+
+def _tiny_derivative(rng: random.Random) -> tuple[str, str, sp.Expr]:
+    """A function, a point and its derivative there (sympy, exact), of size 1e-13..1e-300
+    and either sign: c*x^n at x = 10^-m, or c*exp(-k*x) at a whole x."""
+    c = rng.choice([-1, 1]) * rng.randint(1, 10**9)
+    target = rng.randint(13, 300)  # the derivative's size is about 10^-target
+    x = sp.Symbol("x")
+    if rng.random() < 0.5:
+        n = rng.randint(2, 6)
+        m = max(1, round((target + len(str(abs(c * n)))) / (n - 1)))
+        expr, point, at = c * x**n, sp.Rational(1, 10**m), f"x=1/10^{m}"
+    else:
+        k = rng.randint(1, 9)
+        whole = max(1, round(target * 2.302585 / k))
+        expr, point, at = c * sp.exp(-k * x), sp.Integer(whole), f"x={whole}"
+    text = str(expr).replace("**", "^")
+    return text, at, sp.diff(expr, x).subs(x, point)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_tiny_derivative_is_judged_relative_to_its_exact_value(seed: int) -> None:
+    rng = random.Random(seed)
+    text, at, truth = _tiny_derivative(rng)
+    assert 1e-301 < abs(float(truth)) < 1e-12  # (the cases are what they say)
+    digits = sp.N(truth, 17)
+    right = check_expect(text, [at], [str(digits)])[0]
+    assert right.verdict == "correct", (text, at)
+    assert right.detail in ("exactly", "within rtol 1e-09")  # (17 digits may be exact)
+    rounded = check_expect(text, [at], [str(sp.N(truth, 12))])[0]
+    assert rounded.verdict == "correct", (text, at)
+    for wrong in (-digits, 10 * digits, digits / 10, sp.Integer(0)):
+        decimal = f"{float(wrong)!r}" if wrong else "0.0"
+        verdict = check_expect(text, [at], [decimal])[0]
+        assert verdict.verdict == "wrong", (text, at, decimal, verdict.detail)
+        if wrong:  # both values shown, and they differ
+            assert "yours is" in verdict.detail and "the derivative is" in verdict.detail
+
+
+def test_the_issues_small_derivatives_are_wrong_when_off() -> None:
+    # by hand: d/dx exp(-x) at 30 is -exp(-30) = -9.3576e-14; d/dx x^10 at 1/100 is 10^-17;
+    # d/dx x^2 at 10^-200 is 2*10^-200; d/dx exp(-x^2) at 6 is -12 exp(-36) = -2.78e-15
+    cases = [
+        ("exp(-x)", "x=30", "9.357622968840175e-14", "wrong"),
+        ("exp(-x)", "x=30", "-9.357622968840175e-14", "correct"),
+        ("x^10", "x=0.01", "1e-16", "wrong"),
+        ("x^10", "x=1/100", "-1e-17", "wrong"),
+        ("x^10", "x=1/100", "1e-17", "correct"),
+        ("x^2", "x=1e-200", "3e-200", "wrong"),
+        ("x^2", "x=1e-200", "2.0e-200", "correct"),
+        ("exp(-x^2)", "x=6", "0.0", "wrong"),
+        ("exp(-x^2)", "x=6", "0", "wrong"),
+    ]
+    for expression, at, answer, expected in cases:
+        (verdict,) = check_expect(expression, [at], [answer])
+        assert verdict.verdict == expected, (expression, at, answer, verdict.detail)
+
+
+@pytest.mark.parametrize("zero", ["0", "0.0", "0e5", "-0.0"])
+def test_0_and_0_point_0_agree_for_a_derivative_that_is_exactly_0(zero: str) -> None:
+    # d/dx sin(x) at pi/2 is cos(pi/2) = 0 exactly (the tape's float is 6.1e-17)
+    assert check_expect("sin(x)", ["x=pi/2"], [zero])[0].detail == "exactly"
+    assert check_expect("x^2", ["x=0"], [zero])[0].detail == "exactly"
+
+
+def test_near_an_exact_0_only_an_absolute_tolerance_the_user_gives_passes() -> None:
+    (float_value,) = check_expect("sin(x)", ["x=pi/2"], ["6.123233995736766e-17"])
+    assert float_value.verdict == "wrong" and "exactly 0" in float_value.detail
+    assert "--atol" in float_value.detail
+    (allowed,) = check_expect("sin(x)", ["x=pi/2"], ["6.123233995736766e-17"], atol=1e-12)
+    assert (allowed.verdict, allowed.detail) == ("correct", "within atol 1e-12")
+    (beyond,) = check_expect("sin(x)", ["x=pi/2"], ["1e-6"], atol=1e-12)
+    assert beyond.verdict == "wrong"
+
+
+def test_an_absolute_tolerance_names_itself_and_rtol_still_comes_first() -> None:
+    # d/dx x^10 at 1/100 = 1e-17: 1e-16 is 10 times too large, within an atol of 1e-12
+    (absolute,) = check_expect("x^10", ["x=1/100"], ["1e-16"], atol=1e-12)
+    assert (absolute.verdict, absolute.detail) == ("correct", "within atol 1e-12")
+    (relative,) = check_expect("x^10", ["x=1/100"], ["1.0000000001e-17"], atol=1e-30)
+    assert relative.detail == "within rtol 1e-09"
+
+
+@pytest.mark.parametrize(
+    ("yours", "value", "atol", "verdict", "fragment"),
+    [
+        (0.0, 1e-17, None, "could not decide", "within 1e-12 of the tape's value"),
+        (-1e-17, 1e-17, None, "could not decide", "give --atol"),
+        (0.0, 1e-17, 1e-12, "correct", "within atol 1e-12 of the tape's value"),
+        (1e-17 * (1 + 1e-12), 1e-17, None, "correct", "within rtol 1e-09 of the tape's value"),
+        (1.0, 1e-17, None, "wrong", "yours is 1, the derivative is 1e-17"),
+        (3e-12, 1e-17, None, "wrong", "yours is 3e-12"),
+    ],
+)
+def test_without_an_exact_value_a_pass_through_the_absolute_band_is_undecided(
+    yours, value, atol, verdict, fragment
+) -> None:
+    judged, why, _ = compare_number(repr(yours), yours, value, None, 1e-9, atol)
+    assert judged == verdict and fragment in why, why
+
+
+def test_a_wrong_decimal_close_to_the_value_is_shown_with_digits_that_differ() -> None:
+    # d/dx x^3/9 at 1 is 1/3; 0.33333333334 is off by 6.7e-12, beyond rtol 1e-12
+    (verdict,) = check_expect("x^3/9", ["x=1"], ["0.33333333334"], rtol=1e-12)
+    yours, correct = re.findall(r"-?\d\.\d+(?:e-?\d+)?", verdict.detail)
+    assert yours != correct
+    assert float(yours) - float(correct) == pytest.approx(0.33333333334 - 1 / 3, rel=1e-2)

@@ -79,3 +79,18 @@ def test_an_exact_centre_keeps_exact_coefficients() -> None:
 def test_bad_questions(expression, at, order, error, message) -> None:
     with pytest.raises(error, match=message):
         taylor(expression, at, order)
+
+
+def test_a_second_derivative_missing_at_a_kink_refuses_every_taylor_of_that_order() -> None:
+    """max(x,0)^2*y^2 + y at (0, 1): ∂²f/∂x² is 0 from the left, 2 from the right (by hand:
+    2*y^2 for x > 0, 0 for x < 0), so no quadratic approximation; the tangent plane exists."""
+    with pytest.raises(UndefinedError, match=r"∂²f/∂x² of .* 0 from the left, 2 from the right"):
+        taylor("max(x,0)^2*y^2 + y", ["x=0,y=1"], 2)
+    assert taylor("max(x,0)^2*y^2 + y", ["x=0,y=1"], 1).text == "1 + (y - 1)"
+
+
+def test_at_a_kink_with_every_derivative_the_polynomial_is_the_limits() -> None:
+    """max(x,0)^2 + min(x,0)^2 is x^2: its Taylor polynomial about 0 is x^2, not sympy's
+    Heaviside(0) = 1/2 reading x^2/2."""
+    result = taylor("max(x,0)^2 + min(x,0)^2", ["x=0"], 3)
+    assert result.text == "x^2" and result.status == "skipped"

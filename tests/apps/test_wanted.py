@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gradcalc.apps.check.wanted import Target, components, named, named_order, subscripts
@@ -116,3 +118,30 @@ def test_the_wrt_hint_is_only_for_one_answer_to_several_first_derivatives() -> N
     assert "--wrt" not in wrong_count("1 answer given", 1, hessian).message
     assert "--wrt" not in wrong_count("--expect has 1 value", 1, first, " (xy ...)").message
     assert (counted(1, "value"), counted(2, "answer")) == ("1 value", "2 answers")
+
+
+def test_one_derivative_named_two_ways_is_refused() -> None:
+    gradient = components(compile_expression("x^2 y"), Target(""))
+    with pytest.raises(InputError, match=re.escape("∂f/∂x is answered twice (x=2x y and fx=3)")):
+        named({"x": "2x y", "fx": "3", "y": "x^2"}, gradient, "f")
+    hessian = components(compile_expression("x^2 y"), Target("", None, 2))
+    with pytest.raises(InputError, match="∂²f/∂x∂y is answered twice"):
+        named({"fxx": "2y", "fxy": "2x", "f_x_y": "2x", "fyy": "0"}, hessian, "f")
+    both = named({"fxx": "2y", "fxy": "2x", "fyx": "3x", "fyy": "0"}, hessian, "f")
+    assert both == ["2y", "2x", "3x", "0"]  # both orders given: each judged on its own
+
+
+@pytest.mark.parametrize(
+    ("expression", "order", "hint"),
+    [
+        ("x^3", 1, "(fx; df/dx = ... works too)"),
+        ("x^3", 2, "(fxx; d2f/dx2 = ... works too)"),
+        ("x^5", 3, "(fxxx; d3f/dx3 = ... works too)"),
+        ("x*y", 2, "(fxx, fxy, fyx)"),
+    ],
+)
+def test_a_wrong_name_is_shown_the_heads_of_the_order_asked(expression, order, hint) -> None:
+    wanted = components(compile_expression(expression), Target("", None, order))
+    with pytest.raises(InputError) as refusal:
+        named({"z": "1"}, wanted, "f")
+    assert refusal.value.message.endswith(hint)

@@ -72,6 +72,48 @@ def test_critical_points_plain(cli) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "f"),
+    [("x^2*y^2", x**2 * y**2), ("x^2 + 0*y", x**2), ("(x-y)^2", (x - y) ** 2)],
+)
+def test_critical_plain_keeps_the_continua(cli, text: str, f) -> None:
+    """Plain writes a ``continuum<TAB>description`` line per continuum, as JSON lists them:
+    as many as sympy's solutions of ∇f = 0 that leave a variable free."""
+    solutions = sp.solve([sp.diff(f, v) for v in (x, y)], [x, y], dict=True)
+    free = [s for s in solutions if len(s) < 2]
+    plain = cli("critical", text, "--format", "plain")
+    assert plain.exit_code == 0, plain.output
+    lines = plain.stdout.splitlines()
+    assert len(lines) == len(free) > 0, plain.stdout
+    described = json.loads(cli("critical", text, "--format", "json").stdout)["continua"]
+    assert lines == [f"continuum\t{c}" for c in described]
+
+
+def test_critical_plain_keeps_a_region(cli) -> None:
+    plain = cli("critical", "relu(x^2 + y^2 - 1)", "--format", "plain")
+    assert plain.exit_code == 0, plain.output
+    (line,) = plain.stdout.splitlines()
+    assert line.startswith("continuum\t") and "a region where ∇f = 0" in line
+
+
+@pytest.mark.parametrize(
+    ("equation", "dependent", "F"),
+    [("x^3 + y^3 = 6x y", "y", x**3 + y**3 - 6 * x * y), ("x^2 + y^2 = 25", "y", x**2 + y**2 - 25)],
+)
+def test_implicit_in_markdown_and_latex(cli, equation: str, dependent: str, F) -> None:
+    """Every --format diff offers works with --implicit: the derivative shown is sympy's
+    -F_x/F_y (read back from JSON), in Markdown with its text and in LaTeX with dy/dx."""
+    answer = json.loads(cli("diff", equation, "--implicit", dependent, "--format", "json").stdout)
+    (entry,) = answer["derivatives"]
+    assert sp.simplify(read_back(entry["text"]) + sp.diff(F, x) / sp.diff(F, y)) == 0
+    markdown = cli("diff", equation, "--implicit", dependent, "--format", "markdown")
+    assert markdown.exit_code == 0 and not markdown.stderr, markdown.output
+    assert f"- dy/dx = `{entry['text']}`" in markdown.stdout
+    latex = cli("diff", equation, "--implicit", dependent, "--format", "latex")
+    assert latex.exit_code == 0 and not latex.stderr, latex.output
+    assert rf"\frac{{d y}}{{d x}} &= {entry['latex']}" in latex.stdout
+
+
 def test_taylor_and_the_tangent_plane(cli) -> None:
     result = cli("taylor", "exp(x)sin(x)", "--at", "x=0", "--order", "5", "--format", "plain")
     assert result.stdout == "x + x^2 + x^3/3 - x^5/30\n"

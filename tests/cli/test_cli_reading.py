@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 import subprocess
 import sys
@@ -105,8 +106,11 @@ def test_pasted_unicode_math_is_read_as_ascii(cli) -> None:
     out = json.loads(result.stdout)
     assert out["read_as"] == "3·x^2 - 2·pi·x"
     assert out["gradient"]["x"] == pytest.approx(6 - 2 * math.pi)
-    refused = run(cli, "grad", "x÷2", "--at", "x=1")
-    assert refused.exit_code == 2 and "U+00F7" in refused.output
+    halved = run(cli, "grad", "x÷2 + x⁴", "--at", "x=1", "--format", "json", "--no-tape")
+    assert json.loads(halved.stdout)["read_as"] == "x/2 + x^4"
+    assert json.loads(halved.stdout)["gradient"]["x"] == pytest.approx(0.5 + 4)
+    refused = run(cli, "grad", "x∶2", "--at", "x=1")
+    assert refused.exit_code == 2 and "U+2236" in refused.output
 
 
 # --- expressions starting with '-' ---------------------------------------------------------------
@@ -263,3 +267,34 @@ def test_a_table_written_to_a_file_keeps_its_warnings_on_stderr(cli, tmp_path) -
     done = run(cli, "grad", "x/2y", "--points", str(points), "--out", str(out))
     assert done.exit_code == 0, done.output
     assert "write x/(2y)" in done.stderr and done.stdout == ""
+
+
+# --- values: --at and --expect are warned about as the expression is -----------------------
+
+
+@pytest.mark.parametrize("output", ["table", "plain", "json", "csv"])
+def test_a_value_read_otherwise_is_warned_about_in_every_format(cli, output) -> None:
+    rng = random.Random(11)
+    for _ in range(3):
+        k, m = rng.randint(1, 9), rng.randint(2, 10**6)
+        constant, number = rng.choice([("pi", math.pi), ("e", math.e)])
+        text = f"{k}/{m}{constant}"
+        warning = f"{text} is read as ({k}/{m})·{constant}; if you mean {k}/({m}·{constant})"
+        point = cli("grad", "x^2/2", "--at", f"x={text}", "--format", output, "--no-check")
+        assert point.exit_code == 0
+        assert warning in point.stdout + point.stderr
+        if output == "json":
+            assert json.loads(point.stdout)["value"] == pytest.approx((k / m * number) ** 2 / 2)
+        expect = cli("check", "x^2/2", "--at", "x=1", "--expect", text, "--format", output)
+        assert expect.exit_code == 1  # (k/m)·pi is not 1, the documented reading judged
+        assert warning in expect.stdout + expect.stderr
+        if output == "json":
+            assert any(warning in w for w in json.loads(expect.stdout)["warnings"])
+
+
+def test_the_reported_half_pi_values_are_warned_about(cli) -> None:
+    at = cli("check", "x^2", "--at", "x=1/2pi", "--expect", "1/pi")
+    assert at.exit_code == 1 and "warning: 1/2pi is read as (1/2)·pi" in at.stdout
+    expect = cli("check", "x^2/(4 pi)", "--at", "x=1", "--expect", "1/2pi", "--format", "plain")
+    assert "yours is 1.570796327" in expect.stdout
+    assert "warning: 1/2pi is read as (1/2)·pi" in expect.stderr

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import shlex
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +115,24 @@ def test_second_derivative_overflow_is_undefined_not_a_failed_check(cli, e: int,
     else:
         assert result.exit_code == ExitCode.OK, result.output
         assert float(result.stdout.split()[-1]) == pytest.approx(float(exact), rel=1e-12)
+
+
+def _documented_undefined() -> list[str]:
+    """The commands docs/exit-codes.md's by-command table gives for exit code 3."""
+    text = (Path(__file__).parents[2] / "docs" / "exit-codes.md").read_text(encoding="utf-8")
+    examples = []
+    for line in text[text.index("## By command") :].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if line.startswith("| `") and len(cells) == 4:
+            examples += re.findall(r'`([a-z]+ "[^`]*)`', cells[3])
+    return examples
+
+
+def test_the_exit_code_table_has_examples_of_code_3() -> None:
+    assert {e.split()[0] for e in _documented_undefined()} >= {"grad", "graph", "fit", "minimize"}
+
+
+@pytest.mark.parametrize("example", _documented_undefined())
+def test_each_documented_code_3_is_what_the_command_exits_with(cli, example: str) -> None:
+    result = cli(*shlex.split(example))
+    assert result.exit_code == ExitCode.UNDEFINED, (example, result.output)

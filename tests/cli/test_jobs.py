@@ -240,3 +240,71 @@ def test_a_constant_job_is_answered_and_its_check_is_no_pass(cli, expr, value) -
     assert code == 0 and answer["value"] == value and answer["gradient"] == {}
     assert answer["check"]["status"] == "skipped" and answer["check"].get("agree") is None
     assert any("no derivative to compare" in w for w in answer["warnings"])
+
+
+def _coefficient_job(rng: random.Random) -> tuple[str, tuple[float, float]]:
+    """A job ``a*x^2 + b*x*y + c`` at a whole-number point, and its gradient in Python
+    integers (exact in float64: every value is below 2^53)."""
+    a, b, c = (rng.randint(-(10**9), 10**9) for _ in range(3))
+    x, y = rng.randint(-99, 99), rng.randint(-99, 99)
+    expr = f"{a}*x^2 + {b}*x*y + {c}"
+    line = (
+        json.dumps({"expr": expr, "at": {"x": x, "y": y}})
+        if rng.random() < 0.5
+        else (f"{expr}\tx={x},y={y}")
+    )
+    return line, (float(2 * a * x + b * y), float(b * x))
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("source", ["stdin", "file"])
+def test_a_line_that_is_not_utf8_is_its_own_error(cli, tmp_path, seed: int, source: str) -> None:
+    """Bad bytes at random places of random lines: each such line is answered with an error
+    naming it (its number, the byte), every other job with the gradient Python computes."""
+    rng = random.Random(seed)
+    jobs = [_coefficient_job(rng) for _ in range(rng.randint(5, 12))]
+    bad = set(rng.sample(range(len(jobs)), rng.randint(1, 3)))
+    lines, where = [], {}
+    for k, (line, _) in enumerate(jobs):
+        raw = line.encode()
+        if k in bad:
+            at, byte = rng.randrange(len(raw) + 1), rng.choice([0xFF, 0xFE, 0xC3, 0x80, 0xE2])
+            raw = raw[:at] + bytes([byte]) + raw[at:]
+            where[k + 1] = (at, byte)
+        lines.append(raw)
+    data = b"\n".join(lines) + b"\n"
+    if source == "file":
+        (tmp_path / "jobs.txt").write_bytes(data)
+        done = cli.invoke(["grad", "--jobs", str(tmp_path / "jobs.txt"), "--no-check"])
+    else:
+        done = cli.invoke(["grad", "--jobs", "-", "--no-check"], input=data)
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["job"] for a in got] == list(range(1, len(jobs) + 1)), done.output
+    assert done.exit_code == 2  # a bad job: the stream's status, as for any bad job
+    for answer, (_, (dx, dy)) in zip(got, jobs):
+        if answer["job"] in where:
+            at, byte = where[answer["job"]]
+            assert answer["exit_code"] == 2
+            assert answer["error"] == (
+                f"line {answer['job']} is not UTF-8 text (its byte {at + 1} is {byte:#04x})"
+            )
+        else:
+            assert answer["gradient"] == {"x": dx, "y": dy}, answer
+
+
+def test_a_bad_line_between_good_ones_on_stdin(cli) -> None:
+    data = b'{"expr":"x^2","at":{"x":2}}\nx\xff*y x=1,y=2\n{"expr":"x^2","at":{"x":3}}\n'
+    done = cli.invoke(["grad", "--jobs", "-", "--no-check"], input=data)
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.exit_code == 2 and not done.stderr
+    assert got[0]["gradient"] == {"x": 4.0} and got[2]["gradient"] == {"x": 6.0}
+    assert got[1] == {"job": 2, "error": "line 2 is not UTF-8 text (its byte 2 is 0xff)",
+                      "exit_code": 2}  # fmt: skip
+
+
+def test_a_bom_and_crlf_lines_are_fine(cli) -> None:
+    data = b"\xef\xbb\xbfx^2\tx=2\r\n# note \xc3\xa9\r\nx^3\tx=2\r\n"
+    done = cli.invoke(["grad", "--jobs", "-", "--no-check"], input=data)
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.exit_code == 0, done.output
+    assert [(a["job"], a["gradient"]) for a in got] == [(1, {"x": 4.0}), (3, {"x": 12.0})]

@@ -22,6 +22,9 @@ The promises (docs/students.md, "How gradcalc reads what you type"; docs/exit-co
 - ``json``: ``--format json`` writes JSON that parses;
 - ``headed``: the text written as a student writes a function, ``f(x, y) = EXPRESSION``, gets
   the answer the bare EXPRESSION gets (the same output, but for the text echoed back);
+- ``kept``: no format drops a result: an answer (exit 0) for a degenerate function (the
+  product of the squares of the example's variables) writes something on stdout, in every
+  format (``critical --format plain`` once printed nothing for ``x^2*y^2``'s continua);
 - ``no_sympy``: ``--no-check`` imports no sympy (in a fresh process).
 
 Known failures that another change fixes are listed, cell by cell, in :data:`FIXED_ELSEWHERE`
@@ -378,6 +381,26 @@ def _unechoed(obj: dict) -> dict:
     return {**rest, "read_as": read_as.removeprefix("f = ") if read_as else read_as}
 
 
+def degenerate(text: str) -> str:
+    """The product of the squares of ``text``'s variables: an answer that is not a list of
+    points (``critical`` finds continua: ``x = 0`` and ``y = 0``).
+
+    >>> degenerate("x^3 - 3*x + y^2")
+    'x^2*y^2'
+    """
+    return "*".join(f"{v}^2" for v in _variables(text))
+
+
+def probe_kept(name: str, output: str, run: Callable) -> None:
+    """No format drops a result: an answer (exit 0) of a degenerate function writes
+    something on stdout in every format, as JSON does."""
+    args = example(name)
+    outcome = run(_with(args, degenerate(args[1]), output))
+    _never_crashed(outcome)
+    if outcome.code == 0:
+        assert outcome.stdout.strip(), (args, output, outcome.output)
+
+
 #: Each probe: the function, and the cells it applies to (command, format, entry).
 PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
     "warned": (probe_warned, lambda name, output, entry: True),
@@ -389,6 +412,7 @@ PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
     "hostile": (_hostile(QUICK_HOSTILE), lambda name, output, entry: True),
     "json": (probe_json, lambda name, output, entry: output == "json"),
     "headed": (probe_headed, lambda name, output, entry: _headed_applies(name, entry)),
+    "kept": (probe_kept, lambda name, output, entry: entry == "cli"),
 }
 
 

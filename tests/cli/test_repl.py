@@ -429,3 +429,24 @@ def test_check_and_expect_take_an_order() -> None:
     session.execute("g = x^4")
     assert session.execute("check 12x^2 order 2") == 0  # d2/dx2 x^4 = 12x^2
     assert session.execute("check 4x^3") == 0  # no order: the first
+
+
+def test_set_wrt_a_name_the_function_lacks_is_refused_or_said() -> None:
+    session = repl.Session()
+    session.define("f", "x^2*y")
+    with pytest.raises(InputError, match=r"set wrt z: f has no variable z \(its variables: x, y\)"):
+        session.execute("set wrt z")
+    assert session.wrt is None
+    session.execute("set wrt y")
+    assert session.wrt == "y"
+    early = session_of("set wrt q", "g = x^3", "quit")
+    assert "warning: set wrt q: g has no variable q (set wrt off, or set wrt x)" in early.stderr
+
+
+@pytest.mark.parametrize(
+    "line", ["taylor order 3 at x=1", "taylor at x=1 order 3", "taylor f order 3 at x=1"]
+)
+def test_taylor_takes_its_order_before_or_after_the_point(line) -> None:
+    rest, order = repl.Session.split_order(line.removeprefix("taylor "))
+    assert order == 3 and "order" not in rest
+    assert repl.Session.split_point(rest)[1] == ["x=1"]

@@ -218,3 +218,26 @@ def test_tensor_options_are_refused_where_they_do_not_apply(cli) -> None:
     assert result.exit_code == 2 and "--dead-share is for tensor values" in result.stderr
     result = cli("minimize", "sum(w*w)", "--from", "w=[1,2]", "--method", "bfgs")
     assert result.exit_code == 2 and "trains with gd, momentum, adam" in result.stderr
+
+
+@pytest.mark.parametrize("unit", [1, 5])
+def test_tensor_json_carries_diagnostics_as_every_gradient_does(cli, data: Path, unit: int) -> None:
+    """``"diagnostics": {"healthy", "findings"}``, as README promises of every JSON object:
+    a unit whose bias is -30 is dead on every row (numpy: X@W1[:, j] + b1[j] <= 0), and
+    says so; with zero biases the diagnostics agree with the layer report."""
+    bias = ["0"] * 8
+    bias[unit] = "-30"
+    start = INIT.replace("b1=zeros(8)", f"b1=[{','.join(bias)}]")
+    args = ["grad", NETWORK, "--data", str(data), "--wrt", "W1,b1,W2,b2", "--format", "json"]
+    record = json.loads(cli(*args, "--at", start).stdout)
+    table = np.loadtxt(data, delimiter=",", skiprows=1)
+    W1 = np.random.default_rng(0).standard_normal((4, 8))
+    dead = {j for j in range(8) if np.all(table[:, :4] @ W1[:, j] + float(bias[j]) <= 0)}
+    assert unit in dead
+    found = record["diagnostics"]
+    assert found["healthy"] is False
+    said = {f["message"].split()[1] for f in found["findings"] if f["kind"] == "dead"}
+    assert said == {str(j) for j in dead}
+    healthy = json.loads(cli(*args, "--at", INIT).stdout)
+    assert set(healthy["diagnostics"]) == {"healthy", "findings"}
+    assert healthy["diagnostics"]["healthy"] == healthy["layers"]["healthy"]

@@ -177,3 +177,142 @@ def test_sympy_failing_on_a_kink_leaves_the_tapes_verdict(cli, args, code) -> No
     done = cli.invoke([*args, "--check-timeout", "1"], input=job + "\n")
     assert done.exit_code == code, done.output
     assert "internal error" not in done.output
+
+
+# --- derivatives of order 2 and more at a kink --------------------------------------------
+
+
+def _second_sides(text: str, point: dict[str, int], by: str) -> list:
+    """Textbook truth of f'' by ``by`` at ``point``: sympy's ``limit`` (h -> 0+) of the
+    one-sided difference quotients of f' (f' off the point is sympy's derivative; f' at the
+    point is the limit of f's own quotient, which must agree from both sides)."""
+    first = _first_sides(text, point, by)
+    assert first[0] == first[1], "f' must exist at the point"
+    return _sides_of(text, point, by, first[0])
+
+
+def _first_sides(text: str, point: dict[str, int], by: str) -> list:
+    """f's one-sided derivatives by ``by`` at ``point`` (sympy's ``limit``)."""
+    return _sides_of(text, point, by, None)
+
+
+def _sides_of(text: str, point: dict[str, int], by: str, first) -> list:
+    """The one-sided limits of f's difference quotient (``first`` None) or of f''s, whose
+    value at the point is ``first``."""
+    import sympy as sp
+
+    symbols = {name: sp.Symbol(name, real=True) for name in point}
+    h = sp.Symbol("h", positive=True)
+    relu = lambda u: sp.Max(u, 0)  # noqa: E731
+    f = sp.sympify(text, locals={"max": sp.Max, "abs": sp.Abs, "relu": relu, **symbols})
+    at = {symbols[n]: v for n, v in point.items()}
+    s = symbols[by]
+    g, base = (f, f.subs(at)) if first is None else (sp.diff(f, s), first)
+    return [
+        sp.limit((g.subs({**at, s: point[by] + k * h}) - base) / (k * h), h, 0, "+")
+        for k in (-1, 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("hessian", ("max(x,0)^2", "--at", "x=0")),
+        ("hessian", ("relu(x)^2", "--at", "x=0", "--format", "plain")),
+        ("grad", ("max(x,0)^2", "--at", "x=0", "--order", "2")),
+        ("check", ("max(x,0)^2", "--at", "x=0", "--order", "2", "--expect", "1/2")),
+        ("hessian", ("x*abs(x)", "--at", "x=0", "--format", "plain")),
+        ("check", ("x*abs(x)", "--at", "x=0", "--order", "2", "--expect", "0")),
+        ("check", ("x*abs(x)", "--at", "x=0", "--order", "2", "--expect", "2")),
+        ("taylor", ("x*abs(x)", "--at", "x=0", "--order", "2")),
+        ("hessian", ("max(x,0)^2*y^2 + y", "--at", "x=0,y=1")),
+        ("hessian", ("abs(x)*x + y^2", "--at", "x=0,y=1")),
+        ("taylor", ("max(x,0)^2*y^2 + y", "--at", "x=0,y=1", "--order", "2")),
+    ],
+)
+def test_a_second_derivative_that_does_not_exist_is_said_so_by_every_command(
+    cli, command, args
+) -> None:
+    """The one-sided second derivatives by x differ (sympy's limits): every command exits 3
+    saying the derivative does not exist, with both values, and prints no verdict or value."""
+    text, point = args[0], dict(p.split("=") for p in args[2].split(","))
+    left, right = _second_sides(text.replace("^", "**"), {k: int(v) for k, v in point.items()}, "x")
+    assert left != right
+    done = cli(command, *args)
+    assert done.exit_code == 3, done.output
+    assert "∂²f/∂x² of" in done.stderr and "does not exist at" in done.stderr
+    assert f"{float(left):.10g} from the left, {float(right):.10g} from the right" in done.stderr
+    assert "✓" not in done.stdout and "0.5" not in done.stdout and "correct" not in done.stdout
+
+
+def test_equal_one_sided_second_derivatives_replace_the_tapes_convention(cli) -> None:
+    """max(x,0)^2 + min(x,0)^2 is x^2: f'' = 2 at 0 (sympy's limits from both sides), where
+    the tape's rule at the ties gives 1; the Hessian, --order and taylor all say 2."""
+    left, right = _second_sides("Max(x,0)**2 + Min(x,0)**2", {"x": 0}, "x")
+    assert left == right == 2
+    done = cli("hessian", "max(x,0)^2 + min(x,0)^2", "--at", "x=0", "--format", "plain")
+    assert (done.exit_code, done.stdout.split()) == (0, ["2"]), done.output
+    assert "∂²f/∂x² = 2" in done.stderr
+    done = cli(
+        "grad", "max(x,0)^2 + min(x,0)^2", "--at", "x=0", "--order", "3", "--format", "plain"
+    )
+    assert (done.exit_code, done.stdout.split()) == (0, ["0"]), done.output
+    assert "d²f/dx² = 2, d³f/dx³ = 0" in done.stderr
+    done = cli("taylor", "max(x,0)^2 + min(x,0)^2", "--at", "x=0", "--order", "3")
+    assert done.exit_code == 0 and "P3(x) = x^2\n" in done.stdout, done.output
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_second_derivatives_at_and_off_the_kink(seed: int) -> None:
+    """c*max(x - a, 0)^2 or c*x*abs(x - a), plus k*y^2 (independent of x), c up to 10^9:
+    at x = a, ∂²f/∂x² does not exist (sympy's one-sided limits differ; for x*abs(x - a),
+    a != 0, not even ∂f/∂x), and the Hessian says so with both values; off it, the Hessian
+    is sympy's second derivative."""
+    import sympy as sp
+
+    from gradcalc.engine.run.api import hessian
+
+    rng = random.Random(seed)
+    c, a, k = rng.randint(1, 10**9), rng.randint(-3, 3), rng.randint(-50, 50)
+    shape = rng.choice(["{c}*max(x - ({a}), 0)^2", "{c}*x*abs(x - ({a}))"])
+    text = shape.format(c=c, a=a) + f" + ({k})*y^2"
+    y0 = rng.randint(-5, 5)
+    truth_text = text.replace("^", "**")
+    first = _first_sides(truth_text, {"x": a, "y": y0}, "x")
+    with pytest.raises(UndefinedError) as raised:
+        hessian(text, at=[f"x={a},y={y0}"])
+    message = str(raised.value)
+    if first[0] != first[1]:
+        left, right = first
+        assert "is not differentiable" in message and "one-sided: ∂f/∂x = " in message
+    else:
+        left, right = _second_sides(truth_text, {"x": a, "y": y0}, "x")
+        assert "∂²f/∂x²" in message and "does not exist" in message, message
+    assert left != right
+    assert f"{float(left):.10g} from the left, {float(right):.10g} from the right" in message
+    xs, ys = sp.symbols("x y", real=True)
+    f = sp.sympify(truth_text, locals={"max": sp.Max, "abs": sp.Abs, "x": xs, "y": ys})
+    for off in (a - rng.randint(1, 4), a + rng.randint(1, 4)):
+        result = hessian(text, at=[f"x={off},y={y0}"])
+        want = [
+            [float(sp.diff(f, p, q).subs({xs: off, ys: y0})) for q in (xs, ys)] for p in (xs, ys)
+        ]
+        got = result.shown_matrix.reshape(-1).tolist()
+        assert got == pytest.approx([v for row in want for v in row], rel=1e-12), text
+
+
+def test_the_note_on_a_settled_kink_ends_with_the_common_values(cli) -> None:
+    """relu(x)^2 at 0 (and x^y at x = 0, y = 2): the note says f is differentiable, with the
+    values of its one-sided derivatives (sympy's limits), in the table, plain and JSON."""
+    import json
+
+    for text, at in (("relu(x)^2", "x=0"), ("x^y", "x=0,y=2"), ("abs(x)^2", "x=0")):
+        point = {k: int(v) for k, v in (pair.split("=") for pair in at.split(","))}
+        sides = _sympy_sides(text.replace("^", "**").replace("abs", "Abs"), point)
+        values = ", ".join(f"∂f/∂{n} = {int(left)}" for n, (left, _) in sides.items())
+        plain = cli("grad", text, "--at", at, "--format", "plain")
+        assert plain.stderr.rstrip().endswith(
+            f"with their common value{'s' if len(sides) > 1 else ''}: {values}"
+        ), plain.stderr
+        warnings = json.loads(cli("grad", text, "--at", at, "--format", "json").stdout)["warnings"]
+        assert any(w.endswith(values) for w in warnings), warnings

@@ -72,3 +72,22 @@ def test_no_check_imports_no_sympy(args, output: str) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     last = done.stderr.strip().splitlines()[-1]
     assert last == "SYMPY False 0", done.stderr
+
+
+def test_the_line_starts_from_the_value_and_slope_the_table_shows() -> None:
+    # f's exact value here is too long to write, so the line shows a number: the exact
+    # value's nearest float (as the table does), not the tape's float64 result. Truth: mpmath
+    import mpmath
+
+    from gradcalc.engine.judge.tangent import tangent
+
+    result = grad("sqrt(x+1)-sqrt(x) + 1/(x+3)", at=["x=1234567"])
+    with mpmath.workdps(50):
+        x = mpmath.mpf(1234567)
+        value = float(mpmath.sqrt(x + 1) - mpmath.sqrt(x) + 1 / (x + 3))
+        slope = float(1 / (2 * mpmath.sqrt(x + 1)) - 1 / (2 * mpmath.sqrt(x)) - 1 / (x + 3) ** 2)
+    assert float(result.shown_value) == value and float(result.shown["x"]) == slope
+    line = tangent(result)
+    assert line is not None
+    assert line.replace("\n", "").startswith(f"tangent line: y = {value!r}"), line
+    assert f"{slope!r}"[1:12] in line and float(result.value) != value  # (the tape differs)

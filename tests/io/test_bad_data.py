@@ -268,3 +268,15 @@ def test_large_file_streams_in_bounded_memory(tmp_path) -> None:
     lines = done.stdout.splitlines()
     assert len(lines) == rows
     assert lines[12345] == f"{12345 % 13} {12345 % 97}"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        'id,x,y\n"multi\nline",1,2\n',  # valid RFC 4180: a quoted cell with a line break
+        'x,y\n1,2\n"3\n",4\n',
+    ],
+)
+def test_a_cell_that_spans_lines_is_said_to_be_unsupported(cli, tmp_path, content: str) -> None:
+    result = grad_rows(cli, tmp_path, content, *(["--id", "id"] if "id" in content else []))
+    assert_refused(result, "a quoted cell spans lines", "not supported")

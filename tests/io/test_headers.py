@@ -4,6 +4,8 @@ written into the file never appears in any output."""
 
 from __future__ import annotations
 
+import math
+import random
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,34 @@ def test_no_message_echoes_a_files_first_line(cli, tmp_path: Path, args, text) -
     result = cli(*[a.format(f=path) for a in args])
     assert result.exit_code in (0, 2), result.stdout + result.stderr
     assert "hunter2" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_header_with_another_separator_says_how_to_convert(cli, tmp_path: Path, seed) -> None:
+    """Random names joined by ';', a TAB or '|': refused in one line that names the
+    separator and the header; the file converted as the message says (decimal commas to
+    points, then the separator to commas) gives each row's gradient, by Python's arithmetic."""
+    rng = random.Random(seed)
+    names = rng.sample(["a", "b", "c", "x", "y", "z", "w1", "w2"], rng.randint(2, 4))
+    mark = rng.choice([";", "\t", "|"])
+    rows = [[rng.randint(-999, 999) / 4 for _ in names] for _ in range(3)]
+    cell = (lambda v: str(v).replace(".", ",")) if mark == ";" else str
+    text = mark.join(names) + "\n" + "".join(mark.join(map(cell, r)) + "\n" for r in rows)
+    path = tmp_path / "points.csv"
+    path.write_text(text)
+    expression = "*".join(names)
+    refused = cli("grad", expression, "--points", str(path), "--format", "csv")
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    shown = mark.join(names).replace("\t", "<TAB>")
+    assert f"-separated (its header: {shown})" in refused.stderr
+    assert "there is no --delimiter" in refused.stderr
+    converted = (
+        text.replace(",", ".").replace(mark, ",") if mark == ";" else text.replace(mark, ",")
+    )
+    path.write_text(converted)
+    done = cli("grad", expression, "--points", str(path), "--format", "csv", "--no-check")
+    assert done.exit_code == 0, done.output
+    for row, line in zip(rows, done.stdout.splitlines()[1:]):
+        cells = [float(c) for c in line.split(",")]
+        for k in range(len(names)):
+            assert cells[len(names) + 1 + k] == math.prod(row[:k] + row[k + 1 :])

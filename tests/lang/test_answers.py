@@ -105,6 +105,15 @@ def test_answers_as_students_head_them(answers, order, form) -> None:
         (["df/dx = 2x*y", "x^2"], 1, "give every --answer as name=expr (or df/dx = expr)"),
         (["d^2y/dx^2 = 6x"], 1, "d^2y/dx^2 is the second derivative, but the question asks "
          "for the first one: add --order 2"),
+        (["dy/dx = 6x"], 2, "dy/dx is the first derivative, but the question asks for the "
+         "second one: --order is 2 (write d2y/dx2 = ... or y''(x) = ...)"),
+        (["∂f/∂x = 6x"], 3, "∂f/∂x is the first derivative, but the question asks for the "
+         "third one: --order is 3 (write d3f/dx3 = ... or f'''(x) = ...)"),
+        (["d/dt = 6t"], 4, "--order is 4 (write d4f/dt4 = ...)"),
+        (["x = 2y", "x = 3"], 1, "x is answered twice ('x = 2y' and 'x = 3'): give each "
+         "derivative once"),
+        (["x = 2y, x = 2y"], 1, "x is answered twice"),
+        (["df/dx = 2y", "x = 2y"], 1, "x is answered twice ('df/dx = 2y' and 'x = 2y')"),
     ],
 )  # fmt: skip
 def test_an_answer_head_that_says_another_question_is_refused(answers, order, message) -> None:

@@ -3,6 +3,8 @@ tokenising, and statements are split where the text says."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from gradcalc.core.errors import InputError
@@ -85,3 +87,35 @@ def test_pasted_math_symbols_read_as_ascii_at_their_column() -> None:
         ("-", 5),
         ("pi", 7),
     ]
+
+
+# --- superscripts, ÷ -------------------------------------------------------------------------
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def test_superscript_powers_are_the_powers_typed_with_a_caret() -> None:
+    from gradcalc.engine.evaluate.points import constant_value
+
+    rng = random.Random(99)
+    for power in [*range(10), *rng.sample(range(10, 100), 12)]:
+        name = rng.choice(["x", "t", "w1", "theta", "speed", "q_2"])
+        typed = name + str(power).translate(_SUPERSCRIPT)
+        assert shape(expr(typed)) == shape(expr(f"{name}^{power}")), typed
+        base = rng.choice([1.5, 0.75, 1.03125, 2.0])  # exact in binary: Python's power is true
+        assert constant_value(f"{base}{str(power).translate(_SUPERSCRIPT)}") == base**power
+    assert constant_value("2⁻¹") == 0.5
+    assert shape(expr("x ÷ 2")) == shape(expr("x / 2"))
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("x⁻", "a superscript minus needs its digits: x⁻¹ is x^-1"),
+        ("x² ³", "write the power with ^, as in (x^2)^3 or x^23"),
+        ("xⁿ", "write the power with ^, as in x^n"),
+        ("x₁", "write the index as a plain 1, as in x1"),
+    ],
+)
+def test_a_superscript_that_cannot_be_read_is_refused_with_the_exact_rewrite(text, fragment):
+    assert fragment in refusal(text).message

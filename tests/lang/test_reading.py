@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import re
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from gradcalc.core.errors import InputError
 from gradcalc.engine.run.api import grad
 from gradcalc.lang.parser import parse_program
-from gradcalc.lang.reading import ambiguities, read_as
+from gradcalc.lang.reading import ambiguities, read_as, value_warnings
 from gradcalc.lang.unparsing import unparse
 
 
@@ -120,6 +121,8 @@ def test_a_power_over_a_number_is_warned_only_when_it_looks_like_a_root(typed, w
         ("2πx", "2*pi*x"),
         ("−x²", "-x^2"),
         ("(x+1)²", "(x+1)^2"),
+        ("x⁴ + x²² − x⁻¹", "x^4 + x^22 - x^-1"),
+        ("x ÷ 2", "x / 2"),
     ],
 )
 def test_the_unicode_allow_list_reads_as_its_ascii(pasted, ascii_text) -> None:
@@ -131,9 +134,9 @@ def test_the_unicode_allow_list_reads_as_its_ascii(pasted, ascii_text) -> None:
 @pytest.mark.parametrize(
     ("text", "column", "fragment"),
     [
-        ("x²³", 2, "two superscripts"),
-        ("x ÷ 2", 2, "U+00F7"),  # not on the list: still refused
-        ("x⁴", 1, "U+2074"),
+        ("x² ³", 3, "two superscripts"),
+        ("x ∶ 2", 2, "U+2236"),  # (a ratio sign) not on the list: still refused
+        ("xⁿ", 1, "U+207F"),
         ("x – 1", 2, "U+2013"),  # an en dash is not a minus sign
         ("√x", 0, "U+221A"),
         ("x^²", 2, "found '^'"),
@@ -184,3 +187,24 @@ def test_a_power_to_t_warns_that_it_is_no_transpose(text, typed, base, inner) ->
     # the suggestion is valid text; a variable T that a statement assigns is plainly a power
     parse_program(f"transpose({inner})")
     assert ambiguities(parse_program("T = 2; x^T")) == ambiguities(parse_program("x^t")) == []
+
+
+# --- values: read as expressions are, warned about the same way --------------------------------
+
+
+def test_a_value_like_k_over_m_pi_is_warned_about_and_read_as_documented() -> None:
+    from gradcalc.engine.evaluate.points import constant_value
+
+    rng = random.Random(7)
+    for _ in range(8):
+        k, m = rng.randint(1, 10**9), rng.randint(2, 10**9)
+        constant, value = rng.choice([("pi", math.pi), ("e", math.e)])
+        text = f"{k}/{m}{constant}"
+        assert value_warnings([text]) == [
+            f"{text} is read as ({k}/{m})·{constant}; if you mean {k}/({m}·{constant}), "
+            f"write {k}/({m}{constant})"
+        ]
+        assert constant_value(text) == pytest.approx(k / m * value, rel=1e-15)
+    assert value_warnings(["1/(2pi)", "pi/4", "3", "[[1, 2], [3, 1/2e]]"]) == [
+        "1/2e is read as (1/2)·e; if you mean 1/(2·e), write 1/(2e)"
+    ]

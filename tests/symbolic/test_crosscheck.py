@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import math
 
+import mpmath
 import numpy as np
+import pytest
 
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
@@ -98,3 +100,127 @@ def test_a_wrong_tape_value_at_a_0_over_0_point_is_still_a_disagreement() -> Non
     report = cross_check(graph, 0, {"x": tape}, where)
     assert report.status == "disagree"
     assert np.flatnonzero(report.mismatch).tolist() == [0]
+
+
+# -- the tolerance rule: relative to sympy's exact (or 50-digit) value, never an absolute
+# slack that lets a relatively large error pass. Truth: mpmath at 50 digits.
+
+TESTERS_CANCELLATIONS = [  # (expression, point, d/dx at 50 digits by mpmath)
+    (
+        "sqrt(x+1)-sqrt(x)",
+        "1e15",
+        lambda x: 1 / (2 * mpmath.sqrt(x + 1)) - 1 / (2 * mpmath.sqrt(x)),
+    ),
+    ("sqrt(x^2+1)-x", "1e8", lambda x: x / mpmath.sqrt(x**2 + 1) - 1),
+    ("sqrt(x^2+1)-x", "1e5", lambda x: x / mpmath.sqrt(x**2 + 1) - 1),
+    ("log(x+1)-log(x)", "1e12", lambda x: 1 / (x + 1) - 1 / x),
+]
+
+
+@pytest.mark.parametrize(("expression", "point", "truth"), TESTERS_CANCELLATIONS)
+def test_a_tape_lost_to_cancellation_fails_the_check_and_says_why(
+    cli, expression: str, point: str, truth
+) -> None:
+    result = cli("grad", expression, "--at", f"x={point}", "--format", "json", "--no-tape")
+    assert result.exit_code == 1, result.output
+    row = json.loads(result.stdout)
+    assert row["check"]["status"] == "disagree" and row["check"]["agree"] is False
+    with mpmath.workdps(50):
+        exact = float(truth(mpmath.mpf(point)))
+    tape = row["gradient"]["x"]
+    assert abs(tape - exact) > 1e-7 * abs(exact)  # (the tape really is off: independently)
+    (words,) = [w for w in row["warnings"] if "float64 lost" in w]
+    assert "the tape and sympy disagree: ∂f/∂x" in words and "cancellation" in words
+    assert repr(exact).replace("e-0", "e-") in words or f"{exact:.15g}" in words, words
+
+
+def _cancelling_cases(seed: int, count: int):
+    """Seeded cases where float64 cancels: a sum of a cancelling difference of x (scaled by
+    a coefficient up to 10^9) and terms in y, independent of x; with mpmath's d/dx."""
+    rng = np.random.default_rng(seed)
+    forms = [
+        (
+            "sqrt(x+{a})-sqrt(x)",
+            lambda x, a: 1 / (2 * mpmath.sqrt(x + a)) - 1 / (2 * mpmath.sqrt(x)),
+        ),
+        ("log(x+{a})-log(x)", lambda x, a: 1 / (x + a) - 1 / x),
+        ("sqrt(x^2+{a})-x", lambda x, a: x / mpmath.sqrt(x**2 + a) - 1),
+    ]
+    for _ in range(count):
+        text, derivative = forms[int(rng.integers(len(forms)))]
+        a, c = int(rng.integers(1, 10)), int(rng.integers(1, 10**9))
+        x = int(rng.integers(1, 10)) * 10 ** int(rng.integers(2, 16))
+        y = int(rng.integers(-(10**6), 10**6))
+        expression = f"{c}*({text.format(a=a)}) + {int(rng.integers(1, 10**9))}*y^2"
+        with mpmath.workdps(50):
+            exact = float(c * derivative(mpmath.mpf(x), a))
+        yield expression, {"x": str(x), "y": str(y)}, exact
+
+
+def test_the_verdict_is_the_independent_one_on_generated_cancellations() -> None:
+    # at each generated point the check disagrees exactly where the tape is more than rtol
+    # off mpmath's 50-digit derivative (and agrees elsewhere: both verdicts occur)
+    from gradcalc.engine.run.api import grad
+
+    seen = set()
+    for expression, point, exact in _cancelling_cases(seed=7, count=10):
+        result = grad(expression, at=[",".join(f"{k}={v}" for k, v in point.items())])
+        tape = float(result.gradient["x"])
+        off = abs(tape - exact) > 1e-7 * abs(exact)
+        assert result.check.status == ("disagree" if off else "agree"), (expression, point)
+        seen.add(off)
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("point", ["1e-10", "1e-6"])
+def test_an_exact_value_too_large_to_build_is_checked_at_50_digits(cli, point: str) -> None:
+    # d/dx (1+x)^(1/x) at 1e-10: the exact value holds (1 + 10^-10)^(10^10); the check
+    # evaluates it to 50 digits instead of giving up, and the tape's -2250 fails
+    result = cli("grad", "(1+x)^(1/x)", "--at", f"x={point}", "--format", "plain")
+    assert result.exit_code == 1, result.output
+    assert "skipped" not in result.stderr and "high-precision value" in result.stderr
+    with mpmath.workdps(50):
+        exact = mpmath.diff(lambda t: (1 + t) ** (1 / t), mpmath.mpf(point))
+    assert f"{float(exact)!r}"[:12] in result.stderr
+
+
+def test_generated_large_exact_values_get_the_independent_verdict() -> None:
+    from gradcalc.engine.run.api import grad
+
+    rng = np.random.default_rng(11)
+    for _ in range(6):
+        a, k = int(rng.integers(1, 10)), int(rng.integers(4, 12))
+        x = f"{int(rng.integers(1, 10))}e-{k}"
+        result = grad(f"(1+{a}*x)^(1/x)", at=[f"x={x}"])
+        with mpmath.workdps(50):
+            exact = float(mpmath.diff(lambda t, a=a: (1 + a * t) ** (1 / t), mpmath.mpf(x)))
+        off = abs(float(result.gradient["x"]) - exact) > 1e-7 * abs(exact)
+        assert result.check.status == ("disagree" if off else "agree"), (a, x)
+
+
+def test_a_small_wrong_value_is_no_longer_hidden_by_an_absolute_tolerance() -> None:
+    # many points (sympy's derivative in floats): 2e-13*x off by half at one point was
+    # within the old absolute 1e-12; confirmed at high precision, it is a disagreement
+    graph = lower(parse_program("1e-13*x^2"))
+    x = np.linspace(0.5, 3.0, 40)
+    tape = 2e-13 * x
+    tape[5] *= 1.5
+    report = cross_check(graph, 0, {"x": tape}, CheckInput({"x": x}, None, np.zeros(40, bool)))
+    assert report.status == "disagree"
+    assert np.flatnonzero(report.mismatch).tolist() == [5]
+
+
+def test_a_point_float64_rounds_agrees_with_the_derivative_at_its_float() -> None:
+    # 1.5707963267948966 typed is a decimal: cos there is 1.92e-17; the tape was given its
+    # nearest float, where cos is 6.12e-17 (mpmath): the tape is right, and the check says why
+    from gradcalc.engine.run.api import grad
+
+    typed = "1.5707963267948966"
+    result = grad("sin(x)", at=[f"x={typed}"])
+    with mpmath.workdps(50):
+        at_float = float(mpmath.cos(mpmath.mpf(float(typed))))
+        at_typed = float(mpmath.cos(mpmath.mpf(typed)))
+    assert float(result.gradient["x"]) == at_float and abs(at_typed - at_float) > 1e-17
+    assert result.check.status == "agree"
+    assert "not a float64 number" in result.check.meaning()
+    assert float(result.shown["x"]) == pytest.approx(at_typed, rel=1e-15)  # shown: the exact

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -10,6 +12,7 @@ import sympy as sp
 from gradcalc.symbolic.decide.decision import (
     NOT_EQUIVALENT,
     apart,
+    exact_witness,
     number_text,
     point_text,
     witness,
@@ -43,3 +46,21 @@ def test_a_witness_names_the_point_and_the_evidence() -> None:
     assert decision.verdict == NOT_EQUIVALENT and decision.evidence == "exact"
     assert decision.detail == "differs at x=0.25, y=2: yours 3, correct 2 (exact)"
     assert witness({}, "3", "2", "high-precision evaluation").evidence == "high precision"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_an_exact_witness_never_shows_two_values_alike(seed: int) -> None:
+    rng = random.Random(seed)
+    correct = sp.Rational(rng.randint(-(10**9), 10**9), rng.randint(1, 10**6))
+    gap = sp.Rational(rng.choice([-1, 1]), 10 ** rng.randint(1, 40))
+    detail = exact_witness({"x": sp.Integer(1)}, correct + gap, correct).detail
+    found = re.fullmatch(r"differs at x=1: yours (\S+), correct (.+) \(exact\)", detail)
+    assert found is not None, detail
+    yours, theirs = found[1], found[2].split(", yours − correct = ")
+    truth = Fraction(gap.p, gap.q)  # Python fractions: the true difference
+    if len(theirs) == 2:  # alike to 10 digits: the difference itself is shown
+        assert float(Fraction(theirs[1])) == pytest.approx(float(truth), rel=1e-9)
+    else:
+        assert yours != theirs[0]
+        shown = Fraction(yours) - Fraction(theirs[0])
+        assert float(shown) == pytest.approx(float(truth), rel=0.05), detail

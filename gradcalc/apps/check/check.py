@@ -23,7 +23,7 @@ import numpy as np
 from gradcalc.apps.check.coverage import PROVEN, cover
 from gradcalc.apps.check.numbers import answer_value, compare_number, short
 from gradcalc.apps.check.orders import order_hints
-from gradcalc.apps.check.sampling import domain_points
+from gradcalc.apps.check.sampling import domain_points, scarcity
 from gradcalc.apps.check.shown import answer_latex, shortest_form
 from gradcalc.apps.check.wanted import (
     Component,
@@ -62,7 +62,6 @@ from gradcalc.symbolic.translate.derivative import derivative, symbol
 from gradcalc.symbolic.translate.notation import latex_label, user_text
 
 RTOL = 1e-9
-ATOL = 1e-12
 PROOF_SECONDS = 3.0
 DOMAIN_TRIES = 4  # points where the tape finds your answer undefined, confirmed by sympy
 BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
@@ -149,10 +148,12 @@ def check_expect(
     wrt: Sequence[str] | None = None,
     order: int | None = None,
     rtol: float = RTOL,
-    atol: float = ATOL,
+    atol: float | None = None,
 ) -> Verdicts:
     """Judge numeric answers (``"1/3"``, ``"pi/4"``, ``"sqrt(2)"`` allowed) at one point:
     one per derivative, or one vector or matrix of them (``"(4, 1)"``, ``"[[2, 0], [0, 2]]"``).
+    A decimal passes within ``rtol`` of the exact value, or within ``atol`` when given
+    (:func:`gradcalc.apps.check.numbers.compare_number`).
 
     Raises:
         InputError: no point or several, or the wrong number of answers.
@@ -468,10 +469,7 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     decision, where = cover(decision, answer_graph, graph, sides, symbols, exact_points[:ENOUGH])
     detail = decision.detail
     if decision.ok is None and len(common) < ENOUGH:
-        detail = (
-            f"the domain looks tiny: both are defined at only {len(common)} of "
-            f"{sampled.tried} random points (sizes 0.01 to 10^4, either sign)"
-        )
+        detail = scarcity(sampled, len(common), graph.target_names[0])
     verdict = Verdict(label, text, shown, decision.verdict, detail, evidence=decision.evidence)
     verdict.where = where
     return verdict

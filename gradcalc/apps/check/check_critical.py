@@ -22,16 +22,20 @@ from gradcalc.apps.check.check import Verdict, Verdicts
 from gradcalc.apps.check.numbers import is_zero
 from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError
+from gradcalc.engine.evaluate.singular import side_text
 from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.answers import points_of
 from gradcalc.symbolic.crosscheck.crosscheck import (
     exact_value,
     symbolic_gradient,
+    target_expression,
     time_limit,
 )
 from gradcalc.symbolic.translate.notation import user_text
 
 NEAR = 1e-4  # a decimal within this of an exact critical point is "close to it"
+#: Said of a point where f is defined but ∇f does not exist (gradcalc's sense: ∇f = 0).
+TEXTBOOKS = "some textbooks count it (a critical point: f' = 0 or f' does not exist)"
 
 
 def check_critical(
@@ -68,7 +72,7 @@ def check_critical(
         matched.update(found)
         truth = _coordinates(result.points[found[0]]) if found else "—"
         label = f"point {k + 1}"
-        judged = _judge_point(label, shown, truth, exact, gradient, names, result)
+        judged = _judge_point(label, shown, truth, exact, (graph, gradient), names, result)
         if region is not None and judged.ok is not False:
             judged = _outside(judged, exact, result.region) or judged
         if judged.ok is None:  # close to a critical point: undecided, not also missing
@@ -80,20 +84,29 @@ def check_critical(
     elif left_out:
         verdicts.append(_not_listed(left_out, result.region))
     if not verdicts:
-        how = "sympy solved ∇f = 0" if result.method == "exact" else "the numeric search"
-        verdict = "correct" if result.method == "exact" and not result.continua else None
-        detail = f"{how} found no critical point"
-        evidence = "proof" if verdict else ""
-        verdicts.append(
-            Verdict(
-                "no points", "{}", "{}", verdict or "could not decide", detail, evidence=evidence
-            )
-        )
+        verdicts.append(_no_points(result))
     for note in result.continua:
         verdicts.append(
             Verdict("continuum", "", "", "could not decide", f"{note}: a list cannot hold them")
         )
     return Verdicts(verdicts, expression, question="critical points of f")
+
+
+def _no_points(result: Any) -> Verdict:
+    """The verdict on an empty answer (and no critical point found): right when sympy's
+    solution is complete, else undecided; where f has corners, saying they do not count."""
+    how = "sympy solved ∇f = 0" if result.method == "exact" else "the numeric search"
+    verdict = "correct" if result.method == "exact" and not result.continua else None
+    detail = f"{how} found no critical point"
+    if any(note.startswith("f is not differentiable") for note in result.notes):
+        detail += (
+            " (∇f = 0); a point where ∇f does not exist is not one in gradcalc's sense, "
+            "though some textbooks count it"
+        )
+    evidence = "proof" if verdict else ""
+    return Verdict(
+        "no points", "{}", "{}", verdict or "could not decide", detail, evidence=evidence
+    )
 
 
 def _exact_point(texts: tuple[str, ...], names: tuple[str, ...]) -> tuple[tuple[str, ...], dict]:
@@ -113,12 +126,20 @@ def _exact_point(texts: tuple[str, ...], names: tuple[str, ...]) -> tuple[tuple[
     return texts, exact
 
 
-def _judge_point(label, shown, truth, exact, gradient, names, result) -> Verdict:
-    """Is ∇f = 0 at the point? Proved, disproved, or close to a critical point."""
+def _judge_point(label, shown, truth, exact, functions, names, result) -> Verdict:
+    """Is ∇f = 0 at the point? Proved, disproved, or close to a critical point; where ∇f
+    may not exist (``functions``: f's graph and sympy's ∇f), decided on f itself."""
     import sympy as sp
 
+    from gradcalc.symbolic.decide.kinks import at_switch
+
+    graph, gradient = functions
     subs = {sp.Symbol(n, real=True): exact[n] for n in names}
-    zero = [is_zero(gradient[n].xreplace(subs)) for n in names]
+    at_point = [gradient[n].xreplace(subs) for n in names]
+    f = target_expression(graph, 0)
+    if any(not _finite(v) for v in at_point) or at_switch(f, exact):
+        return _without_formula(Verdict(label, shown, truth, "could not decide", ""), f, exact)
+    zero = [is_zero(v) for v in at_point]
     if all(z is True for z in zero):
         point = _point_at(exact, result, names)
         detail = "∇f = 0 there, exactly" + (f" ({point.test.verdict})" if point else "")
@@ -136,6 +157,56 @@ def _judge_point(label, shown, truth, exact, gradient, names, result) -> Verdict
         return Verdict(label, shown, truth, "wrong", detail, evidence="exact")
     detail = "sympy could neither prove nor disprove ∇f = 0 there"
     return Verdict(label, shown, truth, "could not decide", detail)
+
+
+def _finite(value: Any) -> bool:
+    """Is a sympy number a finite real (not zoo, nan, infinite or complex) as far as known?"""
+    import sympy as sp
+
+    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
+        return False
+    return value.is_finite is not False and value.is_real is not False
+
+
+def _without_formula(verdict: Verdict, f: Any, exact: dict) -> Verdict:
+    """The verdict on a point where sympy's form of ∇f says nothing (a part of f switches,
+    or the form is not a number there): from f's value and its one-sided derivatives.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> blank = Verdict("point 1", "(0)", "—", "could not decide", "")
+    >>> _without_formula(blank, sp.Abs(x), {"x": sp.Integer(0)}).detail  # doctest: +ELLIPSIS
+    "not a critical point in gradcalc's sense (∇f = 0): ∂f/∂x does not exist there (-1 from ...
+    >>> _without_formula(blank, sp.Max(x, 0) ** 2, {"x": sp.Integer(0)}).verdict
+    'correct'
+    """
+    import sympy as sp
+
+    from gradcalc.symbolic.decide.kinks import first_sides
+
+    subs = {sp.Symbol(n, real=True): v for n, v in exact.items()}
+    if not _finite(f.xreplace(subs)):
+        detail = "not a critical point: f itself is undefined there"
+        return replace(verdict, verdict="wrong", detail=detail, evidence="exact")
+    sides = first_sides(f, exact, list(exact))
+    if sides is None:
+        detail = "∇f has no value there and sympy could not compute f's one-sided derivatives"
+        return replace(verdict, detail=detail)
+    missing = {n: lr for n, lr in sides.items() if lr[0] is None or lr[0] != lr[1]}
+    if missing:
+        said = "; ".join(
+            f"∂f/∂{n} does not exist there ({side_text(left)} from the left, "
+            f"{side_text(right)} from the right)"
+            for n, (left, right) in missing.items()
+        )
+        detail = f"not a critical point in gradcalc's sense (∇f = 0): {said}; {TEXTBOOKS}"
+        return replace(verdict, verdict="wrong", detail=detail, evidence="exact")
+    slopes = ", ".join(side_text(left) for left, _ in sides.values())
+    if all(left == 0 for left, _ in sides.values()):
+        detail = "∇f = 0 there: f's one-sided derivatives are all 0 (a part of f switches there)"
+        return replace(verdict, verdict="correct", detail=detail, evidence="limit")
+    detail = f"not a critical point: ∇f = ({slopes}) there, f's one-sided derivatives agreeing"
+    return replace(verdict, verdict="wrong", detail=detail, evidence="limit")
 
 
 def _outside(

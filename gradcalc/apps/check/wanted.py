@@ -127,19 +127,27 @@ def named(answers: Mapping[str, str], wanted: list[Component], function: str) ->
     ['y', 'x']
 
     Raises:
-        InputError: a name that is no wanted derivative, or a derivative left without one.
+        InputError: a name that is no wanted derivative, a derivative named twice (``x`` and
+            ``fx``), or a derivative left without one.
     """
     variables = sorted({v for c in wanted for v in c.variables})
     given: dict[tuple[str, ...], str] = {}
+    names: dict[tuple[str, ...], str] = {}
     for name, text in answers.items():
         said = subscripts(name, function, variables)
         if said is None or said not in {c.variables for c in wanted}:
             examples = ", ".join(function + "".join(c.variables) for c in wanted[:3])
             raise InputError(
-                f"--answer {name}=...: name one of the derivatives asked for ({examples}; "
-                f"d{function}/d{wanted[0].variables[0]} = ... works too)"
+                f"--answer {name}=...: name one of the derivatives asked for "
+                f"({examples}{_head_hint(wanted, function)})"
             )
-        given[said] = text
+        if said in given:
+            label = next(c.label for c in wanted if c.variables == said)
+            raise InputError(
+                f"{label} is answered twice ({names[said]}={given[said]} and {name}={text}): "
+                "give each derivative once"
+            )
+        given[said], names[said] = text, name
     texts = []
     for c in wanted:
         mine = given.get(c.variables, given.get(c.variables[::-1]))
@@ -149,6 +157,22 @@ def named(answers: Mapping[str, str], wanted: list[Component], function: str) ->
             )
         texts.append(mine)
     return texts
+
+
+def _head_hint(wanted: list[Component], function: str) -> str:
+    """The head written on paper that names the derivative asked for, when there is one:
+    ``df/dx`` for a first derivative, ``d2f/dx2`` for one variable's second.
+
+    >>> _head_hint([Component("d²f/dx²", ("x", "x"))], "f")
+    '; d2f/dx2 = ... works too'
+    """
+    variables = wanted[0].variables
+    if len(variables) == 1:
+        return f"; d{function}/d{variables[0]} = ... works too"
+    if len(wanted) == 1:
+        n, x = len(variables), variables[0]
+        return f"; d{n}{function}/d{x}{n} = ... works too"
+    return ""
 
 
 def named_order(answers: Mapping[str, str], function: str, variables: Sequence[str]) -> int:

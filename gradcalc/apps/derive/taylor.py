@@ -26,8 +26,15 @@ import numpy as np
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.higher import check_variables
 from gradcalc.engine.evaluate.points import parse_at
+from gradcalc.engine.evaluate.singular import side_text
 from gradcalc.engine.judge.kinks import PIECEWISE
-from gradcalc.engine.run.api import Options, compile_expression, derivatives_at, hessian_at
+from gradcalc.engine.run.api import (
+    Options,
+    compile_expression,
+    derivatives_at,
+    gradient_at,
+    hessian_at,
+)
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit, to_sympy
 from gradcalc.symbolic.translate.notation import join_terms, shifted_term, user_latex
 
@@ -35,6 +42,12 @@ from gradcalc.symbolic.translate.notation import join_terms, shifted_term, user_
 RTOL = 1e-7
 #: Highest order for one variable (each order is one more nested tape).
 MAX_ORDER = 12
+#: The note where a piecewise part switches at the centre (and every derivative exists).
+SWITCHING = (
+    "a piecewise part switches at the centre, where sympy's derivatives are conventions "
+    "(Heaviside(0) = 1/2): the coefficients are f's one-sided limits, which agree there, "
+    "not sympy's exact values"
+)
 
 
 @dataclass(frozen=True)
@@ -117,10 +130,11 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
         raise InputError(f"--order must be 1 to {most}{several} (got {order})")
     center = {v: float(points.arrays[v]) for v in variables}
     texts = dict(points.exact[0]) if points.exact else {v: repr(center[v]) for v in variables}
-    _refuse_kinks(graph, variables, texts, order)
+    switching = _refuse_kinks(graph, variables, texts, order)
     tape = _tape_coefficients(graph, points, variables, order)
     notes: list[str] = []
-    exact = _exact_coefficients(graph, variables, texts, tape, budget, notes)
+    exact = None if switching else _exact_coefficients(graph, variables, texts, tape, budget, notes)
+    notes += [SWITCHING] if switching else []  # sympy's values there are conventions
     coefficients = []
     for powers, value in tape.items():
         truth = None if exact is None else exact[powers]
@@ -144,43 +158,48 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
     )
 
 
-def _refuse_kinks(graph, variables, texts, order: int) -> None:
+def _refuse_kinks(graph, variables, texts, order: int) -> bool:
     """At a point where a piecewise part switches in exact arithmetic (``abs(sin(x))`` at
-    pi: float64 rounds past it), f's one-sided derivatives up to ``order`` must agree.
+    pi: float64 rounds past it), f's one-sided derivatives up to ``order`` must agree
+    (:func:`gradcalc.engine.judge.kinks.higher_limits`, as for ``hessian`` and ``--order``).
+    Whether the point is such a one.
 
     Raises:
         UndefinedError: they differ (no Taylor polynomial of that order), with both sides.
     """
     from gradcalc.core.errors import UndefinedError
-    from gradcalc.symbolic.decide.kinks import at_switch, higher_sides, one_sided
+    from gradcalc.engine.judge.kinks import higher_limits
+    from gradcalc.symbolic.decide.kinks import at_switch, one_sided
 
     if not any(node.op in PIECEWISE for node in graph.nodes):
-        return
+        return False
     f = to_sympy(graph)[graph.targets[0]]
     point = {v: exact_value(texts[v]) for v in variables}
     if not at_switch(f, point):
-        return
+        return False
     where = ", ".join(f"{v}={texts[v]}" for v in variables)
     sides = one_sided(f, point, variables)
     for v, (left, right) in sides.items():
         if left is None or left != right:
             raise UndefinedError(
                 f"{graph.text} is not differentiable at {where}: a piecewise part switches "
-                f"there; one-sided: ∂f/∂{v} = {_side(left)} from the left, {_side(right)} "
-                "from the right"
+                f"there; one-sided: ∂f/∂{v} = {side_text(left)} from the left, "
+                f"{side_text(right)} from the right"
             )
-    higher = higher_sides(f, point, variables[0], order) if len(variables) == 1 else []
-    for k, (left, right) in enumerate(higher, start=2):
-        if left is None or left != right:
-            raise UndefinedError(
-                f"the derivative of order {k} of {graph.text} does not exist at {where}: "
-                f"{_side(left)} from the left, {_side(right)} from the right (a piecewise part "
-                f"switches there); --order {k - 1} exists"
-            )
-
-
-def _side(value: float | None) -> str:
-    return "none (infinite or no limit)" if value is None else f"{value:.10g}"
+    if len(variables) == 1:
+        paths = [variables * k for k in range(2, order + 1)]
+    else:
+        paths = [(a, b) for a in variables for b in variables] if order > 1 else []
+    first = {v: left for v, (left, _) in sides.items()}
+    _, missing = higher_limits(f, point, paths, first)
+    if missing is not None:
+        singular = missing.singularity(graph.text, np.array([0]))
+        raise UndefinedError(
+            f"{singular.summary(where)}: {singular.reason}; --order {len(missing.path) - 1} exists"
+            if missing.sides is not None
+            else f"{singular.summary(where)}: {singular.reason}"
+        )
+    return True
 
 
 def _tape_coefficients(graph, points, variables, order) -> dict[tuple[int, ...], float]:
@@ -190,7 +209,11 @@ def _tape_coefficients(graph, points, variables, order) -> dict[tuple[int, ...],
         run = derivatives_at(graph, points, variables[0], order, options)
         values = [float(run.value), *(float(d) for d in run.orders)]
         return {(k,): values[k] / math.factorial(k) for k in range(order + 1)}
-    hess = hessian_at(graph, points, list(variables), options)
+    hess: Any
+    if order == 1:  # (the gradient alone: the Hessian need not exist)
+        (hess,) = gradient_at(graph, points, list(variables), options)
+    else:
+        hess = hessian_at(graph, points, list(variables), options)
     n = len(variables)
     out: dict[tuple[int, ...], float] = {(0,) * n: float(hess.value)}
     for i, v in enumerate(variables):

@@ -18,6 +18,7 @@ Step(step=0, point={'x': 0.0, 'y': 0.0}, value=11.0, gradient_norm=7.2111...)
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -221,10 +222,49 @@ def _second_order(graph: Graph, stop: Stop) -> tuple[str, str, bool]:
         what = "a local maximum" if found == "maximum" else "a saddle point"
         reason = f"{stop.reason}, but at {what}, not a minimum: the Hessian's eigenvalues are "
         return found, f"{reason}{eigen} (start elsewhere)", False
+    descent = _still_descending(graph, stop, gradient, scale)
+    if descent:
+        return "", f"{stop.reason}, but {descent}", False
     if found == "degenerate":
         note = f"; the Hessian is singular there to within rounding (eigenvalues {eigen})"
         return found, f"{stop.reason}{note}: no second-order test confirms a minimum", True
     return found, stop.reason, True
+
+
+#: How far ``_still_descending`` looks along the descent direction, in units of the point's
+#: scale (max(1, its largest coordinate)): a minimum nearer than the first is passed over.
+PROBES = (1.0, 10.0, 100.0, 1000.0)
+
+
+def _still_descending(graph: Graph, stop: Stop, gradient: np.ndarray, scale: float) -> str:
+    """Why the stopping point is no minimum although the gradient is below ``tol``: f is
+    lower one scale away in the direction of descent (exp(x) at x = -23: its gradient is
+    8e-11, and f only falls further); ``""`` where f rises there, as beside a minimum.
+
+    >>> g = compile_expression("exp(x)")
+    >>> x = np.array([-23.0])
+    >>> _still_descending(g, Stop(x, 1e-10, 1e-10, 1, "ok", True), np.exp(x), 1.0)
+    'f keeps decreasing in the direction of descent (to 0 at distance 1000): no minimum found'
+    """
+    norm = float(np.linalg.norm(gradient))
+    if not norm > 0.0 or not np.isfinite(norm):
+        return ""
+    objective, direction = Objective(graph), gradient / norm
+    with np.errstate(all="ignore"):
+        values = [objective(stop.x - t * scale * direction)[0] for t in PROBES]
+    if not values[0] < stop.value:
+        return ""
+    if all(b <= a for a, b in itertools.pairwise(values)):  # (NaN, outside the domain: no)
+        far = format_number(PROBES[-1] * scale, 3)
+        return (
+            f"f keeps decreasing in the direction of descent (to {format_number(values[-1], 3)} "
+            f"at distance {far}): no minimum found"
+        )
+    near = format_number(scale, 3)
+    return (
+        f"f is lower ({format_number(values[0], 6)}) at distance {near} in the direction of "
+        "descent: not a minimum (lower --tol, or start elsewhere)"
+    )
 
 
 def _run(

@@ -10,7 +10,7 @@ import typer
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import PANELS, At, Expression, Wrt, output_option
-from gradcalc.cli.reading import named_at, show_read
+from gradcalc.cli.reading import given_values, named_at, show_read
 from gradcalc.core.errors import ExitCode, InputError
 
 ANSWER = PANELS["answer"]
@@ -55,7 +55,8 @@ def check(
         typer.Option(
             "--rtol",
             min=0.0,
-            help="Relative tolerance for --expect [default: 1e-9].",
+            help="Relative tolerance for --expect: a decimal this close to the derivative, "
+            "relative to its size however small, passes [default: 1e-9].",
             rich_help_panel=ANSWER,
         ),
     ] = None,
@@ -64,7 +65,8 @@ def check(
         typer.Option(
             "--atol",
             min=0.0,
-            help="Absolute tolerance for --expect [default: 1e-12].",
+            help="Absolute tolerance for --expect: a decimal this close passes too "
+            "[default: none; only 0 passes for a derivative of exactly 0].",
             rich_help_panel=ANSWER,
         ),
     ] = None,
@@ -111,13 +113,15 @@ def check(
         raise InputError("give your answer with --expect (numbers) or with --answer (expressions)")
     text = expression_text(expression, None)
     at = named_at(at, text)
+    values = given_values(at)  # (warned about as the expression is: 1/2pi is (1/2)·pi)
     if expect is not None:
         from gradcalc.lang.answers import one_group
         from gradcalc.lang.literals import split_top_level
 
-        tolerance = (answers.RTOL if rtol is None else rtol, answers.ATOL if atol is None else atol)
+        tolerance = (answers.RTOL if rtol is None else rtol, atol)
         numbers = [expect] if one_group(expect) else split_top_level(expect)
         numbers = [number.strip() for number in numbers]
+        values += numbers
         verdicts = answers.check_expect(text, at or [], numbers, names(wrt), order, *tolerance)
     elif rtol is not None or atol is not None:
         raise InputError(
@@ -129,7 +133,7 @@ def check(
         verdicts = _point_free(text, answer or [], *question, names(wrt), order, at)
     else:
         verdicts = answers.check_answers(text, answer or [], names(wrt), order, at or [])
-    read = _readings(text, verdicts, answer is not None, implicit is not None, critical)
+    read = _readings(text, verdicts, answer is not None, implicit is not None, critical, values)
     hints = getattr(verdicts, "hints", [])  # the answer right in another variable order
     warnings = [*read_all(read[2]), *hints]
     view = VerdictView(text, at, latex, read[0], read[1], warnings)
@@ -158,15 +162,16 @@ def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> Any
 
 
 def _readings(
-    text: str, verdicts: list, answers: bool, equation: bool, points: bool
+    text: str, verdicts: list, answers: bool, equation: bool, points: bool, values: list[str]
 ) -> tuple[Any, list[str] | None, list]:
     """How the expression (or equation) and each answer were read -- a point's coordinates
-    one by one: the expression's reading, each answer's text as read, and every reading
-    (the expression's first), whose warnings are shown."""
+    one by one: the expression's reading (with the warnings of the ``values`` typed with
+    it), each answer's text as read, and every reading (the expression's first), whose
+    warnings are shown."""
     from gradcalc.lang.answers import points_of
     from gradcalc.lang.intake import read
 
-    expression = read(text, equation=equation)
+    expression = read(text, equation=equation, values=values)
     variables = expression.program.free_variables
     everything, shown = [expression], None
     if answers:

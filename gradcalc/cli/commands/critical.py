@@ -30,7 +30,10 @@ def critical(
     check_timeout: CheckTimeout = 5.0,
 ) -> int:
     """The critical points of EXPRESSION: exact where sympy can solve grad f = 0, else a
-    numeric search on the tape; each with its value, Hessian and second-derivative test."""
+    numeric search on the tape; each with its value, Hessian and second-derivative test.
+
+    --format plain: a tab-separated line per point (its coordinates, f, the verdict), then
+    a line per continuum of critical points: continuum, a tab, its description."""
     from gradcalc.apps.critical.critical import critical_points
     from gradcalc.lang.intake import read
     from gradcalc.render.views.pointfree import CriticalView

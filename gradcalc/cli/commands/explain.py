@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import At, Expression, Wrt, output_option
-from gradcalc.cli.reading import given_names, named_at, show_read
+from gradcalc.cli.reading import given_names, given_values, named_at, show_read
 from gradcalc.core.errors import ExitCode, InputError
 
 
@@ -28,7 +29,9 @@ def explain(
         raise InputError("explain works at one point (--at x=3), or without one")
     text = expression_text(expression, None)
     at = named_at(at, text)
-    reading = read(text, given_names(at))
+    reading = read(text, given_names(at), values=given_values(at))
     steps = explaining.explain(text, at or None, names(wrt))
+    if reading.warnings != tuple(steps.warnings):  # (the point's values warned about too)
+        steps = dataclasses.replace(steps, warnings=list(reading.warnings))
     show_read(context, ExplainView(), steps, output, [reading], headed=False)
     return ExitCode.OK

@@ -230,8 +230,8 @@ def _run_jobs(path: str, options: Any, timeout: float, workers: int) -> int:
     (0: none), in ``workers`` processes (0: one per CPU); the exit status of the stream."""
     from gradcalc.cli.jobs import run_jobs
     from gradcalc.core.workers import available
-    from gradcalc.io.files import open_stdin, open_text
+    from gradcalc.io.lines import open_lines
 
     count = workers or available()
-    with open_stdin("the jobs") if path == "-" else open_text(path, "jobs file") as stream:
-        return run_jobs(stream, sys.stdout, timeout=timeout, workers=count, **vars(options))
+    with open_lines(path, "jobs file") as lines:  # (each line decoded on its own)
+        return run_jobs(lines, sys.stdout, timeout=timeout, workers=count, **vars(options))

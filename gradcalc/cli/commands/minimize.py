@@ -94,7 +94,7 @@ def minimize(
     and after."""
     from gradcalc.apps.optimize import minimize as optimize
     from gradcalc.apps.views import MinimumView
-    from gradcalc.cli.reading import given_names, show_read
+    from gradcalc.cli.reading import given_names, given_values, show_read
     from gradcalc.cli.tensors import refuse_unused, tensor_train, wants_tensors
     from gradcalc.lang.intake import read
 
@@ -108,7 +108,7 @@ def minimize(
         )
     refuse_unused(dataset, diagnostics)
     text = expression_text(expression, None)
-    reading = read(text, given_names(start))
+    reading = read(text, given_names(start), values=given_values(start))
     with progress_bar(context, steps, "minimizing") as advance:
         result = optimize.minimize(text, start, method.value, lr, steps, tol, every, advance)
     show_read(context, MinimumView(), result, output, [reading], digits)

@@ -9,7 +9,7 @@ import typer
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text
 from gradcalc.cli.options import PANELS, At, CheckTimeout, Expression, output_option
-from gradcalc.cli.reading import given_names, named_at, show_read
+from gradcalc.cli.reading import given_names, given_values, named_at, show_read
 from gradcalc.core.errors import InputError
 
 
@@ -40,7 +40,7 @@ def taylor(
         raise InputError("taylor expands about a point: give it with --at x=0")
     text = expression_text(expression, None)
     at = named_at(at, text) or []
-    reading = read(text, given_names(at))
+    reading = read(text, given_names(at), values=given_values(at))
     result = expand(text, at, order, check_timeout)
     show_read(context, TaylorView(), result, output, [reading])
     tape = [c.tape for c in result.coefficients]

@@ -65,6 +65,9 @@ class GradResult:
         tangent: at a single point, the tangent line (one variable) or plane (two), as
             ``tangent line: y = 8 + 12(x - 2)``; ``None`` elsewhere or when not asked for
             (:attr:`Options.tangent`; see :mod:`gradcalc.engine.judge.tangent`).
+        higher: the derivatives of order 2 or more a Hessian or ``order`` computed, by the
+            check's label (``x,y``, ``d2``), where a kink of a part changed them: there f's
+            common one-sided value replaces the tape's convention (empty elsewhere).
     """
 
     expression: str
@@ -88,6 +91,7 @@ class GradResult:
     shown_value: np.ndarray | None = None
     exact_value: list[str | None] = field(default_factory=list)
     tangent: str | None = None
+    higher: dict[str, np.ndarray] = field(default_factory=dict)
 
     def reason(self, k: int) -> str | None:
         """Why the gradient is undefined at point ``k`` (``None`` where it is defined)."""
@@ -95,7 +99,10 @@ class GradResult:
         if i < 0:
             return None
         singular = self.singularities[i]
-        return f"{singular.expression}: {singular.kind}: {singular.reason}"
+        if singular.derivative:  # a derivative of higher order
+            return f"{singular.summary()}: {singular.reason}"
+        kind = "cannot be computed in float64" if singular.underflow else singular.kind
+        return f"{singular.expression}: {kind}: {singular.reason}"
 
     def _repr_html_(self) -> str | None:
         """In a notebook: the tables the command line prints, as HTML (see

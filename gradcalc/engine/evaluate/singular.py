@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradcalc.core.ops import NOT_DIFFERENTIABLE, UNDEFINED
+from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY, UNDEFINED
 from gradcalc.core.problems import NON_FINITE_ADJOINT, NON_FINITE_VALUE, Problem
 from gradcalc.engine.evaluate.evaluate import TapeRow, evaluate
 from gradcalc.engine.evaluate.points import Points
@@ -40,7 +40,10 @@ class Singularity:
 
     ``points`` are the flat indices of the affected points; ``one_sided`` maps each
     variable to its (left, right) derivative at the first of them, ``None`` where that
-    limit is infinite or does not exist (only filled in for kinks).
+    limit is infinite or does not exist (only filled in for kinks). ``derivative`` names a
+    derivative of order 2 or more (``∂²f/∂x²``) that does not exist there although f is
+    differentiable (``reason``: its one-sided values), or -- ``undecided`` -- whose
+    existence could not be decided.
     """
 
     kind: str
@@ -50,6 +53,9 @@ class Singularity:
     reason: str
     points: np.ndarray
     one_sided: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    derivative: str = ""
+    undecided: bool = False
+    underflow: str = ""  # the subexpression whose float64 value underflowed to 0 (not undefined)
 
     @property
     def value_undefined(self) -> bool:
@@ -61,8 +67,11 @@ class Singularity:
         where = points.label(int(self.points[0])) if points.names else "the point"
         more = f" (and {len(self.points) - 1} more points)" if len(self.points) > 1 else ""
         overflow = "overflows float64" if "overflow" in self.reason else "is NaN"
+        if self.derivative:
+            return f"{self.summary(where + more)}: {self.reason}"
+        undefined = "cannot be computed in float64" if self.underflow else "is undefined"
         subject, what = {
-            UNDEFINED: (self.expression, f"is undefined at {where}{more}: {self.reason}"),
+            UNDEFINED: (self.expression, f"{undefined} at {where}{more}: {self.reason}"),
             NOT_DIFFERENTIABLE: (
                 self.expression,
                 f"is not differentiable at {where}{more}: {self.reason}",
@@ -77,14 +86,33 @@ class Singularity:
         line = f"{subject} {what}" + (f" (tape #{self.record})" if self.record else "")
         if self.one_sided:
             sides = ", ".join(
-                f"∂{target}/∂{name} = {_side(left)} from the left, {_side(right)} from the right"
+                f"∂{target}/∂{name} = {side_text(left)} from the left, "
+                f"{side_text(right)} from the right"
                 for name, (left, right) in self.one_sided.items()
             )
             line += f"; one-sided: {sides}"
         return line
 
+    def summary(self, where: str = "") -> str:
+        """What a derivative of order 2 or more (``derivative``) is not, at ``where``.
 
-def _side(value: float | None) -> str:
+        >>> gone = Singularity("not differentiable", "x*abs(x)", 0, "", "", np.array([0]))
+        >>> gone.derivative = "∂²f/∂x²"
+        >>> gone.summary("x=0")
+        '∂²f/∂x² of x*abs(x) does not exist at x=0'
+        """
+        at = f" at {where}" if where else ""
+        if self.undecided:
+            return f"could not decide whether {self.derivative} of {self.expression} exists{at}"
+        return f"{self.derivative} of {self.expression} does not exist{at}"
+
+
+def side_text(value: float | None) -> str:
+    """A one-sided derivative in words.
+
+    >>> side_text(-2.0), side_text(None)
+    ('-2', 'none (infinite or no limit)')
+    """
     if value is None:
         return "none (infinite or no limit)"
     return f"{value:.10g}"
@@ -116,6 +144,8 @@ def singularities(
             problem.reason,
             affected,
         )
+        if problem.kind == UNDEFINED:
+            _tell_underflow(graph, rows, row, points, singularity)
         if problem.kind == NOT_DIFFERENTIABLE:
             variables = [s for s in sources if s in graph.variable_nodes][:MAX_ONE_SIDED_SOURCES]
             sides = one_sided(graph, points, int(affected[0]), target, variables)
@@ -123,6 +153,107 @@ def singularities(
             singularity.one_sided = {n: lr for n, lr in sides.items() if lr[0] != lr[1]}
         found.append(singularity)
     return found
+
+
+#: Ops that return 0 only where float64 underflows, when each input is finite (and, for the
+#: ``NONZERO_INPUTS`` ones, nonzero): exp(-1000) is 5e-435, never 0, but float64 rounds it to 0.
+NEVER_ZERO = {"exp", "sigmoid", "softplus", "sech", "mul", "div", "pow"}
+NONZERO_INPUTS = {"mul", "div", "pow"}
+
+
+def _tell_underflow(
+    graph: Graph, rows: Sequence[TapeRow], row: TapeRow, points: Points, found: Singularity
+) -> None:
+    """Say so in ``found`` (undefined) where its points see a 0 that is float64's underflow:
+    there it is not computable in float64, not undefined. ``rows`` that are not at
+    ``points`` (a replay names its problems with another tape's rows) are recorded again at
+    the affected points."""
+    affected = found.points
+    if np.asarray(row.value).size != points.count:
+        at = {n: np.asarray(a).reshape(-1)[affected] for n, a in points.arrays.items()}
+        rows = evaluate(graph, at).rows[0] if at else rows
+        row, affected = rows[row.index - 1], np.arange(len(affected))
+        if np.asarray(row.value).size != len(affected):
+            return  # (a tensor program's record: not one value per point)
+    tiny, source = underflowed(rows, row, affected)
+    if source is None:
+        return
+    name = expression_of(graph, source)
+    if tiny.all():
+        found.underflow = name
+        found.reason = f"{name} underflows float64 to 0 (it is not 0): {found.reason}"
+    else:
+        found.reason += (
+            f"; at {int(tiny.sum()):,} of these points only because {name} underflows "
+            "float64 to 0 there (it is not 0): not computable in float64, not undefined"
+        )
+
+
+def underflowed(
+    rows: Sequence[TapeRow], row: TapeRow, affected: np.ndarray
+) -> tuple[np.ndarray, TapeRow | None]:
+    """Which of the ``affected`` points (flat indices into ``row``'s value) get a 0 into
+    ``row`` only because float64 underflowed upstream (exp of a finite number, a product of
+    nonzero factors: never 0 exactly), and the first record found to underflow. Only zeros
+    are followed, through elementwise records.
+
+    >>> from gradcalc.engine.run.api import grad
+    >>> result = grad("log(exp(x) + exp(y))", at={"x": -1000.0, "y": -1000.0}, strict=False)
+    >>> found = result.singularities[0]
+    >>> print(found.describe(result.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
+    log(exp(x) + exp(y)) cannot be computed in float64 at x=-1000.0, y=-1000.0:
+    exp(x) underflows float64 to 0 (it is not 0): log(0) is -infinity (tape #4)
+    """
+    n = np.asarray(row.value).size
+    hit, first = np.zeros(n, dtype=bool), None
+    followed: dict[int, np.ndarray] = {}  # the points already followed into each record
+    start = np.zeros(n, dtype=bool)
+    start[affected] = True
+    stack = [(row, start)]
+    while stack:
+        current, mask = stack.pop()
+        for given, value in zip(current.inputs, current.input_values):
+            flat = _flat(value, n)
+            if given.record is None or flat is None:
+                continue
+            before = followed.get(given.record, np.zeros(n, dtype=bool))
+            zero = mask & (flat == 0.0) & ~before
+            source = rows[given.record - 1]
+            if not zero.any() or not REGISTRY[source.op].elementwise:
+                continue
+            followed[given.record] = before | zero
+            tiny = _never_zero(source, n)
+            if (zero & tiny).any():
+                hit |= zero & tiny
+                first = first or source
+            stack.append((source, zero & ~tiny))
+    return hit[affected], first
+
+
+def _never_zero(row: TapeRow, n: int) -> np.ndarray:
+    """The points where ``row``'s op cannot give 0 exactly (all its inputs finite, and
+    nonzero for a product, quotient or power): a 0 there is float64's underflow."""
+    inputs = [_flat(v, n) for v in row.input_values]
+    ok = np.full(n, row.op in NEVER_ZERO)
+    for v in inputs:
+        if v is None:
+            return np.zeros(n, dtype=bool)
+        ok &= np.isfinite(v) & ((v != 0.0) if row.op in NONZERO_INPUTS else True)
+    return ok
+
+
+def expression_of(graph: Graph, row: TapeRow) -> str:
+    """How the user wrote the subexpression ``row`` computes (its formula, inside a
+    derivative)."""
+    return graph.source_text(row.node) if row.node is not None else row.formula
+
+
+def _flat(values: np.ndarray, n: int) -> np.ndarray | None:
+    """``values`` as one number per point (of ``n``); ``None`` for a shape that is not."""
+    flat = np.asarray(values).reshape(-1)
+    if flat.size == 1:
+        return np.full(n, flat[0])
+    return flat if flat.size == n else None
 
 
 def one_sided(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from gradcalc.core.errors import UndefinedError
+from gradcalc.core.naming import derivative_label
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
 from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite
@@ -33,7 +34,7 @@ from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
 from gradcalc.engine.judge.exact import exact_texts, settled, settled_value, value_texts
-from gradcalc.engine.judge.kinks import checked_at_kinks, settle, settled_findings
+from gradcalc.engine.judge.kinks import HigherDerivative, checked_at_kinks, settle, settled_findings
 from gradcalc.engine.judge.tangent import tangent
 from gradcalc.lang.graph import Graph
 
@@ -61,8 +62,9 @@ class Computed:
     labels: dict[str, str] = field(default_factory=dict)
     #: rows naming the problems' records, where ``rows`` are not (see :class:`Evaluation`)
     named_by: list[TapeRow] | None = None
-    #: higher derivatives by their written name (``∂²f/∂x∂y``): checked for overflow too
-    higher: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: higher derivatives (``∂²f/∂x∂y``): checked for overflow too, and at a kink for
+    #: existence (f's one-sided derivatives of that order)
+    higher: Sequence[HigherDerivative] = ()
 
     @property
     def naming_rows(self) -> Sequence[TapeRow]:
@@ -152,6 +154,7 @@ class _Verdict:
     first_reason: np.ndarray
     gradient: Mapping[str, Any]  # the tape's, with the limits at differentiable kinks
     decided: np.ndarray  # points whose kink was decided differentiable on the whole f
+    higher: dict[str, Any]  # higher derivatives by label, with their limits at decided points
 
 
 def _per_point(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -180,7 +183,8 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
         if p.kind != NOT_DIFFERENTIABLE or not run.beside_the_question(p.record.index)
     ]
     found = singularities(graph, problems, run.naming_rows, points, k, run.sources)
-    kinks = settle(graph, k, run.sources, run.gradient, points, (problems, found), options.check)
+    pairs = (problems, found)
+    kinks = settle(graph, k, run.sources, run.gradient, points, pairs, options.check, run.higher)
     problems, found = kinks.problems, kinks.found
     warnings.extend(kinks.notes)
     masks = [p.mask for p in problems] + [mask.reshape(shape) for _, mask in kinks.exact_kinks]
@@ -224,6 +228,7 @@ def _judge(run: Computed, points: Points, options: Options, warnings: list[str])
         first_reason,
         kinks.gradient,
         decided.reshape(shape),
+        kinks.higher,
     )
 
 
@@ -242,7 +247,7 @@ def unexplained_gradients(run: Computed, explained: np.ndarray, name: str) -> li
     never shown as -inf)."""
     found = []
     named = {f"∂{name}/∂{source}": g for source, g in run.gradient.items()}
-    for subject, gradient in {**named, **run.higher}.items():
+    for subject, gradient in {**named, **{h.name: h.values for h in run.higher}}.items():
         if gradient is None:
             continue
         with np.errstate(all="ignore"):
@@ -278,15 +283,15 @@ def _checked(
     skip = verdict.undefined | verdict.conventional | verdict.decided
     where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
     report = check(where)
-    labels = {s: run.labels.get(s, s) for s in run.gradient}
-    checked_at_kinks(report, verdict.decided & ~verdict.undefined, verdict.gradient, labels)
+    columns = {run.labels.get(s, s): g for s, g in verdict.gradient.items()}
+    checked_at_kinks(report, verdict.decided & ~verdict.undefined, {**columns, **verdict.higher})
     shown_value = run.value
     if report.status != "skipped":
         shown_value, report.value_exact = settled_value(run.graph, run.target, run.value, where)
     if report.note and report.note != NOTHING_COMPARED:  # (the reasons are on stderr)
         warnings.append(report.note)
     if report.status == "disagree":
-        warnings.append(disagreement(report))
+        warnings.append(disagreement(report, run.graph.target_names[run.target]))
     return report, shown_value
 
 
@@ -324,6 +329,7 @@ def finish(
         warnings=warnings,
         read_as=graph.read_as,
         read_warnings=graph.ambiguities,
+        higher=verdict.higher,
         **extra,
     )
     labels = {s: run.labels.get(s, s) for s in run.gradient}
@@ -351,9 +357,12 @@ def finish(
     return result
 
 
-def disagreement(report: CheckReport) -> str:
-    """Why the check failed, in words: a different number, or a singularity that float64
-    rounded past (``sin(pi)`` is 1.2e-16, not 0), or an ill-conditioned point."""
+def disagreement(report: CheckReport, name: str = "f") -> str:
+    """Why the check failed, in words: a singularity that float64 rounded past (``sin(pi)``
+    is 1.2e-16, not 0), or the component farthest off: the tape's number beside sympy's
+    exact (or 50-digit) one, and the likely cause."""
+    from gradcalc.symbolic.crosscheck.values import off_by
+
     exact_singular = any(
         np.any(p.mismatch & ~np.isfinite(p.values)) for p in report.partials.values()
     )
@@ -362,8 +371,32 @@ def disagreement(report: CheckReport) -> str:
             "sympy finds the derivative undefined here in exact arithmetic: float64 rounded "
             "past a singularity (sin(pi) is 1.2e-16, not 0), so the tape's numbers mean nothing"
         )
+    if report.worst is not None:
+        label, k, tape, truth = report.worst
+        partial = report.partials[label]
+        exact = k < len(partial.exact_values) and partial.exact_values[k] is not None
+        shape = () if report.mismatch is None else report.mismatch.shape
+        confirmed = np.broadcast_to(partial.confirmed, shape).reshape(-1)[k]
+        how = "exact" if exact else "high-precision" if confirmed else "float64"
+        where = f" at point {k + 1}" if report.points > 1 else ""
+        return off_by(_derivative_name(name, label) + where, tape, truth, how)
     return (
         "the tape and sympy's derivative disagree (largest difference "
         f"{report.max_difference:.3g}): a bug, or a point where float64 cannot resolve the "
         "expression (e.g. tan of a huge argument)"
     )
+
+
+def _derivative_name(name: str, label: str) -> str:
+    """A check's label as a derivative's name: ``x`` is ∂f/∂x, ``x,y`` ∂²f/∂x∂y; others
+    (``d2``, the second derivative of ``--order``) as they are.
+
+    >>> _derivative_name("f", "x"), _derivative_name("g", "x,y"), _derivative_name("f", "d2")
+    ('∂f/∂x', '∂²g/∂x∂y', 'd2')
+    """
+    parts = label.split(",")
+    if all(part.isidentifier() for part in parts) and not (
+        len(parts) == 1 and label[:1] == "d" and label[1:].isdigit()
+    ):
+        return derivative_label(name, parts)
+    return label

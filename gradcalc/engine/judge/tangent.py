@@ -68,8 +68,9 @@ def _term(slope: float, name: str, centre: Fraction) -> str:
 
 
 def tangent(result: GradResult) -> str | None:
-    """The tangent line (one variable) or plane (two) at a single point, from the tape's
-    value and gradient (sympy's exact slopes where the check has them); None otherwise (a
+    """The tangent line (one variable) or plane (two) at a single point, from the value and
+    gradient the table shows (sympy's exact ones where the check has them, written exactly
+    where short); None otherwise (a
     point with warnings, such as a kink under ``--subgradient``, has none).
 
     >>> from gradcalc.engine.run.api import grad
@@ -105,10 +106,13 @@ def _exact_tangent(result: GradResult, point: dict[str, str]) -> str:
     check = result.check
     partials = check.partials if check is not None else {}
     value = check.value_exact[0] if check is not None and check.value_exact else None
-    terms = [shifted_term(_shown(result.value, value), {}, {})]
+    # the numbers the table shows (the exact value's nearest float where the check found it)
+    shown_value = result.value if result.shown_value is None else result.shown_value
+    terms = [shifted_term(_shown(shown_value, value), {}, {})]
     for v in result.sources:
         exact = partials[v].exact_values[0] if v in partials and partials[v].exact_values else None
-        terms.append(shifted_term(_shown(result.gradient[v], exact), {v: 1}, centers))
+        slope = result.shown.get(v, result.gradient[v])
+        terms.append(shifted_term(_shown(slope, exact), {v: 1}, centers))
     return join_terms(terms)
 
 

@@ -23,6 +23,7 @@ from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.judge.exact import exact_determinants, exact_texts, known_exactly, settled
 from gradcalc.engine.judge.judge import Computed, finish, gradient_results
+from gradcalc.engine.judge.kinks import SUPERSCRIPT, HigherDerivative, derivative_name
 from gradcalc.engine.run.batch import swept
 from gradcalc.engine.run.frames import grad_frame, is_frame
 from gradcalc.lang.graph import Graph, lower
@@ -238,7 +239,10 @@ def hessian_at(
         return {**first, **{f"{a},{b}": derivative(first[a], symbol(b)) for a, b in labels}}
 
     name = graph.target_names[target]
-    second = {f"∂²{name}/∂{a}∂{b}": matrix[i, j] for (i, a), (j, b) in _pairs(sources)}
+    second = [
+        HigherDerivative(f"{a},{b}", derivative_name((a, b), name), (a, b), matrix[i, j])
+        for (i, a), (j, b) in _pairs(sources)
+    ]
     result = finish(
         HessianResult,
         _computed(graph, target, run, higher=second),
@@ -250,6 +254,7 @@ def hessian_at(
         matrix=matrix,
         tests=[],
     )
+    result.matrix = matrix = _with_limits(matrix, result.higher, sources)
     result.shown_matrix = np.array(
         [
             [settled(matrix[i, j], result.check, f"{a},{b}") for j, b in enumerate(sources)]
@@ -267,6 +272,20 @@ def hessian_at(
         scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
         result.tests.append(classify(h, g, scale, exact=known[:, k]))
     return result
+
+
+def _with_limits(matrix: np.ndarray, limits: Mapping[str, Any], sources: Sequence[str]) -> Any:
+    """``matrix`` with the entries ``limits`` holds by label (``x,y``: f's one-sided limits
+    at a kink, where the tape has a convention) put in."""
+    if not limits:
+        return matrix
+    return np.array(
+        [
+            [limits.get(f"{a},{b}", matrix[i, j]) for j, b in enumerate(sources)]
+            for i, a in enumerate(sources)
+        ],
+        dtype=float,
+    ).reshape(matrix.shape)
 
 
 def _computed(graph: Graph, target: int, run: Any, **extra: Any) -> Computed:
@@ -313,9 +332,12 @@ def derivatives_at(
             target,
             run,
             labels={source: "d1"},
-            higher={
-                _order_name(graph, target, source, k): orders[k - 1] for k in range(2, order + 1)
-            },
+            higher=[
+                HigherDerivative(
+                    f"d{k}", _order_name(graph, target, source, k), (source,) * k, orders[k - 1]
+                )
+                for k in range(2, order + 1)
+            ],
         ),
         points,
         options,
@@ -325,6 +347,9 @@ def derivatives_at(
         order=order,
         orders=orders,
     )
+    first = result.gradient.get(source)  # (f's one-sided limits at a kink: not the tape's)
+    limits = {"d1": orders[0] if first is None else first, **result.higher}
+    orders[:] = [np.asarray(limits.get(f"d{k}", orders[k - 1])) for k in range(1, order + 1)]
     result.shown_orders = [
         settled(orders[k - 1], result.check, f"d{k}") for k in range(1, order + 1)
     ]
@@ -332,8 +357,9 @@ def derivatives_at(
 
 
 def _order_name(graph: Graph, target: int, source: str, k: int) -> str:
-    """``d3f/dx3``: the k-th derivative's name in messages."""
-    return f"d{k}{graph.target_names[target]}/d{source}{k}"
+    """``d³f/dx³``: the k-th derivative's name in messages."""
+    order = str(k).translate(SUPERSCRIPT)
+    return f"d{order}{graph.target_names[target]}/d{source}{order}"
 
 
 def directional_at(

@@ -85,13 +85,20 @@ def critical_json(result: Any) -> dict[str, Any]:
 
 
 def critical_plain(result: Any) -> list[str]:
-    """One tab-separated line per point: the coordinates, the value, the verdict."""
+    r"""One tab-separated line per point: the coordinates, the value, the verdict; then one
+    line per continuum of critical points: ``continuum``, a tab, its description (a result
+    too: never dropped).
+
+    >>> from types import SimpleNamespace as N
+    >>> critical_plain(N(points=[], continua=["a continuum of critical points where x = 0"]))
+    ['continuum\ta continuum of critical points where x = 0']
+    """
     return [
         "\t".join(
             [*(format_number(v) for v in p.point.values()), format_number(p.value), p.test.verdict]
         )
         for p in result.points
-    ]
+    ] + [f"continuum\t{continuum}" for continuum in getattr(result, "continua", [])]
 
 
 def critical_markdown(result: Any) -> str:
@@ -165,20 +172,12 @@ def taylor_json(result: Any) -> dict[str, Any]:
 
 def implicit_lines(result: Any, latex: bool = False) -> list[str]:
     """The equation, each derivative, its value at the point, the verification."""
-    lines = [
-        f"on {result.equation}  ({result.dependent} as a function of "
-        f"{', '.join(result.independent)})",
-        "",
-    ]
+    lines = [f"on {result.equation}  ({_as_function(result)})", ""]
     for entry in result.entries:
         lines.append(f"{entry.label} = {entry.text}")
         if latex:
             lines.append(f"  LaTeX: {entry.latex}")
-    for label, value in (result.values or {}).items():
-        exact = result.exact.get(label)
-        shown = format_number(value)
-        both = f"{exact} ≈ {shown}" if exact is not None and exact != shown else shown
-        lines.append(f"at the point: {label} = {both}")
+    lines += [f"at the point: {line}" for line in _implicit_values(result)]
     lines += ["", verification_line(result)]
     return [*lines, *(f"note: {n}" for n in result.notes)]
 
@@ -201,6 +200,57 @@ def implicit_json(result: Any) -> dict[str, Any]:
         "verification": {"status": check.status, "points": check.points, "detail": check.detail},
         "notes": list(result.notes),
     }
+
+
+def implicit_markdown(result: Any) -> str:
+    """The derivatives as Markdown (each also in LaTeX), their values at the point, the
+    verification."""
+    lines = [f"## `{result.equation}`  ({_as_function(result)})", ""]
+    lines += [f"- {e.label} = `{e.text}`  ($ {e.latex} $)" for e in result.entries]
+    lines += [f"- at the point: {line}" for line in _implicit_values(result)]
+    lines += ["", f"*{verification_line(result)}*"]
+    return "\n".join([*lines, *(f"- note: {n}" for n in result.notes)])
+
+
+def implicit_latex(result: Any) -> str:
+    r"""Each derivative as a line of an ``align*`` environment.
+
+    >>> from types import SimpleNamespace as N
+    >>> entry = N(variables=("x", "x"), latex="- \\frac{1}{y}")
+    >>> print(implicit_latex(N(dependent="y", independent=("x",), entries=[entry])))
+    \begin{align*}
+    \frac{d^{2} y}{d x^{2}} &= - \frac{1}{y}
+    \end{align*}
+    """
+    rows = [f"{_implicit_label(result, e.variables)} &= {e.latex}" for e in result.entries]
+    return "\n".join([r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"])
+
+
+def _implicit_label(result: Any, variables: tuple[str, ...]) -> str:
+    """``dy/dx`` (``∂z/∂x`` with several independent variables) in LaTeX, of any order."""
+    d = "d" if len(result.independent) == 1 else r"\partial"
+    order = len(variables)
+    power = f"^{{{order}}}" if order > 1 else ""
+    below = " ".join(
+        f"{d} {v}" + (f"^{{{variables.count(v)}}}" if variables.count(v) > 1 else "")
+        for v in dict.fromkeys(variables)
+    )
+    return rf"\frac{{{d}{power} {result.dependent}}}{{{below}}}"
+
+
+def _as_function(result: Any) -> str:
+    return f"{result.dependent} as a function of {', '.join(result.independent)}"
+
+
+def _implicit_values(result: Any) -> list[str]:
+    """``dy/dx = -1`` (exact where known, with its float) for each value at the point."""
+    lines = []
+    for label, value in (result.values or {}).items():
+        exact = result.exact.get(label)
+        shown = format_number(value)
+        both = f"{exact} ≈ {shown}" if exact is not None and exact != shown else shown
+        lines.append(f"{label} = {both}")
+    return lines
 
 
 # --- views for the command line (see gradcalc.render.output.formats) ------------------------
@@ -255,6 +305,12 @@ class ImplicitView:
     def plain(self, result: Any, digits: int | None) -> list[str]:
         values = result.values or {}
         return [e.text for e in result.entries] + [format_number(v) for v in values.values()]
+
+    def markdown(self, result: Any, digits: int | None) -> str:
+        return implicit_markdown(result)
+
+    def latex(self, result: Any, digits: int | None) -> str:
+        return implicit_latex(result)
 
 
 def _function_line(result: Any) -> str:

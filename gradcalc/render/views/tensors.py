@@ -55,6 +55,7 @@ class TensorView:
             },
             "layers": report_json(result.layers),
             "warnings": result.warnings,
+            "diagnostics": diagnostics_json(result),
         }
         if tape:
             record["tape"] = [
@@ -169,6 +170,29 @@ def report_parts(report: LayerReport, digits: int | None) -> list[Any]:
     if not lines:
         return [table, Text("every layer is healthy: no dead or saturated unit", style="green")]
     return [table, Text("\n".join(lines), style="yellow")]
+
+
+def diagnostics_json(result: TensorResult) -> dict[str, Any]:
+    """``{"healthy", "findings"}`` as every gradient's JSON has them: a gradient with NaN or
+    infinite entries, then the layer report's findings (a layer's vanishing or exploding
+    gradient, a dead or saturated unit), each ``{"kind", "message", "record"}``."""
+    findings: list[dict[str, Any]] = [
+        {"kind": "non-finite", "message": f"∂{result.target}/∂{s} has {bad:,} NaN or infinite "
+         f"entries of {g.size:,}", "record": None}
+        for s, g in result.gradient.items()
+        if g is not None and (bad := int(np.size(g) - np.count_nonzero(np.isfinite(g))))
+    ]  # fmt: skip
+    report = result.layers
+    sentences = report.lines()  # (the layers' first, then the units')
+    bad_layers = [layer for layer in report.layers if layer.verdict != "ok"]
+    findings += [
+        {"kind": layer.verdict, "message": said, "record": layer.out_record}
+        for layer, said in zip(bad_layers, sentences)
+    ]
+    findings += [
+        {"kind": unit.kind, "message": unit.sentence, "record": None} for unit in report.units
+    ]
+    return {"healthy": not findings, "findings": findings}
 
 
 def report_json(report: LayerReport) -> dict[str, Any]:

@@ -19,7 +19,6 @@ exact constants are size-capped before they are built (:data:`MAX_EXACT_DIGITS`)
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -29,10 +28,20 @@ import numpy as np
 
 from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
-from gradcalc.lang.graph import Graph, lower
-from gradcalc.lang.literals import DECIMAL
-from gradcalc.lang.parser import parse_constant
-from gradcalc.lang.syntax import Program, Statement
+from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.crosscheck.values import (  # noqa: F401 (SHORT_EXACT: used from here)
+    RTOL,
+    SHORT_EXACT,
+    agrees,
+    exact_value,
+    high_precision,
+    mismatch,
+    real_value,
+    relative_error,
+    rounded_points,
+    short_text,
+    tape_column,
+)
 from gradcalc.symbolic.decide.removable import Limit, limit_at
 from gradcalc.symbolic.translate.convert import (  # noqa: F401 (the conversion's names, used from here)
     MAX_EXACT_DIGITS,
@@ -54,11 +63,8 @@ from gradcalc.symbolic.translate.shapes import (
     sharing,
 )
 
-RTOL = 1e-7
-ATOL = 1e-12
 EXACT_POINT_LIMIT = 16  # more points than this are checked with lambdify
 CONFIRM = 16  # mismatching points recomputed to 40+ digits before a disagreement counts
-SHORT_EXACT = 32  # exact values longer than this are shown as decimals unless --exact
 
 
 def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[str, Any]:
@@ -99,6 +105,12 @@ class Partial:
     mismatch: np.ndarray | None = None  # per point: does the tape disagree?
     limits: list[Limit] = field(default_factory=list)  # where sympy's form was 0/0
     kinks: np.ndarray | None = None  # points whose value is f's equal one-sided slopes
+    #: per point: is ``values`` exact or high-precision (else sympy's derivative in floats)?
+    confirmed: np.ndarray | bool = True
+    precise: int = 0  # points whose value is 50 digits, the exact one being out of reach
+    #: flat point -> the derivative at the float64 point the tape was given, where the exact
+    #: point typed is not a float64 number and the tape agrees with it there (not here)
+    rounded: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,6 +132,8 @@ class CheckReport:
     #: the target's own exact value per point (flat; sympy numbers, None where not found),
     #: where the points were given exactly (:func:`gradcalc.engine.judge.exact.settled_value`)
     value_exact: list[Any] = field(default_factory=list)
+    #: the worst disagreement: (label, flat point index, tape's value, sympy's value)
+    worst: tuple[str, int, float, float] | None = None
 
     @functools.cached_property
     def derivative_texts(self) -> dict[str, str]:
@@ -154,6 +168,15 @@ class CheckReport:
             how = (how + "; at" if self.method != ONE_SIDED else "at") + f" {KINK_HOW}"
         if any(p.limits for p in self.partials.values()):
             how += "; where sympy's form is 0/0, with its limit"
+        rounded = max((len(p.rounded) for p in self.partials.values()), default=0)
+        if rounded:
+            how += (
+                f"; at {rounded} the point typed is not a float64 number: the tape agrees with "
+                "the derivative at its nearest float64"
+            )
+        precise = max((p.precise for p in self.partials.values()), default=0)
+        if precise:
+            how += f"; at {precise} with 50-digit values, the exact ones being too large"
         return f"{verb} rtol {RTOL:.0e} {where} ({how})".replace("e-0", "e-")
 
 
@@ -207,6 +230,7 @@ def target_expression(graph: Graph, target: int) -> Any:
     """sympy's expression of target number ``target`` (converted once per graph, or
     through the shared shape in a stream that shares them).
 
+    >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
     >>> target_expression(lower(parse_program("x*e")), 0)
     E*x
@@ -248,6 +272,7 @@ def check_against(
             method = "float64"
             if where.exact_point is not None and len(where.exact_point) <= EXACT_POINT_LIMIT:
                 partials, method = _exact_partials(expanded, where, numeric), "exact values"
+                rounded_points(partials, expanded, tape_values, where)
             else:
                 partials = _lambdified_partials(graph, key, expanded, where.point, where.skip)
                 _confirm_mismatches(graph, partials, expanded, tape_values, where)
@@ -309,6 +334,7 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
         shown: list[str | None] = []
         exacts: list[str | None] = []
         limits: list[Limit] = []
+        precise = 0
         for k in range(len(exact_point)):
             skipped = bool(skip.reshape(-1)[k] if skip.ndim else skip)
             known = None if skipped or numeric is None else numeric(source, exact_point[k])
@@ -316,8 +342,11 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
             if isinstance(known, Fraction):  # an exact rational
                 exact = sp.Rational(known.numerator, known.denominator)
             elif known is None and not skipped:
-                exact = _substitute(expr, substitution(k))
-                limit = _limit_of_nan(expr, exact, substitution(k))
+                try:
+                    exact = _substitute(expr, substitution(k))
+                    limit = _limit_of_nan(expr, exact, substitution(k))
+                except ExactTooLarge:  # (1 + x)^(1/x) at 1e-10: 50 digits, never skipped
+                    known, precise = high_precision(expr, substitution(k)), precise + 1
             if exact is None or limit is not None:  # skipped, many digits, or a 0/0 form
                 limits += [] if limit is None else [limit]
                 values.append(np.nan if skipped else limit.value if limit else float(known or 0))
@@ -328,7 +357,9 @@ def _exact_partials(derivatives, where: CheckInput, numeric=None) -> dict[str, P
             shown.append(short_text(exact, exact_text))
             exacts.append(exact)
         array = np.array(values).reshape(skip.shape)
-        partials[source] = Partial(source, expr, array, shown, exacts, limits=limits)
+        partials[source] = Partial(
+            source, expr, array, shown, exacts, limits=limits, precise=precise
+        )
     return partials
 
 
@@ -342,79 +373,11 @@ def _limit_of_nan(form: Any, exact: Any, substitution: Mapping[Any, Any]) -> Lim
     return limit_at(form, {str(s): v for s, v in substitution.items()})
 
 
-def real_value(exact: Any) -> float:
-    """An exact sympy number as a float (NaN when not real): a rational's nearest float
-    directly, anything else through 30 digits.
-
-    >>> import sympy as sp
-    >>> real_value(sp.Rational(1, 3)), real_value(sp.sqrt(2)), real_value(sp.I)
-    (0.3333333333333333, 1.4142135623730951, nan)
-    >>> real_value(-sp.Integer(10) ** 400)
-    -inf
-    """
-    if exact.is_Rational:
-        try:
-            return int(exact.p) / int(exact.q)
-        except OverflowError:
-            return math.inf if exact.p > 0 else -math.inf
-    number = complex(exact.evalf(30))
-    return number.real if number.imag == 0 else np.nan
-
-
-def short_text(exact: Any, long_text: bool) -> str | None:
-    """An exact value's text when it is at most :data:`SHORT_EXACT` characters (any length
-    with ``long_text``); a long rational is not printed to find out.
-
-    >>> import sympy as sp
-    >>> short_text(sp.pi**2 / 4, False), short_text(sp.Integer(7) ** 99, False)
-    ('pi**2/4', None)
-    """
-    if not long_text and exact.is_Rational:
-        bits = int(exact.p).bit_length() + int(exact.q).bit_length()
-        if bits > 4 * SHORT_EXACT:  # more than SHORT_EXACT digits in all
-            return None
-    elif not long_text and _more_nodes(exact, 2 * SHORT_EXACT):  # -x: 3 nodes, 2 characters
-        return None
-    text = str(exact)
-    return text if long_text or len(text) <= SHORT_EXACT else None
-
-
-def _more_nodes(expr: Any, limit: int) -> bool:
-    """Whether the expression tree has more than ``limit`` nodes (counted up to the limit).
-
-    >>> import sympy as sp
-    >>> x = sp.Symbol("x")
-    >>> _more_nodes(sp.sin(x) + 1, 3), _more_nodes(sp.sin(x) + 1, 4)
-    (True, False)
-    """
-    stack, count = [expr], 0
-    while stack:
-        count += 1
-        if count > limit:
-            return True
-        stack.extend(stack.pop().args)
-    return False
-
-
 def _substitute(expr: Any, values: dict) -> Any:
     """``expr`` at the point: a structural replacement (several times faster than ``subs``)
     when that gives a number, else sympy's ``subs``."""
     exact = exact_at(expr, values)
     return exact if exact.is_number else expr.subs(values)
-
-
-def exact_value(text: str) -> Any:
-    """The exact sympy value of a constant expression such as ``pi/4`` or ``1/3``.
-
-    >>> exact_value("pi/4"), exact_value("-1e-3"), exact_value("2.5")
-    (pi/4, -1/1000, 5/2)
-    """
-    import sympy as sp
-
-    if DECIMAL.fullmatch(text):  # a plain number: its exact rational value
-        return sp.Rational(text)
-    graph = lower(Program(text, (Statement(None, parse_constant(text), 0),)))
-    return to_sympy(graph)[graph.targets[0]]
 
 
 def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> dict[str, Partial]:
@@ -434,15 +397,18 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
         function = functions[source]
         with np.errstate(all="ignore"):
             values = np.broadcast_to(np.asarray(function(*arrays), dtype=float), skip.shape)
-        partials[source] = Partial(source, expr, np.where(skip, np.nan, values))
+        values = np.where(skip, np.nan, values)
+        partials[source] = Partial(source, expr, values, confirmed=np.zeros(skip.shape, bool))
     return partials
 
 
 def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where) -> None:
-    """Where the tape parts from sympy's derivative evaluated in floats, evaluate the
-    derivative again to 40+ digits (:func:`~gradcalc.symbolic.decide.precision.precise_value`),
-    at up to CONFIRM points: a disagreement is never one with float rounding (sympy's
-    ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1)."""
+    """Where the tape parts from sympy's derivative evaluated in floats by more than RTOL of
+    it, evaluate the derivative again to 40+ digits
+    (:func:`~gradcalc.symbolic.decide.precision.precise_value`), at up to CONFIRM points (those
+    outside the float rule first): a disagreement is never one with float rounding (sympy's
+    ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1), and
+    a point confirmed is judged by the rule of exact values (:mod:`.values`)."""
     import sympy as sp
 
     from gradcalc.symbolic.decide.precision import precise_value
@@ -450,10 +416,13 @@ def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where)
     shape = where.skip.shape
     columns = {v: np.broadcast_to(where.point[v], shape).reshape(-1) for v in graph.variables}
     for source, partial in partials.items():
-        tape = _tape_column(tape_values[source], shape)
+        tape = tape_column(tape_values[source], shape)
         values = np.array(partial.values, dtype=float)
-        flat = values.reshape(-1)
-        for k in np.flatnonzero(_mismatch(tape, values, where.skip))[:CONFIRM]:
+        flat, confirmed = values.reshape(-1), np.array(partial.confirmed, bool).reshape(-1)
+        loose = mismatch(tape, values, where.skip, False).reshape(-1)
+        strict = mismatch(tape, values, where.skip, True).reshape(-1)
+        order = np.concatenate([np.flatnonzero(loose), np.flatnonzero(strict & ~loose)])
+        for k in order[:CONFIRM]:
             point = {v: sp.Rational(float(column[k])) for v, column in columns.items()}
             try:
                 precise = precise_value(derivatives[source], point)
@@ -462,35 +431,32 @@ def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where)
                 precise = None if limit is None else limit.value
                 if limit is not None:
                     partial.limits.append(limit)
-            flat[k] = np.nan if precise is None else precise
-        partial.values = values
-
-
-def _tape_column(tape: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
-    return np.zeros(shape) if tape is None else np.asarray(tape)
-
-
-def _mismatch(tape: np.ndarray, symbolic: np.ndarray, skip: np.ndarray) -> np.ndarray:
-    """Where the tape and sympy's values differ by more than RTOL (relative) and ATOL."""
-    with np.errstate(all="ignore"):
-        difference = np.abs(tape - symbolic)
-        bad = ~(difference <= RTOL * np.maximum(np.abs(symbolic), np.abs(tape)) + ATOL)
-    return bad & ~skip
+            if precise is not None or loose[k]:  # (unconfirmed within the float rule: kept)
+                flat[k], confirmed[k] = (np.nan if precise is None else precise), True
+        partial.values, partial.confirmed = values, confirmed.reshape(shape)
 
 
 def _compare(partials, gradients, skip) -> CheckReport:
-    mismatch = np.zeros(skip.shape, dtype=bool)
-    largest = 0.0
+    disputed = np.zeros(skip.shape, dtype=bool)
+    largest, worst, worst_error = 0.0, None, -1.0
     for source, partial in partials.items():
-        tape = _tape_column(gradients[source], skip.shape)
-        symbolic = partial.values
-        bad = _mismatch(tape, symbolic, skip)
+        tape = tape_column(gradients[source], skip.shape)
+        symbolic = np.array(partial.values, dtype=float)
+        symbolic.reshape(-1)[list(partial.rounded)] = list(partial.rounded.values())
+        bad = mismatch(tape, symbolic, skip, partial.confirmed)
         with np.errstate(all="ignore"):
             difference = np.abs(tape - symbolic)
         partial.mismatch = bad
         if np.any(~skip):
             finite = difference[~skip & np.isfinite(difference)]
             largest = max(largest, float(finite.max()) if finite.size else 0.0)
-        mismatch |= bad
-    status = "disagree" if mismatch.any() else "agree"
-    return CheckReport(status, partials, largest, mismatch)
+        if bad.any():  # the component farthest off, for the words of the disagreement
+            errors = np.nan_to_num(np.broadcast_to(relative_error(tape, symbolic), skip.shape))
+            k = int(np.argmax(np.where(bad, errors, -1.0).reshape(-1)))
+            if errors.reshape(-1)[k] > worst_error:
+                point_tape = float(np.broadcast_to(tape, skip.shape).reshape(-1)[k])
+                worst = (source, k, point_tape, float(symbolic.reshape(-1)[k]))
+                worst_error = float(errors.reshape(-1)[k])
+        disputed |= bad
+    status = "disagree" if disputed.any() else "agree"
+    return CheckReport(status, partials, largest, disputed, worst=worst)

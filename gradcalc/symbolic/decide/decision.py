@@ -19,6 +19,7 @@ __all__ = [
     "UNDECIDED",
     "Decision",
     "apart",
+    "exact_witness",
     "number_text",
     "point_text",
     "witness",
@@ -28,6 +29,7 @@ EQUIVALENT = "equivalent"
 NOT_EQUIVALENT = "not equivalent"
 UNDECIDED = "could not decide"
 HOW = "high-precision evaluation"
+SHORT = 24  # characters of a number's exact text shown as it is
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,29 @@ def witness(point: Mapping[str, Any], yours: str, correct: str, how: str) -> Dec
     return Decision(NOT_EQUIVALENT, "exact" if how == "exact" else "high precision", detail)
 
 
+def exact_witness(point: Mapping[str, Any], yours: Any, correct: Any) -> Decision:
+    """NOT_EQUIVALENT at ``point``, where the two sides are the different exact rationals
+    ``yours`` and ``correct``: written exactly when both are short (``1.25``, ``1/3``), else
+    with digits enough to show how they differ (and the difference itself, when even 20
+    digits show them alike) -- never two roundings that look the same.
+
+    >>> import sympy as sp
+    >>> exact_witness({"x": sp.Rational(1, 2)}, sp.Rational(3, 2), sp.Rational(5, 4)).detail
+    'differs at x=0.5: yours 1.5, correct 1.25 (exact)'
+    >>> third = sp.Rational(1, 3)
+    >>> exact_witness({"x": sp.Integer(1)}, third + sp.Rational(1, 10**14), third).detail
+    'differs at x=1: yours 0.33333333333334333, correct 0.33333333333333333 (exact)'
+    """
+    import mpmath
+
+    shown = point_text(yours), point_text(correct)
+    if max(len(text) for text in shown) > SHORT:
+        with mpmath.workdps(60):
+            sides = [mpmath.mpf(int(v.p)) / int(v.q) for v in (yours, correct, yours - correct)]
+            shown = apart(*sides)
+    return witness(point, *shown, "exact")
+
+
 def point_text(value: Any) -> str:
     """An exact rational as people write it: a decimal when it has a short one, else p/q.
 
@@ -83,7 +108,7 @@ def number_text(value: Any) -> str:
     import mpmath
 
     text = point_text(value)
-    if len(text) <= 24:
+    if len(text) <= SHORT:
         return text
     with mpmath.workdps(30):
         return mpmath.nstr(mpmath.mpf(int(value.p)) / int(value.q), 12)

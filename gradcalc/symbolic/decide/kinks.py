@@ -24,7 +24,7 @@ from gradcalc.core.budget import symbolic_limit as time_limit
 from gradcalc.symbolic.decide.patience import FAILURES
 from gradcalc.symbolic.decide.pieces import switch_arguments
 
-__all__ = ["DIGITS", "STEPS", "at_switch", "higher_sides", "one_sided"]
+__all__ = ["DIGITS", "STEPS", "at_switch", "derivative_sides", "first_sides", "one_sided"]
 
 STEPS = (20, 30)  # h = 10^-k (times the point's size when above 1)
 DIGITS = 30  # significant digits of each quotient
@@ -33,23 +33,29 @@ ZERO = 1e-12  # a limit smaller than this is 0 (|x|^1.5 at 0: h^0.5 is 10^-15 at
 SECONDS = 2.0  # for all the quotients of one point
 
 
-def at_switch(expr: Any, point: Mapping[str, Any]) -> bool:
+def at_switch(expr: Any, point: Mapping[str, Any], among: Sequence[str] | None = None) -> bool:
     """Does a piecewise part of ``expr`` switch exactly at ``point`` (name -> exact sympy
     value): an abs/sign/step/max/min argument (or tie) exactly 0, a floor's an integer?
+    With ``among``, only a part whose argument has one of those variables counts.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
     >>> f = sp.Abs(sp.sin(x))
     >>> at_switch(f, {"x": sp.pi}), at_switch(f, {"x": sp.Integer(3)})
     (True, False)
+    >>> at_switch(f, {"x": sp.pi, "y": sp.Integer(1)}, among=["y"])
+    False
     """
     import sympy as sp
 
     subs = {sp.Symbol(n, real=True): v for n, v in point.items()}
+    wanted = None if among is None else {sp.Symbol(n, real=True) for n in among}
     stairs = {a.args[0] for a in expr.atoms(sp.floor, sp.ceiling)}
     try:
         with time_limit(SECONDS):
             for g in switch_arguments(expr):
+                if wanted is not None and not g.free_symbols & wanted:
+                    continue
                 value = g.xreplace(subs)
                 if g in stairs:
                     value = value - sp.floor(value)  # an integer: where floor switches
@@ -73,7 +79,22 @@ def one_sided(
 ) -> dict[str, tuple[float | None, float | None]]:
     """Each variable's (left, right) derivative of ``expr`` at ``point`` (name -> exact
     sympy value), the others held fixed; ``None`` where the quotients do not settle (an
-    infinite slope, a jump) or cannot be computed in time."""
+    infinite slope, a jump) or cannot be computed in time (see :func:`first_sides`)."""
+    sides = first_sides(expr, point, variables)
+    return {name: (None, None) for name in variables} if sides is None else sides
+
+
+def first_sides(
+    expr: Any, point: Mapping[str, Any], variables: Sequence[str]
+) -> dict[str, tuple[float | None, float | None]] | None:
+    """:func:`one_sided`, but ``None`` when sympy could not compute them (out of time, an
+    error): nothing is known then, not even that a side has no limit.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> first_sides(sp.Abs(x) * x, {"x": sp.Integer(0)}, ["x"])
+    {'x': (0.0, 0.0)}
+    """
     import sympy as sp
 
     subs = {sp.Symbol(n, real=True): v for n, v in point.items()}
@@ -83,12 +104,19 @@ def one_sided(
             base = expr.xreplace(subs)
             for name in variables:
                 symbol = sp.Symbol(name, real=True)
-                size = max(1, abs(int(sp.floor(sp.Abs(point[name])))))
+                size = _size(point[name])
                 sides = tuple(_side(expr, subs, base, symbol, sign * size) for sign in (-1, 1))
                 out[name] = (sides[0], sides[1])
     except FAILURES:
-        return {name: (None, None) for name in variables}
+        return None
     return out
+
+
+def _size(value: Any) -> int:
+    """The scale of the steps beside a coordinate: its integer part, at least 1."""
+    import sympy as sp
+
+    return max(1, abs(int(sp.floor(sp.Abs(value)))))
 
 
 def _side(expr: Any, subs: Mapping[Any, Any], base: Any, symbol: Any, scale: int) -> float | None:
@@ -107,42 +135,62 @@ def _side(expr: Any, subs: Mapping[Any, Any], base: Any, symbol: Any, scale: int
     return _settled(*quotients)
 
 
-def higher_sides(
-    expr: Any, point: Mapping[str, Any], name: str, order: int
-) -> list[tuple[float | None, float | None]]:
-    """(left, right) of the derivatives of orders 2 to ``order`` in ``name`` at ``point``:
-    the limits of sympy's k-th derivative at x ± h (by the mean value theorem the one-sided
-    k-th derivatives, once the (k-1)-th is continuous there), h = 10^-20 and 10^-30.
+def derivative_sides(
+    expr: Any, point: Mapping[str, Any], path: Sequence[str], prior: float | None = None
+) -> tuple[float | None, float | None] | None:
+    """(left, right) of the derivative of ``expr`` by ``path[0]``, then ``path[1]``, ...
+    (order ``len(path)`` >= 2) at ``point``, the sides taken along ``path[-1]``: the limits
+    of sympy's derivative at the point ± h, h = 10^-20 and 10^-30. By the mean value theorem
+    these are the one-sided derivatives once the derivative of one order less exists at
+    the point (the caller's to know) and is continuous there along ``path[-1]``: with its
+    value ``prior``, a side where its own limit is not ``prior`` (a jump) has no derivative
+    (``None``). ``None`` in all: undecided, because sympy ran out of time or a part whose
+    argument has a variable of ``path`` switches beside the point too (there sympy's
+    derivative is a convention: ``Heaviside(0) = 1/2``).
 
     >>> import sympy as sp
-    >>> x = sp.Symbol("x", real=True)
-    >>> higher_sides(sp.Max(x, 0) ** 2, {"x": sp.Integer(0)}, "x", 3)
-    [(0.0, 2.0), (0.0, 0.0)]
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> origin = {"x": sp.Integer(0), "y": sp.Integer(1)}
+    >>> derivative_sides(sp.Max(x, 0) ** 2, origin, ["x", "x"])
+    (0.0, 2.0)
+    >>> derivative_sides(sp.Max(x, 0) ** 2 * y**2, origin, ["y", "y"], prior=0.0)
+    (0.0, 0.0)
+    >>> derivative_sides(sp.Max(x, 0) * y, origin, ["x", "y"]) is None
+    True
     """
     import sympy as sp
 
-    symbol = sp.Symbol(name, real=True)
-    subs = {sp.Symbol(n, real=True): v for n, v in point.items()}
-    out: list[tuple[float | None, float | None]] = []
+    symbols = [sp.Symbol(n, real=True) for n in path]
+    last, subs = symbols[-1], {sp.Symbol(n, real=True): v for n, v in point.items()}
+    size = _size(point[path[-1]])
     try:
-        with time_limit(SECONDS * order):
-            derivative = sp.diff(expr, symbol)
-            for _ in range(2, order + 1):
-                derivative = sp.diff(derivative, symbol)
-                pair = tuple(_limit(derivative, subs, symbol, sign) for sign in (-1, 1))
-                out.append((pair[0], pair[1]))
+        with time_limit(SECONDS):
+            for k in STEPS:
+                for sign in (-1, 1):
+                    beside = {**point, path[-1]: point[path[-1]] + sp.Integer(sign * size) / 10**k}
+                    if at_switch(expr, beside, among=path):
+                        return None
+            lower = sp.diff(expr, *symbols[:-1])
+            derivative = sp.diff(lower, last)
+            sides = [_limit(derivative, subs, last, sign * size) for sign in (-1, 1)]
+            if prior is not None:
+                for i, sign in enumerate((-1, 1)):
+                    limit = _limit(lower, subs, last, sign * size)
+                    if limit is None or _settled(limit, prior) is None:
+                        sides[i] = None  # the lower derivative jumps: an infinite quotient
     except FAILURES:
-        out += [(None, None)] * (order - 1 - len(out))
-    return out
+        return None
+    return sides[0], sides[1]
 
 
-def _limit(expr: Any, subs: Mapping[Any, Any], symbol: Any, sign: int) -> float | None:
-    """The limit of ``expr`` at the point from one side, from its values at h = 10^-k."""
+def _limit(expr: Any, subs: Mapping[Any, Any], symbol: Any, scale: int) -> float | None:
+    """The limit of ``expr`` at the point from one side, from its values at
+    h = scale * 10^-k."""
     import sympy as sp
 
     values = []
     for k in STEPS:
-        moved = expr.xreplace({**subs, symbol: subs[symbol] + sp.Integer(sign) / 10**k})
+        moved = expr.xreplace({**subs, symbol: subs[symbol] + sp.Integer(scale) / 10**k})
         value = moved.evalf(DIGITS)
         if not (value.is_real and value.is_finite):
             return None

@@ -22,7 +22,7 @@ from gradcalc.symbolic.decide.decision import (
     NOT_EQUIVALENT,
     Decision,
     apart,
-    number_text,
+    exact_witness,
     point_text,
     witness,
 )
@@ -121,7 +121,7 @@ class Evaluator:
             raise ValueError("not rational at the point")
         if yours == correct:
             return (math.inf,)
-        return witness(point, number_text(yours), number_text(correct), "exact")
+        return exact_witness(point, yours, correct)
 
     def _precisely(self, point) -> tuple | Decision | None:
         import mpmath

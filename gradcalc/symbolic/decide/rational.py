@@ -23,9 +23,9 @@ from gradcalc.symbolic.decide.decision import (
     EQUIVALENT,
     NOT_EQUIVALENT,
     Decision,
+    exact_witness,
     number_text,
     point_text,
-    witness,
 )
 from gradcalc.symbolic.decide.patience import FAILURES, wall
 from gradcalc.symbolic.translate.convert import exact_at
@@ -110,7 +110,7 @@ def _rational_witness(answer, truth, difference, points) -> Decision:
             continue
         yours, correct = exact_at(answer, subs), exact_at(truth, subs)
         if yours.is_Rational and correct.is_Rational:
-            return witness(point, number_text(yours), number_text(correct), "exact")
+            return exact_witness(point, yours, correct)
         where = ", ".join(f"{name}={point_text(v)}" for name, v in point.items())
         shown = number_text(gap) if gap.is_Rational else str(gap)
         return Decision(

@@ -1,0 +1,341 @@
+"""sympy's values as the check uses them: the tolerance rule (when the tape's number agrees
+with sympy's), sympy's value to 50 digits where the exact one is out of reach, an exact
+value's float and its short text.
+
+The rule, one for every comparison of the tape with sympy (gradients, Hessians, orders,
+directions, tensors):
+
+- Where sympy's value is exact or computed to 50 digits (the *truth*), the tape agrees when
+  ``|tape - truth| <= rtol·|truth|``: relative to the truth, with no absolute tolerance that
+  lets a relatively large error pass. The tape's -6.6e-24 for d/dx (sqrt(x+1) - sqrt(x)) at
+  x = 1e15, where the truth is -7.9e-24, is 16% off and fails: float64 lost its digits to
+  cancellation there.
+- Two slacks, each for what float64 cannot hold: where the truth is exactly 0, the tape's
+  rounding residue up to :data:`ZERO_ATOL` (the tape's cos(pi/2) is 6.1e-17, and a point given
+  as ``pi/2`` is rounded to float64 before the tape sees it); where the truth is below
+  float64's smallest normal number (:data:`TINY`, 2.2e-308: subnormals carry fewer digits), a
+  difference up to that number.
+- A point typed that float64 cannot hold (``pi/2``, ``0.1``) reaches the tape rounded; where
+  the tape parts from the exact value at the point typed but agrees, by the same rule, with
+  the derivative at the float64 point it was given (to 50 digits), it agrees: the difference
+  is the point's rounding (:func:`rounded_points`; the meaning says so).
+- Where sympy's value is itself a float64 (its derivative evaluated in floats at many points:
+  evidence, not a proof), a point agrees within ``rtol`` of the larger of the two plus
+  :data:`ZERO_ATOL`; a point outside that is evaluated again at high precision and then
+  judged by the rule above.
+
+>>> agrees(np.array([-6.617e-24, 6.1e-17, 0.5]), np.array([-7.906e-24, 0.0, 0.5])).tolist()
+[False, True, True]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from gradcalc.lang.graph import lower
+from gradcalc.lang.literals import DECIMAL
+from gradcalc.lang.parser import parse_constant
+from gradcalc.lang.syntax import Program, Statement
+from gradcalc.symbolic.translate.convert import to_sympy
+
+__all__ = [
+    "DIGITS",
+    "RTOL",
+    "SHORT_EXACT",
+    "TINY",
+    "ZERO_ATOL",
+    "agrees",
+    "at_nearest_floats",
+    "exact_value",
+    "high_precision",
+    "mismatch",
+    "off_by",
+    "precise_values",
+    "real_value",
+    "relative_error",
+    "rounded_points",
+    "short_text",
+    "tape_column",
+]
+
+RTOL = 1e-7
+#: The slack where the truth is exactly 0: the tape's rounding residue (cos(pi/2) = 6.1e-17).
+ZERO_ATOL = 1e-12
+#: float64's smallest normal number: below it a float has fewer than 16 digits to be right in.
+TINY = float(np.finfo(float).tiny)
+#: The digits of sympy's value where the exact one is out of reach.
+DIGITS = 50
+SHORT_EXACT = 32  # exact values longer than this are shown as decimals unless --exact
+
+
+def relative_error(tape: Any, truth: Any) -> np.ndarray:
+    """How far ``tape`` is from ``truth`` beyond the slack (:data:`ZERO_ATOL` where the truth
+    is 0, else :data:`TINY`), relative to ``|truth|``: 0 within the slack, infinite where
+    the truth is 0 and the tape beyond it, NaN where either is NaN.
+
+    >>> relative_error(np.array([1.1, 1e-13, 3e-308]), np.array([1.0, 0.0, 1e-308])).tolist()
+    [0.10000000000000009, 0.0, 0.0]
+    """
+    tape, truth = np.asarray(tape, dtype=float), np.asarray(truth, dtype=float)
+    with np.errstate(all="ignore"):
+        slack = np.where(truth == 0, ZERO_ATOL, TINY)
+        beyond = np.maximum(np.abs(tape - truth) - slack, 0.0)
+        error = np.where(beyond == 0, 0.0, beyond / np.abs(truth))
+    return np.where(np.isnan(tape) | np.isnan(truth), np.nan, error)
+
+
+def agrees(tape: Any, truth: Any, rtol: float = RTOL, confirmed: Any = True) -> np.ndarray:
+    """Per point: whether the tape agrees with ``truth``. ``confirmed`` (per point, or one
+    for all) says where the truth is exact or high-precision; elsewhere it is a float64
+    evaluation of sympy's derivative, judged within ``rtol`` of the larger plus ZERO_ATOL.
+
+    >>> agrees(np.array([1e-13, 1.0 + 1e-9]), np.array([2e-13, 1.0])).tolist()
+    [False, True]
+    >>> agrees(np.array([1e-13, 1.0]), np.array([2e-13, 1.0]), confirmed=False).tolist()
+    [True, True]
+    """
+    strict = relative_error(tape, truth) <= rtol
+    if confirmed is True:
+        return strict
+    tape, truth = np.asarray(tape, dtype=float), np.asarray(truth, dtype=float)
+    with np.errstate(all="ignore"):
+        scale = np.maximum(np.abs(truth), np.abs(tape))
+        loose = np.abs(tape - truth) <= rtol * scale + ZERO_ATOL
+    return np.where(confirmed, strict, loose)
+
+
+def high_precision(expr: Any, substitution: Mapping[Any, Any]) -> float:
+    """``expr`` at a point (symbol -> exact sympy number) by sympy's adaptive ``evalf`` to
+    :data:`DIGITS` digits, as a float: where the exact value would be too large to build
+    (``(1 + x)^(1/x)`` at x = 1e-10 is a power of 10^10). Raises ``ValueError`` where evalf
+    cannot give those digits or the value is not a real number.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> high_precision(sp.diff((1 + x) ** (1 / x), x), {x: sp.Rational(1, 10**10)})
+    -1.3591409139803468
+    """
+    import sympy as sp
+
+    from gradcalc.symbolic.decide.precision import EVALF_MAX_DIGITS
+
+    try:
+        value = expr.evalf(DIGITS, subs=dict(substitution), strict=True, maxn=EVALF_MAX_DIGITS)
+    except sp.core.evalf.PrecisionExhausted as failure:
+        raise ValueError(f"{DIGITS} digits of the value are out of evalf's reach") from failure
+    if not (value.is_number and value.is_real and value.is_finite):
+        raise ValueError("the value at the point is not a finite real number")
+    return float(value)
+
+
+def at_nearest_floats(
+    expr: Any, exact: Mapping[Any, Any], floats: Mapping[Any, float]
+) -> float | None:
+    """``expr`` to :data:`DIGITS` digits at the float64 point the tape was given (``floats``,
+    symbol -> float), where that is not the ``exact`` point typed (``pi/2`` and
+    ``1.5707963267948966`` are not float64 numbers); None where it is, or evalf cannot.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> typed = 1.5707963267948966  # (as a decimal: cos is 1.9e-17, not the float's 6.1e-17)
+    >>> at_nearest_floats(sp.cos(x), {x: sp.Rational(str(typed))}, {x: typed})
+    6.123233995736766e-17
+    >>> at_nearest_floats(sp.cos(x), {x: sp.Rational(1, 2)}, {x: 0.5}) is None
+    True
+    """
+    import sympy as sp
+
+    nearest = {s: sp.Rational(float(floats[s])) for s in exact}
+    if all(nearest[s] == exact[s] for s in exact):
+        return None
+    try:
+        return high_precision(expr, nearest)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
+
+
+def precise_values(forms: Sequence[Any], symbols: Sequence[Any], point: Sequence[float]) -> list:
+    """``forms`` (sympy expressions of ``symbols``) at ``point`` (floats, taken as the exact
+    rationals they are) with mpmath at 60 and at 120 digits -- at 400 and 800 where those
+    share fewer than 15 digits (cancellation) -- as floats: ``None`` where a value is not a
+    finite real, or is 0, or the precisions never share 15 digits. What float64 cannot evaluate
+    (``exp(1000)/(exp(1000) + exp(1000))`` is inf/inf) mpmath can.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> s = 1 / (1 + 2 * sp.exp(-x))  # 1 - s is 8.9e-309 at 710: 60 digits see 0
+    >>> precise_values([sp.exp(x) / (2 * sp.exp(x)), s * (1 - s), sp.sqrt(-x)], [x], [710.0])
+    [0.5, 8.95257245135026e-309, None]
+    """
+    from gradcalc.symbolic.decide.precision import EVALF_MAX_DIGITS, HIGH, LOW, mp_function
+
+    function = mp_function(list(symbols), list(forms))
+    found: list[float | None] = [None] * len(forms)
+    for digits in ((LOW, HIGH), (EVALF_MAX_DIGITS, 2 * EVALF_MAX_DIGITS)):
+        values = _at_two_precisions(function, point, digits)
+        found = [old if old is not None else new for old, new in zip(found, values)]
+        if all(value is not None for value in found):
+            break
+    return found
+
+
+def _at_two_precisions(function: Any, point: Sequence[float], digits: tuple[int, int]) -> list:
+    """``function``'s values at ``point`` where the two precisions share 15 digits and are
+    not 0: a fixed precision can lose every digit and give an exact 0 at both (1 - s for
+    s = 1 - 1e-309), so a 0 tells nothing."""
+    import mpmath
+
+    from gradcalc.symbolic.decide.precision import mp_real, shared_digits
+
+    rows = []
+    for working in digits:
+        with mpmath.workdps(working):
+            args = [mpmath.mpf(float(value)) for value in point]  # (a float's exact value)
+            rows.append([mp_real(value) for value in function(*args)])
+    with mpmath.workdps(max(digits)):
+        return [
+            None if not (low and high) or shared_digits(low, high) < 15 else float(high)
+            for low, high in zip(*rows)
+        ]
+
+
+def off_by(label: str, tape: float, truth: float, how: str, rtol: float = RTOL) -> str:
+    """Why a component failed, in words: the tape's number, the true one (``how``: "exact",
+    "high-precision"), how far apart, and the likely cause.
+
+    >>> print(off_by("∂f/∂x", -6.617444900424222e-24, -7.905694150420942e-24, "exact"))
+    the tape and sympy disagree: ∂f/∂x: the tape's -6.617444900424222e-24 is 16% off the
+    exact value -7.905694150420942e-24 (the check allows rtol 1e-7). The exact value is the
+    derivative: float64 lost the tape's digits here (cancellation: ...), or gradcalc has a bug
+    >>> off_by("∂f/∂x", -2250.5, -1.359, "exact").split(": ")[2].split(" (the")[0]
+    "the tape's -2250.5 is off the exact value -1.359 by 1.7e+03 times its size"
+    >>> off_by("∂f/∂x", 2e-9, 0.0, "exact").split(": ")[2].split(". ")[0]
+    "the tape's 2e-9 is not the exact value 0 (the check allows 1e-12 of rounding)"
+    """
+    from gradcalc.core.numbers import format_number
+
+    error = float(relative_error(tape, truth))
+    value = f"the {how} value {format_number(truth)}"
+    if truth == 0:
+        apart = f"is not {value} (the check allows {ZERO_ATOL:.0e} of rounding)"
+    elif error < 0.01:
+        apart = f"is {error:.2g} (relative) off {value} (the check allows rtol {rtol:.0e})"
+    elif error < 10:
+        apart = f"is {error:.0%} off {value} (the check allows rtol {rtol:.0e})"
+    else:
+        apart = f"is off {value} by {error:.2g} times its size (the check allows rtol {rtol:.0e})"
+    return (
+        f"the tape and sympy disagree: {label}: the tape's {format_number(tape)} {apart}. "
+        f"The {how} value is the derivative: float64 lost the tape's digits here "
+        "(cancellation: subtracting nearly equal numbers, as sqrt(x + 1) - sqrt(x) at large x; "
+        "or an ill-conditioned point), or gradcalc has a bug"
+    ).replace("e-0", "e-")
+
+
+def real_value(exact: Any) -> float:
+    """An exact sympy number as a float (NaN when not real): a rational's nearest float
+    directly, anything else through 30 digits.
+
+    >>> import sympy as sp
+    >>> real_value(sp.Rational(1, 3)), real_value(sp.sqrt(2)), real_value(sp.I)
+    (0.3333333333333333, 1.4142135623730951, nan)
+    >>> real_value(-sp.Integer(10) ** 400)
+    -inf
+    """
+    if exact.is_Rational:
+        try:
+            return int(exact.p) / int(exact.q)
+        except OverflowError:
+            return math.inf if exact.p > 0 else -math.inf
+    number = complex(exact.evalf(30))
+    return number.real if number.imag == 0 else np.nan
+
+
+def short_text(exact: Any, long_text: bool) -> str | None:
+    """An exact value's text when it is at most :data:`SHORT_EXACT` characters (any length
+    with ``long_text``); a long rational is not printed to find out.
+
+    >>> import sympy as sp
+    >>> short_text(sp.pi**2 / 4, False), short_text(sp.Integer(7) ** 99, False)
+    ('pi**2/4', None)
+    """
+    if not long_text and exact.is_Rational:
+        bits = int(exact.p).bit_length() + int(exact.q).bit_length()
+        if bits > 4 * SHORT_EXACT:  # more than SHORT_EXACT digits in all
+            return None
+    elif not long_text and _more_nodes(exact, 2 * SHORT_EXACT):  # -x: 3 nodes, 2 characters
+        return None
+    text = str(exact)
+    return text if long_text or len(text) <= SHORT_EXACT else None
+
+
+def _more_nodes(expr: Any, limit: int) -> bool:
+    """Whether the expression tree has more than ``limit`` nodes (counted up to the limit).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> _more_nodes(sp.sin(x) + 1, 3), _more_nodes(sp.sin(x) + 1, 4)
+    (True, False)
+    """
+    stack, count = [expr], 0
+    while stack:
+        count += 1
+        if count > limit:
+            return True
+        stack.extend(stack.pop().args)
+    return False
+
+
+def exact_value(text: str) -> Any:
+    """The exact sympy value of a constant expression such as ``pi/4`` or ``1/3``.
+
+    >>> exact_value("pi/4"), exact_value("-1e-3"), exact_value("2.5")
+    (pi/4, -1/1000, 5/2)
+    """
+    import sympy as sp
+
+    if DECIMAL.fullmatch(text):  # a plain number: its exact rational value
+        return sp.Rational(text)
+    graph = lower(Program(text, (Statement(None, parse_constant(text), 0),)))
+    return to_sympy(graph)[graph.targets[0]]
+
+
+def tape_column(tape: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    """The tape's values of a component (``None``: an unconnected source, 0) in ``shape``."""
+    return np.zeros(shape) if tape is None else np.asarray(tape)
+
+
+def mismatch(tape: np.ndarray, truth: np.ndarray, skip: np.ndarray, confirmed) -> np.ndarray:
+    """Where the tape and sympy's values part by more than the tolerance rule allows
+    (:func:`~gradcalc.symbolic.crosscheck.tolerance.agrees`; ``confirmed``: where sympy's
+    values are exact or high-precision)."""
+    return ~agrees(tape, truth, RTOL, confirmed) & ~skip
+
+
+def rounded_points(partials, derivatives, tape_values, where: Any) -> None:
+    """Where the tape parts from the exact value at a point float64 cannot hold (``pi/2``,
+    ``1.5707963267948966``), the derivative to 50 digits at the float64 point the tape was
+    given: where the tape agrees with that, the difference is the point's rounding, not the
+    tape's (kept in ``Partial.rounded``; the exact value stays the one shown). ``where``:
+    the check's :class:`~gradcalc.symbolic.crosscheck.crosscheck.CheckInput`."""
+    import sympy as sp
+
+    assert where.exact_point is not None  # (the exact path)
+    shape = where.skip.shape
+    for source, partial in partials.items():
+        tape = np.broadcast_to(tape_column(tape_values[source], shape), shape).reshape(-1)
+        bad = mismatch(tape, partial.values, where.skip, True).reshape(-1)
+        for k in np.flatnonzero(bad & ~np.isnan(partial.values.reshape(-1))):
+            point = where.exact_point[k]
+            exact = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
+            floats = {
+                sp.Symbol(n, real=True): np.broadcast_to(where.point[n], shape).reshape(-1)[k]
+                for n in point
+            }
+            there = at_nearest_floats(derivatives[source], exact, floats)
+            if there is not None and agrees(tape[k], there):
+                partial.rounded[int(k)] = there

@@ -1,0 +1,72 @@
+"""symbolic.crosscheck.values: the check's tolerance rule against hand-worked cases and
+Python's exact fractions, and sympy's values at high precision against mpmath at 50 digits."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from gradcalc.symbolic.crosscheck.values import (
+    RTOL,
+    TINY,
+    ZERO_ATOL,
+    agrees,
+    at_nearest_floats,
+    high_precision,
+    precise_values,
+)
+
+x = sp.Symbol("x", real=True)
+
+
+def test_the_rule_is_relative_to_the_truth_with_slack_only_for_zero_and_subnormals() -> None:
+    truth = np.array([-7.905694150420942e-24, 5e-17, 0.0, 0.0, 1e-310, 1.0])
+    tape = np.array([-6.617444900424222e-24, 0.0, 6.1e-17, 2e-12, 0.0, 1.0 + 2e-7])
+    assert agrees(tape, truth).tolist() == [False, False, True, False, True, False]
+    constants = {"zero": ZERO_ATOL, "tiny": TINY, "rtol": RTOL}
+    assert constants == {"zero": 1e-12, "tiny": np.finfo(float).tiny, "rtol": 1e-7}
+
+
+def test_generated_values_agree_exactly_when_their_fraction_is_within_rtol() -> None:
+    # truth and tape as exact fractions of floats: |tape - truth| - TINY <= rtol*|truth|
+    # decided in rationals, on seeded values from 1e-300 to 1e300, relative errors near rtol
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        truth = float(rng.choice([-1, 1]) * 10.0 ** rng.uniform(-300, 300))
+        tape = truth * (1 + float(rng.choice([-1, 1])) * 10.0 ** rng.uniform(-9, -5))
+        beyond = abs(Fraction(tape) - Fraction(truth)) - Fraction(TINY)  # (the subnormal slack)
+        within = beyond <= Fraction(RTOL) * abs(Fraction(truth))
+        assert bool(agrees(tape, truth)) == within, (tape, truth)
+
+
+def test_high_precision_is_mpmaths_value() -> None:
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        a = int(rng.integers(1, 10**9))
+        k = int(rng.integers(5, 14))
+        form = sp.diff((1 + a * x) ** (1 / x), x)
+        point = sp.Rational(1, 10**k * a)
+        with mpmath.workdps(50):
+            exact = mpmath.diff(lambda t, a=a: (1 + a * t) ** (1 / t), mpmath.mpf(1) / (10**k * a))
+        assert high_precision(form, {x: point}) == float(exact)
+
+
+def test_precise_values_evaluate_where_float64_overflows() -> None:
+    y = sp.Symbol("y", real=True)
+    softmax0 = sp.exp(x) / (sp.exp(x) + sp.exp(y))
+    values = precise_values([sp.diff(softmax0, x), sp.diff(softmax0, y)], [x, y], [1000.0, 999.0])
+    with mpmath.workdps(50):
+        s = 1 / (1 + mpmath.exp(-1))
+        assert values == [float(s * (1 - s)), float(-s * (1 - s))]
+
+
+def test_the_derivative_at_the_nearest_float_of_a_typed_point() -> None:
+    for typed in ("0.1", "1.5707963267948966", "2.675"):
+        with mpmath.workdps(50):
+            truth = float(mpmath.cos(mpmath.mpf(float(typed))))
+        got = at_nearest_floats(sp.cos(x), {x: sp.Rational(typed)}, {x: float(typed)})
+        assert got == truth
+    assert at_nearest_floats(sp.cos(x), {x: sp.Rational(1, 4)}, {x: 0.25}) is None
