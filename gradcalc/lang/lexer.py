@@ -95,18 +95,27 @@ def check_characters(text: str) -> None:
         )
     bad = _DISALLOWED.search(text)
     if bad is not None:
-        raise InputError(_describe_character(bad.group()), text, bad.start())
+        raise InputError(_describe_character(text, bad.start()), text, bad.start())
 
 
-def _describe_character(char: str) -> str:
+def _describe_character(text: str, column: int) -> str:
+    char = text[column]
     if char.isascii() and char.isprintable():
         return f"character {char!r} is not allowed: {_HINTS.get(char, _ALLOWED)}"
     import unicodedata  # (only for a refused character's name)
 
     name = unicodedata.name(char, "control character")
     plain = unicodedata.normalize("NFKC", char)
-    if "SUPERSCRIPT" in name and plain.isascii():
-        hint = f"write the power with ^, as in x^{plain}"
+    if _superscript_like(char):
+        hint = f"write the power with ^: {_superscript_rewrite(text, column)}"
+    elif char in _ROOTS:
+        operand = _operand_after(text, column + 1)
+        simple = _OPERAND.fullmatch(operand) is not None
+        root = char + (operand if simple else f"({operand})")
+        power = operand if simple or char != "∜" else f"({operand})"
+        hint = f"write the root as a function: {root} is {_ROOTS[char].format(power)}"
+    elif "DASH" in name or "HYPHEN" in name or name == "HORIZONTAL BAR":
+        hint = "it looks like a minus sign but is not one: write - (the ASCII minus)"
     elif "SUBSCRIPT" in name and plain.isascii():
         hint = f"write the index as a plain {plain}, as in x{plain}"
     elif unicodedata.category(char)[0] in "LN":
@@ -116,6 +125,107 @@ def _describe_character(char: str) -> str:
     else:
         hint = "delete this invisible character"
     return f"character U+{ord(char):04X} ({name}) is not allowed: {hint}"
+
+
+#: The root signs, each as the function (or power) to write, ``{}`` its operand as typed.
+_ROOTS = {"√": "sqrt({})", "∛": "cbrt({})", "∜": "{}^(1/4)"}
+#: An operand as typed: a name, a number, or a group without groups inside.
+_OPERAND = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*|[0-9.]+|\([^()]*\))")
+
+
+def _superscript_like(char: str) -> bool:
+    """A raised character: a superscript digit, sign or letter (``ⁿ``, ``⁺``) or a modifier
+    letter (``ˣ``, ``ᵗ``), each standing for an ASCII one."""
+    import unicodedata
+
+    name = unicodedata.name(char, "")
+    raised = char in SUPERSCRIPTS or "SUPERSCRIPT" in name or "MODIFIER LETTER S" in name
+    plain = unicodedata.normalize("NFKC", char)
+    return raised and len(plain) == 1 and (plain.isascii() or plain == "−")
+
+
+def _superscript_rewrite(text: str, column: int) -> str:
+    """The power a run of raised characters stands for, written with ``^`` after its base
+    (``e⁻ˣ``: ``e^(-x)``, ``xⁿ⁺¹``: ``x^(n+1)``).
+
+    >>> _superscript_rewrite("2 + e⁻ˣ", 6), _superscript_rewrite("(1+t)ᵏ", 5)
+    ('e⁻ˣ is e^(-x)', '(1+t)ᵏ is (1+t)^k')
+    """
+    import unicodedata
+
+    start, end = column, column + 1
+    while start > 0 and _superscript_like(text[start - 1]):
+        start -= 1
+    while end < len(text) and _superscript_like(text[end]):
+        end += 1
+    raised = "".join(unicodedata.normalize("NFKC", c) for c in text[start:end])
+    power = raised.replace("−", "-")
+    if not (power.isidentifier() or power.isdigit()):
+        power = f"({power})"
+    base = _operand_before(text, start)
+    if not base:
+        return f"{text[start:end]} is ^{power} after its base"
+    return f"{base}{text[start:end]} is {base}^{power}"
+
+
+def _operand_before(text: str, end: int) -> str:
+    """The name, number or parenthesised group (a call's name with it) that ends at ``end``,
+    as typed; "" where there is none, or it is long.
+
+    >>> _operand_before("2sin(x+1)", 9), _operand_before("3 + x2", 6), _operand_before("+", 1)
+    ('sin(x+1)', 'x2', '')
+    >>> _operand_before("3(1+t)", 6), _operand_before("2x", 2), _operand_before("2.5", 3)
+    ('(1+t)', 'x', '2.5')
+    """
+    before = text[:end].rstrip()
+    start = len(before)
+    if before.endswith(")"):
+        depth = 0
+        for start in range(len(before) - 1, -1, -1):
+            depth += (before[start] == ")") - (before[start] == "(")
+            if depth == 0:
+                break
+    while start > 0 and (before[start - 1].isalnum() or before[start - 1] in "_."):
+        start -= 1
+    name, group, rest = before[start:].partition("(")
+    letter = re.search("[A-Za-z_]", name)
+    if letter is not None:  # (2x, 2sin(x): a name starts with a letter; 2 is a factor)
+        name = name[letter.start() :]
+    elif group:  # (3(1+t): the group)
+        name = ""
+    operand = name + group + rest
+    return operand if len(operand) <= 30 else ""
+
+
+def _operand_after(text: str, start: int) -> str:
+    """The operand that starts at ``start`` (spaces skipped), without its parentheses:
+    ``x`` of ``√x + 1``, ``x + 1`` of ``√(x + 1)``; ``x`` where there is none."""
+    match = _OPERAND.match(text, start)
+    if match is None:
+        return "x"
+    operand = match[1]
+    return operand[1:-1].strip() if operand.startswith("(") else operand
+
+
+def _power_after_superscript(text: str, column: int) -> str:
+    """The refusal of ``x²^3``: a power of x², or x to the power 2^3? Both are written out.
+
+    >>> print(_power_after_superscript("x²^3", 2))
+    x²^3 is ambiguous: for (x²)^3 write (x^2)^3; for x^(2^3) write x^(2^3)
+    """
+    before = text[:column].rstrip()
+    run = before[len(before.rstrip(SUPERSCRIPTS)) :]
+    power = superscript_power(run)[1:]
+    base = _operand_before(before, len(before) - len(run)) or "x"
+    exponent = re.match(r"(?:\*\*|\^)\s*([+-]?)\s*", text[column:])
+    assert exponent is not None  # (called at a ^ or **)
+    operand = _OPERAND.match(text, column + exponent.end())
+    power_of = exponent[1] + (operand[1].replace(" ", "") if operand else "n")
+    return (
+        f"{base}{run}^{power_of} is ambiguous: for ({base}{run})^{power_of} write "
+        f"({base}^{power})^{power_of}; for {base}^({power}^{power_of}) write "
+        f"{base}^({power}^{power_of})"
+    )
 
 
 # --- tokens --------------------------------------------------------------------------------
@@ -207,6 +317,8 @@ class Lexer:
         elif kind == "number":
             _check_number(self.text, lexeme, column)
         elif kind == "op":
+            if previous == "superscript" and lexeme in ("^", "**"):  # x²^3: (x²)^3, x^(2^3)?
+                raise InputError(_power_after_superscript(self.text, column), self.text, column)
             unary = previous in _BEFORE_OPERAND and lexeme in ("+", "-")
             if unary or lexeme in ("**", "^"):
                 self._nest(column)

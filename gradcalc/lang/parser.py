@@ -86,7 +86,7 @@ from gradcalc.lang.lexer import (
     checked_variables,
 )
 from gradcalc.lang.literals import CONSTANTS
-from gradcalc.lang.slips import variable_like
+from gradcalc.lang.slips import called_slip, unnamed_variables, variable_like
 from gradcalc.lang.spelling import closest_function, other_spelling
 from gradcalc.lang.syntax import Binary, Call, Name, Node, Program, Statement, postorder
 from gradcalc.lang.unparsing import preview
@@ -342,6 +342,9 @@ class ProgramParser:
         other = other_spelling(name, _argument(self.text, column + len(name)), after)
         if other is not None:
             raise self.error(f"unknown function {name!r}: {other}{product}", column)
+        slip = called_slip(name, _argument(self.text, column + len(name)))
+        if slip is not None:  # sin2(x), xsin(x)
+            raise self.error(f"unknown function {name!r}: {slip}{product}", column)
         guess = closest_function(name)
         if guess is not None:
             raise self.error(
@@ -429,16 +432,10 @@ class _Head(NamedTuple):
 
     def check_variables(self, parser: ProgramParser, free: Sequence[str]) -> None:
         """Refuse a body that uses a variable the head does not name."""
-        named = set(self.parameters)
-        others = [name for name in free if name not in named]
-        if others:
-            every = ", ".join([*self.parameters, *others])
-            every = every if len(every) <= 60 else "..., " + ", ".join(others[:3])
-            raise parser.error(
-                f"{self.text} = ... uses {', '.join(others)} as well: name every variable, "
-                f"{self.name_token[1]}({every}) = ...",
-                self.name_token[2],
-            )
+        others = [name for name in free if name not in self.parameters]
+        if others:  # (kx, a product typed as one name: its fix first)
+            message = unnamed_variables(self.text, self.parameters, others)
+            raise parser.error(message, self.name_token[2])
 
 
 def _function_head(parser: ProgramParser, statements: list[TokenStatement]) -> _Head | None:

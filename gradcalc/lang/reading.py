@@ -16,14 +16,16 @@ e^2x is read as e^2·x; if you mean e^(2·x), write e^(2x)
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import TypeGuard
 
 from gradcalc.core.errors import InputError
 from gradcalc.lang.lexer import SUPERSCRIPTS
-from gradcalc.lang.literals import DECIMAL, is_tensor_text, nested_literal
+from gradcalc.lang.literals import CONSTANTS, DECIMAL, is_tensor_text, nested_literal
 from gradcalc.lang.parser import parse_program
-from gradcalc.lang.slips import name_warnings
+from gradcalc.lang.slips import function_like, name_warnings
 from gradcalc.lang.syntax import (
     Binary,
     Call,
@@ -107,6 +109,8 @@ def value_warnings(values: Iterable[str]) -> list[str]:
         except ValueError:
             continue
         for element in texts:
+            if DECIMAL.fullmatch(element.strip()):
+                continue  # (a number alone: 2e-1 is scientific notation there)
             try:
                 found.update(dict.fromkeys(ambiguities(parse_program(element))))
             except InputError:
@@ -135,13 +139,17 @@ def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
     []
     """
     found: list[str] = []
-    transposes = "T" not in {statement.target for statement in program.statements}
+    targets = {statement.target for statement in program.statements}
+    transposes = "T" not in targets
+    assigned = {target for target in targets if target is not None}  # (k = 3; k(x): k·x)
     for statement in program.statements:
         for node in postorder(statement.expr):
+            if isinstance(node, Num) and _SCIENTIFIC.fullmatch(node.text):
+                found.append(_scientific_warning(node, program.text))
             if not isinstance(node, Binary):  # (a leaf, call or sign: none of the patterns)
                 continue
             if node.op in ("mul", "div"):
-                warning = _ambiguity(node, program.text)
+                warning = _ambiguity(node, program.text) or _applied(node, program.text, assigned)
                 if warning is not None:
                     found.append(warning)
             elif transposes and _power_of_t(node):
@@ -149,7 +157,113 @@ def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
             elif (inner := _power_chain(node, program.text)) is not None:
                 meant = Binary("pow", Binary("pow", node.left, inner.left, 0), inner.right, 0)
                 found.append(_warning(node, meant, None, program.text))
-    return found + name_warnings(program.free_variables, given)
+    return found + _own_name(program, found) + name_warnings(program.free_variables, given)
+
+
+# --- function notation, the function's own name, scientific notation -----------------------
+
+#: A number in scientific notation with a signed exponent, whose mantissa a student may mean
+#: as a coefficient of e: ``3e-2`` (3e - 2?). Not ``1e-8`` (no one writes 1e for e), nor a
+#: decimal mantissa (``1.5e-3``): those are scientific notation for sure.
+_SCIENTIFIC = re.compile(r"([2-9]|[1-9][0-9]+)([eE])([+-])([0-9]+)")
+
+
+def _scientific_warning(number: Num, text: str) -> str:
+    """``3e-2`` is 0.03, where a student may mean 3e - 2 (and ``3e-2x``, 3e - 2x).
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> ambiguities(parse_program("3e-2x + x^2 + 1e-8 + 2.5e-3 + 2e5"))
+    ['3e-2x is read as 0.03·x (scientific notation); if you mean 3e - 2x, write 3*e - 2x']
+    """
+    match = _SCIENTIFIC.fullmatch(number.text)
+    assert match is not None
+    mantissa, letter, sign, exponent = match.groups()
+    end = number.column + len(number.text)
+    name = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?![A-Za-z0-9_(])").match(text, end)
+    after = name[0] if name else ""
+    value = format(Decimal(number.text), "f")
+    if "." in value:
+        value = value.rstrip("0").rstrip(".")
+    if len(value) > 12:
+        value = f"{mantissa}·10^{'-' if sign == '-' else ''}{int(exponent)}"
+    read = value + (f"·{after}" if after else "")
+    meant = f"{mantissa}{letter} {sign} {exponent}{after}"
+    return (
+        f"{number.text}{after} is read as {read} (scientific notation); if you mean {meant}, "
+        f"write {mantissa}*{letter} {sign} {exponent}{after}"
+    )
+
+
+#: ``y(x)``: a name, its parenthesis at once, and inside it one name alone.
+_APPLIED = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9_]*)\s*\)")
+
+
+def _applied(node: Binary, text: str, assigned: set[str]) -> str | None:
+    """The warning for a one-letter or Greek name applied to one variable, ``y(x)``: a
+    product here, and function notation in a textbook (:func:`~gradcalc.lang.slips.function_like`);
+    not a group (``x(x+1)``, ``k(x^2)``), nor an assigned name (``k = 3; k(x)``). A value
+    given for the name does not quiet it: it makes ``y`` a variable, not ``y(x)`` a product.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> print(ambiguities(parse_program("sigma(z)"))[0])  # doctest: +NORMALIZE_WHITESPACE
+    sigma(z) is read as sigma·z, a product; gradcalc has no unknown functions: write
+    sigma*z for the product, sigmoid(z) for the sigmoid
+    >>> ambiguities(parse_program("x(x+1) + a(b+c) + k(x^2) + 2x(1-x) + y (x)"))
+    []
+    """
+    left = _last_factor(node.left)
+    if node.op != "mul" or not isinstance(left, Name) or not _implicit(node, text):
+        return None
+    name = left.name
+    inner = _APPLIED.match(text, node.column)
+    if (
+        inner is None
+        or node.column != left.column + len(name)
+        or not function_like(name)
+        or name in assigned
+        or inner[1] in CONSTANTS
+    ):
+        return None
+    argument = inner[1]
+    typed = _shortened(_typed(left, node.right, text))
+    read = _shortened(unparse(Binary("mul", left, node.right, 0), reading=True))
+    if name == "sigma":
+        other = f", sigmoid({argument}) for the sigmoid"
+    elif name == "f":
+        other = (
+            f"; to name the function, write f({argument}) = ..., as in f({argument}) = {argument}^2"
+        )
+    else:
+        other = f"; for d{name}/d{argument} of an equation use diff --implicit {name}"
+    return (
+        f"{typed} is read as {read}, a product; gradcalc has no unknown functions: "
+        f"write {name}*{argument} for the product{other}"
+    )
+
+
+def _own_name(program: Program, found: list[str]) -> list[str]:
+    """The warning for a variable ``f``, the name the answer gives the function (∂f/∂f),
+    unless a head or an assignment names the function, or ``f(x)`` was warned about.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> _own_name(parse_program("f*x"), [])  # doctest: +NORMALIZE_WHITESPACE
+    ['f is a variable here, and f is also the name of the function: its derivatives read
+      ∂f/∂f; rename the variable, or name the function and its variables: g(f, x) = ...']
+    >>> _own_name(parse_program("g(f, x) = f*x"), []), _own_name(parse_program("y = f*x"), [])
+    ([], [])
+    """
+    free = program.free_variables
+    last = program.statements[-1]
+    equation = program.text[last.expr.column : last.expr.column + 1] == "="
+    if "f" not in free or program.name or last.target is not None or equation:
+        return []
+    if any(warning.startswith("f(") for warning in found):
+        return []
+    head = f"g({', '.join(free)})"
+    return [
+        "f is a variable here, and f is also the name of the function: its derivatives read "
+        f"∂f/∂f; rename the variable, or name the function and its variables: {head} = ..."
+    ]
 
 
 #: How a power is written when its grouping is plain: ``**`` (Python's rule), a superscript.

@@ -26,7 +26,9 @@ from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.lang.literals import CONSTANTS
 
 __all__ = [
+    "called_slip",
     "digit_inside",
+    "function_like",
     "glued_function",
     "hidden_in",
     "inverse_power",
@@ -35,6 +37,7 @@ __all__ = [
     "likely_name",
     "name_warnings",
     "run_together",
+    "unnamed_variables",
     "variable_like",
 ]
 
@@ -76,6 +79,16 @@ def variable_like(name: str) -> bool:
     """
     short = len(name) == 2 and name.isascii() and name.isalpha()
     return short or _VARIABLE_LIKE.fullmatch(name) is not None
+
+
+def function_like(name: str) -> bool:
+    """Whether ``name`` applied to a variable, ``name(t)``, looks like a textbook's function
+    notation: one letter (``y(x)``, ``f(x)``, ``g(t)``) or a Greek one (``sigma(z)``).
+
+    >>> [function_like(n) for n in ("y", "f", "sigma", "theta", "k1", "ab", "rate")]
+    [True, True, True, True, False, False, False]
+    """
+    return (len(name) == 1 and name.isalpha()) or name in _GREEK or name in _WORDS
 
 
 def glued_function(name: str) -> str | None:
@@ -218,6 +231,88 @@ def inverse_power(function: str) -> str:
         else f"gradcalc has no inverse of {function}"
     )
     return f"{function}^-1(x) is ambiguous: {meant}; for 1/{function}(x) write 1/{function}(x)"
+
+
+_RAISED = str.maketrans("23456789", "²³⁴⁵⁶⁷⁸⁹")
+
+
+def called_slip(name: str, argument: str) -> str | None:
+    """What an unknown ``name(argument)`` most likely means, as a clause for its refusal: a
+    power written into the name (``sin2(x)``: sin(x)^2, or sin(2x)), or a product run into
+    a function (``xsin(x)``: x*sin(x)); None for any other name.
+
+    >>> print(called_slip("sec2", "x"))
+    for sec²(x) write sec(x)^2; for sec(2x) write sec(2x)
+    >>> called_slip("xcos", "t + 1"), called_slip("rate", "x"), called_slip("sin1", "x")
+    ('if you mean x*cos(t + 1), write x*cos(t + 1)', None, None)
+    """
+    raised = re.fullmatch(f"({'|'.join(_BY_LENGTH)})([2-9])", name)
+    if raised is not None:
+        function, power = raised.groups()
+        inner = argument if argument.isalnum() else f"({argument})"
+        return (
+            f"for {function}{power.translate(_RAISED)}({argument}) write "
+            f"{function}({argument})^{power}; for {function}({power}{inner}) write "
+            f"{function}({power}{inner})"
+        )
+    for function in _BY_LENGTH:
+        lead = name[: -len(function)]
+        if not lead or not name.endswith(function):
+            continue
+        factors = juxtaposed(lead) or run_together(lead)
+        if factors is None and _PIECE.fullmatch(lead) is None:
+            continue
+        meant = f"{factors or lead}*{function}({argument})".replace("·", "*")
+        return f"if you mean {meant}, write {meant}"
+    return None
+
+
+def unnamed_variables(head: str, parameters: Sequence[str], others: Sequence[str]) -> str:
+    """The refusal of a function head ``f(x) = ...`` whose body uses ``others`` as well; where
+    one of them is a product of a named variable typed as one name (``kx``), the fix of it.
+
+    >>> print(unnamed_variables("f(x)", ["x"], ["a"]))
+    f(x) = ... uses a as well: name every variable, f(x, a) = ...
+    >>> print(unnamed_variables("P(t)", ["t"], ["P0", "rt"]))  # doctest: +NORMALIZE_WHITESPACE
+    P(t) = ... uses P0, rt as well: rt is one name: if you mean r*t, write r*t and name
+    every variable, P(t, P0, r) = ...; else P(t, P0, rt) = ...
+    """
+    function = head.partition("(")[0]
+    opening = f"{head} = ... uses {', '.join(others)} as well: "
+    fixes, names = [], []
+    for other in others:
+        meant = _product_meant(other)
+        inside = _names_in(meant or "")
+        if meant is None or not set(inside) & set(parameters):
+            names.append(other)
+            continue
+        fixes.append(f"{other} is one name: if you mean {meant}, write {meant}")
+        names += [name for name in inside if name not in parameters]
+    every = _every(function, [*parameters, *others])
+    if not fixes:
+        return f"{opening}name every variable, {every}"
+    if not names:  # (sinx: the fix names no new variable)
+        return f"{opening}{'; '.join(fixes)}; else name every variable, {every}"
+    fixed = _every(function, list(dict.fromkeys([*parameters, *names])))
+    return f"{opening}{'; '.join(fixes)} and name every variable, {fixed}; else {every}"
+
+
+def _product_meant(name: str) -> str | None:
+    """The product or call a name most likely means (``kx``: ``k*x``), in ``*`` notation."""
+    meant = juxtaposed(name) or glued_function(name) or run_together(name)
+    return None if meant is None else meant.replace("·", "*")
+
+
+def _names_in(text: str) -> list[str]:
+    """The variables named in an expression's text (not its functions or constants)."""
+    found = re.findall(r"[A-Za-z]\w*", text)
+    return [n for n in dict.fromkeys(found) if n not in FUNCTION_NAMES and n not in CONSTANTS]
+
+
+def _every(function: str, names: Sequence[str]) -> str:
+    """A head naming every variable, ``f(x, k) = ...`` (the last few, when it is long)."""
+    every = ", ".join(names)
+    return f"{function}({every if len(every) <= 60 else '..., ' + ', '.join(names[-3:])}) = ..."
 
 
 def likely_meaning(name: str) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from gradcalc.core.ops import OPERATORS, REGISTRY
+from gradcalc.lang.slips import juxtaposed, likely_meaning
 from gradcalc.lang.syntax import Binary, Call, Const, Name, Neg, Node, Num, is_binary
 
 __all__ = ["PRECEDENCE", "preview", "unparse"]
@@ -100,6 +101,7 @@ def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
     if node.op in _RIGHT_ASSOCIATIVE:  # a power; its right operand may carry a sign
         left_needs, right_needs = left <= own, right < _NEG
         right_needs = right_needs or (reading and right == own)  # e^(x^2), never e^x^2
+        right_needs = right_needs or (reading and _product_like(node.right))  # e^(kx)
     else:
         left_needs, right_needs = left < own, right <= own
     if reading and node.op in _PRODUCTS and isinstance(node.left, Binary):
@@ -108,6 +110,20 @@ def _binary_layout(node: Binary, reading: bool) -> list[Node | str]:
     if left_needs or right_needs:
         return [*_grouped(node.left, left_needs), symbol, *_grouped(node.right, right_needs)]
     return [node.left, symbol, node.right]  # (the usual case: no parentheses)
+
+
+def _product_like(node: Node) -> bool:
+    """Whether ``node`` is a name that reads like a product or a call (``kx``, ``sinx``):
+    the reading of a power puts it in parentheses, ``e^(kx)``, so that the whole name is
+    plainly the exponent.
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> [unparse(parse_program(t).statements[0].expr, True) for t in ("e^kx", "e^(k x)", "2^w1")]
+    ['e^(kx)', 'e^(k·x)', '2^w1']
+    """
+    if not isinstance(node, Name):
+        return False
+    return juxtaposed(node.name) is not None or likely_meaning(node.name) is not None
 
 
 def _plain_grouping(op: str, left: Binary) -> bool:

@@ -185,27 +185,63 @@ def _one_sided(f, point: dict) -> dict:
         ("abs(x)", "0", sp.Abs(x), {"x": 0}),
         ("abs(x)+abs(y)", "(0,0)", sp.Abs(x) + sp.Abs(y), {"x": 0, "y": 0}),
         ("sqrt(x^2+y^2)", "(0,0)", sp.sqrt(x**2 + y**2), {"x": 0, "y": 0}),
-        # (read with real odd roots: for real x both are |x|^(2/3))
-        ("x^(2/3)", "0", sp.Abs(x) ** sp.Rational(2, 3), {"x": 0}),
-        ("cbrt(x)^2", "0", sp.Abs(x) ** sp.Rational(2, 3), {"x": 0}),
+        ("cbrt(x)^2", "0", sp.Abs(x) ** sp.Rational(2, 3), {"x": 0}),  # the real cube root
     ],
 )
 def test_where_the_derivative_does_not_exist_it_is_said_in_words(text, answer, f, point) -> None:
-    """gradcalc's sense of a critical point is ∇f = 0 (that of ``gradcalc critical``): at a
-    corner or cusp (sympy's one-sided limits differ, or are infinite) ∇f does not exist, so
-    the point is none -- said so, with the one-sided values, never "∇f = 0" nor zoo/nan."""
+    """A critical point as calculus textbooks define it: where ∇f = 0 or ∇f does not exist
+    (f defined on both sides). At a corner or cusp (sympy's one-sided limits differ, or are
+    infinite) the point is right, with the one-sided values, never "∇f = 0" nor zoo/nan."""
     truth = _one_sided(f, point)
     assert any(left is None or left != right for left, right in truth.values())
     (verdict,) = [v for v in check_critical(text, answer) if v.component == "point 1"]
-    assert verdict.verdict == "wrong", verdict
-    assert verdict.detail.startswith("not a critical point in gradcalc's sense (∇f = 0)")
-    assert "some textbooks count it" in verdict.detail
+    assert verdict.verdict == "correct", verdict
+    assert verdict.detail.startswith("a critical point: ")
+    assert "as calculus textbooks do (f' = 0 or f' does not exist there)" in verdict.detail
     for name, (left, right) in truth.items():
         if left != right or left is None:
             words = [("none" if v is None else f"{float(v):.10g}") for v in (left, right)]
             assert f"∂f/∂{name} does not exist there ({words[0]}" in verdict.detail
             assert f"{words[1]}" in verdict.detail.split(f"∂f/∂{name}")[1]
     assert not any(bad in verdict.detail for bad in ("zoo", "nan", "∇f = 0 there"))
+
+
+def test_the_cusp_of_a_principal_power_is_an_end_of_its_domain() -> None:
+    """gradcalc reads x^(2/3) as undefined for x < 0 (the principal power), so 0 is an end
+    of its domain there, where textbooks differ: undecided, with the real root to write."""
+    (verdict,) = [v for v in check_critical("x^(2/3)", "0") if v.component == "point 1"]
+    assert verdict.verdict == "could not decide", verdict
+    assert "an end of f's domain" in verdict.detail and "cbrt(x)^2" in verdict.detail
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_corner_left_out_is_missing_and_listed_it_is_right(seed: int) -> None:
+    """Generated c·|x - a| + b·(x - d)^2 (c, b up to 10^9, c ≠ 0): f' = 2b(x - d) ± c, so
+    the corner a is a critical point (one-sided derivatives 2b(a - d) ∓ c differ, by hand)
+    and so is d + c/(2b) or d - c/(2b) where f' = 0 on its side; the answer without a has
+    a missing (a), and with it every point is right."""
+    import random
+
+    rng = random.Random(seed)
+    a, d = rng.randint(-4, 4), rng.randint(-4, 4)
+    c, b = rng.randint(1, 10**9), rng.randint(1, 10**9)
+    text = f"{c}*abs(x - {a}) + {b}*(x - {d})^2"
+    left, right = 2 * b * (a - d) - c, 2 * b * (a - d) + c  # the one-sided slopes at a
+    stationary = [
+        sp.Rational(d) + k * sp.Rational(c, 2 * b)
+        for k in (1, -1)  # f' = 2b(x - d) - c on x < a (k = 1), + c on x > a (k = -1)
+        if (sp.Rational(d) + k * sp.Rational(c, 2 * b) - a) * k < 0
+    ]
+    assert left != right
+    listed = ", ".join(str(p) for p in stationary)
+    without = check_critical(text, "{" + listed + "}")
+    missing = [v for v in without if v.component == "missing"]
+    assert [v.correct for v in missing] == [f"({a})"], [(v.component, v.detail) for v in without]
+    assert f"({left} from the left, {right} from the right)" in missing[0].detail
+    complete = check_critical(text, "{" + ", ".join([str(a), *map(str, stationary)]) + "}")
+    assert all(v.verdict == "correct" for v in complete), [
+        (v.component, v.detail) for v in complete
+    ]
 
 
 def test_a_corner_where_the_one_sided_derivatives_agree_is_a_critical_point() -> None:
@@ -216,12 +252,19 @@ def test_a_corner_where_the_one_sided_derivatives_agree_is_a_critical_point() ->
     assert verdict.verdict == "correct" and "one-sided" in verdict.detail
 
 
-def test_no_points_for_a_function_with_a_corner_names_gradcalcs_sense(cli) -> None:
-    """abs(x) has no point where ∇f = 0; the numeric search cannot prove that, so "{}" is
-    undecided (exit 1), saying that the corner does not count in gradcalc's sense."""
+def test_no_points_for_a_function_with_a_corner_misses_the_corner(cli) -> None:
+    """abs(x) has no point where ∇f = 0, but 0 is a critical point where f' does not exist
+    (one-sided -1 and 1): "{}" leaves it out."""
     done = cli("check", "abs(x)", "--critical", "--answer", "{}", "--format", "plain")
-    assert done.exit_code == 1 and "could not decide" in done.stdout
-    assert "not one in gradcalc's sense" in done.stdout.replace("\n", " ")
+    assert done.exit_code == 1, done.stdout
+    assert done.stdout.startswith("missing\twrong\t(0) is a critical point too")
+    assert "(-1 from the left, 1 from the right)" in done.stdout
+
+
+def test_in_several_variables_corners_are_said_not_searched() -> None:
+    verdicts = check_critical("abs(x) + y^2", "(0, 0)")
+    assert [v.verdict for v in verdicts] == ["correct", "could not decide"]
+    assert "does not search" in verdicts[1].detail
 
 
 def test_a_point_where_f_is_undefined_is_not_critical() -> None:

@@ -4,10 +4,14 @@ integers and fractions)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
+from typing import Any
 
+import mpmath
 import pytest
 import sympy as sp
 
@@ -186,3 +190,198 @@ def test_a_wrong_decimal_close_to_the_value_is_shown_with_digits_that_differ() -
     yours, correct = re.findall(r"-?\d\.\d+(?:e-?\d+)?", verdict.detail)
     assert yours != correct
     assert float(yours) - float(correct) == pytest.approx(0.33333333334 - 1 / 3, rel=1e-2)
+
+
+# --- subnormal values: judged and shown from the exact values, never float64's -------------
+
+
+def _ten_digits(text: str, truth: Fraction) -> bool:
+    """``text`` is ``truth`` to 10 significant digits (half a unit in the 10th digit)."""
+    return abs(Fraction(text) - truth) <= abs(truth) * Fraction(5, 10**10)
+
+
+@pytest.mark.parametrize(
+    "answer", ["3.00001e-320", "3.0001e-320", "3.00000001e-320", "2.999966602e-320"]
+)
+def test_answers_float64_rounds_like_a_subnormal_derivative_are_judged_exactly(
+    answer: str,
+) -> None:
+    # d/dx x^3 at 10^-160 is 3*10^-320 exactly; each answer is one float64 with it
+    truth, yours = Fraction(3, 10**320), Fraction(answer)
+    assert float(yours) == float(truth) and yours != truth  # (the case is what it says)
+    (verdict,) = check_expect("x^3", ["x=1e-160"], [answer])
+    assert verdict.verdict == "wrong" and verdict.evidence == "tolerance"
+    assert verdict.correct == "3e-320"
+    assert verdict.detail == f"yours is {answer}, the derivative is 3e-320"
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "answer", "detail"),
+    [
+        ("x^3", "x=1e-160", "0", "yours is 0, the derivative is 3e-320"),
+        ("x^3", "x=1e-160", "4e-320", "yours is 4e-320, the derivative is 3e-320"),
+        ("x", "x=1", "1.00001e-320", "yours is 1.00001e-320, the derivative is 1"),
+        # 3*10^-320 + 10^-340 is 10^-340 too large (a float difference underflows to 0)
+        ("x^3", "x=1e-160", "3*(10^-160)^2+(10^-170)^2", "yours is 1e-340 too large, exactly"),
+    ],
+)
+def test_subnormal_values_are_shown_as_their_exact_values(
+    expression: str, at: str, answer: str, detail: str
+) -> None:
+    (verdict,) = check_expect(expression, [at], [answer])
+    assert (verdict.verdict, verdict.detail) == ("wrong", detail)
+
+
+def _subnormal_case(rng: random.Random) -> tuple[str, str, int, Fraction, int]:
+    """c*x^k + d*y at x = 10^-m, y = 2, its x-partial c*k*10^(-m(k-1)) between 1e-323 and
+    1e-308 (Python fractions): the expression, the point, c*k, the partial, m(k-1)."""
+    while True:
+        c, d = (rng.choice([-1, 1]) * rng.randint(1, 10**9) for _ in range(2))
+        k, m = rng.randint(3, 7), rng.randint(45, 165)
+        truth = Fraction(c * k, 10 ** (m * (k - 1)))
+        if Fraction(1, 10**323) < abs(truth) < Fraction(1, 10**308):
+            return f"({c})*x^{k} + ({d})*y", f"x=1e-{m},y=2", c * k, truth, m * (k - 1)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_subnormal_derivatives_are_judged_by_fractions(seed: int) -> None:
+    rng = random.Random(seed)
+    expression, at, numerator, truth, places = _subnormal_case(rng)
+    d = int(expression.split("(")[-1].split(")")[0])
+    answers = {
+        "exact": f"{numerator}e-{places}",
+        "off by 1e-5": f"{numerator * 100001}e-{places + 5}",
+        "off by 1e-12": f"{numerator * (10**12 + 1)}e-{places + 12}",
+        "zero": "0",
+    }
+    for name, answer in answers.items():
+        yours = Fraction(answer)
+        expected = "correct" if abs(yours - truth) <= abs(truth) * Fraction(1, 10**9) else "wrong"
+        x, y = check_expect(expression, [at], [answer, str(d)])
+        assert y.verdict == "correct" and y.detail == "exactly"
+        assert x.verdict == expected, (name, expression, at, answer, x.detail)
+        assert _ten_digits(x.correct, truth), x.correct
+        if expected == "wrong":
+            found = re.fullmatch(r"yours is (\S+), the derivative is (\S+)", x.detail)
+            assert found is not None, x.detail
+            assert _ten_digits(found[1], yours) and _ten_digits(found[2], truth), x.detail
+
+
+def test_a_subnormal_float_without_an_exact_value_passes_only_within_atol() -> None:
+    # 3.00001e-320 and 3e-320 are one float64: a float that coarse cannot judge rtol 1e-9
+    judged, why, _ = compare_number("3.00001e-320", 3e-320, 3e-320, None, 1e-9)
+    assert judged == "could not decide" and "fewer digits than rtol" in why
+    assert compare_number("3.00001e-320", 3e-320, 3e-320, None, 1e-9, 1e-300)[0] == "correct"
+    assert compare_number("1e-3", 1e-3, 3e-320, None, 1e-9)[0] == "wrong"
+
+
+# --- a decimal that is the derivative rounded to the digits it has ------------------------
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "answer", "hint"),
+    [  # by hand: 1/3, 2/3, sqrt(3)/6 = 0.28867513459..., -1/3
+        ("x^3/9", "x=1", "0.3333", "rounded to 4 significant digits: --rtol 5e-4"),
+        ("x^3/9", "x=2", "1.333", "rounded to 4 significant digits: --rtol 5e-4"),
+        ("x^2/3", "x=1", "0.6666", "truncated to 4 significant digits: --rtol 1e-3"),
+        ("sqrt(x)", "x=3", "0.28867513", "rounded to 8 significant digits: --rtol 5e-8"),
+        ("-x^3/9", "x=1", "-0.33333", "rounded to 5 significant digits: --rtol 5e-5"),
+    ],
+)
+def test_a_rounded_answer_is_wrong_and_says_how_to_accept_it(
+    expression: str, at: str, answer: str, hint: str
+) -> None:
+    (verdict,) = check_expect(expression, [at], [answer])
+    assert verdict.verdict == "wrong" and hint in verdict.detail, verdict.detail
+    assert verdict.detail.startswith(f"yours is {answer}, the derivative is ")
+    rtol = float(hint.split("--rtol ")[1])
+    assert check_expect(expression, [at], [answer], rtol=rtol)[0].verdict == "correct"
+
+
+@pytest.mark.parametrize("answer", ["0.3334", "0.3332", "0.3", "1/3 + 1/10^4", "3333e-3"])
+def test_an_answer_that_is_no_rounding_gets_no_hint(answer: str) -> None:
+    # 1/3 to 4 digits is 0.3333; 0.3 has 1 digit (no hint below 2); an exact answer is
+    # judged exactly; 3333e-3 is 10 times too large
+    (verdict,) = check_expect("x^3/9", ["x=1"], [answer])
+    assert verdict.verdict == "wrong" and "significant digits" not in verdict.detail
+
+
+def _derivative_at_a_rational_point(rng: random.Random) -> tuple[str, str, Any]:
+    """A function, a rational point and its derivative there, worked by hand: (a x^3 + b) /
+    (c x + d) by the quotient rule in Python fractions, or sqrt(a x + b), a / (2 sqrt(a x
+    + b)), to 60 digits by mpmath; with a term free of x."""
+    a, b, c, d, free = (rng.choice([-1, 1]) * rng.randint(1, 10**9) for _ in range(5))
+    x = Fraction(rng.randint(-50, 50), rng.randint(1, 20))
+    at = f"x={x.numerator}/{x.denominator}"
+    if rng.random() < 0.5 and c * x + d != 0:
+        top, bottom = a * x**3 + b, c * x + d
+        truth = (3 * a * x**2 * bottom - c * top) / bottom**2
+        return f"(({a})*x^3 + ({b}))/(({c})*x + ({d})) + ({free})", at, truth
+    a, b = abs(a), abs(b)  # a x + b > 0 for x >= 0
+    x = abs(x)
+    with mpmath.workdps(60):
+        inside = mpmath.mpf(a * x.numerator + b * x.denominator) / x.denominator
+        truth = Decimal(mpmath.nstr(a / (2 * mpmath.sqrt(inside)), 60))
+    return f"sqrt(({a})*x + ({b})) + ({free})", f"x={x.numerator}/{x.denominator}", truth
+
+
+def _rounded_decimal(truth: Any, digits: int, rounding: str = ROUND_HALF_EVEN) -> Decimal:
+    with localcontext() as context:
+        context.prec, context.rounding = digits, rounding
+        if isinstance(truth, Fraction):
+            return Decimal(truth.numerator) / Decimal(truth.denominator)
+        return context.plus(truth)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_generated_roundings_are_hinted_and_pass_with_the_hinted_rtol(seed: int) -> None:
+    rng = random.Random(seed)
+    expression, at, truth = _derivative_at_a_rational_point(rng)
+    exact = Fraction(truth) if isinstance(truth, Fraction) else Fraction(str(truth))
+    for digits in range(3, 9):
+        answer = _rounded_decimal(truth, digits)
+        gap = abs(Fraction(answer) - exact)
+        text = f"{answer:e}"  # a decimal literal: 337 would be an integer, judged exactly
+        (verdict,) = check_expect(expression, [at], [text])
+        if gap <= abs(exact) * Fraction(1, 10**9):  # (a rounding that happens to be close)
+            assert verdict.verdict == "correct", (expression, at, answer)
+            continue
+        assert verdict.verdict == "wrong", (expression, at, answer)
+        hint = f"rounded to {digits} significant digits: --rtol 5e-{digits} accepts"
+        assert hint in verdict.detail, (expression, at, answer, verdict.detail)
+        assert gap <= abs(exact) * 5 * Fraction(1, 10**digits)  # (the rtol is enough)
+        again = check_expect(expression, [at], [text], rtol=5 * 10.0**-digits)
+        assert again[0].verdict == "correct", (expression, at, answer, again[0].detail)
+        cut = _rounded_decimal(truth, digits, ROUND_DOWN)
+        if cut != answer:  # truncated, not rounded: hinted with its own rtol, 10^(1-n)
+            (truncated,) = check_expect(expression, [at], [f"{cut:e}"])
+            assert f"truncated to {digits} significant digits" in truncated.detail
+            rtol = 10.0 ** (1 - digits)
+            assert check_expect(expression, [at], [f"{cut:e}"], rtol=rtol)[0].ok is True
+        # off by one in the last digit, away from the value: neither rounding nor truncation
+        unit = Decimal((0, (1,), answer.as_tuple().exponent))
+        off = answer + unit if answer > exact else answer - unit
+        (wrong,) = check_expect(expression, [at], [f"{off:e}"])
+        assert wrong.verdict == "wrong" and "significant digits" not in wrong.detail, (
+            expression,
+            at,
+            off,
+            wrong.detail,
+        )
+
+
+@pytest.mark.parametrize("output", ["table", "plain", "csv", "json"])
+def test_the_command_exits_1_and_every_format_carries_the_values_and_the_hint(
+    cli, output: str
+) -> None:
+    subnormal = cli(
+        "check", "x^3", "--at", "x=1e-160", "--expect", "3.00001e-320", "--format", output
+    )
+    assert subnormal.exit_code == 1, subnormal.stderr  # (was 70: ZeroDivisionError)
+    assert "3.00001e-320" in subnormal.stdout and "3e-320" in subnormal.stdout
+    rounded = cli("check", "x^3/9", "--at", "x=1", "--expect", "0.3333", "--format", output)
+    assert rounded.exit_code == 1
+    text = " ".join(rounded.stdout.replace("│", " ").split())  # (a table's wrapped cells)
+    if output == "json":
+        text = json.loads(rounded.stdout)["verdicts"][0]["detail"]
+    assert "--rtol 5e-4" in text and "4 significant" in text, rounded.stdout

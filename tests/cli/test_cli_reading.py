@@ -298,3 +298,41 @@ def test_the_reported_half_pi_values_are_warned_about(cli) -> None:
     expect = cli("check", "x^2/(4 pi)", "--at", "x=1", "--expect", "1/2pi", "--format", "plain")
     assert "yours is 1.570796327" in expect.stdout
     assert "warning: 1/2pi is read as (1/2)·pi" in expect.stderr
+
+
+# --- function notation, the function's own name, scientific notation: every format ------------
+
+
+@pytest.mark.parametrize("output", ["table", "plain", "json", "csv"])
+def test_function_notation_own_name_and_scientific_notation_warn_in_every_format(
+    cli, output
+) -> None:
+    rng = random.Random(23)
+    for _ in range(2):
+        mantissa, exponent = rng.randint(2, 99), rng.randint(1, 6)
+        g, f, t = rng.randint(2, 10**9), rng.randint(-9, 9), rng.randint(1, 9)
+        text = f"g(t) + f*t + {mantissa}e-{exponent}t"
+        at = f"f={f},g={g},t={t}"
+        result = cli("grad", text, "--at", at, "--format", output, "--no-check")
+        assert result.exit_code == 0, result.output
+        said = re.sub(r"\s+", " ", result.stdout + result.stderr)  # (a table wraps lines)
+        for warning in (
+            "g(t) is read as g·t, a product; gradcalc has no unknown functions",
+            "f is a variable here, and f is also the name of the function",
+            f"{mantissa}e-{exponent}t is read as ",
+            f"if you mean {mantissa}e - {exponent}t, write {mantissa}*e - {exponent}t",
+        ):
+            assert warning in said, (output, warning, said)
+        if output == "json":
+            gradient = json.loads(result.stdout)["gradient"]
+            truth = sp.Integer(g) + f + sp.Rational(mantissa, 10**exponent)  # d/dt, by hand
+            assert gradient["t"] == pytest.approx(float(truth), rel=1e-15)
+
+
+@pytest.mark.parametrize("output", ["table", "plain", "json", "csv"])
+def test_a_power_after_a_superscript_is_refused_in_every_format(cli, output) -> None:
+    result = cli("grad", "x²^3", "--at", "x=2", "--format", output)
+    assert result.exit_code == 2
+    assert "x²^3 is ambiguous: for (x²)^3 write (x^2)^3; for x^(2^3) write x^(2^3)" in (
+        result.stderr
+    )

@@ -113,9 +113,71 @@ def test_superscript_powers_are_the_powers_typed_with_a_caret() -> None:
     [
         ("x⁻", "a superscript minus needs its digits: x⁻¹ is x^-1"),
         ("x² ³", "write the power with ^, as in (x^2)^3 or x^23"),
-        ("xⁿ", "write the power with ^, as in x^n"),
+        ("xⁿ", "write the power with ^: xⁿ is x^n"),
         ("x₁", "write the index as a plain 1, as in x1"),
     ],
 )
 def test_a_superscript_that_cannot_be_read_is_refused_with_the_exact_rewrite(text, fragment):
+    assert fragment in refusal(text).message
+
+
+# --- a power after a superscript, raised letters, roots and dashes -------------------------
+
+
+def test_a_power_after_a_superscript_is_refused_and_both_rewrites_mean_what_they_say() -> None:
+    """x²^3 could be (x²)^3 or x^(2^3): refused, with both. Each rewrite is then computed by
+    gradcalc and compared with Python's exact integers for the reading it claims."""
+    from fractions import Fraction
+
+    from gradcalc.engine.evaluate.points import constant_value
+
+    rng = random.Random(2024)
+    for _ in range(10):
+        base = rng.choice([2, 3, 5, 7])
+        power = rng.choice([2, 3, 4, 5])
+        k = rng.choice([-2, -1, 2, 3])
+        typed = f"{base}{str(power).translate(_SUPERSCRIPT)}^{k}"
+        refused = refusal(typed)
+        assert refused.column == typed.index("^")
+        own, tower = f"({base}^{power})^{k}", f"{base}^({power}^{k})"
+        assert f"write {own};" in refused.message and refused.message.endswith(f"write {tower}")
+        exact = Fraction(base) ** (power * k)  # (floats: within a rounding or two of it)
+        assert constant_value(own) == pytest.approx(float(exact), rel=1e-15)
+        if k > 0:  # (a fractional tower: no exact number to compare with)
+            tall = Fraction(base) ** (power**k)
+            assert constant_value(tower) == pytest.approx(float(tall), rel=1e-14)
+    for typed in ("x²^3", "x² ^ 3", "x²**3", "(x+1)²^-1", "2^x²^2"):
+        assert "is ambiguous" in refusal(typed).message, typed
+
+
+def test_a_superscript_after_a_power_is_the_power_of_its_own_atom() -> None:
+    """2^x² is 2^(x^2) -- as x²'s superscript binds its atom tightest (Python's 2**(x**2))."""
+    from gradcalc.engine.run.api import grad
+
+    rng = random.Random(5)
+    for _ in range(6):
+        base, x = rng.choice([2, 3, 1.5]), rng.choice([0.5, 1.25, 2.0])
+        power = rng.choice([2, 3])
+        typed = f"{base}^x{str(power).translate(_SUPERSCRIPT)}"
+        assert float(grad(typed, at={"x": x}, check=False).value) == pytest.approx(
+            base ** (x**power), rel=1e-14
+        )
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("e⁻ˣ", "write the power with ^: e⁻ˣ is e^(-x)"),
+        ("eˣ", "write the power with ^: eˣ is e^x"),
+        ("2 + tʸ", "tʸ is t^y"),
+        ("xⁿ⁺¹", "xⁿ⁺¹ is x^(n+1)"),
+        ("3(1+t)ᵏ", "(1+t)ᵏ is (1+t)^k"),
+        ("√x + 1", "write the root as a function: √x is sqrt(x)"),
+        ("√(x + 1)", "√(x + 1) is sqrt(x + 1)"),
+        ("∛x", "∛x is cbrt(x)"),
+        ("x – 1", "it looks like a minus sign but is not one: write -"),
+        ("x — 1", "write - (the ASCII minus)"),
+    ],
+)
+def test_a_pasted_symbol_is_refused_with_what_to_type(text: str, fragment: str) -> None:
     assert fragment in refusal(text).message

@@ -245,3 +245,63 @@ def test_a_logarithm_to_a_base_says_how_to_write_it(text, base) -> None:
         parse_program(text)
     assert f"the logarithm to base {base} is log(x, {base})" in refused.value.message
     assert refused.value.column == 0
+
+
+def test_a_head_whose_body_glues_a_named_variable_into_a_name_says_so() -> None:
+    """f(x) = e^(kx): kx is one name; the fix (k*x, and k named) is offered first, and the
+    fixed text then reads as the function meant (sympy's derivative of e^(k x))."""
+    import random
+
+    import sympy as sp
+
+    from gradcalc.engine.run.api import grad
+
+    with pytest.raises(InputError) as refused:
+        parse_program("f(x) = e^(kx)")
+    assert refused.value.message == (
+        "f(x) = ... uses kx as well: kx is one name: if you mean k*x, write k*x and name "
+        "every variable, f(x, k) = ...; else f(x, kx) = ..."
+    )
+    with pytest.raises(InputError) as growth:
+        parse_program("P(t) = P0 e^(rt)")
+    assert "rt is one name: if you mean r*t, write r*t and name every variable, P(t, P0, r)" in (
+        growth.value.message
+    )
+    rng = random.Random(3)
+    for _ in range(6):
+        letter = rng.choice("abckmnpqrs")
+        variable = rng.choice("xtuz")
+        with pytest.raises(InputError) as glued:
+            parse_program(f"g({variable}) = e^({letter}{variable}) + {variable}")
+        assert f"write {letter}*{variable} and name every variable, g({variable}, {letter})" in (
+            glued.value.message
+        )
+        fixed = f"g({variable}, {letter}) = e^({letter}*{variable}) + {variable}"
+        point = {variable: rng.uniform(-1, 1), letter: rng.uniform(-2, 2)}
+        v, k = sp.symbols(f"{variable} {letter}")
+        truth = sp.diff(sp.exp(k * v) + v, v).subs({v: point[variable], k: point[letter]})
+        value = grad(fixed, at=point, check=False).gradient[variable]
+        assert float(value) == pytest.approx(float(truth), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("sin2(x)", "for sin²(x) write sin(x)^2; for sin(2x) write sin(2x)"),
+        ("sec2(x)", "for sec²(x) write sec(x)^2; for sec(2x) write sec(2x)"),
+        (
+            "cos3(t + 1)",
+            "for cos³(t + 1) write cos(t + 1)^3; for cos(3(t + 1)) write cos(3(t + 1))",
+        ),
+        ("xsin(x)", "if you mean x*sin(x), write x*sin(x)"),
+        ("xcos(x)", "if you mean x*cos(x), write x*cos(x)"),
+        ("sinxcos(x)", "if you mean sin(x)*cos(x), write sin(x)*cos(x)"),
+    ],
+)
+def test_a_power_or_a_product_run_into_a_function_name_is_refused_with_the_call(
+    text, message
+) -> None:
+    with pytest.raises(InputError) as refused:
+        parse_program(text)
+    assert refused.value.message.startswith(f"unknown function {text.partition('(')[0]!r}: ")
+    assert message in refused.value.message and "did you mean" not in refused.value.message

@@ -208,3 +208,111 @@ def test_a_value_like_k_over_m_pi_is_warned_about_and_read_as_documented() -> No
     assert value_warnings(["1/(2pi)", "pi/4", "3", "[[1, 2], [3, 1/2e]]"]) == [
         "1/2e is read as (1/2)·e; if you mean 1/(2·e), write 1/(2e)"
     ]
+
+
+# --- function notation, the function's own name, scientific notation -------------------------
+
+
+def test_a_one_letter_name_applied_to_a_variable_warns_and_is_the_product() -> None:
+    """y(x) is y·x: warned about, and computed as the product (sympy's derivative of it)."""
+    import sympy as sp
+
+    rng = random.Random(31)
+    letters = [c for c in "abcdfghjkmnpqrsuvwyzABCDFGHKLMNPQRSUVWYZ"]
+    for _ in range(10):
+        head = rng.choice([*letters, "sigma", "theta", "phi"])
+        argument = rng.choice([n for n in ("x", "t", "z", "u", "r1") if n != head])
+        coefficient = rng.randint(2, 10**9)
+        text = f"{coefficient}{head}({argument}) + {argument}^2"
+        warnings = ambiguities(parse_program(text))
+        assert warnings[0].startswith(
+            f"{head}({argument}) is read as {head}·{argument}, a product; gradcalc has no "
+            f"unknown functions: write {head}*{argument} for the product"
+        ), warnings
+        point = {head: rng.randint(-9, 9), argument: rng.randint(-9, 9)}
+        h, a = sp.symbols(f"{head} {argument}")
+        truth = coefficient * h * a + a**2
+        result = grad(text, at=point, check=False)
+        for name, symbol in ((head, h), (argument, a)):
+            exact = sp.diff(truth, symbol).subs({h: point[head], a: point[argument]})
+            assert float(result.gradient[name]) == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_function_notation_names_the_function_meant() -> None:
+    sigma = ambiguities(parse_program("sigma(z)"))
+    assert sigma == [
+        "sigma(z) is read as sigma·z, a product; gradcalc has no unknown functions: write "
+        "sigma*z for the product, sigmoid(z) for the sigmoid"
+    ]
+    (f,) = ambiguities(parse_program("f(x)"))
+    assert f.endswith("to name the function, write f(x) = ..., as in f(x) = x^2")
+    (y,) = ambiguities(parse_program("y(x) + x^2"))
+    assert y.endswith("; for dy/dx of an equation use diff --implicit y")
+    (power,) = ambiguities(parse_program("g(t)^2"))
+    assert power.startswith("g(t)^2 is read as g·t^2, a product")
+    (given,) = ambiguities(parse_program("k(x)", ["k", "x"]), ["k", "x"])  # (k a variable,
+    assert given.startswith("k(x) is read as k·x, a product")  # (x) still no call)
+
+
+@pytest.mark.parametrize(
+    ("text", "given"),
+    [
+        ("x(x+1)", ()),
+        ("a(b+c)", ()),
+        ("k(x^2)", ()),
+        ("2x(1-x)", ()),
+        ("y (x)", ()),  # (a space: a product written apart)
+        ("w1(x) + x_2(t)", ()),  # (an index: a variable's look)
+        ("k = 3; k(x)", ()),  # (assigned: a product)
+        ("y(pi) + y(2)", ()),  # (a constant or a number inside: not one variable)
+        ("g(x) = x^2", ()),  # (a head)
+    ],
+)
+def test_a_group_or_a_chosen_name_before_parentheses_is_quiet(text, given) -> None:
+    assert not [w for w in ambiguities(parse_program(text, given), given) if "a product" in w]
+
+
+def test_a_variable_named_f_warns_that_it_is_the_functions_name() -> None:
+    (warning,) = ambiguities(parse_program("f*x + x"))
+    assert warning.startswith("f is a variable here, and f is also the name of the function")
+    assert warning.endswith("name the function and its variables: g(f, x) = ...")
+    for quiet in ("g(f, x) = f*x", "y = f*x", "x^2 + y"):
+        assert ambiguities(parse_program(quiet)) == [], quiet
+
+
+def test_scientific_notation_with_a_sign_warns_and_is_the_number() -> None:
+    """3e-2x is 0.03·x: warned about; the derivative is Fraction-exact scientific notation,
+    and the rewrite offered is the other reading (sympy's 3e - 2x)."""
+    from fractions import Fraction
+
+    import sympy as sp
+
+    rng = random.Random(17)
+    for _ in range(10):
+        mantissa = rng.choice([rng.randint(2, 9), rng.randint(10, 999)])
+        letter, sign, exponent = rng.choice("eE"), rng.choice("+-"), rng.randint(1, 12)
+        name = rng.choice(["x", "t", "w2"])
+        literal = f"{mantissa}{letter}{sign}{exponent}"
+        text = f"{literal}{name} + {name}^2"
+        (warning,) = ambiguities(parse_program(text))
+        assert warning.startswith(f"{literal}{name} is read as ")
+        write = f"{mantissa}*{letter} {sign} {exponent}{name}"
+        assert warning.endswith(
+            f"(scientific notation); if you mean {mantissa}{letter} {sign} {exponent}{name}, "
+            f"write {write}"
+        )
+        number = Fraction(mantissa) * Fraction(10) ** (exponent if sign == "+" else -exponent)
+        result = grad(text, at={name: 0}, check=False)
+        assert float(result.gradient[name]) == pytest.approx(float(number), rel=1e-15)
+        symbol = sp.Symbol(name)
+        meant = mantissa * sp.E + (1 if sign == "+" else -1) * exponent * symbol + symbol**2
+        other = grad(f"{write} + {name}^2", at={name: 0}, check=False)
+        assert float(other.gradient[name]) == float(sp.diff(meant, symbol).subs(symbol, 0))
+
+
+def test_plain_scientific_notation_and_values_alone_are_quiet() -> None:
+    assert ambiguities(parse_program("x^2 + 1e-8 + 2.5e-3*x + 2e5 + 2e-x")) == []
+    assert value_warnings(["2e-1", "-3e+2", "[1e-3, 2e-1]"]) == []
+    assert value_warnings(["2e-1*pi"]) == [
+        "2e-1 is read as 0.2 (scientific notation); if you mean 2e - 1, write 2*e - 1"
+    ]

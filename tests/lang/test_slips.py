@@ -10,12 +10,15 @@ import pytest
 from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.lang.intake import read
 from gradcalc.lang.slips import (
+    called_slip,
     digit_inside,
+    function_like,
     glued_function,
     inverse_power,
     juxtaposed,
     likely_name,
     run_together,
+    unnamed_variables,
 )
 
 ONE_ARGUMENT = {
@@ -140,3 +143,37 @@ def test_a_wrt_name_hidden_in_a_glued_name_says_so(cli, typed: str) -> None:
     found = re.search(r"; (\w+) is one name: if you mean (.+), write that$", done.stderr.strip())
     assert found, done.stderr
     assert found[1] in typed and "x" in read(found[2].split(" or ")[0]).graph.variables
+
+
+def test_a_power_in_a_function_name_offers_both_calls_and_they_compute_what_they_say() -> None:
+    """sin2(x): sin(x)^2 or sin(2x), each checked against math at a seeded point."""
+    import random
+
+    from gradcalc import grad
+
+    rng = random.Random(8)
+    for _ in range(8):
+        function = rng.choice(sorted(ONE_ARGUMENT))
+        power = rng.randint(2, 9)
+        slip = called_slip(f"{function}{power}", "x")
+        assert slip is not None
+        squared, times = re.findall(r"write (\S+)", slip)
+        x = rng.uniform(0.1, 0.9)
+        assert float(grad(squared, at={"x": x}, check=False).value) == pytest.approx(
+            ONE_ARGUMENT[function](x) ** power, rel=1e-13
+        )
+        assert float(grad(times, at={"x": x}, check=False).value) == pytest.approx(
+            ONE_ARGUMENT[function](power * x), rel=1e-13
+        )
+
+
+def test_function_like_names_and_the_head_refusal() -> None:
+    assert [function_like(n) for n in ("y", "sigma", "w1", "ab")] == [True, True, False, False]
+    assert called_slip("sin1", "x") is None and called_slip("rate", "x") is None
+    assert unnamed_variables("f(x)", ["x"], ["a", "b"]) == (
+        "f(x) = ... uses a, b as well: name every variable, f(x, a, b) = ..."
+    )
+    assert unnamed_variables("f(x)", ["x"], ["sinx"]) == (
+        "f(x) = ... uses sinx as well: sinx is one name: if you mean sin(x), write sin(x); "
+        "else name every variable, f(x, sinx) = ..."
+    )

@@ -92,3 +92,21 @@ def test_unparse_round_trips_random_trees(tree: Node) -> None:
         raise
     assert shape(reparsed) == shape(tree)
     assert unparse(reparsed) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("e^kx", "e^(kx)"),  # (the whole name is the exponent: kx, not k·x)
+        ("e^(kx)", "e^(kx)"),
+        ("2^sinx", "2^(sinx)"),
+        ("e^(k x)", "e^(k·x)"),
+        ("2^w1 + e^theta + x^t", "2^w1 + e^theta + x^t"),
+    ],
+)
+def test_a_product_like_name_as_an_exponent_is_read_in_parentheses(text, read) -> None:
+    from gradcalc.lang.parser import parse_program
+
+    program = parse_program(text)
+    assert unparse(program.statements[0].expr, reading=True) == read
+    assert unparse(parse_program(read).statements[0].expr) == unparse(program.statements[0].expr)

@@ -224,3 +224,128 @@ def test_a_point_float64_rounds_agrees_with_the_derivative_at_its_float() -> Non
     assert result.check.status == "agree"
     assert "not a float64 number" in result.check.meaning()
     assert float(result.shown["x"]) == pytest.approx(at_typed, rel=1e-15)  # shown: the exact
+
+
+# -- many points: sympy's derivative in floats cancels as the tape does, so a sample of the
+# points that agree in floats is evaluated again to 50 digits. Truth: mpmath at 50 digits.
+
+
+def _truth(derivative, *args) -> float:
+    """A derivative at a float64 point (its exact binary value), by mpmath at 50 digits."""
+    with mpmath.workdps(50):
+        return float(derivative(*(mpmath.mpf(float(a)) for a in args)))
+
+
+def test_many_points_where_float64_cancels_fail_the_check_at_the_point_named(cli, tmp_path) -> None:
+    # the reproduction: 20 points from a file, x from 1e15 to 2e16, where both the tape and
+    # sympy's lambdified derivative cancel sqrt(x+1) against sqrt(x) -- to the same number
+    xs = np.geomspace(1e15, 2e16, 20)
+    points = tmp_path / "xs.csv"
+    points.write_text("x\n" + "".join(f"{float(v)!r}\n" for v in xs), encoding="utf-8")
+    derivative = lambda x: 1 / (2 * mpmath.sqrt(x + 1)) - 1 / (2 * mpmath.sqrt(x))  # noqa: E731
+    result = cli("grad", "sqrt(x+1)-sqrt(x)", "--points", str(points), "--format", "json")
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout)
+    assert out["check"]["status"] == "disagree" and out["check"]["method"] == "float64"
+    assert "at high precision" in out["check"]["meaning"]
+    truths = [_truth(derivative, x) for x in xs]
+    tapes = out["gradient"]["x"]
+    off = [abs(t - e) > 1e-7 * abs(e) for t, e in zip(tapes, truths, strict=True)]
+    assert all(off)  # (independently: the tape is wrong at every point)
+    flagged = [k for k, agree in enumerate(out["agree"]) if agree is False]
+    assert flagged and all(off[k] for k in flagged)
+    (words,) = [w for w in out["warnings"] if "float64 lost" in w]
+    assert "cancellation" in words and "high-precision value" in words
+    named = float(words.split("∂f/∂x at x=")[1].split(":")[0])
+    k = int(np.flatnonzero(xs == named)[0])  # the point named is one of the file's
+    assert k in flagged and repr(truths[k]).replace("e-0", "e-") in words
+    csv = cli("grad", "sqrt(x+1)-sqrt(x)", "--points", str(points), "--format", "csv")
+    assert csv.exit_code == 1 and "cancellation" in csv.stderr
+
+
+def _d_sqrt(x, a):
+    return 1 / (2 * mpmath.sqrt(x + a)) - 1 / (2 * mpmath.sqrt(x))
+
+
+def _d_log(x, a):
+    return 1 / (x + a) - 1 / x
+
+
+def _d_cos(x, a):
+    return a * mpmath.sin(a * x) / x**2 - 2 * (1 - mpmath.cos(a * x)) / x**3
+
+
+def _cancelling_batches(seed: int, count: int):
+    """Seeded expressions whose d/dx float64 cancels at (nearly) every one of their points,
+    with terms in y and z independent of x, coefficients up to 10^9; with mpmath's d/dx."""
+    rng = np.random.default_rng(seed)
+    forms = [  # (text, d/dx, where float64 loses the digits of d/dx: log10 of x)
+        ("sqrt(x+{a})-sqrt(x)", _d_sqrt, (13, 16)),
+        ("log(x+{a})-log(x)", _d_log, (12, 15)),
+        ("(1-cos({a}*x))/x^2", _d_cos, (-7, -4)),
+    ]
+    for _ in range(count):
+        text, derivative, (low, high) = forms[int(rng.integers(len(forms)))]
+        a, c = int(rng.integers(1, 10)), int(rng.integers(1, 10**9))
+        n = int(rng.integers(20, 60))
+        x = 10.0 ** rng.uniform(low, high, n)
+        y, z = rng.uniform(-(10**6), 10**6, n), rng.uniform(-3, 3, n)
+        expression = f"{c}*({text.format(a=a)}) + {int(rng.integers(1, 10**9))}*y^2 + sin(z)"
+        truths = [c * _truth(derivative, v, a) for v in x]
+        yield expression, {"x": x, "y": y, "z": z}, np.array(truths)
+
+
+def test_generated_cancellations_at_many_points_disagree_where_mpmath_says_so() -> None:
+    from gradcalc.engine.run.api import grad
+
+    for expression, points, truths in _cancelling_batches(seed=3, count=8):
+        result = grad(expression, at=points)
+        tape = np.asarray(result.gradient["x"], dtype=float)
+        off = np.abs(tape - truths) > 1e-7 * np.abs(truths)
+        assert off.mean() > 0.9, expression  # (the premise, independently: float64 is lost)
+        assert result.check.status == "disagree", (expression, result.check.meaning())
+        assert off[result.check.mismatch].all(), expression  # every point flagged is wrong
+        assert "cancellation" in " ".join(result.warnings)
+
+
+def test_a_tape_right_everywhere_agrees_and_says_how_many_points_had_50_digits() -> None:
+    # x^2*sin(x) at 1,000 random points: the tape is right (mpmath at 50 digits); the check
+    # agrees, and its meaning names the sample evaluated at high precision
+    from gradcalc.engine.run.api import grad
+
+    x = np.random.default_rng(17).uniform(-1e3, 1e3, 1000)
+    result = grad("x^2*sin(x)", at={"x": x})
+    derivative = lambda t: 2 * t * mpmath.sin(t) + t**2 * mpmath.cos(t)  # noqa: E731
+    for k in (0, 999, *range(1, 999, 97)):
+        truth = _truth(derivative, x[k])
+        assert abs(float(result.gradient["x"][k]) - truth) <= 1e-7 * abs(truth)
+    assert result.check.status == "agree" and result.check.method == "float64"
+    meaning = result.check.meaning()
+    assert meaning.startswith("agrees within rtol 1e-7 at 1000 points (16 of them at high")
+    assert "the rest with sympy's derivative evaluated in floats, not a proof" in meaning
+
+
+def test_a_few_points_from_a_file_are_each_checked_at_high_precision(cli, tmp_path) -> None:
+    points = tmp_path / "points.csv"
+    points.write_text("x,y\n0.5,2\n3,-1\n1e8,7\n", encoding="utf-8")
+    out = json.loads(cli("grad", "x^3*y", "--points", str(points), "--format", "json").stdout)
+    assert out["check"]["status"] == "agree"
+    assert "each at high precision" in out["check"]["meaning"]
+    for (x, y), gradient in zip([(0.5, 2), (3, -1), (1e8, 7)], out["gradient"]["x"], strict=True):
+        assert gradient == pytest.approx(3 * x**2 * y, rel=1e-15)  # (exact: Python's floats)
+
+
+def test_when_the_samples_time_is_spent_the_check_says_so() -> None:
+    # the sample's share of --check-timeout spent by earlier chunks of the same request:
+    # no point is sampled; the verdict is the floats', and the meaning says why
+    from gradcalc.core.budget import request
+
+    graph = lower(parse_program("x^3"))
+    x = np.linspace(0.5, 3.0, 40)
+    where = CheckInput({"x": x}, None, np.zeros(40, dtype=bool), timeout=5.0)
+    with request(symbolic=None) as budget:
+        key = ("gradient", 0, ("x",))
+        graph.cache["sampled", key] = {"request": budget, "spent": 1.0}  # (a fifth of 5 s)
+        report = cross_check(graph, 0, {"x": 3 * x**2}, where)
+    assert report.status == "agree" and report.sampled == 0
+    assert "none at high precision: the time for it" in report.meaning()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 import re
+from decimal import Decimal
 from fractions import Fraction
 
+import mpmath
 import pytest
 import sympy as sp
 
@@ -64,3 +66,25 @@ def test_an_exact_witness_never_shows_two_values_alike(seed: int) -> None:
         assert yours != theirs[0]
         shown = Fraction(yours) - Fraction(theirs[0])
         assert float(shown) == pytest.approx(float(truth), rel=0.05), detail
+
+
+def test_a_gap_of_0_is_shown_without_dividing_by_it() -> None:
+    # two roundings alike (3.00001e-320 and 3e-320 are one float64): no ZeroDivisionError,
+    # both shown to 20 digits -- the float's exact binary value, by Python's Decimal
+    yours, correct = apart(3e-320, 3e-320, 0.0)
+    assert yours == correct == f"{Decimal.from_float(3e-320):.20g}"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_values_below_float64_are_told_apart_at_their_own_precision(seed: int) -> None:
+    # exact subnormal-sized values, 60-digit mpmath numbers made outside any workdps: the
+    # texts differ by the true difference (Python fractions), not by float64's rounding
+    rng = random.Random(seed)
+    correct = Fraction(rng.randint(1, 10**9), 10 ** rng.randint(310, 330))
+    truth = correct * Fraction(1, 10 ** rng.randint(10, 16))
+    with mpmath.workdps(60):
+        sides = [mpmath.mpf(v.numerator) / v.denominator for v in (correct + truth, correct, truth)]
+    yours, theirs = apart(*sides)
+    assert ", yours − correct = " not in theirs
+    shown = Fraction(yours) - Fraction(theirs)
+    assert float(shown / truth) == pytest.approx(1.0, rel=0.05), (yours, theirs)

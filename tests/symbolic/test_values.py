@@ -3,6 +3,7 @@ Python's exact fractions, and sympy's values at high precision against mpmath at
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import mpmath
@@ -11,12 +12,15 @@ import sympy as sp
 
 from gradcalc.symbolic.crosscheck.values import (
     RTOL,
+    SAMPLE,
     TINY,
     ZERO_ATOL,
     agrees,
+    at_high_precision,
     at_nearest_floats,
     high_precision,
     precise_values,
+    sample_points,
 )
 
 x = sp.Symbol("x", real=True)
@@ -70,3 +74,52 @@ def test_the_derivative_at_the_nearest_float_of_a_typed_point() -> None:
         got = at_nearest_floats(sp.cos(x), {x: sp.Rational(typed)}, {x: float(typed)})
         assert got == truth
     assert at_nearest_floats(sp.cos(x), {x: sp.Rational(1, 4)}, {x: 0.25}) is None
+
+
+def test_the_sample_is_spread_over_the_candidates_most_telling_first() -> None:
+    # seeded masks and scores; what the sample must be, checked independently: candidates
+    # only, distinct, the first and the last, each score's largest finite size, no gap
+    # between neighbours in the sample wider than an even spread allows, the same each time
+    rng = np.random.default_rng(9)
+    for _ in range(40):
+        n = int(rng.integers(1, 5000))
+        mask = rng.random(n) < rng.uniform(0.05, 1.0)
+        value, gradient = rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, n), rng.normal(size=n)
+        value[rng.random(n) < 0.1] = np.inf
+        chosen = sample_points(mask, [value, gradient])
+        where = np.flatnonzero(mask).tolist()
+        assert chosen == sample_points(mask, [value, gradient])
+        assert len(chosen) == len(set(chosen)) == min(SAMPLE, len(where))
+        assert set(chosen) <= set(where)
+        if len(where) <= SAMPLE:
+            continue
+        assert chosen[:2] == [where[0], where[-1]]
+        for score in (value, gradient):
+            sizes = [abs(score[k]) if np.isfinite(score[k]) else -1.0 for k in where]
+            assert where[max(range(len(where)), key=sizes.__getitem__)] in chosen
+        ranks = sorted(where.index(k) for k in chosen)
+        widest = max(b - a for a, b in itertools.pairwise(ranks))
+        assert widest <= 2 * len(where) / (SAMPLE - 4) + 1
+
+
+def test_at_high_precision_is_mpmaths_value_and_leaves_out_what_is_not_real() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(8):
+        a, c = int(rng.integers(1, 10)), int(rng.integers(1, 10**9))
+        form = sp.diff(c * (sp.sqrt(x + a) - sp.sqrt(x)), x)
+        points = [float(10.0 ** rng.uniform(-3, 17)) for _ in range(3)] + [-float(a) - 1.5]
+        found, cut = at_high_precision({"x": form}, [{x: sp.Rational(p)} for p in points], 5.0)
+        assert not cut and found[-1] == {}  # (sqrt of a negative number: not real)
+        for point, values in zip(points[:-1], found):
+            with mpmath.workdps(50):
+                t = mpmath.mpf(point)
+                truth = c * (1 / (2 * mpmath.sqrt(t + a)) - 1 / (2 * mpmath.sqrt(t)))
+            assert values == {"x": float(truth)}
+
+
+def test_at_high_precision_stops_where_the_requests_symbolic_budget_is_spent() -> None:
+    from gradcalc.core.budget import request
+
+    with request(symbolic=1.0) as budget:
+        budget.symbolic_spent = 1.0
+        assert at_high_precision({"x": sp.sin(x)}, [{x: sp.Integer(1)}], 5.0) == ([], True)

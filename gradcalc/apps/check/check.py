@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.apps.check.coverage import PROVEN, cover
-from gradcalc.apps.check.numbers import answer_value, compare_number, short
+from gradcalc.apps.check.numbers import answer_value, compare_number, correct_text, short
 from gradcalc.apps.check.orders import order_hints
 from gradcalc.apps.check.sampling import domain_points, scarcity
 from gradcalc.apps.check.shown import answer_latex, shortest_form
@@ -59,7 +59,7 @@ from gradcalc.symbolic.decide.patience import patient
 from gradcalc.symbolic.decide.precision import ENOUGH, MAX_TRIED
 from gradcalc.symbolic.decide.realroots import agrees_as_real_root, real_root_reading
 from gradcalc.symbolic.translate.derivative import derivative, symbol
-from gradcalc.symbolic.translate.notation import latex_label, user_text
+from gradcalc.symbolic.translate.notation import latex_label
 
 RTOL = 1e-9
 PROOF_SECONDS = 3.0
@@ -176,14 +176,11 @@ def check_expect(
     ):
         yours = answer_value(text)
         verdict, detail, evidence = compare_number(text, yours, value, exact_correct, rtol, atol)
-        shown = short(value)
-        if exact_correct is not None and len(user_text(exact_correct)) <= 32:
-            shown = user_text(exact_correct)
         verdicts.append(
             Verdict(
                 label,
                 text,
-                shown,
+                correct_text(exact_correct, value),
                 verdict,
                 detail,
                 evidence=evidence,

@@ -8,6 +8,13 @@ critical points: when sympy solved ∇f = 0 the list is complete and a point you
 undecided. A decimal close to an irrational critical point is undecided, with the exact
 point to write. Your coordinates go through gradcalc's parser (``sqrt(3)/3``, ``pi/2``).
 
+A critical point is meant as calculus textbooks define it: a point of f's domain where
+∇f = 0 or where ∇f does not exist (``abs(x)`` at 0). The second kind is decided from f's
+one-sided derivatives and, for one variable, found by :mod:`gradcalc.apps.check.corners`
+(so leaving one out is *missing* too); in several variables they are not searched, and a
+function that can have them gets an undecided line saying so. An end of f's domain
+(``sqrt(x)`` at 0) is undecided: textbooks differ on it.
+
 >>> [(v.component, v.verdict) for v in check_critical("x^3 - 3x + y^2", "{(1, 0)}")]
 [('point 1', 'correct'), ('missing', 'wrong')]
 """
@@ -19,6 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from gradcalc.apps.check.check import Verdict, Verdicts
+from gradcalc.apps.check.corners import corners, interior, nondifferentiable
 from gradcalc.apps.check.numbers import is_zero
 from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError
@@ -34,8 +42,8 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
 from gradcalc.symbolic.translate.notation import user_text
 
 NEAR = 1e-4  # a decimal within this of an exact critical point is "close to it"
-#: Said of a point where f is defined but ∇f does not exist (gradcalc's sense: ∇f = 0).
-TEXTBOOKS = "some textbooks count it (a critical point: f' = 0 or f' does not exist)"
+#: Said of a point where f is defined but ∇f does not exist.
+TEXTBOOKS = "counted as calculus textbooks do (f' = 0 or f' does not exist there)"
 
 
 def check_critical(
@@ -83,6 +91,8 @@ def check_critical(
         verdicts += [_missing(point) for point in left_out]
     elif left_out:
         verdicts.append(_not_listed(left_out, result.region))
+    box = result.region if region is not None else None
+    verdicts += _corners_left_out(target_expression(graph, 0), names, box, yours)
     if not verdicts:
         verdicts.append(_no_points(result))
     for note in result.continua:
@@ -94,18 +104,17 @@ def check_critical(
 
 def _no_points(result: Any) -> Verdict:
     """The verdict on an empty answer (and no critical point found): right when sympy's
-    solution is complete, else undecided; where f has corners, saying they do not count."""
+    solution is complete, else undecided."""
     how = "sympy solved ∇f = 0" if result.method == "exact" else "the numeric search"
     verdict = "correct" if result.method == "exact" and not result.continua else None
-    detail = f"{how} found no critical point"
-    if any(note.startswith("f is not differentiable") for note in result.notes):
-        detail += (
-            " (∇f = 0); a point where ∇f does not exist is not one in gradcalc's sense, "
-            "though some textbooks count it"
-        )
     evidence = "proof" if verdict else ""
     return Verdict(
-        "no points", "{}", "{}", verdict or "could not decide", detail, evidence=evidence
+        "no points",
+        "{}",
+        "{}",
+        verdict or "could not decide",
+        f"{how} found no critical point",
+        evidence=evidence,
     )
 
 
@@ -175,8 +184,8 @@ def _without_formula(verdict: Verdict, f: Any, exact: dict) -> Verdict:
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
     >>> blank = Verdict("point 1", "(0)", "—", "could not decide", "")
-    >>> _without_formula(blank, sp.Abs(x), {"x": sp.Integer(0)}).detail  # doctest: +ELLIPSIS
-    "not a critical point in gradcalc's sense (∇f = 0): ∂f/∂x does not exist there (-1 from ...
+    >>> _without_formula(blank, sp.Abs(x), {"x": sp.Integer(0)}).detail[:66]
+    'a critical point: ∂f/∂x does not exist there (-1 from the left, 1 '
     >>> _without_formula(blank, sp.Max(x, 0) ** 2, {"x": sp.Integer(0)}).verdict
     'correct'
     """
@@ -199,14 +208,62 @@ def _without_formula(verdict: Verdict, f: Any, exact: dict) -> Verdict:
             f"{side_text(right)} from the right)"
             for n, (left, right) in missing.items()
         )
-        detail = f"not a critical point in gradcalc's sense (∇f = 0): {said}; {TEXTBOOKS}"
-        return replace(verdict, verdict="wrong", detail=detail, evidence="exact")
+        if not interior(f, exact):
+            detail = f"an end of f's domain: {said}; textbooks differ on whether it counts"
+            if _odd_root(f):
+                detail += " (gradcalc reads x^(p/q) as undefined for x < 0: cbrt(x)^2 is real)"
+            return replace(verdict, detail=detail)
+        detail = f"a critical point: {said}; {TEXTBOOKS}"
+        return replace(verdict, verdict="correct", detail=detail, evidence="limit")
     slopes = ", ".join(side_text(left) for left, _ in sides.values())
     if all(left == 0 for left, _ in sides.values()):
         detail = "∇f = 0 there: f's one-sided derivatives are all 0 (a part of f switches there)"
         return replace(verdict, verdict="correct", detail=detail, evidence="limit")
     detail = f"not a critical point: ∇f = ({slopes}) there, f's one-sided derivatives agreeing"
     return replace(verdict, verdict="wrong", detail=detail, evidence="limit")
+
+
+def _odd_root(f: Any) -> bool:
+    """Has f a power p/q with q odd (x^(2/3)), real for x < 0 in a textbook, not in gradcalc?"""
+    import sympy as sp
+
+    return any(
+        p.exp.is_Rational and not p.exp.is_integer and p.exp.q % 2 == 1 for p in f.atoms(sp.Pow)
+    )
+
+
+def _corners_left_out(
+    f: Any, names: tuple[str, ...], region: Mapping[str, tuple[float, float]] | None, yours: list
+) -> list[Verdict]:
+    """The points where ∇f does not exist that the answer leaves out (one variable), or a
+    line saying they could not all be found (several variables, or sympy could not list
+    them); nothing when f is differentiable wherever it is defined."""
+    if not nondifferentiable(f, names):
+        return []
+    found = corners(f, names, region)
+    if found is None:
+        how = (
+            "in several variables gradcalc does not search for them"
+            if len(names) > 1
+            else "sympy could not list them all"
+        )
+        detail = (
+            f"f may have points where ∇f does not exist, critical points as textbooks count "
+            f"them; {how}: compare your answer with f's corners yourself"
+        )
+        return [Verdict("where ∇f does not exist", "", "", "could not decide", detail)]
+    left_out = []
+    for corner in found:
+        if not corner.interior or any(_same_point(corner.point, e, names) for _, e in yours):
+            continue
+        where = f"({user_text(corner.point[names[0]])})"
+        left, right = (side_text(side) for side in corner.sides)
+        detail = (
+            f"{where} is a critical point too: f' does not exist there ({left} from the left, "
+            f"{right} from the right); {TEXTBOOKS}"
+        )
+        left_out.append(Verdict("missing", "", where, "wrong", detail, evidence="exact"))
+    return left_out
 
 
 def _outside(

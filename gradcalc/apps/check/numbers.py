@@ -11,7 +11,10 @@ one. No absolute tolerance applies by default: relative to 0 nothing is close, s
 other than 0 for a derivative that is exactly 0 is wrong unless ``--atol`` allows it. When
 sympy has no exact value, the tape's float is the reference: within ``rtol`` of it is
 correct, and within :data:`UNSURE` of it but not within ``rtol`` is undecided (the float
-may be mostly rounding there).
+may be mostly rounding there). Exact values are judged and shown, never their float64
+roundings (3.00001e-320 and 3e-320 are one subnormal float64). A wrong decimal that is the
+exact value rounded or truncated to the significant digits it was written with is told so,
+with the ``--rtol`` that accepts it (:func:`rounding_hint`).
 
 >>> import sympy as sp
 >>> compare_number("4000000001", 4000000001.0, 4e9, sp.Integer(4000000000), 1e-9)[0]
@@ -24,7 +27,17 @@ may be mostly rounding there).
 
 from __future__ import annotations
 
+import math
 import re
+import sys
+from decimal import (
+    ROUND_DOWN,
+    ROUND_HALF_DOWN,
+    ROUND_HALF_EVEN,
+    ROUND_HALF_UP,
+    Decimal,
+    localcontext,
+)
 from typing import Any
 
 from gradcalc.core.cells import inexact_integer
@@ -40,6 +53,16 @@ UNSURE = 1e-12  # from a value known only in float64, a difference this small de
 
 #: A literal with a decimal point or an exponent: ``0.5``, ``.5``, ``1e-3``, ``2E6``.
 _DECIMAL_LITERAL = re.compile(r"\d\.|\.\d|\d[eE][+-]?\d")
+#: A number that is one decimal literal and nothing else: ``-0.3333``, ``2.50e-3``.
+_ONE_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+#: How an answer of n significant digits can have been made from the exact value: the
+#: ways to round a tie, then truncation; each with the rtol that accepts it, less than
+#: 5*10^-n (rounding) or 10^(1-n) (truncation) relative to the value, whatever its digits.
+_MADE = [
+    (ROUND_HALF_UP, "rounded", "rounding", "5e-{n}"),
+    (ROUND_HALF_DOWN, "rounded", "rounding", "5e-{n}"),
+    (ROUND_DOWN, "truncated", "truncating", "1e-{m}"),
+]
 
 
 def written_exactly(text: str) -> bool:
@@ -104,27 +127,32 @@ def compare_number(
     """(verdict, why, evidence) for the number ``text`` (``yours`` in float64) against the
     derivative ``value`` (sympy's exact value ``exact_correct``, or None); ``atol`` is the
     absolute tolerance the user gave, None for none. ``why`` names the tolerance that
-    decided a pass.
+    decided a pass. Exact values decide, never their float64 roundings (3.00001e-320 and
+    3e-320 are one float64).
 
     >>> import sympy as sp
     >>> compare_number("1/3", 1 / 3, 1 / 3, sp.Rational(1, 3), 1e-9)
     ('correct', 'exactly', 'exact')
     >>> compare_number("1e-13", 1e-13, 0.0, sp.Integer(0), 1e-9, atol=1e-12)[:2]
     ('correct', 'within atol 1e-12')
+    >>> compare_number("3.00001e-320", 3e-320, 3e-320, sp.Rational(3, 10**320), 1e-9)[1]
+    'yours is 3.00001e-320, the derivative is 3e-320'
     """
-    if exact_correct is None:
-        return _against_tape(yours, value, rtol, atol)
     try:
-        difference = exact_value(text) - exact_correct
+        mine = exact_value(text)
+        difference = None if exact_correct is None else mine - exact_correct
     except (TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
-        difference = None
+        mine = difference = None
+    if exact_correct is None:
+        return _against_tape(mine, yours, value, rtol, atol)
     zero = None if difference is None else is_zero(difference)
     if zero is True:
         return "correct", "exactly", "exact"
-    gap, size = _gap_and_size(difference, exact_correct, yours, value)
+    gap, size = _gap_and_size(difference, exact_correct, yours, value, rtol)
+    sides = (mine, exact_correct, yours, value)
     if written_exactly(text):
         if zero is False:
-            return "wrong", _off_by(difference, yours, value), "exact"
+            return "wrong", _off_by(difference, *sides), "exact"
         near = _within(gap, size, rtol, UNSURE if atol is None else atol)
         if near:
             why = (
@@ -135,21 +163,32 @@ def compare_number(
     within = _within(gap, size, rtol, atol)
     if within:
         return "correct", within, "tolerance"
-    return "wrong", _apart(yours, value, size == 0 and atol is None), "tolerance"
+    if size is None and gap <= UNSURE:  # float64 roundings, too coarse to tell
+        why = _coarse_why(value, rtol, "sympy could not compare the exact values in time")
+        return "could not decide", why, ""
+    why = _apart(*sides, size == 0 and atol is None)
+    hint = rounding_hint(text, exact_correct)
+    return "wrong", f"{why}; {hint}" if hint else why, "tolerance"
 
 
 def _against_tape(
-    yours: float, value: float, rtol: float, atol: float | None
+    mine: Any, yours: float, value: float, rtol: float, atol: float | None
 ) -> tuple[str, str, str]:
-    """A number judged against the tape's float alone (sympy gave no exact value).
+    """A number (``mine`` exactly, or None) judged against the tape's float alone (sympy
+    gave no exact value). A float holding fewer digits than ``rtol`` asks (a subnormal)
+    passes only within ``atol``.
 
-    >>> _against_tape(0.0, 1e-17, 1e-9, None)[0]
+    >>> _against_tape(None, 0.0, 1e-17, 1e-9, None)[0]
+    'could not decide'
+    >>> _against_tape(None, 3.00001e-320, 3e-320, 1e-9, None)[0]
     'could not decide'
     """
-    gap, size = abs(yours - value), abs(value)
+    gap, size = abs(yours - value), (None if _coarse(value, rtol) else abs(value))
     within = _within(gap, size, rtol, atol)
     if within:
         return "correct", f"{within} of the tape's value (sympy gave no exact value)", "tolerance"
+    if size is None and atol is None and gap <= UNSURE:
+        return "could not decide", _coarse_why(value, rtol, "sympy gave no exact value"), ""
     if atol is None and gap <= UNSURE:
         why = (
             f"yours is within {UNSURE:g} of the tape's value {short(value)} but not within "
@@ -157,27 +196,48 @@ def _against_tape(
             "mostly rounding (give --atol to accept an absolute error)"
         )
         return "could not decide", why, ""
-    return "wrong", _apart(yours, value, False), "tolerance"
+    return "wrong", _apart(mine, None, yours, value, False), "tolerance"
+
+
+def _coarse(value: float, rtol: float) -> bool:
+    """float64 holds ``value`` to fewer digits than ``rtol`` asks: a subnormal, whose last
+    bit is a large part of it, or an rtol below float64's own precision.
+
+    >>> _coarse(3e-320, 1e-9), _coarse(1e-300, 1e-9), _coarse(0.0, 1e-9)
+    (True, False, False)
+    """
+    return value != 0 and math.ulp(value) > abs(value) * rtol
+
+
+def _coarse_why(value: float, rtol: float, because: str) -> str:
+    """Why a float64 comparison decides nothing: the float holds too few digits."""
+    return (
+        f"float64 holds {short(value)} to fewer digits than rtol {rtol:g} asks, and "
+        f"{because} (give --atol to accept an absolute error)"
+    )
 
 
 def _within(gap: Any, size: Any, rtol: float, atol: float | None) -> str:
-    """The tolerance a difference of ``gap`` from a value of magnitude ``size`` is within
-    (``rtol`` first, then ``atol`` when given), as the reason says it; "" for none.
+    """The tolerance a difference of ``gap`` from a value of magnitude ``size`` (None: no
+    relative tolerance can be judged) is within (``rtol`` first, then ``atol`` when given),
+    as the reason says it; "" for none.
 
     >>> _within(1e-20, 1e-10, 1e-9, None), _within(1e-13, 0.0, 1e-9, 1e-12)
     ('within rtol 1e-09', 'within atol 1e-12')
     """
-    if gap <= size * rtol:
+    if size is not None and gap <= size * rtol:
         return f"within rtol {rtol:g}"
     if atol is not None and gap <= atol:
         return f"within atol {atol:g}"
     return ""
 
 
-def _gap_and_size(difference: Any, exact_correct: Any, yours: float, value: float) -> tuple:
+def _gap_and_size(
+    difference: Any, exact_correct: Any, yours: float, value: float, rtol: float
+) -> tuple:
     """|yours - correct| and |correct|, from the exact values to 20 digits (sympy Floats,
     which neither underflow nor overflow), or from the floats when sympy cannot evaluate
-    them in time."""
+    them in time -- then the size is None where the floats are too coarse for ``rtol``."""
     try:
         with time_limit(PROOF_SECONDS):
             size = abs(exact_correct).evalf(20)
@@ -186,7 +246,8 @@ def _gap_and_size(difference: Any, exact_correct: Any, yours: float, value: floa
                 raise ValueError("not a number")
             return gap, size
     except (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
-        return abs(yours - value), abs(value)
+        coarse = _coarse(value, rtol) or _coarse(yours, rtol)
+        return abs(yours - value), None if coarse else abs(value)
 
 
 def short(value: float) -> str:
@@ -200,39 +261,160 @@ def short(value: float) -> str:
     return format_number(value, 10)
 
 
-def _apart(yours: float, value: float, exactly_zero: bool) -> str:
-    """Why a number is wrong: both values, with digits enough to tell them apart; for a
-    derivative that is exactly 0, that no relative tolerance comes near it.
-
-    >>> _apart(0.33333333334, 1 / 3, False)
-    'yours is 0.33333333334, the derivative is 0.33333333333333'
-    >>> _apart(1e-17, 0.0, True).split(" (")[0]
-    'yours is 1e-17, the derivative is exactly 0'
-    """
-    if exactly_zero:
-        return (
-            f"yours is {short(yours)}, the derivative is exactly 0 "
-            "(no rtol comes near 0: --atol sets an absolute tolerance)"
-        )
-    mine, theirs = short(yours), short(value)
-    if mine == theirs:
-        mine, theirs = apart(yours, value, yours - value)
-    return f"yours is {mine}, the derivative is {theirs}"
-
-
-def _off_by(difference: Any, yours: float, value: float) -> str:
-    """How far off an exactly written number is: both values, or -- when float64 shows
-    them alike -- the exact difference (its magnitude to 3 digits when long).
+def exact_short(value: Any, digits: int = 10) -> str | None:
+    """A sympy number to ``digits`` (at most 15) significant digits, rounded from its exact
+    value, written as :func:`short` writes a float -- also where float64 would round it
+    (a subnormal) or cannot hold it; None when it is not a real number sympy evaluates in
+    time.
 
     >>> import sympy as sp
-    >>> _off_by(sp.Integer(1), 2e12 + 1, 2e12)
-    'yours is 1 too large, exactly'
+    >>> exact_short(sp.Rational(3, 10**320)), exact_short(sp.Rational(300001, 10**325))
+    ('3e-320', '3.00001e-320')
+    >>> exact_short(sp.sqrt(3) / 6), exact_short(sp.Integer(10) ** 400 / 3, 3)
+    ('0.2886751346', '3.33e+399')
     """
-    if short(yours) != short(value):
-        return f"yours is {short(yours)}, the derivative is {short(value)}"
+    from gradcalc.core.numbers import format_number
+
+    rounded = _rounded(value, digits, ROUND_HALF_EVEN)
+    if rounded is None:
+        return None
+    if rounded == 0 or sys.float_info.min <= abs(rounded) <= sys.float_info.max:
+        return format_number(float(rounded), digits)  # (at most 15 digits: read back alike)
+    sign, figures, _ = rounded.normalize().as_tuple()
+    text = "".join(map(str, figures))
+    mantissa = text[0] + (f".{text[1:]}" if len(text) > 1 else "")
+    return f"{'-' if sign else ''}{mantissa}e{rounded.adjusted():+03d}"
+
+
+def _rounded(value: Any, digits: int, rounding: str) -> Decimal | None:
+    """A sympy number rounded to ``digits`` significant digits by ``rounding`` (a mode of
+    :mod:`decimal`): exactly for a rational, from 20 more digits otherwise; None when it is
+    not a real number sympy evaluates in time.
+
+    >>> import sympy as sp
+    >>> _rounded(sp.Rational(2, 3), 4, ROUND_DOWN), _rounded(sp.pi, 3, ROUND_HALF_UP)
+    (Decimal('0.6666'), Decimal('3.14'))
+    """
+    try:
+        with time_limit(PROOF_SECONDS), localcontext() as context:
+            context.prec, context.rounding = digits, rounding
+            context.Emin, context.Emax = -(10**9), 10**9
+            if value.is_Rational:
+                return Decimal(int(value.p)) / Decimal(int(value.q))
+            number = value.evalf(digits + 20)
+            if not number.is_Float:
+                return None
+            return context.plus(Decimal(str(number)))
+    except (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
+        return None
+
+
+def rounding_hint(text: str, exact: Any) -> str:
+    """When the decimal ``text`` is the exact value ``exact`` rounded (or truncated) to the
+    significant digits it was written with: that, and the ``--rtol`` that accepts it; ""
+    otherwise (and for fewer than 2 digits).
+
+    >>> import sympy as sp
+    >>> for part in rounding_hint("0.3333", sp.Rational(1, 3)).split(": "):
+    ...     print(part)
+    yours is the derivative rounded to 4 significant digits
+    --rtol 5e-4 accepts rounding to 4 digits
+    >>> rounding_hint("0.6666", sp.Rational(2, 3)).split(":")[1]
+    ' --rtol 1e-3 accepts truncating to 4 digits'
+    >>> rounding_hint("0.3334", sp.Rational(1, 3))
+    ''
+    """
+    if not _ONE_DECIMAL.fullmatch(text.strip()):
+        return ""
+    typed = Decimal(text.strip())
+    n = len(typed.as_tuple().digits)
+    if n < 2 or typed == 0:
+        return ""
+    for rounding, done, doing, rtol in _MADE:
+        if _rounded(exact, n, rounding) == typed:
+            accepts = rtol.format(n=n, m=n - 1)
+            return (
+                f"yours is the derivative {done} to {n} significant digits: "
+                f"--rtol {accepts} accepts {doing} to {n} digits"
+            )
+    return ""
+
+
+def _text(exact: Any, fallback: float) -> str:
+    """An exact value short (:func:`exact_short`), or ``fallback``'s float when it has none."""
+    shown = None if exact is None else exact_short(exact)
+    return short(fallback) if shown is None else shown
+
+
+def correct_text(exact: Any, value: float) -> str:
+    """The derivative as the verdict's "correct" column shows it: exactly when that is short,
+    else 10 digits of its exact value (of the tape's float when sympy has none).
+
+    >>> import sympy as sp
+    >>> correct_text(sp.sqrt(3) / 6, 0.0), correct_text(sp.Rational(3, 10**320), 3e-320)
+    ('sqrt(3)/6', '3e-320')
+    """
+    if exact is not None and len(user_text(exact)) <= 32:
+        return user_text(exact)
+    return _text(exact, value)
+
+
+def _apart(mine: Any, correct: Any, yours: float, value: float, exactly_zero: bool) -> str:
+    """Why a number is wrong: both values (exact ones when given: ``mine``, ``correct``),
+    with digits enough to tell them apart; for a derivative that is exactly 0, that no
+    relative tolerance comes near it.
+
+    >>> _apart(None, None, 0.33333333334, 1 / 3, False)
+    'yours is 0.33333333334, the derivative is 0.33333333333333'
+    >>> _apart(None, None, 1e-17, 0.0, True).split(" (")[0]
+    'yours is 1e-17, the derivative is exactly 0'
+    """
+    left, right = _text(mine, yours), _text(correct, value)
+    if exactly_zero:
+        return (
+            f"yours is {left}, the derivative is exactly 0 "
+            "(no rtol comes near 0: --atol sets an absolute tolerance)"
+        )
+    if left == right:
+        left, right = _close(mine, correct, yours, value)
+    return f"yours is {left}, the derivative is {right}"
+
+
+def _close(mine: Any, correct: Any, yours: float, value: float) -> tuple[str, str]:
+    """Two values alike to 10 digits, with digits enough to differ (:func:`apart`): from
+    the exact values to 60 digits when given, else from the floats.
+
+    >>> import sympy as sp
+    >>> _close(sp.Rational(1, 10**320) + sp.Rational(1, 10**335), sp.Rational(1, 10**320), 0, 0)
+    ('1.000000000000001e-320', '1.0e-320')
+    """
+    import mpmath
+
+    if mine is None or correct is None:
+        return apart(yours, value, yours - value)
+    with mpmath.workdps(DIGITS):
+        sides = [mpmath.mpf(v.evalf(DIGITS)) for v in (mine, correct, mine - correct)]
+        return apart(*sides)
+
+
+def _off_by(difference: Any, mine: Any, correct: Any, yours: float, value: float) -> str:
+    """How far off an exactly written number is: both values, or -- when 10 digits show
+    them alike -- the exact difference (its magnitude to 3 digits when long), its side
+    from the exact difference (never a float that may underflow to 0).
+
+    >>> import sympy as sp
+    >>> _off_by(sp.Integer(1), sp.Integer(2 * 10**12 + 1), sp.Integer(2 * 10**12), 0, 0)
+    'yours is 1 too large, exactly'
+    >>> _off_by(sp.Rational(1, 10**340), None, None, 3e-320, 3e-320)
+    'yours is 1e-340 too large, exactly'
+    """
+    import sympy as sp
+
+    if _text(mine, yours) != _text(correct, value):
+        return f"yours is {_text(mine, yours)}, the derivative is {_text(correct, value)}"
     size = abs(difference)
     text = user_text(size)
     if len(text) > 24:
-        text = f"{complex(size.evalf(15)).real:.3g}"
-    side = "large" if complex(difference.evalf(15)).real > 0 else "small"
+        text = exact_short(size, 3) or "a little"
+    side = "large" if sp.re(difference.evalf(15)) > 0 else "small"
     return f"yours is {text} too {side}, exactly"

@@ -281,7 +281,9 @@ def _checked(
 
     # a convention is no derivative to confirm; a kink decided on the whole f is confirmed
     skip = verdict.undefined | verdict.conventional | verdict.decided
-    where = CheckInput(points.arrays, points.exact, skip, options.check_timeout, options.exact)
+    where = CheckInput(
+        points.arrays, points.exact, skip, options.check_timeout, options.exact, run.value
+    )
     report = check(where)
     columns = {run.labels.get(s, s): g for s, g in verdict.gradient.items()}
     checked_at_kinks(report, verdict.decided & ~verdict.undefined, {**columns, **verdict.higher})
@@ -291,7 +293,7 @@ def _checked(
     if report.note and report.note != NOTHING_COMPARED:  # (the reasons are on stderr)
         warnings.append(report.note)
     if report.status == "disagree":
-        warnings.append(disagreement(report, run.graph.target_names[run.target]))
+        warnings.append(disagreement(report, run.graph.target_names[run.target], points))
     return report, shown_value
 
 
@@ -357,10 +359,10 @@ def finish(
     return result
 
 
-def disagreement(report: CheckReport, name: str = "f") -> str:
+def disagreement(report: CheckReport, name: str = "f", points: Points | None = None) -> str:
     """Why the check failed, in words: a singularity that float64 rounded past (``sin(pi)``
     is 1.2e-16, not 0), or the component farthest off: the tape's number beside sympy's
-    exact (or 50-digit) one, and the likely cause."""
+    exact (or 50-digit) one, and the likely cause; where, by its coordinates (``points``)."""
     from gradcalc.symbolic.crosscheck.values import off_by
 
     exact_singular = any(
@@ -379,6 +381,8 @@ def disagreement(report: CheckReport, name: str = "f") -> str:
         confirmed = np.broadcast_to(partial.confirmed, shape).reshape(-1)[k]
         how = "exact" if exact else "high-precision" if confirmed else "float64"
         where = f" at point {k + 1}" if report.points > 1 else ""
+        if points is not None and points.names and points.count > 1:
+            where = f" at {points.label(k)}"  # (k counts in its chunk: the point's own values)
         return off_by(_derivative_name(name, label) + where, tape, truth, how)
     return (
         "the tape and sympy's derivative disagree (largest difference "

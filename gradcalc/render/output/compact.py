@@ -141,6 +141,8 @@ def _check(reports: list[CheckReport | None]) -> dict[str, Any]:
         method=method,
         points=sum(r.points for r in compared),
         kinks=sum(r.kinks for r in compared),
+        sampled=sum(r.sampled for r in compared),
+        sample_cut=any(r.sample_cut for r in compared),
     )
     return {
         "status": whole.status,

@@ -3,9 +3,11 @@
 The op graph is turned into sympy expressions with the registry's sympy
 counterparts (no text is parsed here), differentiated symbolically, and evaluated
 at the point: exactly when the point was given exactly (``--at x=pi/4``), with
-``lambdify`` when there are many points. All of it runs under the request's symbolic budget
-(:mod:`gradcalc.core.budget`), so a large expression degrades to "symbolic check skipped"
-instead of blocking, and a piece that ran out is remembered on the graph, not tried again;
+``lambdify`` when there are many points (and a sample of them again to 50 digits: floats
+cancel as the tape does, :func:`~.values.sample_at_high_precision`). All of it runs under
+the request's symbolic budget (:mod:`gradcalc.core.budget`), so a large expression degrades
+to "symbolic check skipped" instead of blocking, and a piece that ran out is remembered on
+the graph, not tried again;
 exact constants are size-capped before they are built (:data:`MAX_EXACT_DIGITS`).
 
 >>> from gradcalc.lang.graph import lower
@@ -39,6 +41,7 @@ from gradcalc.symbolic.crosscheck.values import (  # noqa: F401 (SHORT_EXACT: us
     real_value,
     relative_error,
     rounded_points,
+    sample_at_high_precision,
     short_text,
     tape_column,
 )
@@ -134,6 +137,8 @@ class CheckReport:
     value_exact: list[Any] = field(default_factory=list)
     #: the worst disagreement: (label, flat point index, tape's value, sympy's value)
     worst: tuple[str, int, float, float] | None = None
+    sampled: int = 0  # float64: points at high precision (the sample, and where floats part)
+    sample_cut: bool = False  # float64: the time for that sample ran out
 
     @functools.cached_property
     def derivative_texts(self) -> dict[str, str]:
@@ -148,12 +153,13 @@ class CheckReport:
 
     def meaning(self) -> str:
         """What an agreement rests on, in words: the tape (float64) within RTOL of sympy's
-        exact values, or of sympy's derivative evaluated in float64 -- numeric evidence
-        for the tape at these points, not a proof.
+        exact values, or of sympy's derivative evaluated in float64 and at a sample of the
+        points to 50 digits -- numeric evidence for the tape at these points, not a proof.
 
-        >>> print(CheckReport("agree", method="float64", points=20).meaning())
-        agrees within rtol 1e-7 at 20 points (float64: sympy's derivative evaluated in floats,
-        not a proof)
+        >>> print(CheckReport("agree", method="float64", points=20, sampled=16).meaning())
+        agrees within rtol 1e-7 at 20 points (16 of them at high precision, sympy's derivative
+        to 40+ digits at a sample spread over the points and where the floats part; the rest
+        with sympy's derivative evaluated in floats, not a proof)
         """
         if self.status == "skipped" or not self.method:
             return self.note
@@ -161,9 +167,9 @@ class CheckReport:
         where = f"at {self.points} point{'' if self.points == 1 else 's'}"
         if self.status != "agree" and self.mismatch is not None:
             where = f"at {int(np.count_nonzero(self.mismatch))} of {self.points} points"
-        how = {"float64": "float64: sympy's derivative evaluated in floats, not a proof"}.get(
-            self.method, "with sympy's exact values"
-        )
+        how = "with sympy's exact values"
+        if self.method == "float64":
+            how = _float_how(self.sampled, self.points, self.sample_cut)
         if self.kinks:  # (engine.judge.kinks)
             how = (how + "; at" if self.method != ONE_SIDED else "at") + f" {KINK_HOW}"
         if any(p.limits for p in self.partials.values()):
@@ -180,6 +186,28 @@ class CheckReport:
         return f"{verb} rtol {RTOL:.0e} {where} ({how})".replace("e-0", "e-")
 
 
+def _float_how(confirmed: int, points: int, cut: bool) -> str:
+    """How a check at many points compared them: sympy's derivative in floats, and at
+    ``confirmed`` of the ``points`` at high precision (``cut``: the sample's time ran out).
+
+    >>> print(_float_how(0, 20, True))
+    float64: sympy's derivative evaluated in floats, not a proof; none at high precision: the
+    time for it (a share of --check-timeout) ran out
+    """
+    if confirmed >= points > 0:
+        return "each at high precision: sympy's derivative to 40+ digits"
+    if not confirmed:
+        late = "; none at high precision: the time for it (a share of --check-timeout) ran out"
+        return "float64: sympy's derivative evaluated in floats, not a proof" + (
+            late if cut else ""
+        )
+    return (
+        f"{confirmed} of them at high precision, sympy's derivative to 40+ digits at a sample "
+        "spread over the points and where the floats part; the rest with sympy's "
+        "derivative evaluated in floats, not a proof"
+    )
+
+
 @dataclass
 class CheckInput:
     """Where and how to compare: the points (floats, and exact text when known), the points
@@ -190,6 +218,7 @@ class CheckInput:
     skip: np.ndarray
     timeout: float = 5.0
     exact_text: bool = False
+    value: np.ndarray | None = None  # the target's values (where the sample looks)
 
 
 def cross_check(
@@ -263,6 +292,7 @@ def check_against(
     """
     if ("timed out", key) in graph.cache:  # not tried again: not per chunk, not per job
         return CheckReport("skipped", note=graph.cache["timed out", key])
+    sample = (0, False)  # (float64: the points evaluated again to 50 digits; time ran out)
     try:
         with time_limit(where.timeout, (id(graph), key)):
             if key not in graph.cache:
@@ -278,6 +308,9 @@ def check_against(
                 _confirm_mismatches(graph, partials, expanded, tape_values, where)
             for label, partial in partials.items():
                 partial.derivative = shown[label]
+        if method == "float64":  # (its own share of the time: outside the limit above)
+            account = graph.cache.setdefault(("sampled", key), {})
+            sample = sample_at_high_precision(partials, expanded, tape_values, where, account)
     except CheckTimeout as stop:
         note = f"symbolic check skipped: {stop} (raise --check-timeout)"
         if (id(graph), key) in current().timed_out:  # it ran out (was not just left out):
@@ -290,6 +323,7 @@ def check_against(
         return CheckReport("skipped", note=f"symbolic check skipped: {why}")
     report = _compare(partials, tape_values, where.skip)
     report.method, report.points = method, int(np.count_nonzero(~where.skip))
+    report.sampled, report.sample_cut = sample
     report.note = _limits_note(partials)
     if not report.points:  # nothing compared: no pass (the points say why: undefined)
         report.status, report.method, report.note = "skipped", "", NOTHING_COMPARED

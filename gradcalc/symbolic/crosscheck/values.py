@@ -22,7 +22,9 @@ directions, tensors):
 - Where sympy's value is itself a float64 (its derivative evaluated in floats at many points:
   evidence, not a proof), a point agrees within ``rtol`` of the larger of the two plus
   :data:`ZERO_ATOL`; a point outside that is evaluated again at high precision and then
-  judged by the rule above.
+  judged by the rule above. So is a sample of the points inside it
+  (:func:`sample_at_high_precision`): where float64 cancels, sympy's floats cancel as the
+  tape's do, and the two agree on the same wrong number.
 
 >>> agrees(np.array([-6.617e-24, 6.1e-17, 0.5]), np.array([-7.906e-24, 0.0, 0.5])).tolist()
 [False, True, True]
@@ -31,6 +33,7 @@ directions, tensors):
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,10 +48,13 @@ from gradcalc.symbolic.translate.convert import to_sympy
 __all__ = [
     "DIGITS",
     "RTOL",
+    "SAMPLE",
+    "SAMPLE_SHARE",
     "SHORT_EXACT",
     "TINY",
     "ZERO_ATOL",
     "agrees",
+    "at_high_precision",
     "at_nearest_floats",
     "exact_value",
     "high_precision",
@@ -58,6 +64,8 @@ __all__ = [
     "real_value",
     "relative_error",
     "rounded_points",
+    "sample_at_high_precision",
+    "sample_points",
     "short_text",
     "tape_column",
 ]
@@ -70,6 +78,11 @@ TINY = float(np.finfo(float).tiny)
 #: The digits of sympy's value where the exact one is out of reach.
 DIGITS = 50
 SHORT_EXACT = 32  # exact values longer than this are shown as decimals unless --exact
+#: Points of a chunk where the tape agrees with sympy's derivative in floats that are
+#: evaluated again to DIGITS digits: float64 sympy cancels as the tape does.
+SAMPLE = 16
+#: The share of the check's time (``--check-timeout``) that the sample may take, per request.
+SAMPLE_SHARE = 0.2
 
 
 def relative_error(tape: Any, truth: Any) -> np.ndarray:
@@ -339,3 +352,129 @@ def rounded_points(partials, derivatives, tape_values, where: Any) -> None:
             there = at_nearest_floats(derivatives[source], exact, floats)
             if there is not None and agrees(tape[k], there):
                 partial.rounded[int(k)] = there
+
+
+def sample_points(candidates: np.ndarray, scores: Sequence[Any], count: int = SAMPLE) -> list[int]:
+    """Up to ``count`` flat indices of the ``candidates`` (a mask), chosen the same way every
+    time and spread over them, most telling first: the first, the last, where each score is
+    largest in size (among the candidates, finite), then evenly spaced ones.
+
+    >>> mask = np.array([False, True, True, True, True, True, True, False])
+    >>> sample_points(mask, [np.array([0, 1, 9, 2, 3, 4, 5, 99.0])], count=5)
+    [1, 6, 2, 3, 5]
+    >>> sample_points(mask, [], count=10)
+    [1, 2, 3, 4, 5, 6]
+    """
+    where = np.flatnonzero(np.asarray(candidates, dtype=bool).reshape(-1))
+    if where.size <= count:
+        return where.tolist()
+    chosen = dict.fromkeys([int(where[0]), int(where[-1])])
+    for score in scores:
+        size = np.abs(np.asarray(score, dtype=float).reshape(-1)[where])
+        if np.isfinite(size).any():
+            chosen[int(where[np.argmax(np.where(np.isfinite(size), size, -1.0))])] = None
+    chosen = dict.fromkeys(list(chosen)[:count])
+    free = np.setdiff1d(where, list(chosen))  # (sorted; more of them than the places left)
+    for i in np.linspace(0, free.size - 1, count - len(chosen)).round().astype(int):
+        chosen[int(free[i])] = None
+    return list(chosen)
+
+
+def at_high_precision(
+    forms: Mapping[str, Any], points: Sequence[Mapping[Any, Any]], seconds: float
+) -> tuple[list[dict[str, float]], bool]:
+    """``forms`` ({label: sympy expression}) to :data:`DIGITS` digits (:func:`high_precision`)
+    at each of ``points`` (symbol -> exact sympy number) in turn, within ``seconds`` of the
+    request's symbolic budget: per point finished, ``{label: value}`` (a label left out where
+    evalf cannot give a finite real), and whether the time ran out before the last point.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> forms = {"x": sp.diff(sp.sqrt(x + 1) - sp.sqrt(x), x), "y": sp.log(x)}
+    >>> at_high_precision(forms, [{x: sp.Integer(10**15)}, {x: sp.Integer(-1)}], 5.0)
+    ([{'x': -7.905694150420942e-24, 'y': 34.538776394910684}, {}], False)
+    """
+    from gradcalc.core.budget import CheckTimeout, symbolic_limit
+
+    found: list[dict[str, float]] = []
+    try:
+        with symbolic_limit(seconds):
+            for point in points:
+                values = {}
+                for label, form in forms.items():
+                    try:
+                        values[label] = high_precision(form, point)
+                    except (ValueError, TypeError, ArithmeticError, MemoryError, RecursionError):
+                        continue  # (that label stays as it was at this point)
+                found.append(values)
+    except CheckTimeout:
+        return found, True
+    return found, False
+
+
+def sample_at_high_precision(
+    partials, forms, tape_values, where, account: dict
+) -> tuple[int, bool]:
+    """Where the tape agrees with sympy's derivative evaluated in floats (many points), that
+    is no evidence where float64 cancels: sympy's floats cancel as the tape's do
+    (``sqrt(x+1) - sqrt(x)`` at 1e15: the same wrong number twice). A sample of those points
+    (:func:`sample_points`: scored by the target's value and the tape's largest component)
+    is evaluated again to :data:`DIGITS` digits at the float64 point the tape was given, and
+    kept in the partials as confirmed, to be judged by the rule of exact values.
+
+    ``where`` is the check's :class:`~gradcalc.symbolic.crosscheck.crosscheck.CheckInput`;
+    ``account`` (kept with the graph) what the sample spent in this request: all chunks
+    together take at most :data:`SAMPLE_SHARE` of ``where.timeout``. Returns how many points
+    are now confirmed in every label (sampled, or confirmed before), and whether the time
+    ran out first."""
+    import sympy as sp
+
+    from gradcalc.core.budget import MIN_PIECE, current
+
+    if account.get("request") is not current():  # (a new request: nothing spent yet)
+        account.update(request=current(), spent=0.0)
+    seconds = max(SAMPLE_SHARE * where.timeout - account["spent"], 0.0)  # (timeout 0: none)
+    spent = where.timeout > 0 and seconds < MIN_PIECE
+    shape = where.skip.shape
+    columns = {sp.Symbol(n, real=True): _flat(where.point[n], shape) for n in where.point}
+    chosen = [] if spent else sample_points(*_candidates(partials, tape_values, where, columns))
+    points = [{s: sp.Rational(float(c[k])) for s, c in columns.items()} for k in chosen]
+    start = time.monotonic()
+    try:
+        found, cut = at_high_precision(forms, points, seconds)
+    finally:
+        account["spent"] += time.monotonic() - start
+    every = ~np.broadcast_to(where.skip, shape).reshape(-1)
+    for source, partial in partials.items():
+        values = np.array(np.broadcast_to(partial.values, shape), dtype=float)
+        confirmed = np.array(np.broadcast_to(partial.confirmed, shape), dtype=bool)
+        for k, truths in zip(chosen, found):
+            if source in truths:
+                values.reshape(-1)[k], confirmed.reshape(-1)[k] = truths[source], True
+        partial.values, partial.confirmed = values, confirmed
+        every = every & confirmed.reshape(-1)
+    return int(np.count_nonzero(every)), cut or spent
+
+
+def _flat(array: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``array`` as floats, broadcast to ``shape`` and flattened (a view where it can be)."""
+    return np.broadcast_to(np.asarray(array, dtype=float), shape).reshape(-1)
+
+
+def _candidates(partials: Any, tape_values: Any, where: Any, columns: Mapping[Any, Any]) -> tuple:
+    """The points a sample is drawn from -- compared, at finite coordinates, not confirmed,
+    and agreeing in floats in every label -- and its scores: the target's value (where
+    known) and the tape's largest component."""
+    shape = where.skip.shape
+    candidates = ~np.broadcast_to(where.skip, shape).reshape(-1)
+    largest = np.zeros(candidates.shape)
+    for source, partial in partials.items():
+        tape = _flat(tape_column(tape_values[source], shape), shape)
+        confirmed = np.broadcast_to(partial.confirmed, shape).reshape(-1)
+        agreeing = agrees(tape, _flat(partial.values, shape), RTOL, False)
+        candidates = candidates & ~confirmed & agreeing
+        largest = np.fmax(largest, np.abs(tape))
+    for column in columns.values():
+        candidates = candidates & np.isfinite(column)
+    scores = [largest] if where.value is None else [_flat(where.value, shape), largest]
+    return candidates, scores

@@ -117,15 +117,23 @@ def number_text(value: Any) -> str:
 def apart(yours: Any, correct: Any, gap: Any) -> tuple[str, str]:
     """Two different numbers with enough digits (10 to 20) to show their difference to
     about 3 digits; when 20 are not enough, the second text also gives the difference.
+    The numbers are taken at 60 digits (mpmath values keep theirs). A ``gap`` of 0 (two
+    roundings alike, though the numbers they round are not) divides nothing: both are
+    shown to 20 digits.
 
     >>> apart(1.00000000001, 1.0, 1e-11)
     ('1.00000000001', '1.0')
     >>> apart(1, 1, 1e-30)
     ('1.0', '1.0, yours − correct = 1.0e-30')
+    >>> apart(0.1, 0.1, 0.0)
+    ('0.10000000000000000555', '0.10000000000000000555')
     """
     import mpmath
 
-    a, c, d = (mpmath.mpf(v) for v in (yours, correct, gap))
+    with mpmath.workdps(60):
+        a, c, d = (mpmath.mpf(v) for v in (yours, correct, gap))
+    if not d:
+        return mpmath.nstr(a, 20), mpmath.nstr(c, 20)
     scale = max(abs(a), abs(c))
     digits = max(10, int(mpmath.ceil(mpmath.log10(scale / abs(d)))) + 3)
     if digits > 20:
