@@ -316,3 +316,21 @@ def test_the_note_on_a_settled_kink_ends_with_the_common_values(cli) -> None:
         ), plain.stderr
         warnings = json.loads(cli("grad", text, "--at", at, "--format", "json").stdout)["warnings"]
         assert any(w.endswith(values) for w in warnings), warnings
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_mixed_derivative_across_a_line_of_switches_is_decided(seed: int) -> None:
+    """c*abs(x - a)^3 + b*x*y + d*y^2 or c*max(x - a, 0)^3*y^2 + b*x*y (coefficients up to
+    10^9) at x = a: a part switches all along the line x = a, yet ∂f/∂x is continuous across
+    it, so the Hessian exists; by hand [[0, b], [b, 2d]] and [[0, b], [b, 0]] there."""
+    from gradcalc.engine.run.api import hessian
+
+    rng = random.Random(seed)
+    a, y0 = rng.randint(-3, 3), rng.randint(-5, 5)
+    c, b, d = (rng.randint(1, 10**9) * rng.choice((-1, 1)) for _ in range(3))
+    if seed % 2:
+        text, want = f"{c}*abs(x - ({a}))^3 + ({b})*x*y + ({d})*y^2", [0, b, b, 2 * d]
+    else:
+        text, want = f"{c}*max(x - ({a}), 0)^3*y^2 + ({b})*x*y", [0, b, b, 0]
+    result = hessian(text, at=[f"x={a},y={y0}"])
+    assert result.shown_matrix.reshape(-1).tolist() == [float(v) for v in want], text

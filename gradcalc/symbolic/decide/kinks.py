@@ -146,7 +146,8 @@ def derivative_sides(
     value ``prior``, a side where its own limit is not ``prior`` (a jump) has no derivative
     (``None``). ``None`` in all: undecided, because sympy ran out of time or a part whose
     argument has a variable of ``path`` switches beside the point too (there sympy's
-    derivative is a convention: ``Heaviside(0) = 1/2``).
+    derivative is a convention: ``Heaviside(0) = 1/2``) -- but for a mixed derivative
+    across a line of switches, decided on that line (:func:`_mixed_across`).
 
     >>> import sympy as sp
     >>> x, y = sp.symbols("x y", real=True)
@@ -169,7 +170,7 @@ def derivative_sides(
                 for sign in (-1, 1):
                     beside = {**point, path[-1]: point[path[-1]] + sp.Integer(sign * size) / 10**k}
                     if at_switch(expr, beside, among=path):
-                        return None
+                        return _mixed_across(expr, subs, symbols, prior)
             lower = sp.diff(expr, *symbols[:-1])
             derivative = sp.diff(lower, last)
             sides = [_limit(derivative, subs, last, sign * size) for sign in (-1, 1)]
@@ -181,6 +182,47 @@ def derivative_sides(
     except FAILURES:
         return None
     return sides[0], sides[1]
+
+
+def _mixed_across(
+    expr: Any, subs: Mapping[Any, Any], path: Sequence[Any], prior: float | None
+) -> tuple[float, float] | None:
+    """∂/∂b of ∂f/∂a at the point (``path`` = (a, b)) where a part switches all along the
+    line through it in b's direction (``abs(x)^3 + x*y`` at x = 0): on that line ∂f/∂a is
+    the common limit of sympy's ∂f/∂a from either side in a (by the mean value theorem, f
+    being continuous across it: no step, sign or floor of a), a function of b, whose
+    derivative at the point is the answer, as (value, value). None when the two limits
+    differ, are not finite, do not give ``prior`` at the point, or sympy cannot take them.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> _mixed_across(sp.Abs(x) ** 3 + x * y, {x: sp.Integer(0), y: sp.Integer(1)}, [x, y], 1.0)
+    (1.0, 1.0)
+    >>> _mixed_across(sp.Heaviside(x) * x * y, {x: sp.Integer(0), y: sp.Integer(1)}, [x, y], 0.0)
+    """
+    import sympy as sp
+
+    if len(path) != 2 or path[0] == path[1]:
+        return None
+    a, b = path
+    jumps = expr.atoms(sp.Heaviside, sp.sign, sp.floor, sp.ceiling, sp.Piecewise)
+    if any(a in jump.free_symbols for jump in jumps):
+        return None
+    held = {s: v for s, v in subs.items() if s not in (a, b)}
+    along = sp.diff(expr, a).xreplace(held)
+    left, right = (sp.limit(along, a, subs[a], side) for side in ("-", "+"))
+    if left.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or sp.simplify(left - right) != 0:
+        return None
+    line = {s: v for s, v in subs.items() if s is not a}
+    if at_switch(right, {str(b): subs[b]}):
+        return None  # ∂f/∂a on the line switches at the point itself: not decided here
+    value = sp.diff(right, b).xreplace(line).evalf(DIGITS)
+    start = right.xreplace(line).evalf(DIGITS)
+    if not (value.is_real and value.is_finite and start.is_real and start.is_finite):
+        return None
+    if prior is not None and _settled(float(start), prior) is None:
+        return None
+    return float(value), float(value)
 
 
 def _limit(expr: Any, subs: Mapping[Any, Any], symbol: Any, scale: int) -> float | None:
