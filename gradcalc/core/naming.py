@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["derivative_label", "function_head"]
+__all__ = ["derivative_label", "function_head", "label_latex"]
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 
 def function_head(read_as: str, variables: Sequence[str], name: str = "f") -> tuple[str, str]:
@@ -53,3 +54,27 @@ def derivative_label(function: str, variables: Sequence[str], ordinary: bool = F
     if len(set(variables)) == 1:
         return f"{d}{power}{function}/{d}{variables[0]}{power}"
     return f"{d}{power}{function}/" + "".join(f"{d}{name}" for name in variables)
+
+
+def label_latex(label: str) -> str:
+    """A label made by :func:`derivative_label` in LaTeX, the same derivative in the same
+    notation (``d`` for an ordinary derivative, ``\\partial`` for a partial one).
+
+    >>> print(label_latex("df/dx"), label_latex("∂²f/∂x∂y"))
+    \\frac{d f}{d x} \\frac{\\partial^{2} f}{\\partial x \\partial y}
+    >>> print(label_latex("d³g/dt³"), label_latex("∂²f/∂w1²"))
+    \\frac{d^{3} g}{d t^{3}} \\frac{\\partial^{2} f}{\\partial w1^{2}}
+    """
+    top, _, bottom = label.partition("/")
+    d = top[0]
+    tex = "d" if d == "d" else "\\partial"
+    rest = top[1:]
+    function = rest.lstrip("⁰¹²³⁴⁵⁶⁷⁸⁹")
+    power = rest[: len(rest) - len(function)].translate(_DIGITS)
+    parts = []
+    for part in bottom.split(d)[1:]:
+        name = part.rstrip("⁰¹²³⁴⁵⁶⁷⁸⁹")
+        exponent = part[len(name) :].translate(_DIGITS)
+        parts.append(f"{tex} {name}" + (f"^{{{exponent}}}" if exponent else ""))
+    numerator = f"{tex}^{{{power}}} {function}" if power else f"{tex} {function}"
+    return f"\\frac{{{numerator}}}{{{' '.join(parts)}}}"

@@ -1,11 +1,12 @@
-"""core.naming.function_head: the one rule that names every ``read as:`` line, checked
-against the reading step's line and against readings of generated texts."""
+"""core.naming: the one rule that names every ``read as:`` line (function_head), checked
+against the reading step's line and against readings of generated texts; and the one rule
+that names a derivative, in text and in LaTeX, against the way textbooks write them."""
 
 from __future__ import annotations
 
 import pytest
 
-from gradcalc.core.naming import function_head
+from gradcalc.core.naming import derivative_label, function_head, label_latex
 from gradcalc.lang.intake import read, reading_line
 
 
@@ -63,3 +64,22 @@ def test_the_function_is_the_name_its_heading_gives(text, function, line) -> Non
     reading = read(text)
     assert reading.function == function and reading.heading() == line
     assert not function or line.startswith(f"read as: {function}(")
+
+
+@pytest.mark.parametrize(
+    ("function", "variables", "ordinary", "label", "latex"),
+    [  # as a calculus textbook writes each one
+        ("f", ["x"], True, "df/dx", r"\frac{d f}{d x}"),
+        ("f", ["x"], False, "∂f/∂x", r"\frac{\partial f}{\partial x}"),
+        ("g", ["t"] * 3, True, "d³g/dt³", r"\frac{d^{3} g}{d t^{3}}"),
+        ("f", ["x", "x"], False, "∂²f/∂x²", r"\frac{\partial^{2} f}{\partial x^{2}}"),
+        ("f", ["x", "y"], False, "∂²f/∂x∂y", r"\frac{\partial^{2} f}{\partial x \partial y}"),
+        ("f2", ["w1"], False, "∂f2/∂w1", r"\frac{\partial f2}{\partial w1}"),
+        ("y", ["x_1"] * 12, True, "d¹²y/dx_1¹²", r"\frac{d^{12} y}{d x_1^{12}}"),
+    ],
+)
+def test_a_derivatives_label_and_its_latex_say_the_same(
+    function, variables, ordinary, label, latex
+) -> None:
+    assert derivative_label(function, variables, ordinary) == label
+    assert label_latex(label) == latex

@@ -35,6 +35,7 @@ from gradcalc.apps.check.wanted import (
     wrong_count,
 )
 from gradcalc.core.errors import InputError, UndefinedError
+from gradcalc.core.naming import label_latex
 from gradcalc.engine.evaluate.evaluate import as_product, evaluate, product_clause, source_names
 from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.engine.run.api import (
@@ -59,7 +60,6 @@ from gradcalc.symbolic.decide.patience import patient
 from gradcalc.symbolic.decide.precision import ENOUGH, MAX_TRIED
 from gradcalc.symbolic.decide.realroots import agrees_as_real_root, real_root_reading
 from gradcalc.symbolic.translate.derivative import derivative, symbol
-from gradcalc.symbolic.translate.notation import latex_label
 
 RTOL = 1e-9
 PROOF_SECONDS = 3.0
@@ -171,9 +171,7 @@ def check_expect(
         raise wrong_count(given, len(expect), wanted, _product_hint(graph))
     values, exact = _tape_values(graph, points, target, wanted)
     verdicts = []
-    for (label, variables, output), text, value, exact_correct in zip(
-        wanted, expect, values, exact
-    ):
+    for (label, _, _), text, value, exact_correct in zip(wanted, expect, values, exact):
         yours = answer_value(text)
         verdict, detail, evidence = compare_number(text, yours, value, exact_correct, rtol, atol)
         verdicts.append(
@@ -185,7 +183,7 @@ def check_expect(
                 detail,
                 evidence=evidence,
                 latex=answer_latex(exact_correct, value),
-                latex_name=latex_label(graph.target_names[output], variables),
+                latex_name=label_latex(label),
             )
         )
     result = Verdicts(verdicts, expression, at)
@@ -295,12 +293,10 @@ def check_answers(
     for point in at:  # a point asked about has the derivative there, as for --expect (exit 3)
         _tape_values(graph, parse_at([point]), target, wanted)
     verdicts = []
-    for (label, variables, output), text, truth, values, mine in zip(
-        wanted, texts, correct, tape, yours
-    ):
+    for (label, _, _), text, truth, values, mine in zip(wanted, texts, correct, tape, yours):
         verdict = _judge(label, text, truth, mine, graph, points, values)
         verdict.latex = answer_latex(truth, None)
-        verdict.latex_name = latex_label(graph.target_names[output], variables)
+        verdict.latex_name = label_latex(label)
         verdicts.append(verdict)
     result = Verdicts(verdicts, expression, at)
     if wrt is None and order == 1 and len(graph.target_names) == 1 and texts == answers:

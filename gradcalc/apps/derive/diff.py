@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.core.errors import InputError
-from gradcalc.core.naming import derivative_label
+from gradcalc.core.naming import derivative_label, label_latex
 from gradcalc.engine.evaluate.evaluate import source_names
 from gradcalc.engine.evaluate.higher import check_variables
 from gradcalc.engine.evaluate.points import Points
@@ -46,7 +46,7 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
 from gradcalc.symbolic.crosscheck.crosscheck import to_sympy as graph_to_sympy
 from gradcalc.symbolic.crosscheck.simplify import Simplified, simplest
 from gradcalc.symbolic.translate.derivative import derivative, symbol
-from gradcalc.symbolic.translate.notation import latex_label, user_latex, user_text
+from gradcalc.symbolic.translate.notation import user_latex, user_text
 from gradcalc.symbolic.translate.numeric import LAMBDIFY_MODULES, lambdify
 
 #: Random points drawn for the verification (those outside the domain are left out).
@@ -76,8 +76,8 @@ class Entry:
 
     @property
     def latex_label(self) -> str:
-        r"""The label in LaTeX: ``rac{\partial f}{\partial x}``, ``\det J``."""
-        return latex_label(self.target, self.variables) if self.variables else r"\det J"
+        r"""The label in LaTeX: ``\frac{\partial f}{\partial x}``, ``\det J``."""
+        return label_latex(self.label) if self.variables else r"\det J"
 
     @property
     def expr(self) -> Any:

@@ -132,17 +132,3 @@ def join_terms(terms: Sequence[str]) -> str:
     for term in shown[1:]:
         text += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
     return text
-
-
-def latex_label(f: str, variables: Sequence[str]) -> str:
-    """The derivative's name in LaTeX: ``\\frac{\\partial f}{\\partial x}`` and the like.
-
-    >>> print(latex_label("f", ["x", "x"]), latex_label("f", ["x", "y"]))
-    \\frac{d^{2} f}{d x^{2}} \\frac{\\partial^{2} f}{\\partial x \\partial y}
-    """
-    n = len(variables)
-    if n > 1 and len(set(variables)) == 1:
-        return f"\\frac{{d^{{{n}}} {f}}}{{d {variables[0]}^{{{n}}}}}"
-    top = "\\partial" if n == 1 else f"\\partial^{{{n}}}"
-    bottom = " ".join(f"\\partial {v}" for v in variables)
-    return f"\\frac{{{top} {f}}}{{{bottom}}}"
