@@ -60,17 +60,17 @@ def given_names(at: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(pair.partition("=")[0].strip() for pair in pairs if "=" in pair))
 
 
-def given_values(at: Sequence[str] | None, *more: str) -> list[str]:
-    """The value texts of an ``--at`` list, and ``more`` (``--expect``'s): read with the
-    expression, they are warned about as it is (``1/2pi`` is (1/2)·pi).
+def given_values(at: Sequence[str] | None) -> list[str]:
+    """The value texts of an ``--at`` list: read with the expression, they are warned about
+    as it is (``1/2pi`` is (1/2)·pi).
 
-    >>> given_values(["x=1/2pi,y=atan2(1, 2)", "3"], "1/pi")
-    ['1/2pi', 'atan2(1, 2)', '3', '1/pi']
+    >>> given_values(["x=1/2pi,y=atan2(1, 2)", "3"])
+    ['1/2pi', 'atan2(1, 2)', '3']
     """
     from gradcalc.lang.literals import split_top_level
 
     pairs = (pair for spec in at or () for pair in split_top_level(spec))
-    return [*(pair.rpartition("=")[2].strip() for pair in pairs), *more]
+    return [pair.rpartition("=")[2].strip() for pair in pairs]
 
 
 def _short(text: str, limit: int = 40) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["derivative_label", "function_head", "label_latex"]
+__all__ = ["SUPERSCRIPT_DIGITS", "derivative_label", "function_head", "label_latex"]
 
-_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: Digits to superscripts, as orders are written (``∂²f``).
+SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 
@@ -50,7 +51,7 @@ def derivative_label(function: str, variables: Sequence[str], ordinary: bool = F
     ('d³g/dt³', '∂²f/∂x²')
     """
     d = "d" if ordinary else "∂"
-    power = "" if len(variables) == 1 else str(len(variables)).translate(_SUPERSCRIPTS)
+    power = "" if len(variables) == 1 else str(len(variables)).translate(SUPERSCRIPT_DIGITS)
     if len(set(variables)) == 1:
         return f"{d}{power}{function}/{d}{variables[0]}{power}"
     return f"{d}{power}{function}/" + "".join(f"{d}{name}" for name in variables)

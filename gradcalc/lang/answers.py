@@ -107,13 +107,14 @@ def answer_form(answers: Sequence[str], order: int = 1) -> list[str] | dict[str,
     form: dict[str, str] = {}
     heads: dict[str, str] = {}  # each name's answer as written, for the refusal of a repeat
     for text, m in zip(texts, named):
-        name = m.group(1) if m is not None else ""
+        assert m is not None  # (every text is named: refused above otherwise)
+        name = m.group(1)
         if name in heads:
             raise InputError(
                 f"{name} is answered twice ({heads[name]!r} and {text.strip()!r}): "
                 "give each derivative once"
             )
-        form[name], heads[name] = (m.group(2).strip() if m is not None else ""), text.strip()
+        form[name], heads[name] = m.group(2).strip(), text.strip()
     return form
 
 

@@ -114,7 +114,11 @@ def read(
         graph = lower(program, of=of, extra_variables=given)
     graph.values = tuple(values)
     shown = equation_read_as(program) if equation else graph.read_as  # (kept in the graph)
-    found = ambiguities(program, given) + value_warnings(values) if equation else graph.ambiguities
+    found = (
+        ambiguities(program, given) + value_warnings(graph.values)
+        if equation
+        else graph.ambiguities
+    )
     return Reading(text, program, graph, shown, tuple(found), "" if equation else "f")
 
 

@@ -339,10 +339,11 @@ class ProgramParser:
             )
         product = f" (to multiply, write {name}*(...))"
         after = self.text[:column].rstrip()[-1:]
-        other = other_spelling(name, _argument(self.text, column + len(name)), after)
+        argument = _argument(self.text, column + len(name))
+        other = other_spelling(name, argument, after)
         if other is not None:
             raise self.error(f"unknown function {name!r}: {other}{product}", column)
-        slip = called_slip(name, _argument(self.text, column + len(name)))
+        slip = called_slip(name, argument)
         if slip is not None:  # sin2(x), xsin(x)
             raise self.error(f"unknown function {name!r}: {slip}{product}", column)
         guess = closest_function(name)

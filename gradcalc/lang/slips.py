@@ -22,6 +22,7 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 
+from gradcalc.core.naming import SUPERSCRIPT_DIGITS
 from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.lang.literals import CONSTANTS
 
@@ -233,9 +234,6 @@ def inverse_power(function: str) -> str:
     return f"{function}^-1(x) is ambiguous: {meant}; for 1/{function}(x) write 1/{function}(x)"
 
 
-_RAISED = str.maketrans("23456789", "²³⁴⁵⁶⁷⁸⁹")
-
-
 def called_slip(name: str, argument: str) -> str | None:
     """What an unknown ``name(argument)`` most likely means, as a clause for its refusal: a
     power written into the name (``sin2(x)``: sin(x)^2, or sin(2x)), or a product run into
@@ -251,7 +249,7 @@ def called_slip(name: str, argument: str) -> str | None:
         function, power = raised.groups()
         inner = argument if argument.isalnum() else f"({argument})"
         return (
-            f"for {function}{power.translate(_RAISED)}({argument}) write "
+            f"for {function}{power.translate(SUPERSCRIPT_DIGITS)}({argument}) write "
             f"{function}({argument})^{power}; for {function}({power}{inner}) write "
             f"{function}({power}{inner})"
         )

@@ -28,6 +28,7 @@ from typing import Any
 from gradcalc.apps.check.check import Verdict, Verdicts
 from gradcalc.apps.check.corners import corners, interior, nondifferentiable
 from gradcalc.apps.check.numbers import is_zero
+from gradcalc.apps.check.wanted import counted
 from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.singular import side_text
@@ -39,6 +40,7 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
     target_expression,
     time_limit,
 )
+from gradcalc.symbolic.decide.realroots import has_odd_root
 from gradcalc.symbolic.translate.notation import user_text
 
 NEAR = 1e-4  # a decimal within this of an exact critical point is "close to it"
@@ -64,6 +66,7 @@ def check_critical(
     yours = [_exact_point(point, names) for point in points_of(answer)]
     with time_limit(budget * 2):
         gradient = symbolic_gradient(graph, 0, list(names))
+    f = target_expression(graph, 0)
     verdicts: list[Verdict] = []
     matched: set[int] = set()
     seen: dict[tuple[str, ...], list[int]] = {}  # points by their coordinates to 9 digits
@@ -80,7 +83,7 @@ def check_critical(
         matched.update(found)
         truth = _coordinates(result.points[found[0]]) if found else "—"
         label = f"point {k + 1}"
-        judged = _judge_point(label, shown, truth, exact, (graph, gradient), names, result)
+        judged = _judge_point(label, shown, truth, exact, (f, gradient), names, result)
         if region is not None and judged.ok is not False:
             judged = _outside(judged, exact, result.region) or judged
         if judged.ok is None:  # close to a critical point: undecided, not also missing
@@ -92,7 +95,7 @@ def check_critical(
     elif left_out:
         verdicts.append(_not_listed(left_out, result.region))
     box = result.region if region is not None else None
-    verdicts += _corners_left_out(target_expression(graph, 0), names, box, yours)
+    verdicts += _corners_left_out(f, names, box, yours)
     if not verdicts:
         verdicts.append(_no_points(result))
     for note in result.continua:
@@ -122,9 +125,8 @@ def _exact_point(texts: tuple[str, ...], names: tuple[str, ...]) -> tuple[tuple[
     """The point's coordinates read by gradcalc's parser, as exact sympy numbers."""
     if len(texts) != len(names):
         raise InputError(
-            f"the point ({', '.join(texts)}) has {len(texts)} coordinate"
-            f"{'' if len(texts) == 1 else 's'}; f has {len(names)} variable"
-            f"{'' if len(names) == 1 else 's'} ({', '.join(names)}), in that order"
+            f"the point ({', '.join(texts)}) has {counted(len(texts), 'coordinate')}; "
+            f"f has {counted(len(names), 'variable')} ({', '.join(names)}), in that order"
         )
     exact = {}
     for name, text in zip(names, texts):
@@ -137,15 +139,14 @@ def _exact_point(texts: tuple[str, ...], names: tuple[str, ...]) -> tuple[tuple[
 
 def _judge_point(label, shown, truth, exact, functions, names, result) -> Verdict:
     """Is ∇f = 0 at the point? Proved, disproved, or close to a critical point; where ∇f
-    may not exist (``functions``: f's graph and sympy's ∇f), decided on f itself."""
+    may not exist (``functions``: f and sympy's ∇f), decided on f itself."""
     import sympy as sp
 
     from gradcalc.symbolic.decide.kinks import at_switch
 
-    graph, gradient = functions
+    f, gradient = functions
     subs = {sp.Symbol(n, real=True): exact[n] for n in names}
     at_point = [gradient[n].xreplace(subs) for n in names]
-    f = target_expression(graph, 0)
     if any(not _finite(v) for v in at_point) or at_switch(f, exact):
         return _without_formula(Verdict(label, shown, truth, "could not decide", ""), f, exact)
     zero = [is_zero(v) for v in at_point]
@@ -210,7 +211,7 @@ def _without_formula(verdict: Verdict, f: Any, exact: dict) -> Verdict:
         )
         if not interior(f, exact):
             detail = f"an end of f's domain: {said}; textbooks differ on whether it counts"
-            if _odd_root(f):
+            if has_odd_root(f):
                 detail += " (gradcalc reads x^(p/q) as undefined for x < 0: cbrt(x)^2 is real)"
             return replace(verdict, detail=detail)
         detail = f"a critical point: {said}; {TEXTBOOKS}"
@@ -221,15 +222,6 @@ def _without_formula(verdict: Verdict, f: Any, exact: dict) -> Verdict:
         return replace(verdict, verdict="correct", detail=detail, evidence="limit")
     detail = f"not a critical point: ∇f = ({slopes}) there, f's one-sided derivatives agreeing"
     return replace(verdict, verdict="wrong", detail=detail, evidence="limit")
-
-
-def _odd_root(f: Any) -> bool:
-    """Has f a power p/q with q odd (x^(2/3)), real for x < 0 in a textbook, not in gradcalc?"""
-    import sympy as sp
-
-    return any(
-        p.exp.is_Rational and not p.exp.is_integer and p.exp.q % 2 == 1 for p in f.atoms(sp.Pow)
-    )
 
 
 def _corners_left_out(
@@ -308,8 +300,8 @@ def _not_listed(points: list[CriticalPoint], region: Mapping[str, tuple[float, f
     shown = ", ".join(_coordinates(p) for p in points[:3]) + (", …" if len(points) > 3 else "")
     box = ", ".join(f"{n}={lo:g}..{hi:g}" for n, (lo, hi) in region.items())
     detail = (
-        f"a numeric search in {box} (sympy could not solve ∇f = 0) found {len(points)} "
-        f"critical point{'' if len(points) == 1 else 's'} you did not list: {shown}; "
+        f"a numeric search in {box} (sympy could not solve ∇f = 0) found "
+        f"{counted(len(points), 'critical point')} you did not list: {shown}; "
         "give --in for the region your exercise asks about"
     )
     return Verdict("not listed", "", shown, "could not decide", detail)

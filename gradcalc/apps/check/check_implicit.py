@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gradcalc.apps.check.check import Verdict, Verdicts
+from gradcalc.apps.check.wanted import counted
 from gradcalc.apps.derive.implicit import implicit
 from gradcalc.core.errors import InputError
 from gradcalc.engine.run.api import compile_expression
@@ -44,7 +45,7 @@ def check_implicit(
     texts = shape_of(list(answers)).entries
     if len(texts) != len(result.entries):
         raise InputError(
-            f"{len(texts)} answer{'' if len(texts) == 1 else 's'} given; "
+            f"{counted(len(texts), 'answer')} given; "
             f"{len(result.entries)} needed, in this order: "
             + ", ".join(entry.label for entry in result.entries)
         )

@@ -43,7 +43,7 @@ from typing import Any
 from gradcalc.core.cells import inexact_integer
 from gradcalc.engine.evaluate.points import constant_value
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit
-from gradcalc.symbolic.decide.decision import apart
+from gradcalc.symbolic.decide.decision import apart, apart_exact
 from gradcalc.symbolic.translate.notation import user_text
 
 DIGITS = 60  # digits to which a difference is evaluated
@@ -388,13 +388,9 @@ def _close(mine: Any, correct: Any, yours: float, value: float) -> tuple[str, st
     >>> _close(sp.Rational(1, 10**320) + sp.Rational(1, 10**335), sp.Rational(1, 10**320), 0, 0)
     ('1.000000000000001e-320', '1.0e-320')
     """
-    import mpmath
-
     if mine is None or correct is None:
         return apart(yours, value, yours - value)
-    with mpmath.workdps(DIGITS):
-        sides = [mpmath.mpf(v.evalf(DIGITS)) for v in (mine, correct, mine - correct)]
-        return apart(*sides)
+    return apart_exact(mine, correct)
 
 
 def _off_by(difference: Any, mine: Any, correct: Any, yours: float, value: float) -> str:
@@ -410,8 +406,9 @@ def _off_by(difference: Any, mine: Any, correct: Any, yours: float, value: float
     """
     import sympy as sp
 
-    if _text(mine, yours) != _text(correct, value):
-        return f"yours is {_text(mine, yours)}, the derivative is {_text(correct, value)}"
+    left, right = _text(mine, yours), _text(correct, value)
+    if left != right:
+        return f"yours is {left}, the derivative is {right}"
     size = abs(difference)
     text = user_text(size)
     if len(text) > 24:

@@ -139,15 +139,16 @@ def _from_real_domain(
     whose domain depends on the others (``asin(x*y - 1000)``) with those kept at a few of
     these points. Also, for a function of one variable, its domain's intervals. Nothing
     where sympy cannot say (in time)."""
-    from gradcalc.symbolic.crosscheck.crosscheck import time_limit, to_sympy
+    from gradcalc.symbolic.crosscheck.crosscheck import time_limit
     from gradcalc.symbolic.decide.patience import FAILURES, patient
+    from gradcalc.symbolic.translate.convert import converted
 
     names, n = graph.variables, POOL // 4
     parts: list[dict[str, np.ndarray]] = []
     alone: dict[str, tuple | None] = {}
     try:
         with time_limit(patient(DOMAIN_SECONDS)):
-            targets = [to_sympy(graph)[t] for t in graph.targets]
+            targets = [converted(graph)[t] for t in graph.targets]
             alone = {name: _domain_in(_alone(targets, name), name, {}) for name in names}
             start = {
                 name: _in_intervals(rng, found, n)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gradcalc.core.naming import derivative_label
 from gradcalc.core.numbers import format_number
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
@@ -41,12 +42,10 @@ if TYPE_CHECKING:  # the check's report: sympy is imported only when a check run
 __all__ = [
     "MAX_POINTS",
     "PIECEWISE",
-    "SUPERSCRIPT",
     "HigherDerivative",
     "Missing",
     "Settled",
     "checked_at_kinks",
-    "derivative_name",
     "higher_limits",
     "settle",
     "settled_findings",
@@ -57,7 +56,6 @@ SECONDS = 5.0  # of sympy for one target's kinks, within the request's symbolic 
 PIECEWISE = frozenset({"abs", "relu", "max", "min", "step", "sign", "floor", "ceiling"})
 SWITCH = "a piecewise part switches here in exact arithmetic (float64 rounds past it)"
 AGREE = 1e-12  # two one-sided limits of a higher derivative this close (relative) are one
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 @dataclass(eq=False)
@@ -70,18 +68,6 @@ class HigherDerivative:
     name: str
     path: tuple[str, ...]
     values: Any
-
-
-def derivative_name(path: Sequence[str], target: str = "f") -> str:
-    """The written name of the derivative by ``path[0]``, then ``path[1]``, ...
-
-    >>> derivative_name(("x", "x")), derivative_name(("x", "y")), derivative_name("xxx", "g")
-    ('∂²f/∂x²', '∂²f/∂x∂y', '∂³g/∂x³')
-    """
-    order = str(len(path)).translate(SUPERSCRIPT)
-    if len(set(path)) == 1:
-        return f"∂{order}{target}/∂{path[0]}{order}"
-    return f"∂{order}{target}/" + "".join(f"∂{name}" for name in path)
 
 
 @dataclass(frozen=True)
@@ -112,7 +98,7 @@ class Missing:
                 f"{left} from the left, {right} from the right{along} (a piecewise part "
                 "switches there)"
             )
-        name = derivative_name(self.path, target)
+        name = derivative_label(target, self.path)
         return Singularity(
             NOT_DIFFERENTIABLE,
             expression,

@@ -17,13 +17,14 @@ import numpy as np
 
 from gradcalc.core.collector import paused
 from gradcalc.core.errors import InputError
+from gradcalc.core.naming import derivative_label
 from gradcalc.engine.evaluate.evaluate import evaluate, source_names
 from gradcalc.engine.evaluate.given import as_points, checked_points
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.judge.exact import exact_determinants, exact_texts, known_exactly, settled
 from gradcalc.engine.judge.judge import Computed, finish, gradient_results
-from gradcalc.engine.judge.kinks import SUPERSCRIPT, HigherDerivative, derivative_name
+from gradcalc.engine.judge.kinks import HigherDerivative
 from gradcalc.engine.run.batch import swept
 from gradcalc.engine.run.frames import grad_frame, is_frame
 from gradcalc.lang.graph import Graph, lower
@@ -240,7 +241,7 @@ def hessian_at(
 
     name = graph.target_names[target]
     second = [
-        HigherDerivative(f"{a},{b}", derivative_name((a, b), name), (a, b), matrix[i, j])
+        HigherDerivative(f"{a},{b}", derivative_label(name, (a, b)), (a, b), matrix[i, j])
         for (i, a), (j, b) in _pairs(sources)
     ]
     result = finish(
@@ -358,8 +359,7 @@ def derivatives_at(
 
 def _order_name(graph: Graph, target: int, source: str, k: int) -> str:
     """``d³f/dx³``: the k-th derivative's name in messages."""
-    order = str(k).translate(SUPERSCRIPT)
-    return f"d{order}{graph.target_names[target]}/d{source}{order}"
+    return derivative_label(graph.target_names[target], [source] * k, ordinary=True)
 
 
 def directional_at(

@@ -439,16 +439,18 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
 def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where) -> None:
     """Where the tape parts from sympy's derivative evaluated in floats by more than RTOL of
     it, evaluate the derivative again to 40+ digits
-    (:func:`~gradcalc.symbolic.decide.precision.precise_value`), at up to CONFIRM points (those
+    (:func:`~gradcalc.symbolic.decide.precision.precise_at`), at up to CONFIRM points (those
     outside the float rule first): a disagreement is never one with float rounding (sympy's
     ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1), and
     a point confirmed is judged by the rule of exact values (:mod:`.values`)."""
     import sympy as sp
 
-    from gradcalc.symbolic.decide.precision import precise_value
+    from gradcalc.symbolic.decide.precision import mp_function, precise_at
 
     shape = where.skip.shape
     columns = {v: np.broadcast_to(where.point[v], shape).reshape(-1) for v in graph.variables}
+    names = sorted(graph.variables)
+    symbols = [sp.Symbol(n, real=True) for n in names]
     for source, partial in partials.items():
         tape = tape_column(tape_values[source], shape)
         values = np.array(partial.values, dtype=float)
@@ -456,10 +458,12 @@ def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where)
         loose = mismatch(tape, values, where.skip, False).reshape(-1)
         strict = mismatch(tape, values, where.skip, True).reshape(-1)
         order = np.concatenate([np.flatnonzero(loose), np.flatnonzero(strict & ~loose)])
+        function = None  # sympy's derivative for mpmath, made once a point needs it
         for k in order[:CONFIRM]:
             point = {v: sp.Rational(float(column[k])) for v, column in columns.items()}
+            function = function or mp_function(symbols, [derivatives[source]])
             try:
-                precise = precise_value(derivatives[source], point)
+                precise = precise_at(function, names, point)
             except ZeroDivisionError:  # mpmath's 0/0: sympy's form, not the derivative
                 limit = limit_at(derivatives[source], point)
                 precise = None if limit is None else limit.value

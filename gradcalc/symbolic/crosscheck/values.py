@@ -111,14 +111,15 @@ def agrees(tape: Any, truth: Any, rtol: float = RTOL, confirmed: Any = True) -> 
     >>> agrees(np.array([1e-13, 1.0]), np.array([2e-13, 1.0]), confirmed=False).tolist()
     [True, True]
     """
-    strict = relative_error(tape, truth) <= rtol
     if confirmed is True:
-        return strict
+        return relative_error(tape, truth) <= rtol
     tape, truth = np.asarray(tape, dtype=float), np.asarray(truth, dtype=float)
     with np.errstate(all="ignore"):
         scale = np.maximum(np.abs(truth), np.abs(tape))
         loose = np.abs(tape - truth) <= rtol * scale + ZERO_ATOL
-    return np.where(confirmed, strict, loose)
+    if confirmed is False:  # (a float64 check of many points: the strict pass is not read)
+        return loose
+    return np.where(confirmed, relative_error(tape, truth) <= rtol, loose)
 
 
 def high_precision(expr: Any, substitution: Mapping[Any, Any]) -> float:

@@ -19,6 +19,7 @@ __all__ = [
     "UNDECIDED",
     "Decision",
     "apart",
+    "apart_exact",
     "exact_witness",
     "number_text",
     "point_text",
@@ -72,13 +73,10 @@ def exact_witness(point: Mapping[str, Any], yours: Any, correct: Any) -> Decisio
     >>> exact_witness({"x": sp.Integer(1)}, third + sp.Rational(1, 10**14), third).detail
     'differs at x=1: yours 0.33333333333334333, correct 0.33333333333333333 (exact)'
     """
-    import mpmath
 
     shown = point_text(yours), point_text(correct)
     if max(len(text) for text in shown) > SHORT:
-        with mpmath.workdps(60):
-            sides = [mpmath.mpf(int(v.p)) / int(v.q) for v in (yours, correct, yours - correct)]
-            shown = apart(*sides)
+        shown = apart_exact(yours, correct)
     return witness(point, *shown, "exact")
 
 
@@ -112,6 +110,20 @@ def number_text(value: Any) -> str:
         return text
     with mpmath.workdps(30):
         return mpmath.nstr(mpmath.mpf(int(value.p)) / int(value.q), 12)
+
+
+def apart_exact(yours: Any, correct: Any) -> tuple[str, str]:
+    """:func:`apart` of two exact sympy numbers, each and their difference taken to 60
+    digits (so two values below float64's range, or alike in all its digits, still part).
+
+    >>> import sympy as sp
+    >>> apart_exact(sp.Rational(1, 3) + sp.Rational(1, 10**14), sp.Rational(1, 3))
+    ('0.33333333333334333', '0.33333333333333333')
+    """
+    import mpmath
+
+    with mpmath.workdps(60):
+        return apart(*(mpmath.mpf(v.evalf(60)) for v in (yours, correct, yours - correct)))
 
 
 def apart(yours: Any, correct: Any, gap: Any) -> tuple[str, str]:

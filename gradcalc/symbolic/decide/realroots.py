@@ -22,7 +22,7 @@ from typing import Any
 from gradcalc.core.budget import CheckTimeout
 from gradcalc.core.budget import symbolic_limit as time_limit
 
-__all__ = ["agrees_as_real_root", "real_root_reading"]
+__all__ = ["agrees_as_real_root", "has_odd_root", "real_root_reading"]
 
 DIGITS = 40  # digits to which the two are compared
 SECONDS = 1.0
@@ -39,12 +39,27 @@ def real_root_reading(expr: Any) -> Any | None:
     """
     import sympy as sp
 
-    def odd_root(e: Any) -> bool:
-        return bool(e.is_Pow and e.exp.is_Rational and e.exp.q > 1 and e.exp.q % 2 == 1)
-
-    if not expr.has(sp.Pow) or not any(odd_root(e) for e in sp.preorder_traversal(expr)):
+    if not has_odd_root(expr):
         return None
-    return expr.replace(odd_root, lambda e: sp.sign(e.base) ** e.exp.p * sp.Abs(e.base) ** e.exp)
+    return expr.replace(_odd_root, lambda e: sp.sign(e.base) ** e.exp.p * sp.Abs(e.base) ** e.exp)
+
+
+def has_odd_root(expr: Any) -> bool:
+    """Has ``expr`` a power to p/q, q odd (q > 1): real for a negative base in a textbook
+    (the real root), not in gradcalc's reading (the principal power)?
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> has_odd_root(x ** sp.Rational(2, 3)), has_odd_root(sp.sqrt(x))
+    (True, False)
+    """
+    import sympy as sp
+
+    return expr.has(sp.Pow) and any(_odd_root(e) for e in sp.preorder_traversal(expr))
+
+
+def _odd_root(e: Any) -> bool:
+    return bool(e.is_Pow and e.exp.is_Rational and e.exp.q > 1 and e.exp.q % 2 == 1)
 
 
 def agrees_as_real_root(answer: Any, truth: Any, point: Mapping[Any, Any]) -> bool:
