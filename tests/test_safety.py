@@ -17,7 +17,8 @@ import pytest
 
 from gradcalc.cli.jobs import run_jobs
 from gradcalc.core.errors import InputError
-from gradcalc.io.files import MAX_LINE, read_points
+from gradcalc.io.files import read_points
+from gradcalc.io.lines import MAX_LINE
 
 GRADCALC = [sys.executable, "-c", "from gradcalc.cli.app import main; main()"]
 TIMEOUT = 120  # seconds: a bound on a stalled process, never a measure of speed

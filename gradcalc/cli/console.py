@@ -322,9 +322,9 @@ def progress_bar(context: Any, total: int, what: str) -> Any:
 
 
 def with_progress(context: Any, stream: Any, size: int) -> Any:
-    """Yield the lines of ``stream`` (bounded: :func:`gradcalc.io.files.bounded_lines`),
+    """Yield the lines of ``stream`` (bounded: :func:`gradcalc.io.lines.bounded_lines`),
     showing a progress bar on stderr when it is a terminal."""
-    from gradcalc.io.files import bounded_lines
+    from gradcalc.io.lines import bounded_lines
 
     lines = bounded_lines(stream, "points file")
     if not sys.stderr.isatty() or size < 1_000_000:

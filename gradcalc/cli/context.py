@@ -79,7 +79,7 @@ class AppContext:
                 self.limits = None  # once per process, for a whole --jobs stream or session
             timeout = 0.0 if streaming else self.timeout
             if self.files and str(arguments.get("expression") or "").startswith("@"):
-                from gradcalc.io.files import read_file
+                from gradcalc.io.lines import read_file
 
                 path = arguments["expression"][1:]
                 arguments = {**arguments, "expression": read_file(path, "expression file")}

@@ -284,7 +284,7 @@ def expression_text(argument: str, points: str | None) -> str:
     if argument == "-":
         if points == "-":
             raise InputError("stdin cannot hold both the expression and the points")
-        from gradcalc.io.files import open_stdin, read_whole
+        from gradcalc.io.lines import open_stdin, read_whole
 
         with open_stdin("the expression") as stream:
             return read_whole(stream, "expression on stdin")

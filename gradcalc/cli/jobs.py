@@ -12,7 +12,7 @@ one per line, each either a JSON object::
 ``"pi/4"``, each read on its own as one constant; a key given twice is an error) or the
 plain form ``EXPR w1=5,w2=3`` (the point is the last word; a TAB before it works too). Blank
 lines and lines starting with ``#`` are skipped; a line longer than
-:data:`~gradcalc.io.files.MAX_LINE` characters is answered with an error, read in bounded
+:data:`~gradcalc.io.lines.MAX_LINE` characters is answered with an error, read in bounded
 pieces.
 
 Each job is answered, in input order and flushed at once, by one JSON line: the object
@@ -47,7 +47,7 @@ import re
 import signal
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple, TextIO, cast
+from typing import Any, NamedTuple, TextIO
 
 from gradcalc.cli import limits
 from gradcalc.core import budget
@@ -58,8 +58,7 @@ from gradcalc.engine.evaluate.points import Points, parse_at, points_from_rows
 from gradcalc.engine.judge.exits import of_results
 from gradcalc.engine.run.api import Options, derivatives_at, gradient_at
 from gradcalc.engine.run.scalar import Plans, planning
-from gradcalc.io.files import MAX_LINE, read_lines
-from gradcalc.io.lines import Line, NotUtf8
+from gradcalc.io.lines import MAX_LINE, Line, NotUtf8, read_lines
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.intake import read
 from gradcalc.render.output.encoding import dumps
@@ -120,17 +119,9 @@ def _numbered(lines: Iterable[Line]) -> Iterator[tuple[int, Line]]:
     """Each job line with its line number (from 1): blank and ``#`` lines skipped, a line
     too long to read given as its length, one that is not UTF-8 as :class:`NotUtf8`
     (``lines``: a text stream, or lines already read by :func:`~gradcalc.io.lines.open_lines`)."""
-    read: Iterable[Line] = map(_bounded, lines)
-    if hasattr(lines, "readline"):  # a text stream: read in bounded pieces
-        read = read_lines(cast(TextIO, lines), MAX_LINE)
-    for number, line in enumerate(read, start=1):
+    for number, line in enumerate(read_lines(lines, MAX_LINE), start=1):
         if not isinstance(line, str) or (line.strip() and not line.lstrip().startswith("#")):
             yield number, line
-
-
-def _bounded(line: Line) -> Line:
-    """A line read already, its length when it is longer than :data:`MAX_LINE`."""
-    return len(line) if isinstance(line, str) and len(line) > MAX_LINE else line
 
 
 def _warm_up(options: Options, timeout: float) -> None:

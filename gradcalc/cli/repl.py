@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradcalc.cli.context import AppContext
-from gradcalc.core.errors import ExitCode, InputError, closest
+from gradcalc.core.errors import ExitCode, InputError, closest, did_you_mean
 from gradcalc.lang.literals import NAME
 
 PROMPT = "gradcalc> "
@@ -165,7 +165,7 @@ class Session:
                     "not a command: to define a function write f = ... or f(x) = ..., to compute "
                     "grad ... at x=1; help lists the commands"
                 )
-            raise InputError(f"unknown command {word!r}: did you mean {guess}? (help lists them)")
+            raise InputError(f"unknown command {word!r}: did you mean '{guess}'? (help lists them)")
         return action(rest.strip())
 
     def _actions(self) -> dict[str, Callable[[str], int]]:
@@ -368,8 +368,7 @@ class Session:
 
     def use(self, rest: str) -> int:
         if rest not in self.functions:
-            guess = closest(rest, list(self.functions))
-            hint = f"did you mean {guess}? " if guess else ""
+            hint = did_you_mean(rest, list(self.functions))
             defined = ", ".join(self.functions) or "none yet"
             raise InputError(f"no function {rest!r}: {hint}defined: {defined}")
         self.current = rest
@@ -394,8 +393,7 @@ class Session:
         name, _, value = rest.partition(" ")
         value = value.strip()
         if name not in SETTINGS:
-            guess = closest(name, list(SETTINGS))
-            hint = f"did you mean {guess}? " if guess else ""
+            hint = did_you_mean(name, list(SETTINGS))
             raise InputError(f"no setting {name!r}: {hint}settings: {', '.join(SETTINGS)}")
         if name == "wrt":
             self.wrt = None if value in ("", "off") else self._checked_wrt(value)
@@ -426,8 +424,7 @@ class Session:
             return wrt  # (checked by each command, against the function it is given)
         variables = self.functions[self.current].variables
         for name in (n for n in wrt.split(",") if n not in variables):
-            guess = closest(name, list(variables))
-            hint = f"did you mean {guess}? " if guess else ""
+            hint = did_you_mean(name, list(variables))
             raise InputError(
                 f"set wrt {wrt}: {self.current} has no variable {name} "
                 f"({hint}its variables: {', '.join(variables)})"

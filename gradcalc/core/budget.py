@@ -54,6 +54,8 @@ REPEAT = 0.05
 #: Numbers one chunk of points may make at once: its points times, per point, the tape's
 #: records and the output's columns (2^22: 32 MB as float64, about 300 MB as printed text).
 CHUNK_CELLS = 2**22
+#: mpmath's working precision when it is loaded (53 bits: 15 digits).
+_MPMATH_DEFAULT_BITS = 53
 
 
 class CheckTimeout(Exception):
@@ -191,10 +193,13 @@ def symbolic_limit(seconds: float, key: Hashable = None) -> AbstractContextManag
 
 
 class _Deadline:
-    """An open deadline: when, the exception it raises, and whether it has rung."""
+    """An open deadline: when, the exception it raises, whether it has rung, and mpmath's
+    working precision when it opened (None: mpmath not loaded yet, its default then)."""
 
     def __init__(self, when: float, error: Callable[[], BaseException]):
         self.when, self.error, self.rang = when, error, False
+        mpmath = sys.modules.get("mpmath")
+        self.precision = mpmath.mp.prec if mpmath is not None else None
 
 
 _deadlines: list[_Deadline] = []
@@ -235,10 +240,16 @@ def _close(entry: _Deadline) -> None:
     """Forget ``entry`` and re-arm for the others (or restore the previous handler). A ring
     can land in here, before the alarm is stopped -- it would leave the deadline open and
     ringing every REPEAT seconds in whatever runs next -- so the closing is caught and
-    carried on to the end; each step can be done again."""
+    carried on to the end; each step can be done again.
+
+    mpmath's working precision is put back as the deadline found it: mpmath keeps it in one
+    global, and a ring inside mpmath (between raising it and a ``workdps`` block's
+    ``__exit__``, or in its routines that raise and lower it without ``finally``) would
+    leave every later mpmath number of the process at that precision."""
     while True:
         try:
             signal.setitimer(signal.ITIMER_REAL, 0)  # first: no alarm while the list changes
+            _restore_precision(entry.precision)
             if entry in _deadlines:
                 _deadlines.remove(entry)
             if _deadlines:
@@ -248,6 +259,12 @@ def _close(entry: _Deadline) -> None:
             return
         except (CheckTimeout, OutOfTime):
             entry.rang = True  # (it had rung: the alarm is stopped first on the next try)
+
+
+def _restore_precision(bits: int | None) -> None:
+    mpmath = sys.modules.get("mpmath")
+    if mpmath is not None:
+        mpmath.mp.prec = bits if bits is not None else _MPMATH_DEFAULT_BITS
 
 
 @contextmanager

@@ -176,7 +176,7 @@ def _opened(
 def _refuse_objects(path: str) -> None:
     """Refuse an ``.npy`` file whose array (or a field of it) holds Python objects, naming
     the field, from its header (such a file is never unpickled, nor memory-mapped)."""
-    from gradcalc.io.files import open_regular
+    from gradcalc.io.lines import open_regular
 
     with open_regular(path) as stream:
         _, dtype = npy_header(stream)

@@ -1,145 +1,33 @@
-"""Files and streams of points: CSV files read in chunks, standard input, spooling.
+"""Files and streams of points: CSV files read in chunks.
 
 A file is read in chunks, so any number of rows runs in bounded memory; every cell is
-checked, and a bad one is a one-line error naming its row and column. Only regular files are
-opened (a device, a FIFO or a directory is refused before anything is read), and every read
-is bounded as it reads: a line, or a whole expression file, longer than
-:data:`MAX_LINE` characters is an error, never read whole first.
+checked, and a bad one is a one-line error naming its row and column. Files are opened and
+their lines read by :mod:`gradcalc.io.lines` (regular files only, every line bounded).
 """
 
 from __future__ import annotations
 
 import collections
 import csv
-import io
 import itertools
-import os
 import re
-import stat
-import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TextIO
 
 import numpy as np
 
 from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_in_range
-from gradcalc.core.errors import InputError, reason_of, writing
+from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.io.headers import not_csv, refuse_separated, shown_columns
+from gradcalc.io.lines import bounded_lines
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.
 NUMBER = re.compile(r"[ \t]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*\Z")
 CHUNK_ROWS = 65_536
-#: The longest line of a points, data or jobs file, and the longest expression file, in
-#: characters (the parser's own limit on a text).
-MAX_LINE = 1_000_000
 #: Cells that would read as arithmetic but are surely not meant so: ``1-2``, ``1/3/2024``.
 DATE_LIKE = re.compile(r"[0-9]+-[0-9]+(-[0-9]+)?|[0-9]+([/.])[0-9]+\2[0-9]+")
-
-
-@contextmanager
-def open_text(path: str, what: str) -> Iterator[TextIO]:
-    """Open a UTF-8 text file (a BOM is allowed) for reading; any failure while it is open
-    becomes a one-line :class:`InputError` naming ``what`` it is.
-
-    >>> with open_text("no/such/file.csv", "points file") as stream:
-    ...     stream.read()
-    Traceback (most recent call last):
-    gradcalc.core.errors.InputError: cannot read points file no/such/file.csv: No such file or d...
-    """
-    try:
-        with (
-            open_regular(path) as raw,
-            io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as stream,
-        ):
-            yield stream
-    except UnicodeDecodeError:  # before ValueError: it is one
-        raise InputError(f"{what} {path} is not UTF-8 text") from None
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        if isinstance(error, OSError) and writing(error):
-            raise  # the output's (the body's: a full disk, a closed pipe), not the file's
-        raise InputError(f"cannot read {what} {path}: {reason_of(error)}") from None
-
-
-def open_regular(path: str) -> io.BufferedReader:
-    """Open ``path`` for reading if it is a regular file; a FIFO is opened without waiting
-    for a writer, and a device, FIFO, socket or directory is refused before any read."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(0, "not a regular file (a device, FIFO or directory is refused)")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return open(fd, "rb", closefd=True)
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def read_whole(stream: TextIO, what: str, limit: int = MAX_LINE) -> str:
-    """All of ``stream``, read at most ``limit`` + 1 characters at a time: a longer text is
-    an error before more of it is read.
-
-    >>> read_whole(io.StringIO("x^2"), "expression file")
-    'x^2'
-    >>> read_whole(io.StringIO("x" * 11), "expression file", limit=10)
-    Traceback (most recent call last):
-    gradcalc.core.errors.InputError: the expression file is longer than 10 characters ...
-    """
-    text = stream.read(limit + 1)
-    if len(text) > limit:
-        raise InputError(f"the {what} is longer than {limit:,} characters (a fixed limit)")
-    return text
-
-
-def read_file(path: str, what: str, limit: int = MAX_LINE) -> str:
-    """The text of the regular file ``path`` (UTF-8), at most ``limit`` characters.
-
-    >>> read_file("no/such/file", "expression file")
-    Traceback (most recent call last):
-    gradcalc.core.errors.InputError: cannot read expression file no/such/file: No such file or ...
-    """
-    with open_text(path, what) as stream:
-        return read_whole(stream, what, limit)
-
-
-def read_lines(stream: Iterable[str], limit: int = MAX_LINE) -> Iterator[str | int]:
-    r"""The lines of ``stream``, each read at most ``limit`` + 1 characters at a time; a longer
-    line is skipped to its end in bounded pieces and yields its length (an ``int``) instead.
-
-    >>> list(read_lines(io.StringIO("ab\nxxxxxxx\ncd"), limit=4))
-    ['ab\n', 8, 'cd']
-    """
-    readline = getattr(stream, "readline", None)
-    if readline is None:  # a list of lines (already in memory)
-        yield from (line if len(line) <= limit else len(line) for line in stream)
-        return
-    while line := readline(limit + 1):
-        if len(line) <= limit or line.endswith("\n"):
-            yield line
-            continue
-        length = len(line)
-        while (more := readline(limit + 1)) and not more.endswith("\n"):
-            length += len(more)
-        yield length + len(more)
-
-
-def bounded_lines(stream: Iterable[str], what: str, limit: int = MAX_LINE) -> Iterator[str]:
-    r"""The lines of ``stream``; a line longer than ``limit`` characters is an error.
-
-    >>> list(bounded_lines(io.StringIO("x\n1\n"), "points file"))
-    ['x\n', '1\n']
-    """
-    for row, line in enumerate(read_lines(stream, limit), 1):
-        if isinstance(line, int):
-            raise InputError(
-                f"{what} row {row}: the line is longer than {limit:,} characters (a fixed limit)"
-            )
-        yield line
 
 
 @dataclass
@@ -163,32 +51,6 @@ class Skipped:
             f"skipped {self.count:,} bad {rows} of {self.rows:,} in the {what} "
             f"({'; '.join(self.reasons)}{more})"
         )
-
-
-@contextmanager
-def open_stdin(what: str) -> Iterator[TextIO]:
-    """Standard input as UTF-8 text (a BOM is allowed, line endings are kept for the CSV
-    reader); bytes that are not UTF-8 become a one-line :class:`InputError`."""
-    buffer = getattr(sys.stdin, "buffer", None)
-    if buffer is None:  # already text (a test's StringIO)
-        yield sys.stdin
-        return
-    stream = io.TextIOWrapper(buffer, encoding="utf-8-sig", newline="")
-    try:
-        yield stream
-    except UnicodeDecodeError:
-        raise InputError(f"{what} on stdin is not UTF-8 text") from None
-    finally:
-        stream.detach()
-
-
-def spooled_copy(stream: Iterable[str]) -> TextIO:
-    """The lines of ``stream`` saved to an anonymous temporary file (so that a file from stdin
-    can be read twice: checked whole, then used), rewound for reading."""
-    copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115 (returned)
-    copy.writelines(bounded_lines(stream, "input"))
-    copy.seek(0)
-    return copy
 
 
 def read_points(
@@ -292,7 +154,6 @@ class _Pick:
         counts = collections.Counter(header)
         for name in [*wanted, *([id_column] if id_column is not None else [])]:
             if name not in counts:  # (only a chosen column can be missing)
-                refuse_separated(header, what)
                 raise InputError(f"the {what} has no column {name} ({shown_columns(header)})")
             if counts[name] > 1:
                 raise InputError(f"{what} header: the column {name} is repeated")

@@ -25,7 +25,8 @@ from typing import TextIO
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.io import arrays, parquet
-from gradcalc.io.files import Skipped, open_stdin, open_text, read_points, some_rows, spooled_copy
+from gradcalc.io.files import Skipped, read_points, some_rows
+from gradcalc.io.lines import open_stdin, open_text, spooled_copy
 
 
 @dataclass(frozen=True)

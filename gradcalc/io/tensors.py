@@ -31,13 +31,9 @@ from gradcalc.core.cells import Place, check_kind, real_column
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.tensors.tensorpoints import check_elements
 from gradcalc.io.arrays import BROKEN, npy_header
-from gradcalc.io.files import (
-    bounded_lines,
-    cell_value,
-    open_regular,
-    open_text,
-)
-from gradcalc.io.headers import is_name, shown_columns
+from gradcalc.io.files import cell_value
+from gradcalc.io.headers import is_name, not_csv, shown_columns
+from gradcalc.io.lines import bounded_lines, open_regular, open_text
 from gradcalc.io.sources import open_points
 
 
@@ -91,7 +87,7 @@ def _csv(path: str) -> np.ndarray:
             try:
                 cells = next(csv.reader([line], strict=True), [])
             except csv.Error as error:
-                raise InputError(f"{what} {path} row {number}: not valid CSV ({error})") from None
+                raise InputError(f"{what} {path} row {number}: {not_csv(error)}") from None
             if rows and len(cells) != len(rows[0]):
                 raise InputError(
                     f"{what} {path} row {number}: {len(cells)} values, row 1 has {len(rows[0])}"

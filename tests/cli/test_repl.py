@@ -102,8 +102,8 @@ def test_errors_are_one_line_and_the_session_goes_on() -> None:
         "gradcalc: define a function first, e.g. f = x^2*y",
         "gradcalc: unknown function 'sni' — did you mean 'sin'? (to multiply, write sni*(...))",
         "gradcalc: log(x - 5) is undefined at x=5: log(0) is -infinity (tape #2)",
-        "gradcalc: unknown command 'gard': did you mean grad? (help lists them)",
-        "gradcalc: no setting 'formt': did you mean format? settings: format, tape, check, "
+        "gradcalc: unknown command 'gard': did you mean 'grad'? (help lists them)",
+        "gradcalc: no setting 'formt': did you mean 'format'? settings: format, tape, check, "
         "digits, wrt",
         "gradcalc: set digits takes 1 to 17, or off, not '99'",
         "gradcalc: a value cannot contain the variable 'yes': use numbers, pi, e and functions "

@@ -86,6 +86,29 @@ def test_work_within_its_deadline_is_untouched() -> None:
     assert total == 499500 and not budget.timed_out
 
 
+def raises_precision_then_spins() -> None:
+    """What an mpmath routine that raises its working precision and lowers it again without
+    ``finally`` leaves behind when the deadline rings in between."""
+    import mpmath
+
+    mpmath.mp.prec = 700
+    spin(5.0)
+    mpmath.mp.prec -= 647
+
+
+@pytest.mark.parametrize(
+    "block", [lambda: symbolic_limit(0.05), lambda: request(timeout=0.05)], ids=["piece", "request"]
+)
+def test_a_deadline_that_rings_inside_mpmath_leaves_its_precision_as_it_was(block) -> None:
+    import mpmath
+
+    before = mpmath.mp.prec
+    with pytest.raises((CheckTimeout, OutOfTime)), block():
+        raises_precision_then_spins()
+    assert mpmath.mp.prec == before == 53
+    assert repr(mpmath.mpf(1) / 3) == "mpf('0.33333333333333331')"
+
+
 def test_a_ring_inside_a_finaliser_is_dropped_quietly_and_the_next_one_stops_the_work() -> None:
     """A ring that lands in ``__del__`` (or a gc callback) cannot propagate: Python would print
     "Exception ignored in ..." to stderr. It is dropped, and the alarm rings again."""

@@ -136,6 +136,25 @@ def test_a_wrong_gradient_where_float64_overflows_is_still_caught() -> None:
     assert check.error == pytest.approx(1e-6, rel=1e-3)
 
 
+@pytest.mark.parametrize(
+    ("expression", "values", "zero"),
+    [
+        ("sum(relu(x))", {"x": np.array([2.0, -3.0, 0.5])}, 1),  # relu' = 0 at -3
+        ("sum(W@x)", {"W": np.array([[1.0, 0.0], [-1.0, 0.0]]), "x": np.array([1.0, 2.0])}, 1),
+        ("sum(x^2) - x[0]^2", {"x": np.array([0.0, 4.0])}, 0),  # cancels to 0 exactly
+    ],
+)
+def test_a_wrong_gradient_where_the_derivative_is_exactly_zero_is_caught_by_sympy(
+    expression, values, zero
+) -> None:
+    sources = ["x"]
+    result = tensor_gradient(compile_expression(expression, list(values)), values, sources)
+    assert result.gradient["x"][zero] == 0.0 and check_tensor(result, seconds=60).status == "agree"
+    result.gradient = {"x": result.gradient["x"] + np.eye(result.gradient["x"].size)[zero] * 1e-6}
+    check = check_tensor(result, seconds=60)
+    assert (check.method, check.status, check.error) == ("symbolic", "disagree", float("inf"))
+
+
 def test_the_command_line_says_agree_and_writes_no_overflow_note(cli) -> None:
     result = cli("grad", "logsumexp(x)", "--at", "x=[1000,1000]", "--format", "json")
     assert result.exit_code == 0, result.output

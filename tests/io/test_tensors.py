@@ -41,6 +41,9 @@ def test_pickles_and_non_numbers_are_refused(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("1,abc\n")
     with pytest.raises(InputError, match="'abc' is not a number"):
         load_tensor(str(tmp_path / "t.csv"))
+    (tmp_path / "q.csv").write_text('1,"2\n3",4\n')
+    with pytest.raises(InputError, match=r"q\.csv row 1: a quoted cell spans lines"):
+        load_tensor(str(tmp_path / "q.csv"))
     (tmp_path / "junk.npy").write_bytes(b"not numpy")
     with pytest.raises(InputError, match="cannot read tensor file"):
         load_tensor(str(tmp_path / "junk.npy"))

@@ -40,6 +40,7 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
     target_expression,
     time_limit,
 )
+from gradcalc.symbolic.decide.defined import finite_real
 from gradcalc.symbolic.decide.realroots import has_odd_root
 from gradcalc.symbolic.translate.notation import user_text
 
@@ -147,7 +148,7 @@ def _judge_point(label, shown, truth, exact, functions, names, result) -> Verdic
     f, gradient = functions
     subs = {sp.Symbol(n, real=True): exact[n] for n in names}
     at_point = [gradient[n].xreplace(subs) for n in names]
-    if any(not _finite(v) for v in at_point) or at_switch(f, exact):
+    if any(finite_real(v) is False for v in at_point) or at_switch(f, exact):
         return _without_formula(Verdict(label, shown, truth, "could not decide", ""), f, exact)
     zero = [is_zero(v) for v in at_point]
     if all(z is True for z in zero):
@@ -169,15 +170,6 @@ def _judge_point(label, shown, truth, exact, functions, names, result) -> Verdic
     return Verdict(label, shown, truth, "could not decide", detail)
 
 
-def _finite(value: Any) -> bool:
-    """Is a sympy number a finite real (not zoo, nan, infinite or complex) as far as known?"""
-    import sympy as sp
-
-    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
-        return False
-    return value.is_finite is not False and value.is_real is not False
-
-
 def _without_formula(verdict: Verdict, f: Any, exact: dict) -> Verdict:
     """The verdict on a point where sympy's form of ∇f says nothing (a part of f switches,
     or the form is not a number there): from f's value and its one-sided derivatives.
@@ -195,7 +187,7 @@ def _without_formula(verdict: Verdict, f: Any, exact: dict) -> Verdict:
     from gradcalc.symbolic.decide.kinks import first_sides
 
     subs = {sp.Symbol(n, real=True): v for n, v in exact.items()}
-    if not _finite(f.xreplace(subs)):
+    if finite_real(f.xreplace(subs)) is False:
         detail = "not a critical point: f itself is undefined there"
         return replace(verdict, verdict="wrong", detail=detail, evidence="exact")
     sides = first_sides(f, exact, list(exact))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.symbolic.decide.defined import finite_real
 from gradcalc.symbolic.decide.kinks import first_sides
 from gradcalc.symbolic.decide.patience import FAILURES
 from gradcalc.symbolic.decide.pieces import switch_arguments
@@ -104,7 +105,7 @@ def _corner(f: Any, name: str, at: Any) -> Corner | bool | None:
     import sympy as sp
 
     x = sp.Symbol(name, real=True)
-    if not at.is_real or not _defined(f.xreplace({x: at})):
+    if not at.is_real or finite_real(f.xreplace({x: at})) is not True:
         return None
     sides = first_sides(f, {name: at}, [name])
     if sides is None:
@@ -129,17 +130,7 @@ def interior(f: Any, point: Mapping[str, Any]) -> bool:
     h = sp.Integer(1) / 10**20
     subs = {sp.Symbol(n, real=True): v for n, v in point.items()}
     return all(
-        _defined(f.xreplace({**subs, symbol: value + sign * h}))
+        finite_real(f.xreplace({**subs, symbol: value + sign * h})) is True
         for symbol, value in subs.items()
         for sign in (-1, 1)
     )
-
-
-def _defined(value: Any) -> bool:
-    """Is a sympy constant a finite real number?"""
-    import sympy as sp
-
-    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        return False
-    number = value.evalf(30)
-    return bool(number.is_real and number.is_finite)

@@ -26,7 +26,8 @@ from gradcalc.core.ops import FUNCTION_NAMES
 from gradcalc.engine.evaluate.evaluate import Evaluation, evaluate, make_leaves, run_graph
 from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.engine.evaluate.singular import singularities
-from gradcalc.io.files import Skipped, open_text, read_points
+from gradcalc.io.files import Skipped, read_points
+from gradcalc.io.lines import open_text
 from gradcalc.lang.graph import Graph, lower
 from gradcalc.lang.literals import NAME, split_top_level
 from gradcalc.lang.parser import parse_program

@@ -175,16 +175,21 @@ def at_nearest_floats(
 def precise_values(forms: Sequence[Any], symbols: Sequence[Any], point: Sequence[float]) -> list:
     """``forms`` (sympy expressions of ``symbols``) at ``point`` (floats, taken as the exact
     rationals they are) with mpmath at 60 and at 120 digits -- at 400 and 800 where those
-    share fewer than 15 digits (cancellation) -- as floats: ``None`` where a value is not a
-    finite real, or is 0, or the precisions never share 15 digits. What float64 cannot evaluate
-    (``exp(1000)/(exp(1000) + exp(1000))`` is inf/inf) mpmath can.
+    share fewer than 15 digits (cancellation) -- as floats. A 0 there tells nothing (every
+    digit may be lost), so 0 is found exactly instead: where the form at the point's exact
+    rationals is sympy's 0 (``Heaviside(-3)``, ``x - x``). ``None`` where a value is not a
+    finite real, or the precisions never share 15 digits and it is not exactly 0. What
+    float64 cannot evaluate (``exp(1000)/(exp(1000) + exp(1000))`` is inf/inf) mpmath can.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
     >>> s = 1 / (1 + 2 * sp.exp(-x))  # 1 - s is 8.9e-309 at 710: 60 digits see 0
-    >>> precise_values([sp.exp(x) / (2 * sp.exp(x)), s * (1 - s), sp.sqrt(-x)], [x], [710.0])
-    [0.5, 8.95257245135026e-309, None]
+    >>> forms = [sp.exp(x) / (2 * sp.exp(x)), s * (1 - s), sp.sqrt(-x), sp.Heaviside(-x)]
+    >>> precise_values(forms, [x], [710.0])
+    [0.5, 8.95257245135026e-309, None, 0.0]
     """
+    import sympy as sp
+
     from gradcalc.symbolic.decide.precision import EVALF_MAX_DIGITS, HIGH, LOW, mp_function
 
     function = mp_function(list(symbols), list(forms))
@@ -194,7 +199,11 @@ def precise_values(forms: Sequence[Any], symbols: Sequence[Any], point: Sequence
         found = [old if old is not None else new for old, new in zip(found, values)]
         if all(value is not None for value in found):
             break
-    return found
+    exact = {symbol: sp.Rational(float(value)) for symbol, value in zip(symbols, point)}
+    return [
+        0.0 if value is None and forms[k].xreplace(exact) == 0 else value
+        for k, value in enumerate(found)
+    ]
 
 
 def _at_two_precisions(function: Any, point: Sequence[float], digits: tuple[int, int]) -> list:

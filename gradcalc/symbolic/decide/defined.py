@@ -30,7 +30,7 @@ from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.translate.convert import to_sympy
 
-__all__ = ["undefined_at"]
+__all__ = ["finite_real", "undefined_at"]
 
 #: Digits of a value sympy's evalf must know before its imaginary part counts.
 DIGITS = 30
@@ -67,24 +67,41 @@ def undefined_at(graph: Graph, point: Mapping[str, Any], seconds: float = SECOND
         with time_limit(seconds):
             exprs = to_sympy(graph, cut=values)  # raises UndefinedError at a zoo or a NaN
             ruled = [n for n in graph.nodes if n.kind == "op" and REGISTRY[n.op].domain]
-            if any(_not_real(sp, exprs[node.index]) for node in ruled):
+            known = [exprs[node.index] for node in ruled]
+            if any(isinstance(e, sp.Basic) and finite_real(e) is False for e in known):
                 return True
     except UndefinedError:
         return True
     except (CheckTimeout, ArithmeticError, TypeError, ValueError, RecursionError, MemoryError):
-        pass  # (evalf's PrecisionExhausted is an ArithmeticError): not confirmed
+        pass  # not confirmed
     return False
 
 
-def _not_real(sp: Any, value: Any) -> bool:
-    """True when ``value`` (an exact sympy number) is infinite, NaN, or has an imaginary part
-    known to :data:`DIGITS` digits; raises evalf's PrecisionExhausted when it cannot tell."""
-    if not isinstance(value, sp.Basic):
-        return False  # a tensor op's array: not judged here
+def finite_real(value: Any) -> bool | None:
+    """Is ``value`` (an exact sympy number) a finite real number? True or False where sympy
+    knows -- by its assumptions, or from :data:`DIGITS` digits of its value (an imaginary
+    part that is not 0 there is a proof) -- and None where it cannot tell (evalf cannot get
+    the digits: ``sqrt(2)**2 - 2`` left unevaluated is 0 to every precision it tries).
+
+    >>> import sympy as sp
+    >>> [finite_real(v) for v in (sp.sqrt(2), 1 / sp.Integer(0), sp.log(-sp.Rational(1, 2)))]
+    [True, False, False]
+    >>> finite_real(sp.asin(1 + sp.Rational(1, 10**40)))  # imaginary part 1.4e-20
+    False
+    """
+    import sympy as sp
+
     if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        return True
-    number = value.evalf(DIGITS, strict=True, maxn=MAX_DIGITS)
+        return False
+    if value.is_real is not None:
+        return bool(value.is_real)
+    try:
+        number = value.evalf(DIGITS, strict=True, maxn=MAX_DIGITS)
+    except (ArithmeticError, TypeError, ValueError):  # (evalf's PrecisionExhausted)
+        return None
     if number.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        return True
-    imaginary = sp.im(number)
-    return bool(imaginary.is_Number and imaginary != 0)
+        return False
+    real, imaginary = number.as_real_imag()
+    if not (real.is_Number and imaginary.is_Number):
+        return None
+    return bool(imaginary == 0)
