@@ -94,3 +94,106 @@ def test_at_a_kink_with_every_derivative_the_polynomial_is_the_limits() -> None:
     Heaviside(0) = 1/2 reading x^2/2."""
     result = taylor("max(x,0)^2 + min(x,0)^2", ["x=0"], 3)
     assert result.text == "x^2" and result.status == "skipped"
+
+
+# -- the tape's coefficients judged by the check's one rule: relative, no absolute slack ----
+
+
+def _generated(seed: int) -> tuple[str, str, int, object]:
+    """A function, a centre, an order and sympy's form: coefficients from 10^9 down to
+    e^-30, centres float64 cannot hold (pi/4, 1/3), terms without the variable."""
+    import random
+
+    rng = random.Random(seed)
+    a, c = rng.choice([1, 3, 10**9, -7]), rng.choice([0, 5, -(10**9)])
+    kind = rng.choice(["exp", "sin", "poly", "log"])
+    centre = rng.choice(["-30", "pi/4", "1/3", "2"] if kind != "log" else ["1/3", "2", "pi/4"])
+    text, f = {
+        "exp": (f"{a}*exp(x) + {c}", a * sp.exp(x) + c),
+        "sin": (f"{a}*sin(3x) + {c}", a * sp.sin(3 * x) + c),
+        "poly": (f"{a}*x^4 - x^2 + {c}", a * x**4 - x**2 + c),
+        "log": (f"{a}*log(x) + {c}", a * sp.log(x) + c),
+    }[kind]
+    return text, f"x={centre}", rng.randint(1, 4), f
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_generated_polynomials_agree_with_sympys_series(seed: int) -> None:
+    text, at, order, f = _generated(seed)
+    result = taylor(text, [at], order)
+    center = _back(at.partition("=")[2])
+    assert sp.simplify(result.polynomial - sp.series(f, x, center, order + 1).removeO()) == 0
+    assert result.status == "agree", (text, at, order)
+
+
+def test_a_tiny_coefficient_wrong_in_sign_is_a_disagreement(monkeypatch) -> None:
+    """exp(x) at -30: every coefficient is about 9.4e-14, within 1e-12 of its negative."""
+    import gradcalc.apps.derive.taylor as module
+
+    computed = module._tape_coefficients
+
+    def flipped(*args):
+        coefficients = computed(*args)
+        return {k: -value if k == (2,) else value for k, value in coefficients.items()}
+
+    assert taylor("exp(x)", ["x=-30"], 2).status == "agree"
+    monkeypatch.setattr(module, "_tape_coefficients", flipped)
+    result = taylor("exp(x)", ["x=-30"], 2)
+    assert result.status == "disagree"
+    assert [c.agree for c in result.coefficients] == [True, True, False]
+
+
+# -- a removable singularity: f undefined at the centre, with a limit there -----------------
+
+
+def _removable(seed: int) -> tuple[str, int, object]:
+    """``kind`` about x = a, undefined there (0/0), and its extension's Taylor polynomial by
+    hand from the textbook series (u = x - a): (x² - a²)/(x - a) = x + a = 2a + u;
+    sin(ku)/u = k - k³u²/6 + k⁵u⁴/120; (e^(ku) - 1)/u = k + k²u/2 + k³u²/6 + k⁴u³/24."""
+    import random
+
+    rng = random.Random(seed)
+    a, k = rng.choice([0, 1, -3, 10**9]), rng.choice([1, 2, -5])
+    u = x - a
+    kind = rng.choice(["quotient", "sine", "exp"])
+    text, full = {
+        "quotient": (f"(x^2 - ({a})^2)/(x - ({a}))", 2 * a + u),
+        "sine": (f"sin({k}(x - ({a})))/(x - ({a}))", k - k**3 * u**2 / 6 + k**5 * u**4 / 120),
+        "exp": (
+            f"(exp({k}(x - ({a}))) - 1)/(x - ({a}))",
+            k + k**2 * u / 2 + sp.Rational(k**3, 6) * u**2 + sp.Rational(k**4, 24) * u**3,
+        ),
+    }[kind]
+    order = rng.randint(1, 4) if kind != "quotient" else rng.randint(1, 2)
+    truncated = sum(
+        (sp.Poly(sp.expand(full.subs(x, x + a)), x).coeff_monomial(x**d) * u**d)
+        for d in range(order + 1)
+    )
+    return text, a, order, truncated
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_removable_singularity_gives_the_extended_functions_polynomial(seed: int) -> None:
+    text, a, order, truth = _removable(seed)
+    result = taylor(text, [f"x={a}"], order)
+    assert sp.expand(result.polynomial - truth) == 0, (text, order, result.text)
+    assert result.status == "skipped" and result.limit == truth.subs(x, a)
+    assert "removable singularity" in result.notes[0]
+    assert all(c.tape != c.tape for c in result.coefficients)  # (NaN: the tape has none)
+
+
+@pytest.mark.parametrize(
+    ("expression", "at"),
+    [
+        ("1/x", "x=0"),  # no finite limit
+        ("x^2/x^3", "x=0"),
+        ("sin(sqrt(x))/sqrt(x)", "x=0"),  # undefined left of 0 as gradcalc reads sqrt
+        ("x*log(x^2)/x", "x=0"),  # log(x^2): -infinity
+        ("abs(x)/x", "x=0"),  # -1 from the left, 1 from the right
+        ("x^(5/2)", "x=0"),  # defined at 0 (its third derivative is missing there)
+        ("sin(x)/x + y", "x=0,y=1"),  # several variables
+    ],
+)
+def test_without_a_finite_two_sided_limit_there_is_no_polynomial(expression, at) -> None:
+    with pytest.raises(UndefinedError):
+        taylor(expression, [at], 3 if expression == "x^(5/2)" else 2)

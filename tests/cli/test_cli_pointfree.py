@@ -121,6 +121,22 @@ def test_taylor_and_the_tangent_plane(cli) -> None:
     assert "tangent plane: z = 5 + 2(x - 1) + 4(y - 2)" in plane.stdout
 
 
+def test_taylor_at_a_removable_singularity_is_the_extensions_and_says_so(cli) -> None:
+    """sin(x)/x about 0: the textbook's 1 - x^2/6 + x^4/120 (sin's series divided by x),
+    exit 0, with the note in every format; the tape's coefficients are null in JSON."""
+    table = cli("taylor", "sin(x)/x", "--at", "x=0", "--order", "4")
+    assert table.exit_code == 0, table.output
+    assert "P4(x) = 1 - x^2/6 + x^4/120" in table.stdout
+    assert "not verified by the tape" in table.stdout and "removable" in table.stdout
+    plain = cli("taylor", "sin(x)/x", "--at", "x=0", "--order", "4", "--format", "plain")
+    assert plain.stdout.splitlines()[0] == "1 - x^2/6 + x^4/120"
+    assert "removable singularity" in plain.stderr  # (plain: the answer alone on stdout)
+    data = json.loads(cli("taylor", "sin(x)/x", "--at", "x=0", "--format", "json").stdout)
+    assert (data["status"], data["limit"], data["polynomial"]) == ("skipped", "1", "1 - x^2/6")
+    assert [c["tape"] for c in data["coefficients"]] == [None, None, None]
+    assert cli("taylor", "1/x", "--at", "x=0").exit_code == 3
+
+
 def test_explain_without_a_point_names_the_rules(cli) -> None:
     result = cli("explain", "x^x")
     assert result.exit_code == 0, result.output

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.core.errors import InputError
+from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.higher import check_variables
 from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.engine.evaluate.singular import side_text
@@ -36,12 +36,15 @@ from gradcalc.engine.run.api import (
     hessian_at,
 )
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit, to_sympy
-from gradcalc.symbolic.translate.notation import join_terms, shifted_term, user_latex
+from gradcalc.symbolic.crosscheck.simplify import simplest
+from gradcalc.symbolic.translate.notation import join_terms, shifted_term, user_latex, user_text
 
 #: Coefficients from nested tapes must match sympy's to this relative tolerance.
 RTOL = 1e-7
 #: Highest order for one variable (each order is one more nested tape).
 MAX_ORDER = 12
+#: The tape alone (the check is the comparison with sympy's coefficients, made here).
+UNCHECKED = Options(check=False)
 #: The note where a piecewise part switches at the centre (and every derivative exists).
 SWITCHING = (
     "a piecewise part switches at the centre, where sympy's derivatives are conventions "
@@ -78,6 +81,9 @@ class TaylorResult:
     polynomial: Any | None
     status: str
     notes: list[str] = field(default_factory=list)
+    #: f's limit at the centre where f itself is undefined there (a removable singularity:
+    #: the polynomial is then the extended f's, from sympy's series); None elsewhere.
+    limit: Any | None = None
 
     @property
     def text(self) -> str:
@@ -120,25 +126,24 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
     if len(graph.targets) != 1:
         raise InputError("taylor takes one function: give one expression")
     variables = tuple(graph.variables)
-    missing = [v for v in variables if v not in points.names]
-    if missing:
-        raise InputError(f"no value given for {missing[0]} (use --at {missing[0]}=...)")
-    check_variables(graph, variables, "a Taylor polynomial")
-    if not 1 <= order <= (MAX_ORDER if len(variables) == 1 else 2):
-        most = MAX_ORDER if len(variables) == 1 else 2
-        several = "" if len(variables) == 1 else " with several variables"
-        raise InputError(f"--order must be 1 to {most}{several} (got {order})")
+    _check_question(graph, variables, points.names, order)
     center = {v: float(points.arrays[v]) for v in variables}
     texts = dict(points.exact[0]) if points.exact else {v: repr(center[v]) for v in variables}
     switching = _refuse_kinks(graph, variables, texts, order)
-    tape = _tape_coefficients(graph, points, variables, order)
+    try:
+        tape = _tape_coefficients(graph, points, variables, order)
+    except UndefinedError:
+        extended = _extended(expression, graph, points, texts, order, budget)
+        if extended is None:
+            raise
+        return extended
     notes: list[str] = []
     exact = None if switching else _exact_coefficients(graph, variables, texts, tape, budget, notes)
     notes += [SWITCHING] if switching else []  # sympy's values there are conventions
     coefficients = []
     for powers, value in tape.items():
         truth = None if exact is None else exact[powers]
-        agree = None if truth is None else _close(value, truth)
+        agree = None if truth is None else _agrees(value, truth, graph, texts, center, powers)
         coefficients.append(Coefficient(powers, value, truth, agree))
     polynomial = None if exact is None else _polynomial(variables, texts, exact)
     if exact is None:
@@ -156,6 +161,93 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
         status,
         notes,
     )
+
+
+def _check_question(graph, variables, given, order: int) -> None:
+    """Refuse a point without every variable, or an order out of range."""
+    missing = [v for v in variables if v not in given]
+    if missing:
+        raise InputError(f"no value given for {missing[0]} (use --at {missing[0]}=...)")
+    check_variables(graph, variables, "a Taylor polynomial")
+    if not 1 <= order <= (MAX_ORDER if len(variables) == 1 else 2):
+        most = MAX_ORDER if len(variables) == 1 else 2
+        several = "" if len(variables) == 1 else " with several variables"
+        raise InputError(f"--order must be 1 to {most}{several} (got {order})")
+
+
+def _extended(expression, graph, points, texts, order, budget) -> TaylorResult | None:
+    """Where f itself is undefined at the centre, op by op (``sin(x)/x`` at 0; ``x^2/x``,
+    which sympy would cancel, too) but has a finite real
+    limit there, the same from both sides, and is defined on both sides in gradcalc's
+    reading (the tape computes it at the centre ± 10^-6): the Taylor polynomial of f
+    extended by that limit -- sympy's series about the centre, when it is a polynomial of
+    degree ``order``. None otherwise (one variable only), or where sympy cannot tell.
+
+    >>> result = taylor("sin(x)/x", ["x=0"], 4)
+    >>> result.text, result.limit, result.status
+    ('1 - x^2/6 + x^4/120', 1, 'skipped')
+    """
+    import sympy as sp
+
+    from gradcalc.symbolic.decide.defined import finite_real, undefined_at
+
+    (name,) = graph.variables if len(graph.variables) == 1 else (None,)
+    if name is None or not _defined_beside(graph, points, name):
+        return None
+    x, t = sp.Symbol(name, real=True), sp.Dummy("t", real=True)
+    try:
+        with time_limit(budget):
+            f, centre = to_sympy(graph)[graph.targets[0]], exact_value(texts[name])
+            if not undefined_at(graph, {name: centre}, budget):
+                return None  # (f is defined there: a derivative is what is missing)
+            near = f.subs(x, centre + t)
+            limit = sp.limit(near, t, 0, "+")
+            if finite_real(limit) is not True or sp.limit(near, t, 0, "-") != limit:
+                return None
+            series = sp.series(near, t, 0, order + 1).removeO()
+            if not series.is_polynomial(t):
+                return None  # (a log, or a fractional or negative power)
+            exact = {(k,): series.coeff(t, k) if k else series.subs(t, 0) for k in range(order + 1)}
+            if any(finite_real(value) is not True for value in exact.values()):
+                return None
+    except (CheckTimeout, TypeError, ValueError, NotImplementedError, RecursionError):
+        return None
+    at = f"{name} = {texts[name]}"
+    note = (
+        f"f is undefined at {at} but tends to {user_text(limit)} there from both sides (a "
+        "removable singularity): this is the Taylor polynomial of f extended by that limit, "
+        "from sympy's series"
+    )
+    coefficients = [Coefficient(p, math.nan, value, None) for p, value in exact.items()]
+    polynomial = _polynomial((name,), texts, exact)
+    center = {name: float(points.arrays[name])}
+    return TaylorResult(
+        expression,
+        (name,),
+        center,
+        {name: texts[name]},
+        order,
+        coefficients,
+        polynomial,
+        "skipped",
+        [note],
+        limit,
+    )
+
+
+def _defined_beside(graph, points, name: str) -> bool:
+    """Does the tape compute f at the centre ± 10^-6 (relative to the centre beyond 1):
+    defined on both sides as gradcalc reads f (``sqrt(x)`` is not, left of 0)?"""
+    from gradcalc.engine.evaluate.points import Points
+
+    centre = float(points.arrays[name])
+    step = 1e-6 * max(1.0, abs(centre))
+    try:
+        for side in (centre - step, centre + step):
+            gradient_at(graph, Points((name,), {name: np.array(side)}, None), [name], UNCHECKED)
+    except UndefinedError:
+        return False
+    return True
 
 
 def _refuse_kinks(graph, variables, texts, order: int) -> bool:
@@ -204,7 +296,7 @@ def _refuse_kinks(graph, variables, texts, order: int) -> bool:
 
 def _tape_coefficients(graph, points, variables, order) -> dict[tuple[int, ...], float]:
     """{powers: coefficient} from nested tapes, by ascending degree."""
-    options = Options(check=False)
+    options = UNCHECKED
     if len(variables) == 1:
         run = derivatives_at(graph, points, variables[0], order, options)
         values = [float(run.value), *(float(d) for d in run.orders)]
@@ -246,7 +338,8 @@ def _exact_coefficients(graph, variables, texts, tape, budget, notes) -> dict | 
                 for s, k in zip(symbols, powers):
                     derivative = sp.diff(derivative, s, k) if k else derivative
                 factor = math.prod(math.factorial(k) for k in powers)
-                out[powers] = sp.simplify(derivative.subs(center) / factor)
+                value = derivative.subs(center) / factor  # (exact: its shortest form shown)
+                out[powers] = simplest(value, budget / (2 * len(tape))).expr
             return out
     except CheckTimeout:
         notes.append(
@@ -257,12 +350,41 @@ def _exact_coefficients(graph, variables, texts, tape, budget, notes) -> dict | 
     return None
 
 
-def _close(value: float, exact: Any) -> bool:
-    try:
-        truth = complex(exact.evalf(30))
-    except (TypeError, ValueError):
-        return False
-    return truth.imag == 0 and math.isclose(value, truth.real, rel_tol=RTOL, abs_tol=1e-10)
+def _agrees(value: float, exact: Any, graph, texts, center, powers) -> bool:
+    """The check's one rule (:func:`~gradcalc.symbolic.crosscheck.values.agrees`): within
+    RTOL of sympy's exact coefficient, with no absolute slack but where it is 0 -- or of
+    the coefficient at the float64 centre the tape was given (``pi/4`` is not a float64
+    number), to 50 digits.
+
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> import sympy as sp
+    >>> graph = compile_expression("exp(x)", ["x"])
+    >>> exact = sp.exp(-30)  # 9.4e-14: wrong in sign, it is within 1e-12 of the truth
+    >>> _agrees(9.357622968840175e-14, exact, graph, {"x": "-30"}, {"x": -30.0}, (0,))
+    True
+    >>> _agrees(-9.357622968840175e-14, exact, graph, {"x": "-30"}, {"x": -30.0}, (0,))
+    False
+    """
+    import sympy as sp
+
+    from gradcalc.symbolic.crosscheck.values import agrees, at_nearest_floats
+
+    def within(truth: float) -> bool:
+        return bool(agrees(np.array([value]), np.array([truth]), RTOL)[0])
+
+    number = sp.N(exact, 30)
+    if number.is_real and within(float(number)):
+        return True
+    symbols = {v: sp.Symbol(v, real=True) for v in center}
+    derivative = to_sympy(graph)[graph.targets[0]]
+    for v, k in zip(center, powers):
+        derivative = sp.diff(derivative, symbols[v], k) if k else derivative
+    factor = math.prod(math.factorial(k) for k in powers)
+    exact_centre = {symbols[v]: exact_value(texts[v]) for v in center}
+    nearest = at_nearest_floats(
+        derivative / factor, exact_centre, {symbols[v]: c for v, c in center.items()}
+    )
+    return nearest is not None and within(nearest)
 
 
 def _polynomial(variables, texts, exact) -> Any:

@@ -44,4 +44,5 @@ def taylor(
     result = expand(text, at, order, check_timeout)
     show_read(context, TaylorView(), result, output, [reading])
     tape = [c.tape for c in result.coefficients]
-    return exit_status(failed=result.status == "disagree", undefined=undefined_values(tape))
+    undefined = result.limit is None and undefined_values(tape)  # (extended by its limit: 0)
+    return exit_status(failed=result.status == "disagree", undefined=undefined)

@@ -140,6 +140,8 @@ def _taylor_status(result: Any) -> str:
     if result.status == "disagree":
         bad = [c for c in result.coefficients if c.agree is False]
         return f"NOT verified: {len(bad)} of {count} coefficients differ from sympy's"
+    if result.limit is not None:
+        return "not verified by the tape: f is undefined at the centre (see the note)"
     return "not verified: sympy's exact polynomial was not formed"
 
 
@@ -163,6 +165,7 @@ def taylor_json(result: Any) -> dict[str, Any]:
             for c in result.coefficients
         ],
         "status": result.status,
+        "limit": None if result.limit is None else user_text(result.limit),
         "notes": list(result.notes),
     }
 
