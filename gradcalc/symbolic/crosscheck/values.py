@@ -212,13 +212,10 @@ def _at_two_precisions(function: Any, point: Sequence[float], digits: tuple[int,
     s = 1 - 1e-309), so a 0 tells nothing."""
     import mpmath
 
-    from gradcalc.symbolic.decide.precision import mp_real, shared_digits
+    from gradcalc.symbolic.decide.precision import rows_at, shared_digits
 
-    rows = []
-    for working in digits:
-        with mpmath.workdps(working):
-            args = [mpmath.mpf(float(value)) for value in point]  # (a float's exact value)
-            rows.append([mp_real(value) for value in function(*args)])
+    exact = [mpmath.mpf(float(value)) for value in point]  # (a float's exact value: any digits)
+    rows = rows_at(function, lambda: exact, digits)
     with mpmath.workdps(max(digits)):
         return [
             None if not (low and high) or shared_digits(low, high) < 15 else float(high)

@@ -49,6 +49,7 @@ __all__ = [
     "mp_real",
     "precise_at",
     "precise_value",
+    "rows_at",
     "settled",
     "shared_digits",
     "two_precisions",
@@ -356,14 +357,30 @@ def two_precisions(
     ``mpmath.workdps(max(digits))``."""
     import mpmath
 
-    values = []
+    low, high = rows_at(
+        function, lambda: [mpmath.mpf(int(point[n].p)) / int(point[n].q) for n in names], digits
+    )
+    if any(v is None for v in (*low, *high)):
+        return None
+    return low, high
+
+
+def rows_at(function, arguments: Callable[[], list], digits: tuple[int, int]) -> tuple[list, list]:
+    """``function``'s values computed at each of ``digits`` (decimal digits), each a finite
+    real mpf or None; ``arguments()`` makes its mpf arguments at the working precision.
+
+    >>> import mpmath
+    >>> low, high = rows_at(lambda x: [mpmath.sqrt(x), mpmath.sqrt(-x)], lambda: [2], (20, 40))
+    >>> mpmath.nstr(low[0], 15), mpmath.nstr(high[0], 30), low[1], high[1]
+    ('1.4142135623731', '1.41421356237309504880168872421', None, None)
+    """
+    import mpmath
+
+    rows = []
     for working in digits:
         with mpmath.workdps(working):
-            args = [mpmath.mpf(int(point[n].p)) / int(point[n].q) for n in names]
-            values.append([mp_real(v) for v in function(*args)])
-    if any(v is None for row in values for v in row):
-        return None
-    return values[0], values[1]
+            rows.append([mp_real(v) for v in function(*arguments())])
+    return rows[0], rows[1]
 
 
 def mp_real(value) -> Any:
