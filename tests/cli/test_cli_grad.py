@@ -106,6 +106,17 @@ def test_several_points_and_csv_and_plain(cli) -> None:
     assert cli(*args, "--format", "plain").stdout.splitlines() == ["2 1", "4 3"]
 
 
+@pytest.mark.parametrize("output", ["json", "csv", "table", "plain"])
+def test_a_points_files_ambiguous_cell_is_warned_in_every_format(cli, tmp_path, output) -> None:
+    path = tmp_path / "points.csv"
+    path.write_text("x\n1/2pi\n2\n")
+    result = cli("grad", "sin(x)", "--points", str(path), "--format", output)
+    warning = "points file, column x: 1/2pi is read as (1/2)·pi; if you mean 1/(2·pi)"
+    assert result.exit_code == 0 and warning in result.stderr, result.output
+    if output == "json":
+        assert any(warning in w for w in json.loads(result.stdout)["warnings"])
+
+
 def test_points_file_and_stdin(cli, tmp_path) -> None:
     path = tmp_path / "points.csv"
     path.write_text("x,y\n1,2\n3,4\n", encoding="utf-8")

@@ -77,6 +77,33 @@ def test_csv_a_fraction_is_a_constant() -> None:
 # --- numpy files -------------------------------------------------------------------------
 
 
+def test_a_constant_cell_that_could_be_meant_otherwise_is_warned_once_per_column() -> None:
+    """1/2pi in a cell is (1/2)·pi, as in --at: the chunk says so, once per column and text,
+    whatever the rows; plain numbers and unambiguous constants (pi/4) warn of nothing."""
+    import random
+
+    from gradcalc.lang.reading import value_warnings
+
+    rng = random.Random(7)
+    cells = ["1/2pi", "1/3e", "pi/4", "2", "0.5", "sqrt(2)"]
+    rows = [(rng.choice(cells), rng.choice(cells)) for _ in range(200)]
+    text = "x,y\n" + "".join(f"{a},{b}\n" for a, b in rows)
+    (chunk,) = csv_chunks(text)
+    expected = {
+        f"points file, column {name}: {warning}"
+        for k, name in enumerate("xy")
+        for warning in value_warnings([row[k] for row in rows])
+    }
+    assert set(chunk.warnings) == expected and len(chunk.warnings) == len(expected)
+    assert chunk.arrays["x"][[r[0] == "1/2pi" for r in rows]].tolist() == [math.pi / 2] * sum(
+        r[0] == "1/2pi" for r in rows
+    )
+    (plain,) = csv_chunks("x,y\n1,pi/4\n2,3\n")
+    assert plain.warnings == ()
+    parts = csv_chunks(text)[0].parts(7)
+    assert all(part.warnings == chunk.warnings for part in parts)
+
+
 def test_npz_columns_with_an_id(tmp_path) -> None:
     path = str(tmp_path / "p.npz")
     np.savez(path, x=np.arange(5.0), y=np.arange(5) * 2, name=np.array(list("abcde")))

@@ -31,7 +31,9 @@ class Points:
     row number of the first point (for messages), 0 for ``--at``. ``ids`` holds, per
     point, the text of the file's ``--id`` column (``None`` without one). ``bad`` marks,
     per point, a value that was not a number (the API's ``strict=False``): those points are
-    undefined, never computed as if they were.
+    undefined, never computed as if they were. ``warnings`` say how values were read that
+    could be meant otherwise (a file's cell ``1/2pi`` is (1/2)·pi): every result made at
+    these points carries them.
     """
 
     names: tuple[str, ...]
@@ -40,6 +42,7 @@ class Points:
     first_row: int = 0
     ids: list[str] | None = None
     bad: np.ndarray | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:
@@ -78,6 +81,7 @@ class Points:
             self.first_row + start,
             None if self.ids is None else self.ids[start:stop],
             None if self.bad is None else self.bad[start:stop],
+            self.warnings,
         )
 
 

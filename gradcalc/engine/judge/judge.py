@@ -309,7 +309,7 @@ def finish(
     the ``kind`` of result with its own fields in ``extra``."""
     graph = run.graph
     name = graph.target_names[run.target]
-    warnings: list[str] = graph.ambiguities
+    warnings: list[str] = [*graph.ambiguities, *points.warnings]
     verdict = _judge(run, points, options, warnings)
     for source in run.sources:
         if run.gradient[source] is None and source in graph.variable_nodes:
