@@ -73,6 +73,23 @@ def given_values(at: Sequence[str] | None) -> list[str]:
     return [pair.rpartition("=")[2].strip() for pair in pairs]
 
 
+def bound_values(text: str | None, between: str) -> list[str]:
+    """The ends of a ``--in`` region (``x=0..1/2pi``, between ``..``) or of a ``--range``
+    (``0:1/2pi``, between ``:``): read with the expression, they are warned about as any
+    value is.
+
+    >>> bound_values("x=0..1/2pi,y=-1..1", ".."), bound_values("-pi:pi", ":")
+    (['0', '1/2pi', '-1', '1'], ['-pi', 'pi'])
+    """
+    from gradcalc.lang.literals import split_top_level
+
+    ends: list[str] = []
+    for part in split_top_level(text) if text else ():
+        low, _, high = part.rpartition("=")[2].partition(between)
+        ends += [low.strip(), high.strip()]
+    return ends
+
+
 def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -21,3 +21,30 @@ def test_a_bare_value_with_several_variables_is_refused_with_the_names() -> None
 
 def test_given_names() -> None:
     assert given_names(["a=1,b=atan2(1, 2)"]) == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["critical", "sin(x)", "--in", "x=0..1/2pi", "--format", "json"],
+        ["critical", "sin(x)", "--in", "x=0..1/2pi"],
+        ["plot", "sin(x)", "--range", "0:1/2pi"],
+    ],
+)
+def test_a_region_or_ranges_ends_are_warned_about_as_values_are(cli, args) -> None:
+    """--in x=0..1/2pi ends at (1/2)·pi = pi/2, as --at x=1/2pi is: the output says so."""
+    done = cli(*args)
+    warning = "1/2pi is read as (1/2)·pi; if you mean 1/(2·pi), write 1/(2pi)"
+    assert done.exit_code == 0 and warning in done.output, done.output
+    if "json" in args:
+        import json
+
+        assert json.loads(done.stdout)["warnings"] == [warning]
+        assert json.loads(done.stdout)["region"]["x"][1] == pytest.approx(1.5707963267948966)
+
+
+def test_bound_values_are_the_ends_as_typed() -> None:
+    from gradcalc.cli.reading import bound_values
+
+    assert bound_values("x=-1/2e..2, y = pi/4..sqrt(2)", "..") == ["-1/2e", "2", "pi/4", "sqrt(2)"]
+    assert bound_values(None, "..") == [] and bound_values("-pi:1/2pi", ":") == ["-pi", "1/2pi"]

@@ -35,11 +35,12 @@ def critical(
     --format plain: a tab-separated line per point (its coordinates, f, the verdict), then
     a line per continuum of critical points: continuum, a tab, its description."""
     from gradcalc.apps.critical.critical import critical_points
+    from gradcalc.cli.reading import bound_values
     from gradcalc.lang.intake import read
     from gradcalc.render.views.pointfree import CriticalView
 
     text = expression_text(expression, None)
-    reading = read(text)
+    reading = read(text, values=bound_values(region, ".."))
     result = critical_points(text, region, check_timeout)
     show_read(context, CriticalView(), result, output, [reading])
     return ExitCode.OK

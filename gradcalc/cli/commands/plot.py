@@ -44,14 +44,14 @@ def plot(
     gradient arrow (two variables, with --out); without --at, the function of one variable
     alone."""
     from gradcalc.apps.plot import plot
-    from gradcalc.cli.reading import given_names, given_values, named_at, warn
+    from gradcalc.cli.reading import bound_values, given_names, given_values, named_at, warn
     from gradcalc.lang.intake import read
 
     if at and len(at) != 1:
         raise InputError("plot is drawn at one point: give one --at x=2 (or none)")
     text = expression_text(expression, None)
     at = named_at(at, text) or []
-    reading = read(text, given_names(at), values=given_values(at))
+    reading = read(text, given_names(at), values=[*given_values(at), *bound_values(span, ":")])
     bounds = plot.parse_span(span) if span is not None else None
     if at:
         drawn = plot.plot(text, at, bounds, out, width, height)
