@@ -138,12 +138,13 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
             raise
         return extended
     notes: list[str] = []
-    exact = None if switching else _exact_coefficients(graph, variables, texts, tape, budget, notes)
+    found = None if switching else _exact_coefficients(graph, variables, texts, tape, budget, notes)
     notes += [SWITCHING] if switching else []  # sympy's values there are conventions
+    exact = None if found is None else {powers: truth for powers, (truth, _) in found.items()}
     coefficients = []
     for powers, value in tape.items():
-        truth = None if exact is None else exact[powers]
-        agree = None if truth is None else _agrees(value, truth, graph, texts, center, powers)
+        truth, form = (None, None) if found is None else found[powers]
+        agree = None if found is None else _agrees(value, truth, form, texts, center)
         coefficients.append(Coefficient(powers, value, truth, agree))
     polynomial = None if exact is None else _polynomial(variables, texts, exact)
     if exact is None:
@@ -197,10 +198,10 @@ def _extended(expression, graph, points, texts, order, budget) -> TaylorResult |
     x, t = sp.Symbol(name, real=True), sp.Dummy("t", real=True)
     try:
         with time_limit(budget):
-            f, centre = to_sympy(graph)[graph.targets[0]], exact_value(texts[name])
+            centre = exact_value(texts[name])
             if not undefined_at(graph, {name: centre}, budget):
                 return None  # (f is defined there: a derivative is what is missing)
-            near = f.subs(x, centre + t)
+            near = to_sympy(graph)[graph.targets[0]].subs(x, centre + t)
             limit = sp.limit(near, t, 0, "+")
             if finite_real(limit) is not True or sp.limit(near, t, 0, "-") != limit:
                 return None
@@ -324,7 +325,8 @@ def _unit(n: int, i: int) -> tuple[int, ...]:
 
 
 def _exact_coefficients(graph, variables, texts, tape, budget, notes) -> dict | None:
-    """{powers: sympy coefficient} at the exact centre, or None past the budget."""
+    """{powers: (sympy's coefficient at the exact centre, its form in the variables)}, or
+    None past the budget."""
     import sympy as sp
 
     symbols = [sp.Symbol(v, real=True) for v in variables]
@@ -337,9 +339,9 @@ def _exact_coefficients(graph, variables, texts, tape, budget, notes) -> dict | 
                 derivative = f
                 for s, k in zip(symbols, powers):
                     derivative = sp.diff(derivative, s, k) if k else derivative
-                factor = math.prod(math.factorial(k) for k in powers)
-                value = derivative.subs(center) / factor  # (exact: its shortest form shown)
-                out[powers] = simplest(value, budget / (2 * len(tape))).expr
+                form = derivative / math.prod(math.factorial(k) for k in powers)
+                value = form.subs(center)  # (exact: its shortest form shown)
+                out[powers] = simplest(value, budget / (2 * len(tape))).expr, form
             return out
     except CheckTimeout:
         notes.append(
@@ -350,19 +352,18 @@ def _exact_coefficients(graph, variables, texts, tape, budget, notes) -> dict | 
     return None
 
 
-def _agrees(value: float, exact: Any, graph, texts, center, powers) -> bool:
+def _agrees(value: float, exact: Any, form: Any, texts, center) -> bool:
     """The check's one rule (:func:`~gradcalc.symbolic.crosscheck.values.agrees`): within
-    RTOL of sympy's exact coefficient, with no absolute slack but where it is 0 -- or of
-    the coefficient at the float64 centre the tape was given (``pi/4`` is not a float64
+    RTOL of sympy's ``exact`` coefficient, with no absolute slack but where it is 0 -- or
+    of its ``form`` at the float64 centre the tape was given (``pi/4`` is not a float64
     number), to 50 digits.
 
-    >>> from gradcalc.engine.run.api import compile_expression
     >>> import sympy as sp
-    >>> graph = compile_expression("exp(x)", ["x"])
+    >>> x = sp.Symbol("x", real=True)
     >>> exact = sp.exp(-30)  # 9.4e-14: wrong in sign, it is within 1e-12 of the truth
-    >>> _agrees(9.357622968840175e-14, exact, graph, {"x": "-30"}, {"x": -30.0}, (0,))
+    >>> _agrees(9.357622968840175e-14, exact, sp.exp(x), {"x": "-30"}, {"x": -30.0})
     True
-    >>> _agrees(-9.357622968840175e-14, exact, graph, {"x": "-30"}, {"x": -30.0}, (0,))
+    >>> _agrees(-9.357622968840175e-14, exact, sp.exp(x), {"x": "-30"}, {"x": -30.0})
     False
     """
     import sympy as sp
@@ -376,14 +377,8 @@ def _agrees(value: float, exact: Any, graph, texts, center, powers) -> bool:
     if number.is_real and within(float(number)):
         return True
     symbols = {v: sp.Symbol(v, real=True) for v in center}
-    derivative = to_sympy(graph)[graph.targets[0]]
-    for v, k in zip(center, powers):
-        derivative = sp.diff(derivative, symbols[v], k) if k else derivative
-    factor = math.prod(math.factorial(k) for k in powers)
     exact_centre = {symbols[v]: exact_value(texts[v]) for v in center}
-    nearest = at_nearest_floats(
-        derivative / factor, exact_centre, {symbols[v]: c for v, c in center.items()}
-    )
+    nearest = at_nearest_floats(form, exact_centre, {symbols[v]: c for v, c in center.items()})
     return nearest is not None and within(nearest)
 
 
