@@ -242,20 +242,29 @@ def _cells(line: str, row: int, pick: _Pick, what: str) -> list[str]:
 
 
 def _careful_row(
-    cells: list[str], row: int, pick: _Pick, what: str, noticed: dict[str, None]
+    cells: list[str], row: int, pick: _Pick, what: str, constants: dict[tuple[str, str], None]
 ) -> str:
     """Validate a row's variables cell by cell; return them as plain comma-separated numbers.
-    How a constant cell was read, where it could be meant otherwise, goes to ``noticed``
-    (once per column and text: ``points file, column x: 1/2pi is read as (1/2)·pi; ...``)."""
+    A row that passes adds its constant cells (``pi/4``) to ``constants`` as (column, text)."""
+    values = [repr(cell_value(cells[i], row, n, what)) for i, n in zip(pick.indexes, pick.names)]
+    for i, name in zip(pick.indexes, pick.names):
+        if not NUMBER.match(cells[i]):
+            constants[name, cells[i].strip()] = None
+    return ",".join(values)
+
+
+def _warnings(constants: dict[tuple[str, str], None], what: str) -> tuple[str, ...]:
+    """How constant cells were read where they could be meant otherwise, once per column and
+    text, each text parsed once: ``points file, column x: 1/2pi is read as (1/2)·pi; ...``."""
+    if not constants:
+        return ()
     from gradcalc.lang.reading import value_warnings
 
-    values = []
-    for i, name in zip(pick.indexes, pick.names):
-        values.append(repr(cell_value(cells[i], row, name, what)))
-        if not NUMBER.match(cells[i]):
-            for warning in value_warnings([cells[i]]):
-                noticed[f"{what}, column {_short(name)}: {warning}"] = None
-    return ",".join(values)
+    return tuple(
+        f"{what}, column {_short(name)}: {warning}"
+        for name, text in constants
+        for warning in value_warnings([text])
+    )
 
 
 def cell_value(text: str, row: int, column: str, what: str = "points file") -> float:
@@ -308,13 +317,13 @@ def _chunk(
     table = _fast_table(text, len(block), len(pick.names)) if text else None
     if table is not None and not table_in_range(table, text):
         table = None  # 1e999, 1e-999: the careful path names the cell
-    noticed: dict[str, None] = {}
+    constants: dict[tuple[str, str], None] = {}
     if table is None:
         good, kept, rows = [], [], []
         for line, n in zip(block, numbers):
             try:
                 cells = _cells(line, n, pick, what)
-                good.append(_careful_row(cells, n, pick, what, noticed))
+                good.append(_careful_row(cells, n, pick, what, constants))
             except InputError as error:
                 if skipped is None:
                     raise
@@ -331,7 +340,7 @@ def _chunk(
     if pick.id_index is not None:
         ids = [cells[pick.id_index].strip() for cells in rows]
     arrays = {n: table[:, i] for i, n in enumerate(pick.names)}
-    return Points(pick.names, arrays, None, numbers[0], ids, warnings=tuple(noticed))
+    return Points(pick.names, arrays, None, numbers[0], ids, warnings=_warnings(constants, what))
 
 
 def _fast_table(text: str, rows: int, columns: int) -> np.ndarray | None:

@@ -102,6 +102,8 @@ def test_a_constant_cell_that_could_be_meant_otherwise_is_warned_once_per_column
     assert plain.warnings == ()
     parts = csv_chunks(text)[0].parts(7)
     assert all(part.warnings == chunk.warnings for part in parts)
+    (kept,) = csv_chunks("x,y\n1/2pi,nan\n2,3\n", skipped=Skipped())  # (row 2 left out)
+    assert kept.warnings == ()
 
 
 def test_npz_columns_with_an_id(tmp_path) -> None:
