@@ -198,7 +198,7 @@ def precise_values(forms: Sequence[Any], symbols: Sequence[Any], point: Sequence
         values = _at_two_precisions(function, point, digits)
         found = [old if old is not None else new for old, new in zip(found, values)]
         if all(value is not None for value in found):
-            break
+            return found
     exact = {symbol: sp.Rational(float(value)) for symbol, value in zip(symbols, point)}
     return [
         0.0 if value is None and forms[k].xreplace(exact) == 0 else value
