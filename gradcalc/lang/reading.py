@@ -273,21 +273,40 @@ _PLAIN_POWER = "*" + SUPERSCRIPTS
 def _power_chain(node: Binary, text: str) -> Binary | None:
     """The exponent of ``node`` if it is a power of a power written without parentheses
     around it (``e^x^2``, ``e^(x)^2``): powers group to the right, e^(x^2), where a student
-    may mean (e^x)^2. Not ``e^(x^2)``, a superscript (``e^x²``) or Python's ``x**y**z``.
+    may mean (e^x)^2. Not ``e^(x^2)``, a superscript on a name (``e^x²``) or Python's
+    ``x**y**z``; but a superscript on a number is (``x^3²`` is x^9: (x^3)^2 is likely meant).
 
     >>> from gradcalc.lang.parser import parse_program
     >>> ambiguities(parse_program("e^x^2"))
     ['e^x^2 is read as e^(x^2); if you mean (e^x)^2, write (e^x)^2']
-    >>> ambiguities(parse_program("e^(x^2) + e^x² + (e^x)^2 + x**y**z"))
+    >>> ambiguities(parse_program("x^3²"))
+    ['x^3² is read as x^(3^2); if you mean (x^3)^2, write (x^3)^2']
+    >>> ambiguities(parse_program("e^(x^2) + e^x² + (e^x)^2 + x**y**z + x^(3²)"))
     []
     """
     inner = node.right
     if node.op != "pow" or not is_binary(inner, "pow"):
         return None
-    if text[node.column] in _PLAIN_POWER or text[inner.column] in _PLAIN_POWER:  # (x**y**z)
+    raised_number = text[inner.column] in SUPERSCRIPTS and _differ_grouped(inner)
+    plain = text[node.column] in _PLAIN_POWER or text[inner.column] in _PLAIN_POWER
+    if plain and not raised_number:  # x**y**z, e^x²
         return None
     opened = text.count("(", node.column, inner.column) - text.count(")", node.column, inner.column)
     return inner if opened <= 0 else None
+
+
+def _differ_grouped(power: Binary) -> bool:
+    """Whether ``power`` is a number to a number whose grouping under a base matters:
+    x^(b^c) is not (x^b)^c unless b^c = b·c (``x^2²`` is x^4 either way).
+
+    >>> from gradcalc.lang.parser import parse_program
+    >>> [_differ_grouped(parse_program(t).statements[0].expr) for t in ("3²", "2²", "y²")]
+    [True, False, False]
+    """
+    base, exponent = power.left, power.right
+    if not (isinstance(base, Num) and isinstance(exponent, Num)):
+        return False
+    return base.value**exponent.value != base.value * exponent.value
 
 
 def _power_of_t(node: Node) -> TypeGuard[Binary]:

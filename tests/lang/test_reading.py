@@ -39,6 +39,10 @@ def value(text: str, **at: float) -> float:
         ("e^x^2", "e^(x^2)", "(e^x)^2", "(e^x)^2", 3.0, math.e**9, math.e**6),
         ("x^2^3", "x^(2^3)", "(x^2)^3", "(x^2)^3", 2.0, 256.0, 64.0),
         ("e^(x)^3", "e^(x^3)", "(e^x)^3", "(e^x)^3", 2.0, math.e**8, math.e**6),
+        # a superscript on a number exponent: x^3² is x^9, where (x^3)^2 = x^6 is likely
+        ("x^3²", "x^(3^2)", "(x^3)^2", "(x^3)^2", 2.0, 512.0, 64.0),
+        ("x**3²", "x^(3^2)", "(x^3)^2", "(x^3)^2", 2.0, 512.0, 64.0),
+        ("2^1.5³", "2^(1.5^3)", "(2^1.5)^3", "(2^1.5)^3", 2.0, 2**3.375, 2**4.5),
     ],
 )  # fmt: skip
 def test_each_ambiguous_pattern_warns_with_both_readings(
@@ -59,7 +63,7 @@ def test_each_ambiguous_pattern_warns_with_both_readings(
     [
         *("x^2/2", "x^4/2", "(x^3)/2", "x^(3)/2", "e^(2x)", "1/(2x)", "e^2 x", "x²y", "x^2*y"),
         *("1/2*x", "(x/2)y", "(e^2)x", "(1/2)(x+1)", "x^3/0", "x^-2/0.0"),
-        *("e^(x^2)", "(e^x)^2", "e^x²", "x**y**z", "2^(3^x)"),
+        *("e^(x^2)", "(e^x)^2", "e^x²", "x**y**z", "2^(3^x)", "x^(3²)", "(x^3)²", "x^2²"),
     ],
 )
 def test_unambiguous_texts_do_not_warn(text) -> None:
