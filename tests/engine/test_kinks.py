@@ -334,3 +334,29 @@ def test_a_mixed_derivative_across_a_line_of_switches_is_decided(seed: int) -> N
         text, want = f"{c}*max(x - ({a}), 0)^3*y^2 + ({b})*x*y", [0, b, b, 0]
     result = hessian(text, at=[f"x={a},y={y0}"])
     assert result.shown_matrix.reshape(-1).tolist() == [float(v) for v in want], text
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("hessian", ("x^(3/2)", "--at", "x=0")),
+        ("hessian", ("x^(3/2) + y^2", "--at", "x=0,y=1")),
+        ("taylor", ("x^(5/2)", "--at", "x=0", "--order", "3")),
+        ("grad", ("x^(5/2)", "--at", "x=0", "--order", "3")),
+    ],
+)
+def test_a_part_of_the_derivative_is_named_without_fs_own_slopes(cli, command, args) -> None:
+    """x^(n/2)'s derivative of order n/2 + 1/2 holds x^0.5, whose slope at 0 is infinite
+    (sympy: (x^(3/2))'' = 3/(4 sqrt(x)) has no finite limit from the right). The refusal
+    names that part in the reading's notation and leaves out f's own one-sided slopes (its
+    first derivative's, 0 from the right, which say nothing of the failing derivative)."""
+    import sympy as sp
+
+    x = sp.Symbol("x", positive=True)
+    power = sp.Rational(args[0][3]) / 2
+    order = 2 if command == "hessian" else int(args[-1])
+    assert sp.limit(sp.diff(x**power, x, order), x, 0, "+") == sp.oo
+    done = cli(command, *args)
+    assert done.exit_code == 3, done.output
+    assert "x^0.5 (inside the derivative) is not differentiable at x=0" in done.stderr
+    assert "one-sided" not in done.stderr and "**" not in done.stderr

@@ -56,6 +56,7 @@ class Singularity:
     derivative: str = ""
     undecided: bool = False
     underflow: str = ""  # the subexpression whose float64 value underflowed to 0 (not undefined)
+    inside: bool = False  # a record of a backward pass (f's own slopes do not describe it)
 
     @property
     def value_undefined(self) -> bool:
@@ -132,10 +133,8 @@ def singularities(
     for problem in problems:
         row = rows[problem.record.index - 1]
         affected = np.flatnonzero(problem.mask.reshape(-1))
-        if row.node is not None:
-            expression = graph.source_text(row.node)
-        else:  # a record of a backward pass, seen by an outer tape
-            expression = f"{row.formula} (inside the derivative)"
+        inside = row.node is None  # a record of a backward pass, seen by an outer tape
+        expression = _inner_text(row) if inside else graph.source_text(row.node)
         singularity = Singularity(
             problem.kind,
             expression,
@@ -143,16 +142,31 @@ def singularities(
             row.op,
             problem.reason,
             affected,
+            inside=inside,
         )
         if problem.kind == UNDEFINED:
             _tell_underflow(graph, rows, row, points, singularity)
-        if problem.kind == NOT_DIFFERENTIABLE:
+        if problem.kind == NOT_DIFFERENTIABLE and not inside:
             variables = [s for s in sources if s in graph.variable_nodes][:MAX_ONE_SIDED_SOURCES]
             sides = one_sided(graph, points, int(affected[0]), target, variables)
             # only the variables the kink concerns: where left and right differ
             singularity.one_sided = {n: lr for n, lr in sides.items() if lr[0] != lr[1]}
         found.append(singularity)
     return found
+
+
+def _inner_text(row: TapeRow) -> str:
+    """A record of a backward pass (no node of f's graph), in the reading's notation.
+
+    >>> from gradcalc.engine.evaluate.evaluate import RowInput
+    >>> base, half = RowInput("variable", "x", node=0), RowInput("constant", "0.5")
+    >>> row = TapeRow(4, None, "pow", "x ** 0.5", (base, half), None, np.zeros(1), None)
+    >>> _inner_text(row)
+    'x^0.5 (inside the derivative)'
+    """
+    names = [made.name for made in row.inputs]
+    text = f"{names[0]}^{names[1]}" if row.op == "pow" else row.formula
+    return f"{text} (inside the derivative)"
 
 
 #: Ops that return 0 only where float64 underflows, when each input is finite (and, for the

@@ -351,7 +351,7 @@ def _removable(
             out.decided.add(k)
             for name, (slope, _) in sides.items():
                 out.gradient[name] = _put(out.gradient.get(name), k, float(slope or 0.0), len(left))
-        elif first:
+        elif first and not singular.inside:  # (f's slopes say nothing of its derivative's)
             singular.one_sided = {n: lr for n, lr in sides.items() if lr[0] != lr[1]}
             first = False
     return left
