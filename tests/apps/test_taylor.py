@@ -182,6 +182,17 @@ def test_a_removable_singularity_gives_the_extended_functions_polynomial(seed: i
     assert all(c.tape != c.tape for c in result.coefficients)  # (NaN: the tape has none)
 
 
+def test_a_removable_singularity_at_an_order_past_the_nested_tapes_budget() -> None:
+    """sin(x)/x at 0, order 12: the nested tapes would pass their records' budget (and are
+    not needed where f is undefined); the answer is the textbook series, sum of
+    (-1)^k x^(2k)/(2k+1)!. Where f is defined (sin(x)/(x + 1)), the budget still refuses."""
+    result = taylor("sin(x)/x", ["x=0"], 12)
+    truth = sum((-1) ** k * x ** (2 * k) / sp.factorial(2 * k + 1) for k in range(7))
+    assert sp.expand(result.polynomial - truth) == 0 and result.status == "skipped"
+    with pytest.raises(InputError, match="tape records"):
+        taylor("sin(x)/(x + 1)", ["x=0"], 12)
+
+
 @pytest.mark.parametrize(
     ("expression", "at"),
     [

@@ -132,7 +132,8 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
     switching = _refuse_kinks(graph, variables, texts, order)
     try:
         tape = _tape_coefficients(graph, points, variables, order)
-    except UndefinedError:
+    except (UndefinedError, InputError):  # (undefined at the centre, or too many records
+        # for the nested tapes there: sin(x)/x's 12th order needs no tape where it is undefined)
         extended = _extended(expression, graph, points, texts, order, budget)
         if extended is None:
             raise
