@@ -83,7 +83,13 @@ def transpose_case(data: st.DataObject) -> Case:
 
 
 def index_case(data: st.DataObject) -> Case:
+    """Integers, one per leading axis (``x[1, -2]``), or an array of integers on the first
+    axis with repeats (``x[[0, 0, 2]]``: an entry taken twice gets both adjoints)."""
     shape = _shape(data, min_dims=1)
+    if data.draw(st.booleans()):
+        n = shape[0]
+        taken = data.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=5))
+        return _values(data, shape), {"index": (np.array(taken),)}
     count = data.draw(st.integers(1, len(shape)))
     index = tuple(data.draw(st.integers(-n, n - 1)) for n in shape[:count])
     return _values(data, shape), {"index": index}
@@ -426,3 +432,18 @@ def test_a_program_in_text_runs_the_same_ops() -> None:
     assert float(loss) == float(expected)
     for got, want in zip(grads, direct.gradient(expected, [X, W, b])):
         np.testing.assert_array_equal(got.value, want.value)
+
+
+def test_entries_taken_twice_get_both_adjoints_in_gradients_and_jacobians() -> None:
+    """By hand: sum(c * a[[0, 0, 2]]) = (c0 + c1)·a0 + c2·a2; the Jacobian of a[[0, 0, 2]]
+    has a 1 in column 0 of rows 0 and 1; sum(A[[1, 1, 0], [2, 2, 0]]) = 2·A12 + A00."""
+    a = Variable([1.0, 2.0, 3.0])
+    with Tape(persistent=True) as tape:
+        taken = a[[0, 0, 2]]
+        total = F.sum(taken * constant([10.0, 100.0, 1000.0]))
+    np.testing.assert_array_equal(tape.gradient(total, a).value, [110.0, 0.0, 1000.0])
+    np.testing.assert_array_equal(tape.jacobian(taken, a).value, [[1, 0, 0], [1, 0, 0], [0, 0, 1]])
+    matrix = Variable(np.arange(6.0).reshape(2, 3))
+    with Tape() as tape:
+        total = F.sum(matrix[[1, 1, 0], [2, 2, 0]])
+    np.testing.assert_array_equal(tape.gradient(total, matrix).value, [[1, 0, 0], [0, 0, 2]])

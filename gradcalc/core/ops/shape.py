@@ -122,9 +122,14 @@ def swap_last(ndim: int) -> tuple[int, ...]:
 
 
 def _scatter(g: np.ndarray, shape: tuple[int, ...], index: tuple[int, ...]) -> np.ndarray:
-    """Zeros of ``shape`` with ``g`` at ``index`` (the adjoint of indexing)."""
+    """Zeros of ``shape`` with ``g`` added at ``index`` (the adjoint of indexing: an entry
+    taken twice, ``x[[0, 0]]``, gets both adjoints).
+
+    >>> _scatter(np.array([1.0, 10.0, 100.0]), (3,), (np.array([0, 0, 2]),))
+    array([ 11.,   0., 100.])
+    """
     out = np.zeros(shape)
-    out[index] = g
+    np.add.at(out, index, g)
     return out
 
 
@@ -170,5 +175,5 @@ def _index_symbolic(x: Any, index: Any) -> Any:
 
 def _scatter_symbolic(x: Any, shape: tuple[int, ...], index: tuple[int, ...]) -> np.ndarray:
     out = np.zeros(shape, dtype=object)
-    out[index] = x
+    np.add.at(out, index, x)
     return out
