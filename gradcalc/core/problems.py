@@ -132,7 +132,7 @@ def _value_problems(rec: Recorded, on_tape: Container[int]) -> list[Problem]:
     """Domain issues of one record, and a non-finite value its inputs do not explain."""
     found = []
     for issue in rec.op.issues(*(t.value for t in rec.inputs), **rec.params):
-        if issue.arg is not None and rec.inputs[issue.arg].id not in on_tape:
+        if not issue.concerns([t.id not in on_tape for t in rec.inputs]):
             continue  # concerns an input nobody differentiates with respect to
         found.append(
             Problem(rec, issue.kind, issue.reason, np.broadcast_to(issue.mask, rec.value.shape))

@@ -10,7 +10,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcalc import Tape, Variable
+from gradcalc import Tape, Variable, constant
 from gradcalc.core.ops import ANYWHERE, FUNCTION_NAMES, REGISTRY, Op
 from gradcalc.symbolic.translate.derivative import derivative
 
@@ -298,3 +298,19 @@ def test_the_type_checkers_view_of_tensor_operators_is_the_registrys() -> None:
     ]
     declared = {n.name for n in block.body if isinstance(n, ast.FunctionDef)}
     assert declared == {d for op in REGISTRY.values() for d in op.dunders}
+
+
+@pytest.mark.parametrize("exponent", [0.5, 2.0, 7.25])
+def test_a_power_of_zero_has_derivative_zero_in_its_exponent(exponent: float) -> None:
+    """0^y is 0 for every y > 0 (by hand), so its derivatives in y are 0 -- not
+    0 * log(0), NaN -- at first and second order, and for a varying base at 0 too."""
+    y = Variable(exponent)
+    with Tape() as outer:
+        with Tape() as inner:
+            z = constant(0.0) ** y
+        first = inner.gradient(z, y)
+    assert (first.value, outer.gradient(first, y).value) == (0.0, 0.0)
+    base = Variable(0.0)
+    with Tape() as tape:
+        z = base**y
+    assert tape.gradient(z, y).value == 0.0

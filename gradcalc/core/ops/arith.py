@@ -55,6 +55,23 @@ def _base_rule(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return g * y * x if k == 2.0 else g * y * x ** (y - 1)
 
 
+def _exponent_rule(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """d(x^y)/dy = x^y log(x); at base 0 (with y > 0) it is 0, as 0^y is 0 for every y > 0
+    (log(0) is not taken: ``0 * -inf`` would be NaN). The point stays flagged as one the
+    exponent's derivative needs a positive base for: with a varying base, x^y is defined
+    only on one side of it (gradcalc's reading), so f's one-sided derivatives decide.
+
+    >>> from gradcalc import Tape, Variable, constant
+    >>> y = Variable(2.0)
+    >>> with Tape() as tape:
+    ...     z = constant(0.0) ** y
+    >>> tape.gradient(z, y)
+    Tensor(0.)
+    """
+    zero = x.value == 0
+    return g * ans * F.log(x + Tensor(zero.astype(float)) if np.any(zero) else x)
+
+
 def _product_rule(dependent: Sequence[bool], nested: bool) -> str:
     return "product rule" if all(dependent) else "constant multiple rule"
 
@@ -104,7 +121,7 @@ OPS = [
        propagates=through(0), rule=named("negation rule"),
        array_grads=(lambda g, ans, x: np.negative(g),)),
     Op("pow", 2, np.power,
-       (_base_rule, lambda g, ans, x, y: g * ans * F.log(x)),
+       (_base_rule, _exponent_rule),
        lambda sp, x, y: sp.Pow(x, y), symbol="**", precedence=4, infix=("**", "^"),
        right_associative=True, dunders=("__pow__", "__rpow__"),
        domain=_pow_domain, sample=(POSITIVE, ANYWHERE), propagates=_pow_propagates,

@@ -48,6 +48,16 @@ class DomainIssue:
     reason: str
     arg: int | None = None
 
+    def concerns(self, constant: Sequence[bool]) -> bool:
+        """Whether the issue matters where the inputs marked in ``constant`` do not vary (an
+        issue about the derivative with respect to a constant, x**2's 2, does not).
+
+        >>> issue = DomainIssue(UNDEFINED, np.array(True), "", arg=1)
+        >>> issue.concerns([False, False]), issue.concerns([False, True])
+        (True, False)
+        """
+        return self.arg is None or not constant[self.arg]
+
 
 @dataclass(frozen=True)
 class Interval:

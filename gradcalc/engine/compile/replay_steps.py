@@ -75,7 +75,7 @@ def check_domain(step: Step, values: list[Any], flag: Callable[[np.ndarray], Non
     :meth:`~gradcalc.core.ops.Op.issues` would)."""
     assert step.op.domain is not None  # else check_domain is off
     for issue in step.op.domain(*values):
-        if (issue.arg is None or not step.constant_inputs[issue.arg]) and issue.mask.any():
+        if issue.concerns(step.constant_inputs) and issue.mask.any():
             flag(issue.mask)
 
 

@@ -172,10 +172,7 @@ def _may_fire(step: Step, constants: dict[int, np.ndarray]) -> bool:
         constants[i] if const else np.array(step.op.probes)
         for i, const in zip(step.inputs, step.constant_inputs)
     ]
-    return any(
-        issue.arg is None or not step.constant_inputs[issue.arg]
-        for issue in step.op.issues(*values)
-    )
+    return any(issue.concerns(step.constant_inputs) for issue in step.op.issues(*values))
 
 
 def _slope(rec: Record) -> Tensor:

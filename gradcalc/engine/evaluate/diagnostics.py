@@ -123,7 +123,7 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
                     Finding("saturated", message, row.index, np.broadcast_to(mask, shape))
                 )
         for issue in op.issues(*row.input_values):
-            if issue.arg is not None and row.inputs[issue.arg].is_constant:
+            if not issue.concerns([made.is_constant for made in row.inputs]):
                 continue  # about the derivative with respect to a constant, e.g. x**2's 2
             if issue.kind == NOT_DIFFERENTIABLE:
                 mask = np.broadcast_to(issue.mask, shape)

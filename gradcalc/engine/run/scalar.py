@@ -264,7 +264,7 @@ def _run(plan: Plan, inputs: list[Any], thresholds: Thresholds) -> list[Any] | N
                 return None
             if checked is not None:
                 for issue in checked.issues(*values, **params):
-                    if issue.arg is None or not constants[issue.arg]:
+                    if issue.concerns(constants):
                         return None
             slots[out] = value
     if not all(isfinite(v) for v in inputs) or not all(isfinite(slots[k]) for k in plan.values):
