@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,7 +44,9 @@ class AppContext:
     (``gradcalc --file``) lets the command line's own EXPRESSION argument name a file as
     ``@FILE``; nothing else ever does (no job, no repl line, no option's value).
     ``one_command``: the process runs this one command and ends (not a repl, a stream or a
-    host), so what the command compiles lasts until the exit.
+    host), so what the command compiles lasts until the exit. ``flags``: how this entry
+    point spells the command line's options in its messages (the repl's ``at x=1`` for
+    ``--at x=1``), as (option, words) pairs.
     """
 
     color: bool | None = None
@@ -54,6 +57,7 @@ class AppContext:
     timeout: float = 0.0
     files: bool = False
     one_command: bool = False
+    flags: tuple[tuple[str, str], ...] = ()
 
     def console(self, stderr: bool = False) -> Any:
         """A rich console on stdout (or stderr) that follows ``--color`` and ``--wide``."""
@@ -93,11 +97,22 @@ class AppContext:
         except GradcalcError as error:
             if self.traceback:
                 raise
-            print(f"gradcalc: {error.render()}", file=sys.stderr)
+            print(f"gradcalc: {self.spelled(error.render())}", file=sys.stderr)
             return int(error.exit_code)
         except BrokenPipeError:  # the reader went away (gradcalc ... | head -1): not an error
             discard_stdout()
             return int(ExitCode.OK)
+
+    def spelled(self, message: str) -> str:
+        """``message`` with the command line's options written as this entry point's
+        ``flags`` say.
+
+        >>> AppContext(flags=(("--at", "at"),)).spelled("give one --at (--at x=3)")
+        'give one at (at x=3)'
+        """
+        for option, words in self.flags:
+            message = re.sub(rf"{option}\b(?!-)", words, message)
+        return message
 
 
 def discard_stdout() -> None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gradcalc.cli.context import AppContext
@@ -51,6 +51,16 @@ _ORDER = re.compile(r"(?:^|\s)order\s+(\d+)(?=\s*\Z|\s+at(?:\s|\Z))")
 _AT, _IN = (
     re.compile(rf"(?:^|\s){word}(?:\s+(?=[A-Za-z][A-Za-z0-9_]*\s*=)|\s*\Z)")
     for word in ("at", "in")
+)
+#: The command line's options in a session's words: ``at x=1``, ``set format csv``.
+FLAGS = (
+    ("--at", "at"),
+    ("--in", "in"),
+    ("--order", "order"),
+    ("--format", "set format"),
+    ("--no-tape", "set tape off"),
+    ("--no-check", "set check off"),
+    ("--wrt", "set wrt"),
 )
 SETTINGS = {
     "format": ("table", "json", "csv", "plain"),
@@ -116,6 +126,10 @@ class Session:
     digits: int | None = None
     wrt: str | None = None
     done: bool = False
+
+    def __post_init__(self) -> None:
+        # the commands' messages name options as a line of the session writes them
+        self.context = replace(self.context, flags=FLAGS)
 
     # --- parsing ------------------------------------------------------------------------
 

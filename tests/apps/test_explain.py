@@ -173,6 +173,17 @@ def test_negative_numbers_are_parenthesised() -> None:
     assert "= 2·x · 1 = 2·(-3) · 1 = -6`" in md
 
 
+def test_a_negative_argument_and_an_unnamed_record_are_written_once() -> None:
+    """exp(-w1^2) at 1: the local derivative exp(#2) at #2 = -1 reads exp(-1), not
+    exp((-1)); a record no statement names starts its line with its number once
+    (``#1 = w1 ** 2``), a named one keeps both (``#1  y = ...``)."""
+    lines = lines_of(text_of(explain("exp(-w1**2)", at={"w1": 1})))
+    assert "#1 = w1 ** 2 = 1 ** 2 = 1" in lines
+    assert any("= exp(#2) · 1 = exp(-1) · 1 =" in line for line in lines), lines
+    assert not any("((" in line or "#1  #1" in line for line in lines)
+    assert "#1  y = x ** 2 = 3 ** 2 = 9" in lines_of(text_of(explain(SEED, at={"x": 3})))
+
+
 # --- the symbolic derivative, rule by rule --------------------------------------------------
 
 RULES = [

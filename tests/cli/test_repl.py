@@ -113,6 +113,20 @@ def test_errors_are_one_line_and_the_session_goes_on() -> None:
     assert "at x = 6:  f = 0" in done.stdout  # the last command still ran
 
 
+def test_messages_name_options_as_the_session_writes_them(capsys) -> None:
+    """A command's message about its options (``--at``, ``--in``) speaks the session's
+    words (``at``, ``in``): a session has no ``--at``."""
+    session = repl.Session()
+    for line in ("f = x^2", "at x=1; x=2", "taylor order 2", "explain", "critical in x=1..-1"):
+        session.execute(line)
+    errors = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert errors == [
+        "gradcalc: taylor expands about one point: give one, at x=...",
+        "gradcalc: explain works at one point (at x=3), or without one",
+        "gradcalc: in 'x=1..-1': the low end must be below the high end",
+    ]
+
+
 def test_quit_ends_the_session_and_eof_exits_0() -> None:
     done = session_of("f = x^2", "quit", "this line is never read")
     assert (done.returncode, done.stdout, done.stderr) == (0, "read as: f(x) = x^2\n", "")

@@ -30,7 +30,7 @@ def test_a_deep_chain_of_sigmoids_vanishes_and_blames_the_sigmoids(cli) -> None:
     # each sigmoid has slope s(1-s) <= 1/4, so the gradient is below 4^-30 ~ 8.7e-19
     assert out["gradient"]["x"] < 0.25**30
     assert kinds(out) == ["vanishing"]
-    assert "across 30 sigmoid records" in out["diagnostics"]["findings"][0]["message"]
+    assert "across 30 chained sigmoid records" in out["diagnostics"]["findings"][0]["message"]
     assert out["diagnostics"]["healthy"] is False
 
 
@@ -55,6 +55,46 @@ def test_a_dead_relu_is_saturated_and_an_exact_zero_is_not_called_vanishing(cli)
     out = cli_json(cli, "grad", "relu(x - 3)", "--at", "x=1")
     assert out["gradient"]["x"] == 0.0
     assert kinds(out) == ["saturated"]
+
+
+def test_sigmoids_side_by_side_are_no_chain_and_their_slopes_are_not_multiplied(cli) -> None:
+    """sigmoid(x + a) + sigmoid(x + b) + sigmoid(x + c): the adjoint passes one sigmoid on
+    each path, so it shrinks by one slope s(1 - s) per path (by hand, each about 1e-9), never
+    by their product (about 2e-27); the culprit is the record of the smallest slope, with
+    its input to 4 digits (20.5, not 20)."""
+    out = cli_json(cli, "grad", "sigmoid(x+20) + sigmoid(x+20.5) + sigmoid(x+21)", "--at", "x=0")
+    slopes = {a: math.exp(-a) / (1 + math.exp(-a)) ** 2 for a in (20, 20.5, 21)}
+    assert out["gradient"]["x"] == pytest.approx(sum(slopes.values()), rel=1e-12)
+    vanishing = out["diagnostics"]["findings"][0]["message"]
+    assert "chained" not in vanishing and "in all" not in vanishing
+    assert f"its slope there is {slopes[21]:.2g} (input 21)" in vanishing
+    messages = [f["message"] for f in out["diagnostics"]["findings"][1:]]
+    assert any("input 20.5," in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "blocked"),
+    [
+        ("relu(x) - relu(-x)", "x=1", False),  # f = x: the gradient 1 flows through relu(x)
+        ("relu(w*x + b)", "w=0.5,x=1,b=-2", True),  # w·x + b = -1.5: nothing reaches w, x, b
+        ("relu(x - 3) + 0*y", "x=1,y=2", True),
+        ("relu(x - 3) + y", "x=1,y=2", False),  # ∂f/∂y = 1 still flows
+    ],
+)
+def test_a_relu_that_is_off_is_a_fault_only_where_no_gradient_gets_through(
+    cli, expression, at, blocked
+) -> None:
+    """A relu with a negative input is off (slope exactly 0): named so, never "saturated".
+    Where some gradient component is not 0 (by hand), other paths carry it: the finding is
+    settled and f healthy; where every component is 0, it is the fault."""
+    out = cli_json(cli, "grad", expression, "--at", at)
+    diagnostics = out["diagnostics"]
+    found = diagnostics["findings"] + diagnostics.get("settled", [])
+    assert [f["kind"] for f in found] == ["saturated"]
+    assert "is off: input" in found[0]["message"] and "slope 0," in found[0]["message"]
+    assert diagnostics["healthy"] is (not blocked)
+    assert bool(diagnostics["findings"]) is blocked
+    assert any(value != 0 for value in out["gradient"].values()) is (not blocked)
 
 
 def test_a_zero_gradient_at_a_minimum_is_healthy(cli) -> None:

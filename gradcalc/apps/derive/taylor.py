@@ -120,7 +120,7 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
     '2 + (x - 4)/4 - (x - 4)^2/64'
     """
     if len(at) != 1:
-        raise InputError("taylor expands about one point: give one --at")
+        raise InputError("taylor expands about one point: give one, --at x=...")
     points = parse_at(at)
     graph = compile_expression(expression, points.names)
     if len(graph.targets) != 1:

@@ -75,9 +75,15 @@ def _number_printer() -> type:
 
 
 def _prose(expr: Any, values: Mapping[Any, float] | None = None) -> str:
-    """A local derivative as prose: ``2·y``; with ``values``, its symbols become numbers."""
+    """A local derivative as prose: ``2·y``; with ``values``, its symbols become numbers
+    (a negative one in parentheses, but once only as a function's argument: ``exp(-1)``)."""
     text = _SINGLE_STAR.sub("·", _number_printer()(values or {}).doprint(expr))
+    text = _DOUBLED.sub(r"(\1)", text)
     return f"({text})" if _needs_parentheses(expr) else text
+
+
+#: A negative number in parentheses as a function's whole argument: ``exp((-1))``.
+_DOUBLED = re.compile(r"\(\((-[0-9.e+-]+|-inf|nan)\)\)")
 
 
 def _needs_parentheses(expr: Any) -> bool:
@@ -93,6 +99,13 @@ def _forward_line(step: ForwardStep) -> str:
     formula = _infix(step.op, [o.name for o in step.operands])
     numbers = _infix(step.op, [format_number(o.value) for o in step.operands])
     return _chain([step.name, formula, numbers, format_number(step.value)])
+
+
+def _numbered(step: ForwardStep) -> str:
+    """A forward line after its record's number, unless the line starts with it (a record
+    no statement names): ``#1 = w1 ** 2 = 1``, ``#2  y = sin(#1) = 0.84``."""
+    line = _forward_line(step)
+    return line if step.name == f"#{step.index}" else f"#{step.index}  {line}"
 
 
 def _reverse_line(step: ReverseStep) -> str:
@@ -315,7 +328,7 @@ def to_rich(e: Explanation) -> Any:
         *heading,
         panel(
             "Forward pass",
-            [f"#{s.index}  {_forward_line(s)}" for s in e.forward] or ["(no operations)"],
+            [_numbered(s) for s in e.forward] or ["(no operations)"],
         ),
         panel("Reverse pass", reverse),
         panel("Gradient", [_gradient_line(e, source) for source in e.gradient]),

@@ -10,8 +10,8 @@ local derivative (the op's own gradient rule with an incoming adjoint of 1).
 ['vanishing', 'saturated']
 >>> print(report(diagnose(result), result))  # doctest: +NORMALIZE_WHITESPACE
 Not healthy at x=1.0:
-- vanishing: ∂f/∂x = 1.8e-09 is below 1e-08; the adjoint shrinks across 3 sigmoid records,
-  by 8.9e-11 in all
+- vanishing: ∂f/∂x = 1.8e-09 is below 1e-08; the adjoint shrinks across 3 chained sigmoid
+  records, by 8.9e-11 in all
 - saturated: sigmoid(#1) (tape #2) is saturated: input 20, slope 2.1e-09 (below 0.0001)
 """
 
@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from gradcalc.core.numbers import format_number
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
 from gradcalc.core.tensor import Tensor
 from gradcalc.engine.evaluate.evaluate import TapeRow, rows_of
-from gradcalc.engine.evaluate.findings import KINDS, Finding, Thresholds
+from gradcalc.engine.evaluate.findings import DYING, KINDS, Finding, Thresholds
 
 _short = functools.partial(format_number, digits=2)  # findings: 2 significant digits
 
@@ -113,15 +114,7 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
             slope = np.abs(slopes[row.index][0])
             mask = (slope < thresholds.saturation) & defined & (row.adjoint is not None)
             if np.any(mask):
-                k = _first(mask)
-                message = (
-                    f"{row.formula} (tape #{row.index}) is saturated: input "
-                    f"{_short(_at(row.input_values[0], k))}, slope {_short(_at(slope, k))} "
-                    f"(below {_short(thresholds.saturation)})"
-                )
-                findings.append(
-                    Finding("saturated", message, row.index, np.broadcast_to(mask, shape))
-                )
+                findings.append(_saturated(row, slope, np.broadcast_to(mask, shape), thresholds))
         for issue in op.issues(*row.input_values):
             if not issue.concerns([made.is_constant for made in row.inputs]):
                 continue  # about the derivative with respect to a constant, e.g. x**2's 2
@@ -130,6 +123,60 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
                 message = f"{row.formula} (tape #{row.index}) is at a kink: {issue.reason}"
                 findings.append(Finding("kink", message, row.index, mask))
     return sorted(findings, key=lambda f: KINDS.index(f.kind))
+
+
+def _saturated(
+    row: TapeRow, slope: np.ndarray, mask: np.ndarray, thresholds: Thresholds
+) -> Finding:
+    """The finding of an activation whose slope is below the threshold at ``mask``: a
+    :data:`~gradcalc.engine.evaluate.findings.DYING` one (relu) is *off* there (slope 0)."""
+    k = _first(mask)
+    given = _input_text(_at(row.input_values[0], k))
+    if row.op in DYING:
+        message = (
+            f"{row.formula} (tape #{row.index}) is off: input {given}, slope 0, so no "
+            "gradient passes through it"
+        )
+        return Finding("saturated", message, row.index, mask, off=True)
+    message = (
+        f"{row.formula} (tape #{row.index}) is saturated: input {given}, slope "
+        f"{_short(_at(slope, k))} (below {_short(thresholds.saturation)})"
+    )
+    return Finding("saturated", message, row.index, mask)
+
+
+def settle_off_units(
+    findings: list[Finding], gradient: dict[str, np.ndarray | None]
+) -> list[Finding]:
+    """The findings with each unit that is off (:func:`_saturated`) settled where some
+    gradient component is not 0: other paths carry the gradient there, and a unit off at
+    one input is a unit at work (dead is off for every input). Where every component is
+    0, nothing reaches the variables: that stays a fault.
+
+    >>> off = Finding("saturated", "relu(#1) (tape #2) is off", 2, np.array([True, True]), off=True)
+    >>> found = settle_off_units([off], {"x": np.array([0.0, 1.0])})
+    >>> [(f.label, f.mask.tolist()) for f in found]
+    [('saturated', [True, False]), ('saturated (settled)', [False, True])]
+    """
+    components = [np.asarray(g) != 0 for g in gradient.values() if g is not None]
+    out = []
+    for finding in findings:
+        if not finding.off or finding.settled:
+            out.append(finding)
+            continue
+        mask = np.asarray(finding.mask)
+        flowing = np.zeros(mask.shape, dtype=bool)
+        for nonzero in components:
+            flowing |= np.broadcast_to(nonzero, mask.shape)
+        for part, settled in ((mask & ~flowing, False), (mask & flowing, True)):
+            if part.any():
+                out.append(replace(finding, mask=part, settled=settled))
+    return out
+
+
+def _input_text(value: float) -> str:
+    """An activation's input, to 4 digits: 20 and 20.5 must not both read 20."""
+    return format_number(value, digits=4)
 
 
 def _out_of_range(
@@ -194,15 +241,19 @@ def report(findings: list[Finding], result: GradResult, k: int = 0) -> str:
         )
     if unhealthy:
         lines = [f"Not healthy at {where}:"]
-    else:
+    elif all(f.kind == "kink" for f in here):
         lines = [f"Healthy at {where}: a part has a kink there, but f is differentiable:"]
+    else:
+        lines = [f"Healthy at {where}; to note:"]
     lines += [f"- {f.kind}: {f.message}" for f in unhealthy]
-    lines += [f"- {f.label}: {f.message}; {SETTLED}" for f in here if f.settled]
+    lines += [f"- {f.label}: {f.message}; {OFF if f.off else SETTLED}" for f in here if f.settled]
     return "\n".join(lines)
 
 
 #: What a settled kink's line adds: why it is no problem.
 SETTLED = "f's one-sided derivatives agree there, so f is differentiable"
+#: What a settled unit that is off adds.
+OFF = "other paths carry the gradient here (a unit is dead only if it is off for every input)"
 
 
 def _responsible(
@@ -223,19 +274,52 @@ def _responsible(
     factor, row = pick(factors, key=lambda item: item[0])
     if (shrink and factor >= 1) or (not shrink and factor <= 1):
         return ""
-    same = [f for f, r in factors if r.op == row.op]
-    with np.errstate(over="ignore", under="ignore"):  # (past the doubles: inf or 0, as told)
-        product = float(np.prod(same))
+    same: dict[int, float] = {}
+    for f, r in factors:
+        if r.op == row.op:
+            same[r.index] = pick(f, same.get(r.index, f))
+    length, product = _chain(rows, same, pick)
     verb = "shrinks" if shrink else "grows"
-    if len(same) > 1 and (product < factor if shrink else product > factor):
+    if length > 1 and (product < factor if shrink else product > factor):
         return (
-            f"; the adjoint {verb} across {len(same)} {row.op} records, by {_short(product)} in all"
+            f"; the adjoint {verb} across {length} chained {row.op} records, by "
+            f"{_short(product)} in all"
         )
     inputs = ", ".join(_short(_at(v, k)) for v in row.input_values)
     return (
         f"; the adjoint {verb} most at {row.formula} (tape #{row.index}): "
         f"its slope there is {_short(factor)} (input {inputs})"
     )
+
+
+def _chain(
+    rows: Sequence[TapeRow], factors: dict[int, float], pick: Callable[..., Any]
+) -> tuple[int, float]:
+    """The chain of records among ``factors`` (by record index), each feeding the next
+    (directly or through other records), whose factors multiply to the most extreme
+    product (``pick``: min or max): its length and that product. Records side by side
+    (``sigmoid(x + 1) + sigmoid(x + 2)``) are no chain: the adjoint passes one of them.
+
+    >>> from gradcalc import grad
+    >>> rows = grad("sigmoid(sigmoid(x)) + sigmoid(x)", at={"x": 0.0}, check=False).tape
+    >>> _chain(rows, {1: 0.25, 2: 0.2, 4: 0.25}, min)
+    (2, 0.05)
+    """
+    before: dict[int, set[int]] = {}  # each record's records of ``factors`` upstream
+    best: dict[int, tuple[float, int]] = {}  # the extreme chain ending at each of them
+    with np.errstate(over="ignore", under="ignore"):  # (past the doubles: inf or 0, as told)
+        for row in rows:
+            feeding = [i.record for i in row.inputs if i.kind == "record" and i.record]
+            upstream = set().union(*(before.get(r, set()) for r in feeding))
+            upstream |= {r for r in feeding if r in factors}
+            before[row.index] = upstream
+            if row.index in factors:
+                product, length = pick(
+                    [(1.0, 0), *(best[r] for r in upstream)], key=lambda item: item[0]
+                )
+                best[row.index] = (product * factors[row.index], length + 1)
+    product, length = pick(best.values(), key=lambda item: item[0])
+    return length, product
 
 
 def _on_path(rows: Sequence[TapeRow], source: str) -> list[TapeRow]:

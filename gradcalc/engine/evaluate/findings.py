@@ -17,6 +17,9 @@ __all__ = ["KINDS", "Finding", "Thresholds"]
 
 #: The kinds of finding, in the order they are reported.
 KINDS = ("non-finite", "vanishing", "exploding", "saturated", "kink")
+#: Activations with a side of slope exactly 0 (relu's x < 0): a unit there is off, and dead
+#: only if it is off for every input.
+DYING = ("relu",)
 
 
 @dataclass(frozen=True)
@@ -40,8 +43,11 @@ class Finding:
     mask: np.ndarray
     #: the gradient component a vanishing or exploding finding is about
     source: str | None = None
-    #: a kink where f's own one-sided derivatives agree: f is differentiable, not unhealthy
+    #: a kink where f's own one-sided derivatives agree: f is differentiable, not unhealthy;
+    #: or a unit that is off (``off``) where other paths still carry the gradient
     settled: bool = False
+    #: a saturated finding of a :data:`DYING` activation on its side of slope 0
+    off: bool = False
 
     @property
     def label(self) -> str:

@@ -134,7 +134,7 @@ def singularities(
         row = rows[problem.record.index - 1]
         affected = np.flatnonzero(problem.mask.reshape(-1))
         inside = row.node is None  # a record of a backward pass, seen by an outer tape
-        expression = _inner_text(row) if inside else graph.source_text(row.node)
+        expression = _inner_text(row) if row.node is None else graph.source_text(row.node)
         singularity = Singularity(
             problem.kind,
             expression,

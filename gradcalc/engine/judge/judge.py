@@ -27,7 +27,7 @@ from gradcalc.core.errors import UndefinedError
 from gradcalc.core.naming import derivative_label
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
-from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite
+from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite, settle_off_units
 from gradcalc.engine.evaluate.evaluate import Evaluation, TapeRow
 from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
@@ -355,6 +355,7 @@ def finish(
         ],
         verdict.decided,
     )
+    result.diagnostics = settle_off_units(result.diagnostics, result.gradient)
     result.tangent = tangent(result) if options.tangent else None
     return result
 

@@ -21,7 +21,7 @@ Per unit:
   rows (default: every row);
 - an activation that saturates (``sigmoid``, ``tanh``, ... -- the registry's ``saturates``) is
   *saturated* on a row where its slope is below ``saturation`` (default 1e-4: |z| > 9.2 for
-  sigmoid, |z| > 4.95 for tanh); the unit is reported when that is so on at least
+  sigmoid, |z| > 5.3 for tanh); the unit is reported when that is so on at least
   ``saturated_share`` of the rows (default: more than half).
 
 Each finding names the unit and says why: its bias, the range of its pre-activation.
@@ -45,6 +45,7 @@ import numpy as np
 
 from gradcalc.core.ops import REGISTRY
 from gradcalc.core.tensor import constant, quiet
+from gradcalc.engine.evaluate.findings import DYING
 
 if TYPE_CHECKING:
     from gradcalc.engine.evaluate.evaluate import TapeRow
@@ -53,8 +54,6 @@ if TYPE_CHECKING:
 VANISHING_RATIO = 1e-2
 #: A layer's gradient norm above this multiple of the next layer's: exploding.
 EXPLODING_RATIO = 1e2
-#: Activations whose units can be dead (no gradient at all where the input is <= 0).
-DYING = ("relu",)
 
 
 @dataclass(frozen=True)
