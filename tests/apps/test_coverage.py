@@ -101,6 +101,24 @@ def test_a_floor_that_cannot_be_told_apart_is_undecided() -> None:
     assert verdict.ok is None and "infinitely many" in verdict.detail
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_a_turn_hidden_in_a_radicand_is_found_at_any_scale(seed: int) -> None:
+    """sqrt(x^2 + 2a·x + a^2) is |x + a|, whose derivative is -1 left of -a and 1 right of
+    it (by hand), for a from 10^-2 to 10^12 of either sign: the answers 1 and -1 are each
+    wrong on one side and never pass; sign(x + a) and (x + a)/abs(x + a) are right and are
+    never called wrong."""
+    rng = random.Random(seed)
+    a = rng.choice([-1, 1]) * int(10 ** rng.uniform(-2, 12) * 1000) / 1000 or 1
+    radicand = f"x^2 + 2*({a!r})*x + ({a!r})^2"
+    wrong = (
+        check_answers(f"sqrt({radicand})", ["1"])[0],
+        check_answers(f"sqrt({radicand})", ["-1"])[0],
+    )
+    assert all(v.ok is False for v in wrong), [v.detail for v in wrong]
+    right = check_answers(f"sqrt({radicand})", [f"sign(x + ({a!r}))"])[0]
+    assert right.ok is not False, right.detail
+
+
 def test_a_pass_says_where_it_was_sampled() -> None:
     """A sampled pass (decided so here) is tested across magnitudes, and says where."""
     decision = Decision("equivalent", "high precision", "no proof, but equal ...")

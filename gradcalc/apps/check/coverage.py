@@ -28,10 +28,16 @@ from gradcalc.apps.check.sampling import in_domain
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.decide.decision import EQUIVALENT, UNDECIDED, Decision
 from gradcalc.symbolic.decide.patience import patient
-from gradcalc.symbolic.decide.pieces import Pieces, has_pieces, pieces_of, solved_switches
+from gradcalc.symbolic.decide.pieces import (
+    Pieces,
+    branch_arguments,
+    has_pieces,
+    pieces_of,
+    solved_switches,
+)
 from gradcalc.symbolic.decide.precision import Evaluator
 
-__all__ = ["DECADES", "PROVEN", "cover", "magnitude_points", "switch_points"]
+__all__ = ["DECADES", "PROVEN", "cover", "magnitude_points", "scale_decades", "switch_points"]
 
 DECADES = tuple(range(-3, 7))  # magnitudes 10^k sampled, where the domain allows
 PROVEN = ("proof", "exact points", "exact", "domain")
@@ -69,7 +75,7 @@ def cover(
                 else f"on each of its {pieces.total} pieces"
             )
             return Decision(EQUIVALENT, "proof", detail), ""
-    points = _candidates(graph, answer_graph, symbols, pieces, sample)
+    points = _candidates((graph, answer_graph), sides, symbols, pieces, sample)
     finite = pieces is not None and pieces.open and not pieces.stairs
     regions = list(pieces.open) if finite and pieces else [(difference, True)]
     tested = _test(sides, symbols, regions, points)
@@ -166,39 +172,43 @@ def _holds(condition: Any, point: Mapping[str, Any], symbols) -> bool:
 
 
 def _spread(points: list[dict], symbols) -> list[dict]:
-    """The points reordered so that the first ones span the magnitudes: one per decade of
-    the largest coordinate in turn, the decades taken from both ends inwards.
+    """The points reordered so that the first ones span the magnitudes and the signs: one
+    per decade of the largest coordinate in turn (the decades taken from both ends
+    inwards), each decade's positive and negative points side by side.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
-    >>> points = [{"x": sp.Rational(10) ** k} for k in range(-3, 7)]
+    >>> points = [{"x": sign * sp.Rational(10) ** k} for k in range(-3, 7) for sign in (1, -1)]
     >>> [str(p["x"]) for p in _spread(points, [x])][:4]
-    ['1000000', '1/1000', '100000', '1/100']
+    ['1000000', '-1000000', '1/1000', '-1/1000']
     """
-    bins: dict[int, list[dict]] = {}
+    bins: dict[tuple[int, bool], list[dict]] = {}
     for p in points:
-        size = max((abs(float(p[str(s)])) for s in symbols), default=0.0)
-        bins.setdefault(int(np.floor(np.log10(size))) if size > 0 else -99, []).append(p)
+        largest = max((float(p[str(s)]) for s in symbols), key=abs, default=0.0)
+        decade = int(np.floor(np.log10(abs(largest)))) if largest else -99
+        bins.setdefault((decade, largest < 0), []).append(p)
     order: list[dict] = []
-    keys = sorted(bins)
-    ends = [keys[-1 - i // 2] if i % 2 == 0 else keys[i // 2] for i in range(len(keys))]
-    rows = [bins[k] for k in ends]
+    decades = sorted({decade for decade, _ in bins})
+    ends = [decades[-1 - i // 2] if i % 2 == 0 else decades[i // 2] for i in range(len(decades))]
+    rows = [bins[(d, negative)] for d in ends for negative in (False, True) if (d, negative) in bins]
     for depth in range(max((len(r) for r in rows), default=0)):
         order.extend(r[depth] for r in rows if depth < len(r))
     return order
 
 
-def _candidates(graph, answer_graph, symbols, pieces, sample) -> list[dict]:
-    """Magnitude points, points around the switches, and the sample, in both domains."""
+def _candidates(graphs, sides, symbols, pieces, sample) -> list[dict]:
+    """Magnitude points (to the scale of the sides' numbers), points around the switches
+    and the branch points (:func:`~gradcalc.symbolic.decide.pieces.branch_arguments`: where
+    sqrt((x + 10^9)^2) turns), and the sample, in both graphs' domains."""
     import sympy as sp
 
     names = [str(s) for s in symbols]
     rng = np.random.default_rng(SEED)
-    arrays = magnitude_points(rng, names)
-    if pieces is not None:
-        near = switch_points(pieces.switches, symbols, arrays)
-        arrays = {n: np.concatenate([arrays[n], near[n]]) for n in names}
-    inside = in_domain(graph, arrays) & in_domain(answer_graph, arrays)
+    arrays = magnitude_points(rng, names, DECADES + scale_decades(sides))
+    turns = [g for side in sides for g in branch_arguments(side)]
+    near = switch_points([*(pieces.switches if pieces else ()), *turns], symbols, arrays)
+    arrays = {n: np.concatenate([arrays[n], near[n]]) for n in names}
+    inside = np.logical_and.reduce([in_domain(g, arrays) for g in graphs])
     count = len(arrays[names[0]]) if names else 0
     points = [
         {n: sp.Rational(repr(float(arrays[n][k]))) for n in names}
@@ -208,21 +218,39 @@ def _candidates(graph, answer_graph, symbols, pieces, sample) -> list[dict]:
     return points + list(sample)
 
 
-def magnitude_points(rng: np.random.Generator, names: Sequence[str]) -> dict[str, np.ndarray]:
-    """Two points per decade of DECADES for each sign, each variable a decade of its own
-    (shifted by three per variable), three significant digits.
+def scale_decades(sides: Sequence[Any]) -> tuple[int, ...]:
+    """The decades beyond DECADES that the sides' own numbers reach, to one past the
+    largest (at most 10^15): an answer that agrees up to 10^6 may part where x meets a
+    coefficient of 10^9.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> scale_decades([x + 10**9, x]), scale_decades([x + 5, x])
+    ((7, 8, 9, 10), ())
+    """
+    numbers = [abs(float(n)) for side in sides for n in side.atoms() if n.is_Number]
+    largest = max((n for n in numbers if np.isfinite(n)), default=0.0)
+    top = min(int(np.ceil(np.log10(largest))) + 1, 15) if largest > 1 else 0
+    return tuple(range(DECADES[-1] + 1, top + 1))
+
+
+def magnitude_points(
+    rng: np.random.Generator, names: Sequence[str], decades: Sequence[int] = DECADES
+) -> dict[str, np.ndarray]:
+    """Two points per decade of ``decades`` for each sign, each variable a decade of its
+    own (shifted by three per variable), three significant digits.
 
     >>> p = magnitude_points(np.random.default_rng(0), ["x"])["x"]
     >>> float(np.abs(p).min()) < 0.01, float(np.abs(p).max()) > 10**6, bool((p < 0).any())
     (True, True, True)
     """
-    n = 4 * len(DECADES)
+    n = 4 * len(decades)
     out = {}
     for j, name in enumerate(names):
-        decades = np.array([DECADES[(i // 4 + 3 * j) % len(DECADES)] for i in range(n)])
+        chosen = np.array([decades[(i // 4 + 3 * j) % len(decades)] for i in range(n)])
         sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
         mantissa = np.round(rng.uniform(1, 10, n), 2)
-        out[name] = sign * mantissa * 10.0**decades
+        out[name] = sign * mantissa * 10.0**chosen
     return out
 
 

@@ -99,11 +99,7 @@ def switch_arguments(expr: Any) -> list[Any]:
                 found.extend(r.lhs - r.rhs for r in condition.atoms(sp.core.relational.Relational))
         elif isinstance(node, (*finite, *stairs)):
             found.append(arguments[0])
-    unique: list[Any] = []
-    for g in found:
-        if g.free_symbols and g not in unique and -g not in unique:
-            unique.append(g)
-    return sorted(unique, key=str)
+    return _distinct(found)
 
 
 def pieces_of(difference: Any, symbols: Sequence[Any], seconds: float) -> Pieces | None:
@@ -209,6 +205,42 @@ def _zero(expression: Any, deadline: float) -> bool:
             return bool(sp.simplify(expression) == 0)
     except FAILURES:
         return False
+
+
+def branch_arguments(expr: Any) -> list[Any]:
+    """The expressions g whose zero set is where ``expr`` may change its formula without a
+    piecewise part: a radicand (a base to a non-integer power: sqrt((x + a)^2) is |x + a|),
+    a logarithm's argument, a denominator.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> branch_arguments(sp.sqrt(x**2 + 2 * x + 1) + sp.log(x - 3) + 1 / (x + 5))
+    [x + 5, x - 3, x**2 + 2*x + 1]
+    """
+    import sympy as sp
+
+    found: list[Any] = []
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.log):
+            found.append(node.args[0])
+        elif node.is_Pow and (not node.exp.is_integer or node.exp.is_negative):
+            found.append(node.base)
+    return _distinct(found)
+
+
+def _distinct(found: list[Any]) -> list[Any]:
+    """The expressions of ``found`` with a variable, each once (g and -g are one zero set).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> _distinct([x - 1, 1 - x, sp.Integer(2), x])
+    [x, x - 1]
+    """
+    unique: list[Any] = []
+    for g in found:
+        if g.free_symbols and g not in unique and -g not in unique:
+            unique.append(g)
+    return sorted(unique, key=str)
 
 
 def solved_switches(
