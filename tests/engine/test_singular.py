@@ -112,3 +112,47 @@ def test_the_command_line_says_it_underflows(cli) -> None:
     assert result.exit_code == ExitCode.UNDEFINED
     assert "is undefined" not in result.stderr
     assert "cannot be computed in float64" in result.stderr and "exp(x) underflows" in result.stderr
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_kink_made_by_underflow_is_no_kink(cli, seed: int) -> None:
+    """sqrt(x^2 + y^2) at (3k, 4k)·10^-200 is smooth (gradient (0.6, 0.8), by hand), but
+    x^2 underflows float64 to 0 and sqrt has an infinite slope there: exit 3, "cannot be
+    differentiated in float64", naming the underflow -- never "not differentiable", and
+    no one-sided slopes of a kink f does not have. At exactly 0 it is a kink."""
+    rng = random.Random(seed)
+    k, scale = rng.uniform(0.5, 9), 10.0 ** -rng.randint(170, 300)
+    x, y = 3 * k * scale, 4 * k * scale
+    done = cli("grad", "sqrt(x^2+y^2)", "--at", f"x={x!r},y={y!r}", "--format", "plain")
+    assert done.exit_code == ExitCode.UNDEFINED, done.output
+    assert "cannot be differentiated in float64" in done.stderr and "underflows" in done.stderr
+    assert "not differentiable" not in done.stderr and "one-sided" not in done.stderr
+    done = cli("grad", "sqrt(x^2+y^2)", "--at", "x=0,y=0", "--format", "plain")
+    assert done.exit_code == ExitCode.UNDEFINED and "is not differentiable" in done.stderr
+
+
+@pytest.mark.parametrize("x", ["190", "200", "400", "1000", "1e10", "1e300"])
+def test_tanh_far_out_agrees_with_its_exact_slope(cli, x: str) -> None:
+    """1 - tanh(x)^2 cancels about 0.87x digits: the check's exact value is sech(x)^2 to
+    its own digits (mpmath at 50 digits, sech needs no cancellation) -- 0 in float64 past
+    x = 373 -- so the tape's value passes (it failed against a value evalf made up), and
+    --expect of that value is correct, a rounding of it wrong with the right derivative."""
+    with mpmath.workdps(50):
+        truth = float(mpmath.sech(mpmath.mpf(x)) ** 2)
+    done = cli("grad", "tanh(x)", "--at", f"x={x}", "--format", "plain")
+    assert done.exit_code == 0 and float(done.stdout) == pytest.approx(truth, rel=1e-12)
+
+    def expect(*given: str) -> tuple[int, str]:
+        done = cli("check", "tanh(x)", "--at", f"x={x}", "--expect", *given, "--format", "plain")
+        return done.exit_code, done.stdout.split("\t")[1]
+
+    if truth:  # its float, then a rounding of it
+        assert expect(repr(truth)) == (0, "correct")
+        rounded = cli(
+            "check", "tanh(x)", "--at", f"x={x}", "--expect", f"{truth:.3g}", "--format", "plain"
+        )
+        assert rounded.exit_code == 1 and f"the derivative is {truth:.10g}" in rounded.stdout
+    else:  # 0 is the float nearest a positive derivative: no tolerance makes it "correct"
+        # unless sympy can bound the exact value, nor is it called wrong within an atol
+        assert expect("0")[1] != "correct"
+        assert expect("0", "--atol", "1e-300")[1] != "wrong"

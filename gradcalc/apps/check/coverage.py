@@ -190,7 +190,7 @@ def _spread(points: list[dict], symbols) -> list[dict]:
     order: list[dict] = []
     decades = sorted({decade for decade, _ in bins})
     ends = [decades[-1 - i // 2] if i % 2 == 0 else decades[i // 2] for i in range(len(decades))]
-    rows = [bins[(d, negative)] for d in ends for negative in (False, True) if (d, negative) in bins]
+    rows = [bins[(d, sign)] for d in ends for sign in (False, True) if (d, sign) in bins]
     for depth in range(max((len(r) for r in rows), default=0)):
         order.extend(r[depth] for r in rows if depth < len(r))
     return order

@@ -44,6 +44,7 @@ from gradcalc.core.cells import inexact_integer
 from gradcalc.engine.evaluate.points import constant_value
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit
 from gradcalc.symbolic.decide.decision import apart, apart_exact
+from gradcalc.symbolic.decide.precision import EVALF_MAX_DIGITS
 from gradcalc.symbolic.translate.notation import user_text
 
 DIGITS = 60  # digits to which a difference is evaluated
@@ -108,7 +109,10 @@ def is_zero(value: Any) -> bool | None:
         return False
     try:
         with time_limit(PROOF_SECONDS):
-            number = complex(value.evalf(DIGITS))
+            try:  # (digits evalf vouches for: 1 - tanh(200)^2 cancels 174 of them)
+                number = complex(value.evalf(DIGITS, strict=True, maxn=EVALF_MAX_DIGITS))
+            except sp.core.evalf.PrecisionExhausted:
+                number = 0j  # below every digit evalf reaches: perhaps 0, as simplify says
             if abs(number) > 10.0**-ZERO_DIGITS:
                 return False
             return True if sp.simplify(value) == 0 else None
@@ -235,19 +239,25 @@ def _within(gap: Any, size: Any, rtol: float, atol: float | None) -> str:
 def _gap_and_size(
     difference: Any, exact_correct: Any, yours: float, value: float, rtol: float
 ) -> tuple:
-    """|yours - correct| and |correct|, from the exact values to 20 digits (sympy Floats,
-    which neither underflow nor overflow), or from the floats when sympy cannot evaluate
-    them in time -- then the size is None where the floats are too coarse for ``rtol``."""
+    """|yours - correct| and |correct|, from the exact values to 20 digits evalf vouches for
+    (sympy Floats, which neither underflow nor overflow; ``1 - tanh(200)^2`` cancels 174
+    digits), or from the floats when sympy cannot evaluate them in time or to those
+    digits -- then the size is None where the floats are too coarse for ``rtol``."""
     try:
         with time_limit(PROOF_SECONDS):
-            size = abs(exact_correct).evalf(20)
-            gap = abs(difference).evalf(20) if difference is not None else None
+            size = abs(exact_correct).evalf(20, strict=True, maxn=EVALF_MAX_DIGITS)
+            gap = (
+                abs(difference).evalf(20, strict=True, maxn=EVALF_MAX_DIGITS)
+                if difference is not None
+                else None
+            )
             if gap is None or not (gap.is_Number and size.is_Number):
                 raise ValueError("not a number")
             return gap, size
     except (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
         coarse = _coarse(value, rtol) or _coarse(yours, rtol)
-        return abs(yours - value), None if coarse else abs(value)
+        unknown = coarse or (value == 0 and exact_correct is not None)  # (0 may be rounding)
+        return abs(yours - value), None if unknown else abs(value)
 
 
 def short(value: float) -> str:
@@ -301,7 +311,7 @@ def _rounded(value: Any, digits: int, rounding: str) -> Decimal | None:
             context.Emin, context.Emax = -(10**9), 10**9
             if value.is_Rational:
                 return Decimal(int(value.p)) / Decimal(int(value.q))
-            number = value.evalf(digits + 20)
+            number = value.evalf(digits + 20, strict=True, maxn=EVALF_MAX_DIGITS)
             if not number.is_Float:
                 return None
             return context.plus(Decimal(str(number)))

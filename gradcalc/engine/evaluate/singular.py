@@ -71,11 +71,12 @@ class Singularity:
         if self.derivative:
             return f"{self.summary(where + more)}: {self.reason}"
         undefined = "cannot be computed in float64" if self.underflow else "is undefined"
+        kinked = "cannot be differentiated in float64" if self.underflow else "is not differentiable"
         subject, what = {
             UNDEFINED: (self.expression, f"{undefined} at {where}{more}: {self.reason}"),
             NOT_DIFFERENTIABLE: (
                 self.expression,
-                f"is not differentiable at {where}{more}: {self.reason}",
+                f"{kinked} at {where}{more}: {self.reason}",
             ),
             NON_FINITE_VALUE: (self.expression, f"{overflow} at {where}{more}"),
             NON_FINITE_ADJOINT: (
@@ -144,9 +145,9 @@ def singularities(
             affected,
             inside=inside,
         )
-        if problem.kind == UNDEFINED:
+        if problem.kind in (UNDEFINED, NOT_DIFFERENTIABLE):
             _tell_underflow(graph, rows, row, points, singularity)
-        if problem.kind == NOT_DIFFERENTIABLE and not inside:
+        if problem.kind == NOT_DIFFERENTIABLE and not inside and not singularity.underflow:
             variables = [s for s in sources if s in graph.variable_nodes][:MAX_ONE_SIDED_SOURCES]
             sides = one_sided(graph, points, int(affected[0]), target, variables)
             # only the variables the kink concerns: where left and right differ
@@ -178,8 +179,9 @@ NONZERO_INPUTS = {"mul", "div", "pow"}
 def _tell_underflow(
     graph: Graph, rows: Sequence[TapeRow], row: TapeRow, points: Points, found: Singularity
 ) -> None:
-    """Say so in ``found`` (undefined) where its points see a 0 that is float64's underflow:
-    there it is not computable in float64, not undefined. ``rows`` that are not at
+    """Say so in ``found`` (undefined, or not differentiable) where its points see a 0
+    that is float64's underflow: there it is not computable in float64, not undefined
+    (``sqrt(x^2 + y^2)`` at 3e-200, 4e-200 has no kink: x^2 underflows). ``rows`` that are not at
     ``points`` (a replay names its problems with another tape's rows) are recorded again at
     the affected points."""
     affected = found.points

@@ -217,7 +217,8 @@ def _settled(
     kept_problems, kept_found = [], []
     flagged = np.zeros(count, dtype=bool)
     for problem, singular in zip(out.problems, out.found):
-        if singular.kind == NOT_DIFFERENTIABLE:
+        if singular.kind == NOT_DIFFERENTIABLE and not singular.underflow:  # (no kink of f:
+            # a part underflowed to 0, as x^2 at 3e-200 under sqrt)
             mask = _flat(problem.mask, count)
             mask = _removable(expr, exact, (variables, judge), mask, singular, out)
             if not mask.any():
