@@ -70,8 +70,9 @@ class Singularity:
         overflow = "overflows float64" if "overflow" in self.reason else "is NaN"
         if self.derivative:
             return f"{self.summary(where + more)}: {self.reason}"
-        undefined = "cannot be computed in float64" if self.underflow else "is undefined"
-        kinked = "cannot be differentiated in float64" if self.underflow else "is not differentiable"
+        float64 = bool(self.underflow)  # (a part underflowed: not undefined, no kink)
+        undefined = "cannot be computed in float64" if float64 else "is undefined"
+        kinked = "cannot be differentiated in float64" if float64 else "is not differentiable"
         subject, what = {
             UNDEFINED: (self.expression, f"{undefined} at {where}{more}: {self.reason}"),
             NOT_DIFFERENTIABLE: (
