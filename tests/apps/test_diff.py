@@ -274,3 +274,26 @@ def test_a_symbolic_power_is_differentiated_as_a_textbook_writes_it(seed: int) -
         positive = {x: sp.Symbol("x", positive=True), y: sp.Symbol("y", positive=True)}
         assert proved_equal(shown.subs(positive), truth.subs(positive)), (text, entry.text)
         assert not repeated_bases(shown), (text, entry.text)
+
+
+@pytest.mark.parametrize(
+    ("expression", "real"),
+    [
+        ("(-2)^x", False),  # real at integer x only: sympy's (-2)^x*(log(2) + I*pi)
+        ("0^x", False),  # sympy's 0^x*log(0): nan
+        ("(-3)^(x^2) + x", False),
+        ("2^x", True),  # 2^x*log(2), by hand
+        ("x^x", True),
+    ],
+)
+def test_a_derivative_with_no_real_formula_is_not_printed(cli, expression, real) -> None:
+    """diff never prints nan, zoo or I as a derivative with exit 0: where sympy's formula
+    is not real, it says so (exit 1, as for no formula); real ones are printed as ever."""
+    result = differentiate(expression)
+    assert (result.entries != []) is real
+    done = cli("diff", expression, "--format", "plain")
+    if real:
+        assert done.exit_code == 0 and "nan" not in done.stdout and "I" not in done.stdout
+        return
+    assert done.exit_code == 1 and "no real formula" in done.stderr, done.output
+    assert "df/dx =" not in done.stdout

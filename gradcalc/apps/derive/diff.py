@@ -173,9 +173,9 @@ def differentiate(
     rewriting = start + REWRITING * budget  # the rest is kept for the verification
     notes: list[str] = []
     raw = _raw(graph, sources, order, kind, budget, notes)
-    if raw is None:
-        return _unfinished(graph, expression, kind, sources, order, notes)
     labels = _labels(graph, sources, order, kind)
+    if raw is None or _not_real(raw, labels, notes):
+        return _unfinished(graph, expression, kind, sources, order, notes)
     entries = _simplified(raw, labels, rewriting, notes)
     determinant = None
     if kind == "jacobian" and len(graph.targets) == len(sources):
@@ -295,6 +295,31 @@ def _raw(graph, sources, order, kind, budget, notes) -> list[Any] | None:
     except (RecursionError, ValueError, TypeError, AttributeError) as failure:
         notes.append(f"sympy could not differentiate this ({type(failure).__name__})")
     return None
+
+
+def _not_real(raw: list[Any], labels: list[tuple], notes: list[str]) -> bool:
+    """Whether a derivative of sympy's is no real formula -- NaN, complex infinity or the
+    imaginary unit in it (``0^x``: 0^x·log(0); ``(-2)^x``, real at integers only, has
+    I·pi) -- which is said in ``notes``: no formula is printed then.
+
+    >>> import sympy as sp
+    >>> x, notes = sp.Symbol("x", real=True), []
+    >>> _not_real([sp.Integer(-2) ** x * sp.log(-2)], [("df/dx", ("x",))], notes)
+    True
+    >>> notes[0].split(": ")[0]
+    "sympy's df/dx is (-2)^x*(ln(2) + I*pi)"
+    """
+    import sympy as sp
+
+    for expr, (label, *_) in zip(raw, labels):
+        expanded = sp.expand_log(expr, force=True) if expr.has(sp.log) else expr
+        if expanded.has(sp.nan, sp.zoo, sp.I):
+            notes.append(
+                f"sympy's {label} is {user_text(expanded)}: no real formula (f is real only "
+                "on a set without an interval there, or sympy cannot write its derivative)"
+            )
+            return True
+    return False
 
 
 def _simplified(raw: list[Any], labels: list[tuple], deadline: float, notes: list[str]):
