@@ -116,7 +116,9 @@ class Spelling(NamedTuple):
 #: TensorFlow's GradientTape API, as the guides use it, beside gradcalc's.
 TENSORFLOW = (
     Spelling("`tf.GradientTape()`", "`gradcalc.Tape()`", ("Tape",)),
-    Spelling("`tf.GradientTape(persistent=True)`", "`gradcalc.Tape(persistent=True)`", ("Tape",)),
+    Spelling("`tf.GradientTape(persistent=True)`", "`gradcalc.Tape(persistent=True)`", ("Tape",),
+             "as in TensorFlow, a `gradient` or `jacobian` called inside its `with` block is "
+             "recorded by the tape (TensorFlow also logs a warning about the cost)"),
     Spelling("`tf.GradientTape(watch_accessed_variables=False)`",
              "`gradcalc.Tape(watch_accessed_variables=False)`", ("Tape",)),
     Spelling("`tf.Variable(3.0, name='x0', trainable=False)`",
@@ -134,6 +136,8 @@ TENSORFLOW = (
     Spelling("`tape.gradient({'y0': y0, 'y1': y1}, x)`", "the same: the gradient of the sum",
              ("Tape.gradient",)),
     Spelling("`tape.gradient(v, v)`", "the same: ones", ("Tape.gradient",)),
+    Spelling("`tape.gradient(y, x, output_gradients=dy)`", "the same", ("Tape.gradient",),
+             "`dy` of another shape than `y`'s is a `ShapeError` (a number for a 0-d `y`)"),
     Spelling("`tape.gradient(y, 'x')` (a string)", "the same", ("Tape.gradient",),
              "a clear `TypeError`, never a silent `None`", on_purpose=True),
     Spelling("`unconnected_gradients=tf.UnconnectedGradients.ZERO`",
@@ -165,6 +169,9 @@ TENSORFLOW = (
              ("Tensor.__array__",),
              "a numpy ufunc on a tensor (`np.sin(x)`) is a `TypeError`: use `gradcalc.sin(x)` "
              "(recorded) or `np.sin(x.numpy())`", on_purpose=True),
+    Spelling("`len(x)`, `for row in x:`", "the same: along the first axis",
+             ("Tensor.__len__", "Tensor.__iter__"),
+             "each row is an indexing `x[i]` that the tape records; a 0-d tensor: `TypeError`"),
     Spelling("`v.assign(2.0)`, `v.assign_add(1)`, `v.assign_sub(d)`", "the same (not recorded)",
              ("Variable.assign", "Variable.assign_add", "Variable.assign_sub")),
     Spelling("`print(tape)`", "the tape table of `gradcalc grad`", ("Tape.__repr__",),

@@ -3,9 +3,13 @@
 
 The decorated function returns its result and a function ``backward(dy)`` giving, for the
 adjoint ``dy`` of the result, one gradient per argument (its vector-Jacobian product). The
-operations inside the function are not recorded; the call is one record, named after the
-function, whose gradient rule is ``backward`` -- so the tape shows it like any op, and a
-``backward`` written with gradcalc's operations is recorded by outer tapes (higher orders).
+call's result is one record of its own, named after the function, whose gradient rule is
+``backward`` -- so the tape shows it like any op, and gradients reach the arguments only
+through ``backward``. As in TensorFlow, the operations inside the function are recorded too
+(each record's ``inside`` names the function; ``Tape.problems`` counts them only where a
+result depends on them): ``backward`` may use what the function computed, and an outer tape
+differentiates through it -- so second and higher derivatives are right when ``backward``
+is written with gradcalc's operations (a value computed with numpy is a constant to tapes).
 
 >>> from gradcalc import Tape, Variable, clip_by_norm
 >>> @custom_gradient
@@ -26,7 +30,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from typing import Any
 
 import numpy as np
@@ -70,13 +73,15 @@ def custom_gradient(f: Callable[..., tuple[Any, Backward]]) -> Callable[..., Ten
 
 
 def _run(f: Callable[..., Any], inputs: list[Tensor], kwargs: dict[str, Any]) -> Any:
-    """``f``'s result and backward function, computed with every tape paused; a probe tape
-    finds the variables it reads."""
-    with ExitStack() as paused:
-        for tape in list(active_tapes):
-            paused.enter_context(tape.stop_recording())
-        with Tape() as probe:
-            returned = f(*inputs, **kwargs)
+    """``f``'s result and backward function. The active tapes record the operations inside
+    ``f``, each record marked as made inside it; a probe tape finds the variables it reads."""
+    tapes = list(active_tapes)
+    before = [len(tape.records) for tape in tapes]
+    with Tape() as probe:
+        returned = f(*inputs, **kwargs)
+    for tape, start in zip(tapes, before):
+        for rec in tape.records[start:]:
+            rec.inside = rec.inside or f.__name__  # (calls nested: the innermost's name)
     if not (isinstance(returned, tuple) and len(returned) == 2 and callable(returned[1])):
         raise TypeError(f"{f.__name__} must return (result, backward), a tensor and a function")
     given = {t.id for t in inputs}

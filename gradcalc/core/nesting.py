@@ -1,6 +1,6 @@
 """What a tape's ``gradient`` takes and gives back: one tensor, a list or tuple, a dict, nested
 as deep as you like (TensorFlow's ``tf.nest``), flattened in order and rebuilt; the targets'
-seeds, and what an unconnected source gets.
+seeds, what an unconnected source gets, and a Jacobian's rows stacked into one tensor.
 
 >>> structure = {"a": 1, "b": [2, (3, 4)]}
 >>> flat = flatten(structure)
@@ -13,12 +13,14 @@ seeds, and what an unconnected source gets.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from gradcalc.core.tensor import Tensor, as_tensor
+from gradcalc.core.errors import ShapeError
+from gradcalc.core.ops import F, Op
+from gradcalc.core.tensor import Tensor, as_tensor, recording
 
 
 class UnconnectedGradients(str, enum.Enum):
@@ -92,6 +94,19 @@ def unconnected_mode(given: Unconnected, alias: Unconnected | None) -> str:
     raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got {mode!r}")
 
 
+def result_of(adjoints: dict[int, Tensor], source: Tensor, mode: str) -> Tensor | None:
+    """What ``source`` gets from the adjoints of a backward pass: its own, else ``None`` or,
+    in ``"zero"`` mode, zeros like it.
+
+    >>> result_of({}, Tensor([1.0, 2.0]), "zero"), result_of({}, Tensor(1.0), "none")
+    (Tensor([0., 0.]), None)
+    """
+    grad = adjoints.get(source.id)
+    if grad is None and mode == "zero":
+        return Tensor(np.zeros_like(source.value))
+    return grad
+
+
 def tensors_of(structure: Any, role: str, one: bool = False) -> list[Tensor]:
     """The tensors of a target or sources structure, each checked."""
     flat = [structure] if one else flatten(structure)
@@ -109,14 +124,25 @@ def seeds(target: Any, targets: list[Tensor], output_gradients: Any) -> list[Ten
     """The adjoint each target starts from: ones like it, or the ``output_gradients`` given in
     the targets' structure (at a target's place, its adjoint; ``None``: ones).
 
+    Raises:
+        ShapeError: for an adjoint whose shape is not its target's (it would be broadcast,
+            counting elements several times).
+
     >>> t = Tensor([1.0, 2.0])
     >>> [s.value.tolist() for s in seeds({"a": t}, [t], {"a": [3.0, 4.0]})]
     [[3.0, 4.0]]
     """
     given = [None] * len(targets) if output_gradients is None else _along(target, output_gradients)
-    return [
+    found = [
         Tensor(np.ones_like(t.value)) if g is None else as_tensor(g) for t, g in zip(targets, given)
     ]
+    for t, seed in zip(targets, found):
+        if seed.shape != t.shape:
+            raise ShapeError(
+                f"output_gradients has shape {seed.shape} for a target of shape {t.shape}: "
+                "give one adjoint per element of the target, in its shape"
+            )
+    return found
 
 
 def _along(structure: Any, other: Any) -> list[Any]:
@@ -131,21 +157,42 @@ def _along(structure: Any, other: Any) -> list[Any]:
     raise ValueError("output_gradients must have the targets' structure, one entry per target")
 
 
+def jacobian_seeds(shape: tuple[int, ...]) -> Iterator[np.ndarray]:
+    """For ``jacobian``: one seed per element of a target of ``shape``, one at that element;
+    an empty target gets one empty seed (its backward pass finds which sources it reaches).
+
+    >>> [seed.tolist() for seed in jacobian_seeds((2,))], [s.shape for s in jacobian_seeds((0, 3))]
+    ([[1.0, 0.0], [0.0, 1.0]], [(0, 3)])
+    """
+    size = int(np.prod(shape))
+    if not size:
+        yield np.zeros(shape)
+    for k in range(size):
+        seed = np.zeros(size)
+        seed[k] = 1.0
+        yield seed.reshape(shape)
+
+
 def stack_rows(target: Tensor, source: Tensor, column: tuple[Tensor | None, ...]) -> Any:
-    if all(c is None for c in column):
-        return None
-    parts = [np.zeros(source.shape) if c is None else c.value for c in column]
-    return Tensor(np.stack(parts).reshape(target.shape + source.shape))
+    """The gradients of :func:`jacobian_seeds` as the Jacobian, shaped ``target.shape +
+    source.shape`` (``None``: no row is connected).
+
+    >>> stack_rows(Tensor([0.0, 0.0]), Tensor(0.0), (Tensor(1.0), None))
+    Tensor([1., 0.])
+    """
+    return _stacked(column, source, 0, target.shape + source.shape)
 
 
 def batch_seeds(shape: tuple[int, ...]) -> Iterator[np.ndarray]:
     """For ``batch_jacobian``: one seed per element of a row of a target of ``shape``, ones at
-    that element in every row.
+    that element in every row; rows without elements get one empty seed.
 
     >>> [seed.tolist() for seed in batch_seeds((2, 2))]
     [[[1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [0.0, 1.0]]]
     """
     width = int(np.prod(shape[1:]))
+    if not width:
+        yield np.zeros(shape)
     for k in range(width):
         seed = np.zeros((shape[0], width))
         seed[:, k] = 1.0
@@ -155,7 +202,44 @@ def batch_seeds(shape: tuple[int, ...]) -> Iterator[np.ndarray]:
 def stack_batch(shape: tuple[int, ...], source: Tensor, columns: list[Any]) -> Tensor | None:
     """The gradients of :func:`batch_seeds` as one Jacobian per row, shaped
     ``(batch, *outs, *ins)`` (``None``: no column is connected)."""
-    if all(c is None for c in columns):
+    return _stacked(columns, source, 1, shape + source.shape[1:])
+
+
+def _stacked(
+    parts: Sequence[Tensor | None], source: Tensor, axis: int, shape: tuple[int, ...]
+) -> Tensor | None:
+    """``parts`` (each shaped like ``source``; ``None``: zeros) stacked along ``axis`` and
+    reshaped to ``shape``. While a tape records, the stacking is an op that it records, so a
+    Jacobian taken inside an outer tape can be differentiated by it (a Hessian as the Jacobian
+    of a Jacobian); else the arrays themselves are stacked."""
+    if all(p is None for p in parts):
         return None
-    parts = [np.zeros(source.shape) if c is None else c.value for c in columns]
-    return Tensor(np.stack(parts, axis=1).reshape(shape + source.shape[1:]))
+    if not int(np.prod(shape)):  # an empty Jacobian (its one seed was empty)
+        return Tensor(np.zeros(shape))
+    filled = [Tensor(np.zeros(source.shape)) if p is None else p for p in parts]
+    if not recording():
+        return Tensor(np.stack([p.value for p in filled], axis=axis).reshape(shape))
+    result: Tensor = F.reshape(_stack_op(len(filled), axis)(*filled), shape=shape)
+    return result
+
+
+def _stack_op(count: int, axis: int) -> Op:
+    """``np.stack`` of ``count`` tensors along ``axis`` as an op: input k's rule is the
+    adjoint's slice k along ``axis`` (an indexing, itself recorded by outer tapes)."""
+
+    def rule(k: int) -> Callable[..., Tensor]:
+        where = (slice(None),) * axis + (k,)
+        return lambda g, ans, *xs: F.index(g, index=where)
+
+    def symbolic(sp: Any, *xs: Any) -> Any:
+        return np.stack([np.asarray(x, dtype=object) for x in xs], axis=axis)
+
+    return Op(
+        "stack",
+        count,
+        lambda *xs: np.stack(xs, axis=axis),
+        tuple(rule(k) for k in range(count)),
+        symbolic,
+        elementwise=False,
+        shapes="tensors of one shape",
+    )

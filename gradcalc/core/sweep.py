@@ -20,7 +20,7 @@ import numpy as np
 
 from gradcalc.core.ops import REGISTRY
 from gradcalc.core.problems import Recorded
-from gradcalc.core.tensor import Tensor
+from gradcalc.core.tensor import Tensor, quiet, recording
 
 Rec = TypeVar("Rec", bound=Recorded)
 
@@ -79,6 +79,32 @@ def accumulate_arrays(
             adjoints[x.id] = part if previous is None else np.asarray(add(previous, part))
 
 
+def sweep(
+    path: Sequence[Recorded], reached: set[int], start: dict[int, Tensor], ids: set[int]
+) -> tuple[dict[int, Tensor], dict[int, np.ndarray]]:
+    """The reverse sweep along ``path`` from the targets' seeds ``start``: the adjoints as
+    tensors (at least the sources', ``ids``) and every adjoint as an array. While a tape
+    records, through the ops (:func:`accumulate`), so it records the pass; else on arrays.
+
+    >>> from gradcalc import Tape, Variable
+    >>> x = Variable(3.0)
+    >>> with Tape() as tape:
+    ...     y = x * x
+    >>> adjoints, values = sweep(tape.records, {x.id, y.id}, {y.id: Tensor(1.0)}, {x.id})
+    >>> adjoints, values[x.id]
+    ({...: Tensor(6.)}, array(6.))
+    """
+    with quiet():
+        if recording():
+            adjoints = dict(start)
+            accumulate(path, reached, adjoints)
+            return adjoints, {i: t.value for i, t in adjoints.items()}
+        # a first derivative: the same numbers on arrays, no tensor per op
+        values = {i: seed.value for i, seed in start.items()}
+        accumulate_arrays(path, reached, values)
+        return {i: Tensor(v) for i, v in values.items() if i in ids}, values
+
+
 def upstream(producers: Mapping[int, Rec], targets: Sequence[Tensor]) -> list[Rec]:
     """The records ``targets`` depend on, in tape order (``producers``: each record by its
     output's id): a target's own sub-tape, found in time proportional to its size, not to
@@ -99,3 +125,29 @@ def upstream(producers: Mapping[int, Rec], targets: Sequence[Tensor]) -> list[Re
             found[rec.index] = rec
             stack.extend(t.id for t in rec.inputs)
     return [found[i] for i in sorted(found)]
+
+
+def between(
+    producers: Mapping[int, Rec], targets: Sequence[Tensor], reached: set[int]
+) -> list[Rec]:
+    """The records from the tensors in ``reached`` (the sources) to ``targets``, in tape order:
+    those of the targets' sub-tape that read a reached tensor; their outputs join ``reached``.
+
+    >>> from gradcalc import Tape, Variable
+    >>> x, c = Variable(3.0), Variable(2.0)
+    >>> with Tape() as tape:
+    ...     y, z = x * x, c * c
+    ...     w = y + z
+    >>> reached = {x.id}
+    >>> producers = {r.output.id: r for r in tape.records}
+    >>> [rec.index for rec in between(producers, [w], reached)], w.id in reached
+    ([1, 3], True)
+    """
+    path: list[Rec] = []
+    for rec in upstream(producers, targets):  # (the targets' sub-tape only)
+        for t in rec.inputs:  # (a loop, not any(): this runs once per record)
+            if t.id in reached:
+                reached.add(rec.output.id)
+                path.append(rec)
+                break
+    return path

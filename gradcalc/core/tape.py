@@ -4,7 +4,8 @@ Inside ``with Tape() as tape:`` every operation whose inputs the tape watches is
 ``tape.records`` in execution order. ``tape.gradient`` walks the target's records in reverse
 -- a plain loop, so graphs of any depth work -- and accumulates each record's adjoint with
 the primitives' gradient rules. The rules are themselves recorded by any *outer* tape, so
-nesting tapes gives second and higher derivatives.
+nesting tapes gives second and higher derivatives -- and, as in TensorFlow, by a persistent
+tape itself when its ``gradient`` is called inside its own ``with`` block.
 
 >>> from gradcalc import Tape, constant
 >>> x = constant(3.0)
@@ -35,7 +36,9 @@ from gradcalc.core.nesting import (
     Unconnected,
     batch_seeds,
     flatten,
+    jacobian_seeds,
     rebuild,
+    result_of,
     seeds,
     stack_batch,
     stack_rows,
@@ -44,13 +47,11 @@ from gradcalc.core.nesting import (
 )
 from gradcalc.core.ops import Op
 from gradcalc.core.problems import Problem, find_problems
-from gradcalc.core.sweep import accumulate, accumulate_arrays, upstream
+from gradcalc.core.sweep import between, sweep, upstream
 from gradcalc.core.tensor import (
     Tensor,
     Variable,
     active_tapes,
-    as_tensor,
-    quiet,
     variable_tapes,
 )
 
@@ -71,6 +72,8 @@ class Record:
         params: static parameters (only the internal shape ops have any).
         adjoint: d(target)/d(output) from the latest ``gradient`` call, or ``None``
             when the output does not lie between the sources and the target.
+        inside: the ``custom_gradient`` function whose call made it (else ``None``): no
+            result depends on it, only that function's backward pass may.
     """
 
     index: int
@@ -79,6 +82,7 @@ class Record:
     output: Tensor
     params: dict[str, Any]
     adjoint: np.ndarray | None = None
+    inside: str | None = None
 
     def __repr__(self) -> str:
         return (
@@ -301,13 +305,17 @@ class Tape:
         A target with several elements (many points at once) is differentiated as the sum
         of its elements, and several targets (a list, a dict, nested) as the sum of all of
         them, as in TensorFlow: for elementwise expressions this gives each point's own
-        gradient. A source that is itself a target gets ones for that target.
+        gradient. A source that is itself a target gets ones for that target. Called inside
+        the ``with`` block of a persistent tape, the tape records the call (as TensorFlow's
+        does): the result can be differentiated by the same tape; call it after the block
+        when you need only the gradient (no records added).
 
         Args:
             target: the tensor to differentiate, or lists, tuples and dicts of them.
             sources: a tensor, or lists, tuples and dicts of tensors (nested).
-            output_gradients: the adjoint to start from (default: ones like ``target``); for
-                several targets, one per target in the same structure (``None``: ones).
+            output_gradients: the adjoint to start from, shaped like ``target`` (default:
+                ones); for several targets, one per target in the same structure (``None``:
+                ones).
             unconnected_gradients: what a source the target does not depend on gets:
                 ``"none"`` (default) or ``"zero"`` (or :class:`UnconnectedGradients`);
                 ``unconnected`` is another name for it.
@@ -318,6 +326,7 @@ class Tape:
         Raises:
             TapeError: on a second call to a non-persistent tape.
             TypeError: for a target or source that is not a tensor (a string names nothing).
+            ShapeError: for ``output_gradients`` not shaped like their targets.
 
         >>> from gradcalc import Tape, Variable, constant
         >>> w1, w2 = Variable(5.0), Variable(3.0)
@@ -330,7 +339,7 @@ class Tape:
         self._claim("gradient")
         targets, flat = tensors_of(target, "target"), tensors_of(sources, "source")
         adjoints = self._backward(targets, flat, seeds(target, targets, output_gradients), True)
-        return rebuild(sources, [self._result(adjoints, s, mode) for s in flat])
+        return rebuild(sources, [result_of(adjoints, s, mode) for s in flat])
 
     def jacobian(
         self,
@@ -339,7 +348,8 @@ class Tape:
         unconnected_gradients: Unconnected = "none",
         unconnected: Unconnected | None = None,
     ) -> Any:
-        """The full Jacobian: for each source, an array shaped ``target.shape + source.shape``.
+        """The full Jacobian: for each source, an array shaped ``target.shape + source.shape``
+        (recorded by the tapes that record meanwhile, so they can differentiate it again).
 
         >>> from gradcalc import Tape, Variable
         >>> x = Variable([1.0, 2.0])
@@ -354,11 +364,9 @@ class Tape:
         (target,) = tensors_of(target, "target", one=True)
         flat = tensors_of(sources, "source")
         rows: list[list[Tensor | None]] = []
-        for k in range(max(target.value.size, 1)):
-            seed = np.zeros(target.value.size)
-            seed[k] = 1.0
-            adjoints = self._backward([target], flat, [as_tensor(seed.reshape(target.shape))])
-            rows.append([self._result(adjoints, s, mode) for s in flat])
+        for seed in jacobian_seeds(target.shape):
+            adjoints = self._backward([target], flat, [Tensor(seed)])
+            rows.append([result_of(adjoints, s, mode) for s in flat])
         return rebuild(sources, [stack_rows(target, s, col) for s, col in zip(flat, zip(*rows))])
 
     def batch_jacobian(
@@ -396,7 +404,7 @@ class Tape:
         columns = []
         for seed in batch_seeds(target.shape):
             adjoints = self._backward([target], [source], [Tensor(seed)])
-            columns.append(self._result(adjoints, source, mode))
+            columns.append(result_of(adjoints, source, mode))
         return stack_batch(target.shape, source, columns)
 
     def adjoint(self, tensor: Tensor) -> np.ndarray | None:
@@ -436,44 +444,21 @@ class Tape:
             )
         self._used = True
 
-    @staticmethod
-    def _result(adjoints: dict[int, Tensor], source: Tensor, unconnected: str) -> Tensor | None:
-        grad = adjoints.get(source.id)
-        if grad is None and unconnected == "zero":
-            return Tensor(np.zeros_like(source.value))
-        return grad
-
     def _backward(
         self, targets: list[Tensor], sources: list[Tensor], seeds: list[Tensor], keep: bool = False
     ) -> dict[int, Tensor]:
         """The adjoints from ``targets`` (each from its seed) back to ``sources``, iteratively."""
         ids = {s.id for s in sources}
         reached = {i for i in ids if i in self._on_tape} | {t.id for t in targets if t.id in ids}
-        path: list[Record] = []
-        for rec in upstream(self._producers, targets):  # (the targets' sub-tape only)
-            for t in rec.inputs:  # (a loop, not any(): this runs once per record)
-                if t.id in reached:
-                    reached.add(rec.output.id)
-                    path.append(rec)
-                    break
+        path = between(self._producers, targets, reached)  # (reached: and the path's outputs)
         start: dict[int, Tensor] = {}
         for t, seed in zip(targets, seeds):
             if t.id in reached:
                 start[t.id] = seed if t.id not in start else start[t.id] + seed
-        adjoints: dict[int, Tensor] = {}
-        values: dict[int, np.ndarray] = {}
-        was, self._recording = self._recording, False  # the backward pass is not our own record
+        # a tape records its own backward pass only when persistent, as TensorFlow's
+        was, self._recording = self._recording, self._recording and self.persistent
         try:
-            with quiet():
-                if any(tape._recording for tape in active_tapes):  # it records this pass
-                    adjoints.update(start)
-                    accumulate(path, reached, adjoints)
-                    if keep:
-                        values = {i: t.value for i, t in adjoints.items()}
-                else:  # a first derivative: the same numbers on arrays, no tensor per op
-                    values.update({i: seed.value for i, seed in start.items()})
-                    accumulate_arrays(path, reached, values)
-                    adjoints = {i: Tensor(v) for i, v in values.items() if i in ids}
+            adjoints, values = sweep(path, reached, start, ids)
         finally:
             self._recording = was
         if keep:
@@ -487,7 +472,9 @@ class Tape:
 
     def problems(self, target: Tensor | None = None) -> list[Problem]:
         """Every record (of ``target``'s sub-tape) whose inputs are outside the op's domain,
-        at a point where it is not differentiable, or whose value or adjoint is not finite.
+        at a point where it is not differentiable, or whose value or adjoint is not finite. A
+        record made inside a ``custom_gradient`` function counts only where a result depends
+        on it: on ``target``'s sub-tape, or (no target) when the latest gradient reached it.
 
         >>> from gradcalc import Tape, Variable, F
         >>> x = Variable(-1.0)
@@ -496,5 +483,8 @@ class Tape:
         >>> [str(p) for p in tape.problems()]
         ['record #1 (log): undefined: log is undefined for negative numbers']
         """
-        records = self.records if target is None else upstream(self._producers, [target])
+        if target is None:
+            records = [r for r in self.records if r.inside is None or r.adjoint is not None]
+        else:
+            records = upstream(self._producers, [target])
         return find_problems(records, self._on_tape)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -59,7 +59,9 @@ class Tensor:
     booleans, and a tensor of one element has a truth value, so Python's ``if`` and ``while``
     work on it (the tape records only the branch taken; the comparison itself has no
     gradient). numpy functions read it as an array (``np.mean(t, axis=0)``): their result is
-    a numpy array that no tape records, as in TensorFlow.
+    a numpy array that no tape records, as in TensorFlow. ``len(t)`` and ``for row in t`` go
+    along the first axis, as numpy's and TensorFlow's do, each row an indexing ``t[i]`` that
+    tapes record.
 
     >>> t = Tensor(2.0)
     >>> t.value, t.shape, bool(t > 1.0), float(np.mean(Tensor([1.0, 3.0])))
@@ -119,6 +121,37 @@ class Tensor:
                 "only a tensor of one element is true or false (use .numpy().any() or .all())"
             )
         return bool(self.value.reshape(()))
+
+    def __len__(self) -> int:
+        """The length of the first axis.
+
+        >>> len(Tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        3
+
+        Raises:
+            TypeError: for a 0-d tensor (one number), as numpy's ``len()`` of a 0-d array.
+        """
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor (one number): it has no first axis")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The rows along the first axis, ``self[0]``, ``self[1]``, ...: each an indexing that
+        tapes record, so ``sum(t * t for t in v)`` has the gradient ``2 v``.
+
+        >>> from gradcalc import Tape, Variable
+        >>> v = Variable([1.0, 2.0])
+        >>> with Tape() as tape:
+        ...     y = sum(t * t for t in v)
+        >>> [float(t) for t in v], tape.gradient(y, v)
+        ([1.0, 2.0], Tensor([2., 4.]))
+
+        Raises:
+            TypeError: for a 0-d tensor (one number), as numpy's iteration over a 0-d array.
+        """
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor (one number): it has no first axis")
+        return (self[i] for i in range(self.shape[0]))
 
     def __lt__(self, other: Any) -> np.ndarray:
         return np.asarray(np.less(self.value, _plain(other)))
@@ -253,6 +286,21 @@ def is_constant(tensor: Tensor) -> bool:
     if isinstance(tensor, Variable) and tensor.trainable:
         return False
     return not any(tape.holds(tensor) for tape in active_tapes)
+
+
+def recording() -> bool:
+    """True when an active tape records (one not paused by ``stop_recording``): what is
+    computed now may be differentiated by it, so it must be made of recorded operations.
+
+    >>> from gradcalc import Tape
+    >>> with Tape() as tape:
+    ...     inside = recording()
+    ...     with tape.stop_recording():
+    ...         paused = recording()
+    >>> inside, paused, recording()
+    (True, False, False)
+    """
+    return any(tape._recording for tape in active_tapes)
 
 
 def constant(value: Any, name: str | None = None) -> Tensor:

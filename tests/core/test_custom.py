@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -32,12 +34,23 @@ def test_a_stable_gradient_replaces_the_one_that_overflows() -> None:
     assert np.isnan(float(tape.gradient(naive, plain)))
 
 
-def test_the_call_is_one_record_named_after_the_function() -> None:
+def test_the_result_is_one_record_named_after_the_function_the_inside_is_marked() -> None:
     x = Variable(0.5)
     with Tape() as tape:
-        log1pexp(x * 2)
-    assert [r.op.name for r in tape.records] == ["mul", "log1pexp"]
+        y = log1pexp(x * 2)
+    # the operations inside are recorded (as TensorFlow's tapes do), marked as inside it
+    assert [(r.op.name, r.inside) for r in tape.records] == [
+        ("mul", None),
+        ("exp", "log1pexp"),
+        ("add", "log1pexp"),
+        ("log", "log1pexp"),
+        ("log1pexp", None),
+    ]
+    assert tape.records[-1].output is y  # the result's producer: the call's own record
     assert "log1pexp(#1)" in str(tape)
+    # d/dx log(1 + e^(2x)) = 2 sigmoid(2x), by hand: only through backward
+    assert float(tape.gradient(y, x)) == pytest.approx(2 / (1 + math.exp(-1.0)), rel=1e-15)
+    assert [r.index for r in tape.records if r.adjoint is not None] == [1, 5]
 
 
 def test_several_arguments_and_a_none_gradient() -> None:
@@ -90,3 +103,70 @@ def test_mistakes_are_named() -> None:
         tape.gradient(y, x)
     with pytest.raises(TypeError, match=r"reads the variable.* w without taking"):
         reads_w(x)
+
+
+def _sigmoid_slope(x: float) -> float:
+    """d/dx sigmoid(x) = sigmoid(x) (1 - sigmoid(x)), by hand."""
+    s = 1 / (1 + math.exp(-x))
+    return s * (1 - s)
+
+
+def test_a_backward_using_what_the_function_computed_has_a_second_derivative() -> None:
+    # TensorFlow's guide: log1pexp's backward uses e = exp(x) from inside the function;
+    # d²/dx² log(1 + e^x) = sigmoid'(x) = 0.2350037 at 0.5
+    x = constant(0.5)
+    with Tape() as outer:
+        outer.watch(x)
+        with Tape() as inner:
+            inner.watch(x)
+            y = log1pexp(x)
+        first = inner.gradient(y, x)
+    assert float(first) == pytest.approx(1 / (1 + math.exp(-0.5)), rel=1e-15)
+    second = outer.gradient(first, x)
+    assert float(second) == pytest.approx(_sigmoid_slope(0.5), rel=1e-12)
+    assert float(second) == pytest.approx(0.2350037, abs=1e-7)
+    # a third order through two nested backward passes: sigmoid'' = s'(1 - 2s)
+    v = Variable(0.5)
+    with Tape() as t3:
+        with Tape() as t2:
+            with Tape() as t1:
+                y = log1pexp(v)
+            d1 = t1.gradient(y, v)
+        d2 = t2.gradient(d1, v)
+    s = 1 / (1 + math.exp(-0.5))
+    assert float(t3.gradient(d2, v)) == pytest.approx(_sigmoid_slope(0.5) * (1 - 2 * s), rel=1e-12)
+
+
+@custom_gradient
+def softplus(x):
+    sig = 1 - 1 / (1 + F.exp(x))  # exp overflows for large x; sig is still right (1)
+    return x + F.log(1 + F.exp(-x)), lambda dy: dy * sig
+
+
+def test_what_overflows_inside_the_function_is_no_problem_of_its_result() -> None:
+    x = Variable(1000.0)
+    with Tape() as tape:
+        y = softplus(x)
+    assert (float(y), float(tape.gradient(y, x))) == (1000.0, 1.0)  # x + log(1 + e^-x), by hand
+    assert np.isinf(tape.records[0].value)  # exp(1000), recorded inside
+    assert (tape.problems(), tape.problems(y)) == ([], [])
+    # once a gradient goes through it (a second derivative), it is a problem of that one
+    with Tape() as outer:
+        with Tape() as inner:
+            y = softplus(x)
+        first = inner.gradient(y, x)
+    assert np.isnan(float(outer.gradient(first, x)))  # inf/inf: the backward's formula
+    assert [str(p) for p in outer.problems()] == [
+        "record #1 (exp): non-finite value: overflow to infinity"
+    ]
+    assert [str(p) for p in outer.problems(first)] == [
+        "record #1 (exp): non-finite value: overflow to infinity"
+    ]
+
+
+def test_a_persistent_tape_takes_the_second_derivative_of_its_own_custom_call() -> None:
+    x = Variable(0.5)
+    with Tape(persistent=True) as tape:
+        y = log1pexp(x)
+        first = tape.gradient(y, x)
+    assert float(tape.gradient(first, x)) == pytest.approx(_sigmoid_slope(0.5), rel=1e-12)

@@ -472,3 +472,36 @@ def test_each_gradient_walks_its_own_sub_tape_and_clears_the_last_adjoints() -> 
     assert [rec.adjoint is not None for rec in tape.records] == [False, False, True]
     assert [rec.index for rec in tape.records if rec.adjoint is not None] == [3]
     assert [str(p) for p in tape.problems(b)] == []
+
+
+def test_a_persistent_tape_records_a_gradient_taken_inside_its_block_as_tensorflow() -> None:
+    # TensorFlow's behaviour: g = 2x is recorded, so z = g·y = 2x·x² = 2x³ and dz/dx = 6x² = 24
+    x = Variable(2.0)
+    with Tape(persistent=True) as tape:
+        y = x * x
+        g = tape.gradient(y, x)
+        z = g * y
+    assert float(g) == 4.0
+    assert float(tape.gradient(z, x)) == 24.0
+    assert float(tape.gradient(g, x)) == 2.0  # d(2x)/dx
+    # the same Jacobian of a Jacobian on one tape: J = diag(3x²), d/dx sum(J) = 6x
+    v = Variable([1.0, 2.0])
+    with Tape(persistent=True) as tape:
+        j = tape.jacobian(v**3, v)
+        total = F.sum(j)
+    assert tape.gradient(total, v).value.tolist() == [6.0, 12.0]
+    # after the block nothing is recorded (a first derivative costs no records)
+    recorded = len(tape.records)
+    tape.gradient(total, v)
+    tape.jacobian(j, v)
+    assert len(tape.records) == recorded
+
+
+def test_a_tape_that_is_not_persistent_does_not_record_its_own_gradient() -> None:
+    x = Variable(2.0)
+    with Tape() as tape:
+        y = x * x
+        g = tape.gradient(y, x)
+        z = g * y  # g is a constant to the tape (TensorFlow's stops recording instead)
+    assert (float(g), len(tape.records)) == (4.0, 2)
+    assert tape.records[1].output is z and not tape.holds(g)

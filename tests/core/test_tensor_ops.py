@@ -447,3 +447,31 @@ def test_entries_taken_twice_get_both_adjoints_in_gradients_and_jacobians() -> N
     with Tape() as tape:
         total = F.sum(matrix[[1, 1, 0], [2, 2, 0]])
     np.testing.assert_array_equal(tape.gradient(total, matrix).value, [[1, 0, 0], [0, 0, 2]])
+
+
+def test_len_and_iteration_go_along_the_first_axis_and_are_recorded() -> None:
+    v = Variable([1.0, -2.0, 3.0])
+    with Tape(persistent=True) as tape:
+        total = sum(t * t for t in v)
+    assert len(v) == 3
+    assert [r.op.name for r in tape.records].count("index") == 3  # each element recorded
+    np.testing.assert_array_equal(tape.gradient(total, v).value, 2 * v.value)  # d/dv sum v²
+    matrix = Variable(np.arange(6.0).reshape(3, 2))
+    with Tape() as tape:
+        rows = list(matrix)
+        weighted = sum(k * F.sum(row) for k, row in enumerate(rows))
+    assert (len(matrix), [r.shape for r in rows]) == (3, [(2,), (2,), (2,)])
+    np.testing.assert_array_equal(rows[1].value, [2.0, 3.0])
+    # d/dM of sum_k k * sum(M[k]): row k gets k, by hand
+    np.testing.assert_array_equal(tape.gradient(weighted, matrix).value, [[0, 0], [1, 1], [2, 2]])
+    a, b = constant([5.0, 6.0])  # unpacking, as numpy's
+    assert (float(a), float(b)) == (5.0, 6.0)
+
+
+def test_a_zero_dimensional_tensor_has_no_length_and_is_not_iterable() -> None:
+    x = Variable(1.0)
+    with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+        len(x)
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(x)
+    assert len(constant(np.zeros((0, 4)))) == 0 and list(constant(np.zeros((0, 4)))) == []

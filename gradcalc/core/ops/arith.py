@@ -69,7 +69,8 @@ def _exponent_rule(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
     Tensor(0.)
     """
     zero = x.value == 0
-    return g * ans * F.log(x + Tensor(zero.astype(float)) if np.any(zero) else x)
+    result: Tensor = g * ans * F.log(x + Tensor(zero.astype(float)) if np.any(zero) else x)
+    return result
 
 
 def _product_rule(dependent: Sequence[bool], nested: bool) -> str:
