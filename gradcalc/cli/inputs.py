@@ -220,7 +220,7 @@ def check_given(graph: Any, given: tuple[str, ...], header: tuple[str, ...] | No
 def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
     """Refuse a point that names ``yy`` but not the expression's ``y``: a misspelling."""
     from gradcalc.core.errors import closest
-    from gradcalc.engine.evaluate.evaluate import as_product
+    from gradcalc.engine.evaluate.names import as_product
 
     used = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
     unused = [

@@ -607,3 +607,25 @@ def test_a_glued_answer_suggests_what_it_means_and_the_suggestion_is_judged(
             assert found, error.message
             typed = typed.replace(found[1], f"({found[2]})", 1)
     assert verdicts and all(v.ok for v in verdicts), verdicts
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("x^2", "--at", "y=2", "--expect", "4"), "no value given for x (use --at x=...)"),
+        (("x^2*y", "--at", "x=2,y=1", "--expect", "4i + 4j"), "writes a vector with i, j"),
+        (
+            ("x^2+y^2=25", "--implicit", "y", "--at", "x=3,y=4", "--expect", "-3/4"),
+            "--implicit y checks your dy/dx as a formula, given with --answer",
+        ),
+        (("x^2", "--critical", "--expect", "0"), "--critical checks a set of points"),
+        (("5", "--answer", "0", "--wrt", "x"), "the expression has no variables"),
+    ],
+)
+def test_a_misplaced_answer_is_told_what_was_wrong_first(cli, args, message) -> None:
+    """A point without x is told so before the number of answers is counted; a gradient
+    written 4i + j is told the numbers alone; --expect with --implicit or --critical says
+    those take --answer; --wrt on a constant names no empty list."""
+    done = cli("check", *args)
+    assert done.exit_code == 2 and message in done.stderr, done.output
+    assert "valid names: \n" not in done.stderr and "--answer '4i" not in done.stderr

@@ -15,16 +15,16 @@ where both the expression and the answer are defined (the registry's domain rule
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from gradcalc.apps.check.coverage import PROVEN, cover
+from gradcalc.apps.check.coverage import cover
 from gradcalc.apps.check.numbers import answer_value, compare_number, correct_text, short
 from gradcalc.apps.check.orders import order_hints
 from gradcalc.apps.check.sampling import domain_points, scarcity
 from gradcalc.apps.check.shown import answer_latex, shortest_form
+from gradcalc.apps.check.verdicts import Verdict, Verdicts
 from gradcalc.apps.check.wanted import (
     Component,
     Target,
@@ -36,7 +36,8 @@ from gradcalc.apps.check.wanted import (
 )
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.core.naming import label_latex
-from gradcalc.engine.evaluate.evaluate import as_product, evaluate, product_clause, source_names
+from gradcalc.engine.evaluate.evaluate import evaluate, source_names
+from gradcalc.engine.evaluate.names import as_product, product_clause, require_values
 from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.engine.run.api import (
     Options,
@@ -67,77 +68,6 @@ DOMAIN_TRIES = 4  # points where the tape finds your answer undefined, confirmed
 BUILD_SECONDS = 10.0  # for sympy to build the derivatives and your answers
 
 
-@dataclass
-class Verdict:
-    """The judgement of one component of the answer.
-
-    ``verdict`` is ``correct``/``wrong`` (numbers), ``equivalent``/``not equivalent``
-    (expressions) or ``could not decide``; ``ok`` is True, False or None accordingly.
-    """
-
-    component: str
-    yours: str
-    correct: str
-    verdict: str
-    detail: str
-    latex: str = ""  # the correct value or derivative in LaTeX
-    latex_name: str = ""  # the component's name in LaTeX
-    evidence: str = ""  # what the verdict rests on: proof, exact points, high precision, ...
-    where: str = ""  # where a pass that rests on sampling was sampled
-
-    @property
-    def ok(self) -> bool | None:
-        """True when right, False when wrong, None when undecided."""
-        if self.verdict in ("correct", "equivalent"):
-            return True
-        if self.verdict in ("wrong", "not equivalent"):
-            return False
-        return None
-
-    @property
-    def basis(self) -> str:
-        """What the verdict rests on, in one word: ``proven``, ``sampled`` (a pass without
-        proof: see ``where``), ``disproven`` or ``undecided``.
-
-        >>> Verdict("∂f/∂x", "2x", "2x", "equivalent", "", evidence="proof").basis
-        'proven'
-        """
-        if self.ok is None:
-            return "undecided"
-        if self.ok is False:
-            return "disproven"
-        return "proven" if self.evidence in PROVEN else "sampled"
-
-
-class Verdicts(list):
-    """The verdicts of one check, in order (a list), with what was checked: in a notebook
-    they show as the table ``gradcalc check`` prints."""
-
-    def __init__(
-        self,
-        verdicts: Sequence[Verdict],
-        expression: str,
-        at: Sequence[str] = (),
-        question: str = "",
-        equation: bool = False,
-    ):
-        super().__init__(verdicts)
-        self.expression, self.at = expression, list(at)
-        self.question = question  # what was answered, when not the derivative of f
-        self.equation = equation  # the expression is an equation (left = right)
-        self.hints: list[str] = []  # shown as warnings: the answer right in another order
-
-    def _repr_html_(self) -> str:
-        from gradcalc.lang.intake import read
-        from gradcalc.render.notebook.html import to_html
-        from gradcalc.render.views.verdicts import VerdictView
-
-        reading = read(self.expression, equation=self.equation)
-        warnings = [*reading.warnings, *self.hints]
-        view = VerdictView(self.expression, self.at, False, reading, warnings=warnings)
-        return to_html(view.tables(self, None, False, False))
-
-
 # --- numbers at a point --------------------------------------------------------------
 
 
@@ -161,6 +91,7 @@ def check_expect(
     _numbers_at_one_point(expect, at)
     points = parse_at(at)
     graph = compile_expression(expression, points.names)
+    require_values(graph, points.names)  # (before counting answers: x^2 at y=2 lacks x)
     said, order = order, order or 1
     if len(expect) == 1 and one_group(expect[0]):
         expect, order = _shaped(expect, graph, wrt, said)
@@ -196,6 +127,10 @@ def check_expect(
     return result
 
 
+#: The unit vectors a textbook writes a gradient with (4i + j).
+UNIT_VECTORS = {"i", "j", "k"}
+
+
 def _numbers_at_one_point(expect: Sequence[str], at: Sequence[str]) -> None:
     """Refuse an expression given as ``--expect`` (``3x^2``), pointing to ``--answer`` (a
     student who writes the derivative itself is told where it goes, not that a value cannot
@@ -205,6 +140,11 @@ def _numbers_at_one_point(expect: Sequence[str], at: Sequence[str]) -> None:
             variables = compile_expression(text).variables
         except InputError:
             continue  # not an expression either: answer_value says what is wrong with it
+        if variables and set(variables) <= UNIT_VECTORS:  # 4i + j: a gradient, written so
+            raise InputError(
+                f"--expect {text!r} writes a vector with {', '.join(variables)}: --expect "
+                "takes the numbers alone, in the order of the variables (4i + j is --expect 4,1)"
+            )
         if variables:
             point = "its value at the point" if at else "numbers at a point (--at x=...)"
             raise InputError(

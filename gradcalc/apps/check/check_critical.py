@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from gradcalc.apps.check.check import Verdict, Verdicts
 from gradcalc.apps.check.corners import corners, interior, nondifferentiable
 from gradcalc.apps.check.numbers import is_zero
+from gradcalc.apps.check.verdicts import Verdict, Verdicts
 from gradcalc.apps.check.wanted import counted
 from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gradcalc.apps.check.check import Verdict, Verdicts
+from gradcalc.apps.check.verdicts import Verdict, Verdicts
 from gradcalc.apps.check.wanted import counted
 from gradcalc.apps.derive.implicit import implicit
 from gradcalc.core.errors import InputError

@@ -30,6 +30,7 @@ from gradcalc.apps.derive.diff import Entry, Verification, verify
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.beyond import HessianResult
 from gradcalc.engine.evaluate.evaluate import source_names
+from gradcalc.engine.evaluate.names import require_values
 from gradcalc.engine.evaluate.points import Points, parse_at
 from gradcalc.engine.evaluate.results import GradResult
 from gradcalc.engine.run.api import Options, gradient_at, hessian_at
@@ -285,9 +286,7 @@ def _at_point(graph: Graph, equation: str, dependent: str, others, at, order) ->
     points = parse_at(list(at))
     if points.count != 1:
         raise InputError("give one point (one --at) for the value of the derivative")
-    missing = [v for v in graph.variables if v not in points.names]
-    if missing:
-        raise InputError(f"no value given for {missing[0]} (use --at {missing[0]}=...)")
+    require_values(graph, points.names)
     run = gradient_at(graph, points, [*others, dependent], Options(check=False))[0]
     residual = float(run.value)
     size = max(1.0, *(abs(float(row.value)) for row in run.tape))

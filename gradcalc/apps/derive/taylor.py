@@ -25,6 +25,7 @@ import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.engine.evaluate.higher import check_variables
+from gradcalc.engine.evaluate.names import require_values
 from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.engine.evaluate.singular import side_text
 from gradcalc.engine.judge.kinks import PIECEWISE
@@ -167,9 +168,7 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
 
 def _check_question(graph, variables, given, order: int) -> None:
     """Refuse a point without every variable, or an order out of range."""
-    missing = [v for v in variables if v not in given]
-    if missing:
-        raise InputError(f"no value given for {missing[0]} (use --at {missing[0]}=...)")
+    require_values(graph, given)
     check_variables(graph, variables, "a Taylor polynomial")
     if not 1 <= order <= (MAX_ORDER if len(variables) == 1 else 2):
         most = MAX_ORDER if len(variables) == 1 else 2

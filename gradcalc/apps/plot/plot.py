@@ -49,6 +49,7 @@ from gradcalc.core.naming import function_head
 from gradcalc.core.ops import UNDEFINED
 from gradcalc.core.problems import NON_FINITE_VALUE
 from gradcalc.engine.evaluate.evaluate import evaluate
+from gradcalc.engine.evaluate.names import require_values
 from gradcalc.engine.evaluate.points import Points, constant_value, parse_at
 from gradcalc.engine.run.api import Options, compile_expression, gradient_at
 from gradcalc.lang.graph import Graph
@@ -345,9 +346,7 @@ def _prepare(expression: str, at: At) -> tuple[Graph, Points]:
     if len(graph.targets) != 1:
         names = ", ".join(graph.target_names)
         raise InputError(f"a plot shows one function; this has {len(graph.targets)} ({names})")
-    missing = [v for v in graph.variables if v not in points.names]
-    if missing:
-        raise InputError(f"no value given for {', '.join(missing)} (use --at {missing[0]}=...)")
+    require_values(graph, points.names)
     if not 1 <= len(graph.variables) <= 2:
         raise InputError(
             "a plot shows a function of one or two variables; "

@@ -114,6 +114,14 @@ def check(
     text = expression_text(expression, None)
     at = named_at(at, text)
     values = given_values(at)  # (warned about as the expression is: 1/2pi is (1/2)·pi)
+    if expect is not None and (critical or implicit is not None):
+        raise InputError(
+            "--critical checks a set of points, given with --answer"
+            if critical
+            else f"--implicit {implicit} checks your d{implicit}/dx as a formula, given with "
+            f"--answer (in the variables); for its value at a point, gradcalc diff EQUATION "
+            f"--implicit {implicit} --at ... prints it"
+        )
     if expect is not None:
         from gradcalc.lang.answers import one_group
         from gradcalc.lang.literals import split_top_level

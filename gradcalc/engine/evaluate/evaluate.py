@@ -23,9 +23,10 @@ from gradcalc.core.ops import REGISTRY, UNDEFINED, Op
 from gradcalc.core.problems import Problem
 from gradcalc.core.tape import Record, Tape
 from gradcalc.core.tensor import Tensor, apply, constant, quiet
+from gradcalc.engine.evaluate.names import require_values
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
-from gradcalc.lang.slips import hidden_in, likely_name
+from gradcalc.lang.slips import hidden_in
 
 if TYPE_CHECKING:
     from gradcalc.engine.evaluate.findings import Finding
@@ -176,6 +177,8 @@ def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
     valid = list(graph.variables) + [n for n in graph.bindings if n not in graph.variable_nodes]
     known = set(valid)
     for name in wrt:
+        if name not in known and not valid:  # (check "5" --wrt x: a constant)
+            raise InputError(f"--wrt {name}: the expression has no variables (it is a constant)")
         if name not in known:
             raise InputError(
                 f"--wrt {name}: not a variable or statement of the expression; "
@@ -193,17 +196,7 @@ def make_leaves(
     Raises:
         InputError: when a variable has no value.
     """
-    missing = [v for v in graph.variables if v not in point]
-    if missing:
-        hint = product_clause(missing[0], [str(n) for n in point])
-        if not hint:  # (cosx: cos(x)?; y with yy given: a misspelling?)
-            hint = likely_name(missing[0], [str(n) for n in point])
-        case = next((str(n) for n in point if str(n).lower() == missing[0].lower()), None)
-        if case is not None:
-            hint = f"; names are case-sensitive: you gave {case}, not {missing[0]}"
-        raise InputError(
-            f"no value given for {', '.join(missing)} (use --at {missing[0]}=...){hint}"
-        )
+    require_values(graph, point)
     arrays = np.broadcast_arrays(*(np.asarray(point[v], dtype=float) for v in graph.variables))
     shape = arrays[0].shape if arrays else ()
     if shape != () and not graph.elementwise:
@@ -216,33 +209,6 @@ def make_leaves(
         )
     leaves = {name: constant(array) for name, array in zip(graph.variables, arrays)}
     return leaves, shape
-
-
-def product_clause(name: str, variables: Sequence[str]) -> str:
-    """The clause an error adds when ``name`` is ``variables`` side by side, else "".
-
-    >>> product_clause("xy", ["x", "y"]), product_clause("q", ["x"])
-    ('; xy is one name: for a product write x*y', '')
-    """
-    product = as_product(name, variables)
-    return f"; {name} is one name: for a product write {product}" if product else ""
-
-
-def as_product(name: str, variables: Sequence[str]) -> str | None:
-    """``xy`` -> ``x*y`` when a name is other variables written side by side (longest first).
-
-    >>> as_product("xy", ["x", "y"]), as_product("w1w2", ["w1", "w2"]), as_product("q", ["x"])
-    ('x*y', 'w1*w2', None)
-    """
-    parts, rest = [], name
-    by_length = sorted(variables, key=len, reverse=True)
-    while rest:
-        match = next((v for v in by_length if v and rest.startswith(v)), None)
-        if match is None:
-            return None
-        parts.append(match)
-        rest = rest[len(match) :]
-    return "*".join(parts) if len(parts) > 1 else None
 
 
 def run_graph(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:

@@ -341,23 +341,29 @@ def finish(
     result.exact = {s: exact_texts(report, labels[s]) for s in run.gradient}
     result.shown_value = shown_value
     result.exact_value = value_texts(report, options.exact)
+    result.diagnostics = _diagnostics(result, run, options, verdict.decided)
+    result.tangent = tangent(result) if options.tangent else None
+    return result
+
+
+def _diagnostics(
+    result: Result, run: Computed, options: Options, decided: np.ndarray
+) -> list[Finding]:
+    """The result's findings: a kink's settled where f's one-sided derivatives agree, a unit
+    that is off where other paths carry the gradient; none about a record beside the
+    question (a variable not differentiated by)."""
     if run.findings is None:
         findings = diagnose(result, options.thresholds)
     else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
         findings = non_finite(result) + run.findings
-    result.diagnostics = settled_findings(
-        [
-            f
-            for f in findings
-            if f.kind not in ("saturated", "kink")
-            or f.record is None
-            or not run.beside_the_question(f.record)
-        ],
-        verdict.decided,
-    )
-    result.diagnostics = settle_off_units(result.diagnostics, result.gradient)
-    result.tangent = tangent(result) if options.tangent else None
-    return result
+    asked = [
+        f
+        for f in findings
+        if f.kind not in ("saturated", "kink")
+        or f.record is None
+        or not run.beside_the_question(f.record)
+    ]
+    return settle_off_units(settled_findings(asked, decided), result.gradient)
 
 
 def disagreement(report: CheckReport, name: str = "f", points: Points | None = None) -> str:

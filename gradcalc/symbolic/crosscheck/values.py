@@ -257,10 +257,9 @@ def off_by(label: str, tape: float, truth: float, how: str, rtol: float = RTOL) 
 
 
 def real_value(exact: Any) -> float:
-    """An exact sympy number as a float (NaN when not real, or when its digits are out of
-    reach): a rational's nearest float directly, anything else through 30 digits that
-    evalf vouches for (``1 - tanh(200)^2`` cancels 174 digits), or 0 where even evalf's
-    last digits bound it below half the smallest float (``1 - tanh(10^10)^2``).
+    """An exact sympy number as a float (NaN if not real, or out of reach): a rational's
+    nearest float, anything else through 30 digits evalf vouches for (``1 - tanh(200)^2``
+    cancels 174), or 0 where evalf's last digits bound it below every float.
 
     >>> import sympy as sp
     >>> real_value(sp.Rational(1, 3)), real_value(sp.sqrt(2)), real_value(sp.I)
@@ -270,6 +269,7 @@ def real_value(exact: Any) -> float:
     >>> [real_value(1 - sp.tanh(sp.Integer(x)) ** 2) for x in (200, 10**10)]
     [7.660678386856023e-174, 0.0]
     """
+    import mpmath
     import sympy as sp
 
     from gradcalc.symbolic.decide.precision import EVALF_MAX_DIGITS
@@ -281,22 +281,11 @@ def real_value(exact: Any) -> float:
             return math.inf if exact.p > 0 else -math.inf
     try:
         number = complex(exact.evalf(30, strict=True, maxn=EVALF_MAX_DIGITS))
-    except sp.core.evalf.PrecisionExhausted:
-        return _below_every_float(exact, EVALF_MAX_DIGITS)
+    except sp.core.evalf.PrecisionExhausted:  # no digit known: the magnitude bounds it
+        bound = exact.evalf(EVALF_MAX_DIGITS, maxn=EVALF_MAX_DIGITS)
+        tiny = bound.is_Float and abs(mpmath.mpf(bound._mpf_)) < mpmath.mpf("5e-325")
+        return 0.0 if tiny else np.nan
     return number.real if number.imag == 0 else np.nan
-
-
-def _below_every_float(exact: Any, digits: int) -> float:
-    """0.0 where ``exact``'s value at ``digits`` digits, none of them known (its magnitude
-    bounds the error), is below a tenth of the smallest float (whatever it is, it rounds
-    to 0); NaN otherwise (the value is not known)."""
-    import mpmath
-
-    value = exact.evalf(digits, maxn=digits)
-    if not value.is_Float:
-        return np.nan
-    bound = mpmath.mpf(value._mpf_)
-    return 0.0 if abs(bound) < mpmath.mpf("5e-325") else np.nan
 
 
 def short_text(exact: Any, long_text: bool) -> str | None:
