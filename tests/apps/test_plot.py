@@ -427,3 +427,16 @@ def test_no_tick_is_labelled_minus_zero(expression: str) -> None:
     y_labels = [line.partition("┤")[0] for line in lines_of(text) if "┤" in line]
     assert not any(re.fullmatch(r"\s*-0(\.0+)?", label) for label in y_labels), y_labels
     assert all(t != 0 or str(t) == "0.0" for t in tick_labels(text))
+
+
+@pytest.mark.parametrize("expression", ["log(x)", "sqrt(x - 2)", "1/x"])
+def test_a_plot_without_a_point_says_what_it_left_out(expression) -> None:
+    """The samples where f is not a finite number (counted by numpy on the plot's 401
+    samples of [-5, 5], independently of gradcalc) are told, as with a point."""
+    xs = np.linspace(-5, 5, 401)
+    with np.errstate(all="ignore"):
+        values = {"log(x)": np.log(xs), "sqrt(x - 2)": np.sqrt(xs - 2), "1/x": 1 / xs}[expression]
+    count = int((~np.isfinite(values)).sum())
+    assert count > 0
+    text = function_plot(expression, span=(-5, 5))
+    assert f"note: f is not a finite number at {count} of 401 samples" in text

@@ -100,8 +100,9 @@ def function_plot(
     ``gradcalc plot "sin(x)"`` draws. Returns the terminal plot's text, or ``None`` when
     ``out`` was written; gaps where the function is undefined.
 
-    >>> function_plot("log(x)", span=(-1, 4)).splitlines()[0].strip()
-    'f(x) = log(x) on [-1, 4]'
+    >>> lines = function_plot("log(x)", span=(-1, 4)).splitlines()
+    >>> lines[0][:44], lines[1].strip()  # (log is undefined for x <= 0: a note says so)
+    ('note: f is not a finite number at 81 of 401 ', 'f(x) = log(x) on [-1, 4]')
     """
     graph = compile_expression(expression)
     if len(graph.targets) != 1 or len(graph.variables) != 1:
@@ -119,7 +120,7 @@ def function_plot(
     title = f"{head + ' = ' if head else ''}{body} on [{six(lo)}, {six(hi)}]"
     frame = Frame(title, name, f"f({name})", width, height)
     if out is None:
-        return terminal(lambda plt: curve_terminal(plt, curve, graph.text), frame)
+        return _gaps(curve) + terminal(lambda plt: curve_terminal(plt, curve, graph.text), frame)
     write(out, [(lambda ax: curve_file(ax, curve, graph.text), frame)], FIGURE_SIZE)
     return None
 
