@@ -128,3 +128,22 @@ def test_a_variable_given_two_ranges_is_refused() -> None:
     """It silently used the last range."""
     with pytest.raises(InputError, match="--in gives x twice"):
         parse_region("x=1..2,x=3..4", ["x"])
+
+
+@pytest.mark.parametrize(
+    ("expression", "noted"),
+    [
+        ("x^(2/3)", True),  # a cusp at 0: (2/3)x^(-1/3) has no value there
+        ("x^(5/3) - x", True),  # 0 is the edge of its domain (a negative base: no power)
+        ("sqrt(x) + x^2", True),
+        ("x^2 - 3x", False),
+        ("2^x - x", False),
+        ("x^3 + x^(-2)", False),  # integer powers: differentiable wherever defined
+    ],
+)
+def test_a_fractional_power_is_named_where_grad_f_may_not_exist(expression, noted) -> None:
+    """Only ∇f = 0 is solved: where f has a point without a derivative -- a corner, a
+    cusp, the edge of its domain (a positive non-integer power of a variable at 0) -- the
+    result says such a point may be critical too."""
+    notes = " ".join(critical_points(expression).notes)
+    assert ("not differentiable everywhere" in notes) is noted, notes

@@ -29,6 +29,7 @@ from gradcalc.apps.critical.critical_search import STARTS, gradient_and_hessian,
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
 from gradcalc.engine.evaluate.classify import Classification, classify
+from gradcalc.engine.evaluate.evaluate import evaluate, rows_of
 from gradcalc.engine.evaluate.higher import check_variables
 from gradcalc.engine.evaluate.points import constant_value
 from gradcalc.engine.run.api import compile_expression
@@ -187,7 +188,9 @@ def _numeric_points(graph: Graph, variables, bounds, budget: float, notes: list[
 
 
 def _not_differentiable(graph: Graph) -> list[str]:
-    """The ops of ``f`` with corners or jumps (their domain rule says so at 0)."""
+    """The ops of ``f`` with corners or jumps (their domain rule says so at 0), and a
+    power of a variable to a constant, positive non-integer exponent (``x^(2/3)``: an
+    infinite slope or the edge of its domain at base 0)."""
     found: list[str] = []
     for node in graph.nodes:
         op = REGISTRY.get(node.op) if node.kind == "op" else None
@@ -196,6 +199,13 @@ def _not_differentiable(graph: Graph) -> list[str]:
         issues = op.issues(*[np.zeros(1)] * op.arity)
         if any(issue.kind == NOT_DIFFERENTIABLE for issue in issues):
             found.append(node.op)
+    if any(node.op == "pow" for node in graph.nodes):
+        rows = evaluate(graph, {v: 1.0 for v in graph.variables}).rows[0]
+        for row in rows_of(rows, {"pow"}):
+            (base, exponent), y = row.inputs, np.asarray(row.input_values[1])
+            fractional = y.size == 1 and float(y) > 0 and not float(y).is_integer()
+            if exponent.is_constant and not base.is_constant and fractional:
+                return [*found, "a fractional power"]
     return found
 
 
