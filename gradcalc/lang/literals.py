@@ -124,6 +124,9 @@ def at_rows(specs: Sequence[str]) -> list[dict[str, str]]:
 
 #: A decimal literal of ordinary size, optionally negative: ``-12``, ``0.5``, ``3e-4``.
 DECIMAL = re.compile(r"-?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][+-]?[0-9]{1,3})?")
+#: A number whose exponent is cut off, ``2.5e``, ``3E``, ``1e5e``: the parser reads it as a
+#: multiple of Euler's e (2.5·e), which a value that is one number alone rarely means.
+CUT_EXPONENT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[eE]")
 
 
 #: The most elements a bracket literal may hold (a bigger tensor belongs in a file).

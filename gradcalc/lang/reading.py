@@ -23,12 +23,18 @@ from typing import TypeGuard
 
 from gradcalc.core.errors import InputError
 from gradcalc.lang.lexer import SUPERSCRIPTS
-from gradcalc.lang.literals import CONSTANTS, DECIMAL, is_tensor_text, nested_literal
+from gradcalc.lang.literals import (
+    CONSTANTS,
+    CUT_EXPONENT,
+    DECIMAL,
+    is_tensor_text,
+    nested_literal,
+)
 from gradcalc.lang.parser import parse_program
+from gradcalc.lang.quotients import inner_products, quotient_warning
 from gradcalc.lang.slips import function_like, name_warnings
 from gradcalc.lang.syntax import (
     Binary,
-    Call,
     Const,
     Name,
     Neg,
@@ -39,6 +45,7 @@ from gradcalc.lang.syntax import (
     postorder,
 )
 from gradcalc.lang.unparsing import unparse
+from gradcalc.lang.wording import end, implicit, last_factor, misreading, shortened, start, typed
 
 __all__ = ["ambiguities", "equation_read_as", "read_as", "reading", "value_warnings"]
 
@@ -93,8 +100,9 @@ def reading(text: str, variables: Iterable[str] = ()) -> tuple[str, list[str]]:
 
 def value_warnings(values: Iterable[str]) -> list[str]:
     """The warnings of value texts (a point's coordinates, ``--expect``'s numbers, a bracket
-    literal's elements), each read as an expression is: ``1/2pi`` is (1/2)·pi in a value too.
-    A text that does not parse is left to the reader of the value, which refuses it.
+    literal's elements), each read as an expression is: ``1/2pi`` is (1/2)·pi in a value too;
+    and a number whose exponent is cut off (``2.5e``: :func:`_cut_exponent`). A text that does
+    not parse is left to the reader of the value, which refuses it.
 
     >>> value_warnings(["1/2pi", "3", "[1, 1/2e]", "x=", "pi/4"])  # doctest: +NORMALIZE_WHITESPACE
     ['1/2pi is read as (1/2)·pi; if you mean 1/(2·pi), write 1/(2pi)',
@@ -111,6 +119,9 @@ def value_warnings(values: Iterable[str]) -> list[str]:
         for element in texts:
             if DECIMAL.fullmatch(element.strip()):
                 continue  # (a number alone: 2e-1 is scientific notation there)
+            if CUT_EXPONENT.fullmatch(element.strip()):
+                found[_cut_exponent(element.strip())] = None
+                continue
             try:
                 found.update(dict.fromkeys(ambiguities(parse_program(element))))
             except InputError:
@@ -118,17 +129,36 @@ def value_warnings(values: Iterable[str]) -> list[str]:
     return list(found)
 
 
+def _cut_exponent(number: str) -> str:
+    """The warning for a value that is a number with its exponent cut off (``2.5e``, ``3E``,
+    ``1e5e``: :data:`~gradcalc.lang.literals.CUT_EXPONENT`): read as a multiple of Euler's e,
+    where scientific notation may be meant.
+
+    >>> print(_cut_exponent("2.5e"))  # doctest: +NORMALIZE_WHITESPACE
+    2.5e is read as 2.5·e (Euler's number); if you mean scientific notation, write the
+    exponent, as in 2.5e3; for the product, write 2.5*e
+    """
+    mantissa, letter = number[:-1], number[-1]
+    example = mantissa if "e" in mantissa.lower() else f"{mantissa}{letter}3"
+    return (
+        f"{number} is read as {mantissa}·{letter} (Euler's number); if you mean scientific "
+        f"notation, write the exponent, as in {example}; for the product, write "
+        f"{mantissa}*{letter}"
+    )
+
+
 def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
     """One warning per place where the strict reading is likely not what was meant.
 
     The patterns: a power's exponent followed directly by an implicit product (``e^2x``,
     ``e^-2x``; not ``e^2 x`` or ``x²y``); an implicit product after a quotient (``1/2x``,
-    ``x/2y``); a number-over-number exponent split by ``/`` (``x^1/2``; not a whole power
-    like ``x^4/2``, nor ``(x^3)/2``); a power to a variable named ``T`` that no statement
-    assigns (``W^T``: a transpose in textbook notation); a power of a power written without
-    parentheses (``e^x^2``: :func:`_power_chain`); and a free variable whose name is
-    likely a slip (``xy``, ``sinx``: :func:`~gradcalc.lang.slips.name_warnings`), unless it
-    is one of the ``given`` names.
+    ``x/2y``, ``1/(x+1)(x-1)``: :func:`~gradcalc.lang.quotients.quotient_warning`); a
+    number-over-number exponent split by ``/`` (``x^1/2``; not a whole power like ``x^4/2``,
+    nor ``(x^3)/2``); a power to a variable named ``T`` that no statement assigns (``W^T``: a
+    transpose in textbook notation); a power of a power written without parentheses
+    (``e^x^2``: :func:`_power_chain`); and a free variable whose name is likely a slip
+    (``xy``, ``sinx``, ``pir``: :func:`~gradcalc.lang.slips.name_warnings`), unless it is
+    one of the ``given`` names -- but a constant's spelling given a value is (``e``).
 
     >>> from gradcalc.lang.parser import parse_program
     >>> for warning in ambiguities(parse_program("x^1/2 + x/2y")):
@@ -142,21 +172,25 @@ def ambiguities(program: Program, given: Iterable[str] = ()) -> list[str]:
     targets = {statement.target for statement in program.statements}
     transposes = "T" not in targets
     assigned = {target for target in targets if target is not None}  # (k = 3; k(x): k·x)
+    text = program.text
     for statement in program.statements:
+        inner = inner_products(statement.expr, text)
         for node in postorder(statement.expr):
             if isinstance(node, Num) and _SCIENTIFIC.fullmatch(node.text):
-                found.append(_scientific_warning(node, program.text))
+                found.append(_scientific_warning(node, text))
             if not isinstance(node, Binary):  # (a leaf, call or sign: none of the patterns)
                 continue
             if node.op in ("mul", "div"):
-                warning = _ambiguity(node, program.text) or _applied(node, program.text, assigned)
-                if warning is not None:
-                    found.append(warning)
+                quotient = quotient_warning(node, text, inner)  # 1/2x, 1/(x+1)(x-1)
+                other = _ambiguity(node, text)  # e^2x, x^1/2 (1/x^2y: both)
+                if quotient is None and other is None:
+                    other = _applied(node, text, assigned)  # y(x)
+                found += [w for w in (quotient, other) if w is not None]
             elif transposes and _power_of_t(node):
-                found.append(_transpose_warning(node, program.text))
-            elif (inner := _power_chain(node, program.text)) is not None:
-                meant = Binary("pow", Binary("pow", node.left, inner.left, 0), inner.right, 0)
-                found.append(_warning(node, meant, None, program.text))
+                found.append(_transpose_warning(node, text))
+            elif (exponent := _power_chain(node, text)) is not None:
+                meant = Binary("pow", Binary("pow", node.left, exponent.left, 0), exponent.right, 0)
+                found.append(misreading(node, meant, None, text))
     return found + _own_name(program, found) + name_warnings(program.free_variables, given)
 
 
@@ -211,8 +245,8 @@ def _applied(node: Binary, text: str, assigned: set[str]) -> str | None:
     >>> ambiguities(parse_program("x(x+1) + a(b+c) + k(x^2) + 2x(1-x) + y (x)"))
     []
     """
-    left = _last_factor(node.left)
-    if node.op != "mul" or not isinstance(left, Name) or not _implicit(node, text):
+    left = last_factor(node.left)
+    if node.op != "mul" or not isinstance(left, Name) or not implicit(node, text):
         return None
     name = left.name
     inner = _APPLIED.match(text, node.column)
@@ -225,8 +259,8 @@ def _applied(node: Binary, text: str, assigned: set[str]) -> str | None:
     ):
         return None
     argument = inner[1]
-    typed = _shortened(_typed(left, node.right, text))
-    read = _shortened(unparse(Binary("mul", left, node.right, 0), reading=True))
+    quoted = shortened(typed(left, node.right, text))
+    read = shortened(unparse(Binary("mul", left, node.right, 0), reading=True))
     if name == "sigma":
         other = f", sigmoid({argument}) for the sigmoid"
     elif name == "f":
@@ -236,7 +270,7 @@ def _applied(node: Binary, text: str, assigned: set[str]) -> str | None:
     else:
         other = f"; for d{name}/d{argument} of an equation use diff --implicit {name}"
     return (
-        f"{typed} is read as {read}, a product; gradcalc has no unknown functions: "
+        f"{quoted} is read as {read}, a product; gradcalc has no unknown functions: "
         f"write {name}*{argument} for the product{other}"
     )
 
@@ -321,38 +355,34 @@ def _transpose_warning(power: Binary, text: str) -> str:
     >>> ambiguities(parse_program("X @ W^T"))
     ['W^T is read as W to the power T; for the transpose of W, write transpose(W)']
     """
-    inner = _shortened(unparse(power.left, reading=True))
+    inner = shortened(unparse(power.left, reading=True))
     base = f"({inner})" if isinstance(power.left, (Binary, Neg)) else inner
-    typed = _shortened(_typed(power.left, power.right, text))
+    quoted = shortened(typed(power.left, power.right, text))
     return (
-        f"{typed} is read as {base} to the power T; for the transpose of {base}, "
+        f"{quoted} is read as {base} to the power T; for the transpose of {base}, "
         f"write transpose({inner})"
     )
 
 
 def _ambiguity(node: Binary, text: str) -> str | None:
-    """The warning for one product or quotient, if its reading is a likely misreading. It
-    quotes only the few tokens concerned (``e^2x`` of ``3e^2x``), so it stays short."""
-    if node.op == "mul" and _implicit(node, text):
-        power = _last_factor(node.left)
+    """The warning for one product or quotient, if its reading is a likely misreading: an
+    exponent continued by a product (``e^2x``) or a root split by ``/`` (``x^1/2``); a
+    quotient continued by a product is :func:`~gradcalc.lang.quotients.quotient_warning`'s.
+    It quotes only the few tokens concerned (``e^2x`` of ``3e^2x``), so it stays short."""
+    if node.op == "mul" and implicit(node, text):
+        power = last_factor(node.left)
         if (
             is_binary(power, "pow")
             and _number_or_name(power.right)
-            and text[_start(power.right)] not in SUPERSCRIPTS  # x²y is plain
+            and text[start(power.right)] not in SUPERSCRIPTS  # x²y is plain
             and _adjacent(node, text)  # e^2x; with a space (e^2 x) the product is plain
             and not _closed_between(power.right, node, text)  # (e^2)x is deliberate
         ):
             read = Binary("mul", power, node.right, 0)
             meant = Binary("pow", power.left, Binary("mul", power.right, node.right, 0), 0)
-            return _warning(read, meant, _typed(power.right, node.right, text), text)
-        if is_binary(node.left, "div") and not _closed_between(node.left.right, node, text):
-            numerator, denominator = node.left.left, node.left.right  # all of 2x/3y
-            read = Binary("mul", Binary("div", numerator, denominator, 0), node.right, 0)
-            meant = Binary("div", numerator, Binary("mul", denominator, node.right, 0), 0)
-            head = f"{_span(_start(numerator), node.left.column, text)}/"  # 2x/(3y)
-            return _warning(read, meant, _typed(denominator, node.right, text), text, head)
+            return misreading(read, meant, typed(power.right, node.right, text), text)
     if node.op == "div":
-        power = _last_factor(node.left)
+        power = last_factor(node.left)
         exponent = _value(power.right) if is_binary(power, "pow") else None
         divisor = _value(node.right)
         if (
@@ -364,7 +394,7 @@ def _ambiguity(node: Binary, text: str) -> str | None:
         ):
             read = Binary("div", power, node.right, 0)
             meant = Binary("pow", power.left, Binary("div", power.right, node.right, 0), 0)
-            return _warning(read, meant, None, text)
+            return misreading(read, meant, None, text)
     return None
 
 
@@ -386,29 +416,7 @@ def _root_like(exponent: float, divisor: float) -> bool:
     return math.gcd(a, b) == 1 and (a == 1 or b <= 4)
 
 
-def _warning(
-    read: Binary, meant: Binary, regrouped: str | None, text: str, head: str | None = None
-) -> str:
-    """ "T is read as R; if you mean M, write W": W keeps the user's own spelling inside the
-    new parentheses (``e^(2x)``) where there is one, and before them when ``head`` gives it
-    (``2x/`` of ``2x/(3y)``)."""
-    meant_text = unparse(meant, reading=True)
-    write = meant_text
-    if regrouped is not None:
-        inner = unparse(meant.right, reading=True)
-        if head is None:
-            head = meant_text[: len(meant_text) - len(inner) - 2]
-        write = f"{head}({regrouped})"
-    typed = _typed(read.left, read.right, text)
-    parts = (typed, unparse(read, reading=True), meant_text, write)
-    return "{} is read as {}; if you mean {}, write {}".format(*map(_shortened, parts))
-
-
-def _shortened(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# --- the tree and its columns ---------------------------------------------------------------
+# --- the patterns' tests on the tree (its columns: gradcalc.lang.wording) --------------------
 
 
 def _number_or_name(node: Node) -> bool:
@@ -425,61 +433,12 @@ def _value(node: Node) -> float | None:
     return node.value if isinstance(node, Num) else None
 
 
-def _last_factor(node: Node) -> Node:
-    """The rightmost factor of a product or quotient chain (``pow(e, 2)`` in ``3e^2``)."""
-    while is_binary(node, "mul") or is_binary(node, "div"):
-        node = node.right
-    return node
-
-
-def _implicit(node: Binary, text: str) -> bool:
-    """Whether a product was written without ``*``: its column is then its right operand's."""
-    return text[node.column] not in "*×·"
-
-
 def _closed_between(operand: Node, product: Binary, text: str) -> bool:
     """Whether a ``)`` stands between ``operand`` and the right factor of an implicit
-    ``product``: the grouping was written out, as in ``(x/2)y``."""
-    return ")" in text[_end(operand, text) : product.column]
+    ``product``: the grouping was written out, as in ``(e^2)x``."""
+    return ")" in text[end(operand, text) : product.column]
 
 
 def _adjacent(node: Binary, text: str) -> bool:
     """Whether an implicit product's operands touch (no space between them)."""
     return node.column > 0 and text[node.column - 1] not in " \t"
-
-
-def _start(node: Node) -> int:
-    """The column of a subtree's first token."""
-    while isinstance(node, Binary):
-        node = node.left
-    return node.column
-
-
-def _end(node: Node, text: str) -> int:
-    """The column just after a subtree's last token (closing parentheses not included)."""
-    while not isinstance(node, (Num, Name, Const)):
-        node = node.right if isinstance(node, Binary) else _children_last(node)
-    spelled = node.text if isinstance(node, Num) else getattr(node, "name", "")
-    if isinstance(node, Const) and node.name == "E":
-        spelled = text[node.column]
-    return node.column + (len(spelled) if text.startswith(spelled, node.column) else 1)
-
-
-def _children_last(node: Neg | Call) -> Node:
-    return node.operand if isinstance(node, Neg) else node.args[-1]
-
-
-def _typed(first: Node, last: Node, text: str) -> str:
-    """The text from ``first``'s first token to ``last``'s last, as typed, with the
-    parentheses the span opens or closes."""
-    return _span(_start(first), _end(last, text), text)
-
-
-def _span(start: int, end: int, text: str) -> str:
-    """``text[start:end]``, widened to the parentheses the span opens or closes."""
-    depth = text.count("(", start, end) - text.count(")", start, end)
-    while depth > 0 and text.find(")", end) >= 0:  # take the ')' of groups opened inside
-        end, depth = text.find(")", end) + 1, depth - 1
-    while depth < 0 and text.rfind("(", 0, start) >= 0:  # and the '(' of groups closed
-        start, depth = text.rfind("(", 0, start), depth + 1
-    return text[start:end].strip()

@@ -8,8 +8,8 @@ display text.
 
 >>> glued_function("sinx"), glued_function("sinh"), glued_function("x")
 ('sin(x)', None, None)
->>> juxtaposed("xy"), juxtaposed("mu"), juxtaposed("w1")
-('x·y', None, None)
+>>> juxtaposed("xy"), juxtaposed("mu"), juxtaposed("w1"), juxtaposed("pir")
+('x·y', None, None, 'pi·r')
 >>> run_together("xsinx"), run_together("sinxcosx"), run_together("sintheta")
 ('x·sin(x)', 'sin(x)·cos(x)', 'sin(theta)')
 >>> digit_inside("x2y")
@@ -30,6 +30,7 @@ __all__ = [
     "called_slip",
     "digit_inside",
     "function_like",
+    "given_constant",
     "glued_function",
     "hidden_in",
     "inverse_power",
@@ -40,6 +41,7 @@ __all__ = [
     "run_together",
     "unnamed_variables",
     "variable_like",
+    "with_constant",
 ]
 
 #: Function names longest first, so that ``sinhx`` is ``sinh(x)``, not ``sin(hx)``.
@@ -50,9 +52,12 @@ _ARGUMENT = re.compile(r"[0-9]*[A-Za-z][0-9]?")
 _WORDS = frozenset(("mu", "nu", "xi", "phi", "psi", "chi", "eta", "rho", "tau", "eps", "lam"))
 #: Names a run-together name may hold whole (``sintheta``): Greek letters spelt out.
 _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "theta", "lambda", "sigma", "omega")
-#: One factor of a run-together name: a coefficient, then a Greek letter or one variable
-#: letter with its index digits (``2x``, ``theta``, ``w1``).
-_PIECE = re.compile(rf"([0-9]*)({'|'.join(_GREEK + tuple(sorted(_WORDS)))}|[A-Za-z][0-9]*)")
+#: One factor of a run-together name: a coefficient, then a Greek letter, the constant pi or
+#: one variable letter with its index digits (``2x``, ``theta``, ``pi``, ``w1``).
+_PIECE = re.compile(rf"([0-9]*)({'|'.join((*_GREEK, *sorted(_WORDS), 'pi'))}|[A-Za-z][0-9]*)")
+#: A constant glued to one variable letter (with its index), before or after it: ``pir``,
+#: ``ex``, ``xpi``.
+_WITH_CONSTANT = re.compile(r"(pi|e)([A-Za-z][0-9]*)|([A-Za-z][0-9]*)(pi|e)")
 #: A letter, a digit 2-9, one or two letters: ``x2y`` (x²y pasted without its superscript,
 #: or 2xy); ``w1``, ``x12`` and ``x1y`` are taken as the names they look like.
 _DIGIT_INSIDE = re.compile(r"([A-Za-z])([2-9])([A-Za-z]{1,2})")
@@ -111,7 +116,8 @@ def glued_function(name: str) -> str | None:
 
 
 def juxtaposed(name: str) -> str | None:
-    """The product a short all-letter name most likely means (``xy`` -> ``x·y``), else None.
+    """The product a short all-letter name most likely means (``xy`` -> ``x·y``, ``pix`` ->
+    ``pi·x``: :func:`with_constant`), else None.
 
     Two or three letters (``xy``, ``abc``); not a function, a constant or a conventional
     name (``mu``, ``phi``), nor a function glued to its argument (:func:`glued_function`).
@@ -123,7 +129,21 @@ def juxtaposed(name: str) -> str | None:
         return None
     if name in FUNCTION_NAMES or name in CONSTANTS or name in _WORDS or glued_function(name):
         return None
-    return "·".join(name)
+    return with_constant(name) or "·".join(name)
+
+
+def with_constant(name: str) -> str | None:
+    """The product a name most likely means when it glues the constant pi or e to one
+    variable letter (``pir`` -> ``pi·r``, ``ex`` -> ``e·x``, ``xpi`` -> ``x·pi``: πr²
+    typed without its ``*``), else None.
+
+    >>> [with_constant(n) for n in ("pir", "pix2", "ex", "rpi", "pi", "exp", "eta", "pixy")]
+    ['pi·r', 'pi·x2', 'e·x', 'r·pi', None, None, None, None]
+    """
+    match = _WITH_CONSTANT.fullmatch(name)
+    if match is None or name in FUNCTION_NAMES or name in _WORDS:
+        return None
+    return "·".join(piece for piece in match.groups() if piece)
 
 
 def run_together(name: str) -> str | None:
@@ -180,7 +200,8 @@ _ONE_NAME = "{} is read as one name, a variable; if you mean "
 
 def name_warnings(names: Iterable[str], given: Iterable[str] = ()) -> list[str]:
     """A warning for each name that is likely a slip (:func:`glued_function`,
-    :func:`juxtaposed`); a name in ``given`` (one the user gave a value for) is deliberate.
+    :func:`juxtaposed`); a name in ``given`` (one the user gave a value for) is deliberate,
+    but a constant's spelling given a value is warned about (:func:`given_constant`).
 
     >>> for warning in name_warnings(["x", "sinx", "xy"]):
     ...     print(warning)
@@ -193,6 +214,8 @@ def name_warnings(names: Iterable[str], given: Iterable[str] = ()) -> list[str]:
     found = []
     for name in dict.fromkeys(names):
         if name in chosen:
+            if name in CONSTANTS:
+                found.append(given_constant(name))
             continue
         call = glued_function(name)
         if call is not None:
@@ -213,6 +236,25 @@ def name_warnings(names: Iterable[str], given: Iterable[str] = ()) -> list[str]:
             also = f" (or {spaced})" if spaced != written else ""
             found.append(f"{_ONE_NAME.format(name)}{product}, write {written}{also}")
     return found
+
+
+#: The constant each spelling stands for, in words.
+_CONSTANT_WORDS = {"pi": "the constant pi = 3.14159…", "e": "Euler's number e = 2.71828…"}
+
+
+def given_constant(name: str) -> str:
+    """The warning for a constant's spelling that is given a value (``--at e=0.5``, a points
+    file's column ``e``): the expression's ``e`` is then that variable, not the constant.
+
+    >>> print(given_constant("e"))  # doctest: +NORMALIZE_WHITESPACE
+    e is given a value, so it is a variable here, not Euler's number e = 2.71828…; for the
+    constant, give e no value (a points file's column e: read the others with --columns)
+    """
+    words = _CONSTANT_WORDS["pi" if name == "pi" else "e"]
+    return (
+        f"{name} is given a value, so it is a variable here, not {words}; for the constant, "
+        f"give {name} no value (a points file's column {name}: read the others with --columns)"
+    )
 
 
 def inverse_power(function: str) -> str:
@@ -315,15 +357,16 @@ def _every(function: str, names: Sequence[str]) -> str:
 
 def likely_meaning(name: str) -> str | None:
     """What a name most likely means when it is a call or a product typed without its
-    parentheses or ``*`` (:func:`digit_inside`, :func:`glued_function`, :func:`run_together`).
+    parentheses or ``*`` (:func:`digit_inside`, :func:`glued_function`, :func:`run_together`,
+    :func:`with_constant`).
 
-    >>> [likely_meaning(name) for name in ("cos2x", "x2y", "xsinx", "w1")]
-    ['cos(2x)', 'x^2*y or 2*x*y', 'x*sin(x)', None]
+    >>> [likely_meaning(name) for name in ("cos2x", "x2y", "xsinx", "w1", "pir", "ex")]
+    ['cos(2x)', 'x^2*y or 2*x*y', 'x*sin(x)', None, 'pi*r', 'e*x']
     """
     readings = digit_inside(name)
     if readings is not None:
         return "{} or {}".format(*(r.replace("·", "*") for r in readings))
-    call = glued_function(name) or run_together(name)
+    call = glued_function(name) or run_together(name) or with_constant(name)
     return None if call is None else call.replace("·", "*")
 
 

@@ -320,3 +320,58 @@ def test_plain_scientific_notation_and_values_alone_are_quiet() -> None:
     assert value_warnings(["2e-1*pi"]) == [
         "2e-1 is read as 0.2 (scientific notation); if you mean 2e - 1, write 2*e - 1"
     ]
+
+
+# --- a value whose exponent is cut off: 2.5e is 2.5·e, warned -----------------------------------
+
+
+def test_a_value_with_its_exponent_cut_off_is_warned_with_both_readings() -> None:
+    """Generated numbers ending in e or E (2.5e, 3E, 1e5e): each warned, each read as the
+    multiple of Euler's e (Python's value), and the exponent offered makes it a number."""
+    from gradcalc.engine.evaluate.points import constant_value
+
+    rng = random.Random(11)
+    for _ in range(40):
+        mantissa = rng.choice(
+            [str(rng.randint(0, 999)), f"{rng.uniform(0, 99):.3f}", f"{rng.randint(1, 9)}e5"]
+        )
+        sign, letter = rng.choice(["", "-", "+"]), rng.choice("eE")
+        text = f"{sign}{mantissa}{letter}"
+        (warning,) = value_warnings([text])
+        shown = f"{sign}{mantissa}"
+        assert warning.startswith(f"{text} is read as {shown}·{letter} (Euler's number); ")
+        assert warning.endswith(f"; for the product, write {shown}*{letter}")
+        assert constant_value(text) == pytest.approx(float(shown) * math.e, rel=1e-15)
+        example = re.search(r"as in (\S+);", warning)[1]
+        assert value_warnings([example]) == []  # (the number meant: no e left over)
+        assert constant_value(example) == float(example)
+    assert value_warnings(["[1, 2.5e]"]) == [  # (an element of a bracket literal too)
+        "2.5e is read as 2.5·e (Euler's number); if you mean scientific notation, write the "
+        "exponent, as in 2.5e3; for the product, write 2.5*e"
+    ]
+    assert value_warnings(["2.5e3", "1e-5", "e", "2*e", "2 e", "e/2"]) == []
+
+
+# --- a constant's spelling given a value is a variable: warned --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "constant"), [("e^x", "e", math.e), ("pi*x", "pi", math.pi)]
+)
+def test_a_constant_given_a_value_is_the_variable_and_is_warned(text, name, constant) -> None:
+    given = {name: 0.25, "x": 2.0}
+    program = parse_program(text, list(given))
+    assert ambiguities(program, list(given)) == [
+        f"{name} is given a value, so it is a variable here, not "
+        + ("Euler's number e = 2.71828…" if name == "e" else "the constant pi = 3.14159…")
+        + f"; for the constant, give {name} no value (a points file's column {name}: read the "
+        "others with --columns)"
+    ]
+    variable = 0.25**2.0 if name == "e" else 0.25 * 2.0  # (Python: the variable's reading)
+    assert value(text, **given) == pytest.approx(variable)
+    assert value(text, x=2.0) == pytest.approx(constant**2.0 if name == "e" else constant * 2)
+
+
+def test_a_constant_given_a_value_but_unused_is_quiet() -> None:
+    assert ambiguities(parse_program("x^2", ["e", "x"]), ["e", "x"]) == []
+    assert ambiguities(parse_program("E^x", ["e", "x"]), ["e", "x"]) == []  # (E: the constant)

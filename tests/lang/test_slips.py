@@ -16,7 +16,9 @@ from gradcalc.lang.slips import (
     glued_function,
     inverse_power,
     juxtaposed,
+    likely_meaning,
     likely_name,
+    name_warnings,
     run_together,
     unnamed_variables,
 )
@@ -177,3 +179,66 @@ def test_function_like_names_and_the_head_refusal() -> None:
         "f(x) = ... uses sinx as well: sinx is one name: if you mean sin(x), write sin(x); "
         "else name every variable, f(x, sinx) = ..."
     )
+
+
+# --- a constant glued to a variable: pir is pi·r, ex is e·x -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "product", "variable", "constant"),
+    [
+        ("pir", "pi*r", "r", math.pi),
+        ("pix", "pi*x", "x", math.pi),
+        ("rpi", "r*pi", "r", math.pi),
+        ("ex", "e*x", "x", math.e),
+        ("et", "e*t", "t", math.e),
+    ],
+)
+def test_a_constant_glued_to_a_variable_is_offered_as_the_product(
+    name, product, variable, constant
+) -> None:
+    """Every hint names the constant (not p·i·r), and the product it offers computes
+    constant times variable."""
+    from gradcalc import grad
+
+    (warning,) = name_warnings([name])
+    spaced = product.replace("*", " ")
+    shown = product.replace("*", "·")
+    assert warning == (
+        f"{name} is read as one name, a variable; if you mean {shown}, write {product} "
+        f"(or {spaced})"
+    )
+    assert likely_name(name, [variable]) == f"; did you mean {product}?"
+    assert likely_meaning(name) == product
+    value = grad(product, at={variable: 1.75}, check=False).value
+    assert math.isclose(float(value), constant * 1.75, rel_tol=1e-15)
+
+
+def test_a_constant_glued_in_a_students_text_warns_with_the_constant() -> None:
+    warnings = read("sin(2pix)").warnings
+    assert warnings == (
+        "pix is read as one name, a variable; if you mean pi·x, write pi*x (or pi x)",
+    )
+    assert read("pir^2").warnings[0].endswith("if you mean pi·r, write pi*r (or pi r)")
+
+
+@pytest.mark.parametrize(
+    "name", ["pi", "e", "exp", "eta", "eps", "epsilon", "phi", "pixel", "spin", "pitch"]
+)
+def test_names_that_are_no_constant_glued_to_a_variable(name) -> None:
+    assert likely_meaning(name) is None or "pi*" not in likely_meaning(name)
+    assert not any("pi·" in w or "e·" in w for w in name_warnings([name]))
+
+
+def test_a_constant_run_into_a_function_keeps_the_constant() -> None:
+    """picos(pi x) is pi*cos(pi x), not cos: the refusal says so, and it computes that."""
+    from gradcalc import grad
+    from gradcalc.core.errors import InputError
+    from gradcalc.lang.parser import parse_program
+
+    assert called_slip("picos", "pi x") == "if you mean pi*cos(pi x), write pi*cos(pi x)"
+    with pytest.raises(InputError, match=r"unknown function 'picos': if you mean pi\*cos"):
+        parse_program("picos(pi x)")
+    assert run_together("pisinx") == "pi·sin(x)"
+    value = grad("pi*cos(pi x)", at={"x": 0.3}, check=False).value
+    assert math.isclose(float(value), math.pi * math.cos(math.pi * 0.3), rel_tol=1e-14)
