@@ -78,7 +78,8 @@ def _layout(node: Node, reading: bool) -> list[Node | str]:
         grouped = not isinstance(node.args[0], (Num, Const, Name, Call))
         return [*_grouped(node.args[0], grouped), f"[{subscript}]"]
     if isinstance(node, Call):
-        pieces: list[Node | str] = [f"{node.op}(", node.args[0]]
+        natural = reading and node.op == "log" and len(node.args) == 1  # ln: never base 10
+        pieces: list[Node | str] = [f"{'ln' if natural else node.op}(", node.args[0]]
         for arg in node.args[1:]:
             pieces += (", ", arg)
         for key, value in node.params:

@@ -37,7 +37,7 @@ def quotient_warnings(text: str) -> list[str]:
          "(x+1)/((x-1)(x+2))", 3.5 / 1.5 * 4.5, 3.5 / (1.5 * 4.5)),
         ("1/sqrt(x)sin(x)", "(1/sqrt(x))·sin(x)", "1/(sqrt(x)·sin(x))", "1/(sqrt(x)sin(x))",
          math.sin(X) / math.sqrt(X), 1 / (math.sqrt(X) * math.sin(X))),
-        ("1/ln(x)x", "(1/log(x))·x", "1/(log(x)·x)", "1/(ln(x)x)",
+        ("1/ln(x)x", "(1/ln(x))·x", "1/(ln(x)·x)", "1/(ln(x)x)",
          X / math.log(X), 1 / (math.log(X) * X)),
         ("-2x/(x+1)^2(x-1)^2", "(-2·x/(x + 1)^2)·(x - 1)^2", "-2·x/((x + 1)^2·(x - 1)^2)",
          "-2x/((x+1)^2(x-1)^2)", -5 / 3.5**2 * 1.5**2, -5 / (3.5**2 * 1.5**2)),
