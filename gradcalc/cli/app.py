@@ -30,7 +30,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from gradcalc import __version__
-from gradcalc.cli.context import AppContext, discard_stdout
+from gradcalc.cli.context import AppContext, discard_stdout, mind_closed_stdout
+from gradcalc.cli.options import option_names
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
 from gradcalc.core.errors import ExitCode, reason_of
 
@@ -138,12 +139,10 @@ def _valued_root_options() -> frozenset[str]:
     """
     found: set[str] = set()
     for parameter in inspect.signature(root, eval_str=True).parameters.values():
-        kind, *infos = typing.get_args(parameter.annotation) or (parameter.annotation,)
+        kind = (typing.get_args(parameter.annotation) or (parameter.annotation,))[0]
         if kind in (bool, bool | None, typer.Context):
             continue
-        for info in infos:  # Annotated: the first name is the OptionInfo's default
-            names = (getattr(info, "default", None), *(getattr(info, "param_decls", ()) or ()))
-            found.update(n for n in names if isinstance(n, str) and n.startswith("-"))
+        found.update(option_names(parameter.annotation))
     return frozenset(found)
 
 
@@ -169,12 +168,30 @@ def typer_command(command: Callable[..., int]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def callback(ctx: typer.Context, **arguments: Any) -> None:
-        raise typer.Exit(ctx.ensure_object(AppContext).call(command, **arguments))
+        context = ctx.ensure_object(AppContext)
+        context.given = given_options(ctx)
+        raise typer.Exit(context.call(command, **arguments))
 
     del callback.__wrapped__  # Typer reads the signature below, not the command's
     callback.__signature__ = signature.replace(parameters=[ctx, *options])  # type: ignore[attr-defined]
     callback.__annotations__ = {p.name: p.annotation for p in (ctx, *options)}
     return callback
+
+
+def given_options(ctx: Any) -> frozenset[str]:
+    """The parameters of the command ``ctx`` runs that its command line (or an environment
+    variable) gave, even with their default value (``--format table``).
+
+    >>> from typer.core import click
+    >>> command = click.Command("c", params=[click.Option(["--a"]), click.Option(["--b"])])
+    >>> sorted(given_options(command.make_context("c", ["--a", "1"])))
+    ['a']
+    """
+    from typer.core import click  # the click Typer uses (it may bundle its own)
+
+    source = click.core.ParameterSource
+    defaults = (None, source.DEFAULT, source.DEFAULT_MAP)
+    return frozenset(name for name in ctx.params if ctx.get_parameter_source(name) not in defaults)
 
 
 #: Allocations between two passes of Python's cyclic garbage collector (its default: 700).
@@ -283,7 +300,7 @@ def _observed() -> bool:
 
 
 #: The reasons an output cannot be written that are the machine's, not gradcalc's.
-_CANNOT_WRITE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+_CANNOT_WRITE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
 
 
 def _unwritten(error: OSError) -> int:
@@ -311,6 +328,7 @@ def main() -> None:
     # collector's default (a pass every 700 allocations, rescanning every survivor) cost a
     # quarter of a 10,000-term sum; cycles are rare here, so collect far less often
     gc.set_threshold(GC_THRESHOLD, 20, 20)
+    mind_closed_stdout()  # (gradcalc ... >&-: every format says it cannot write, exit 2)
     # (a real process: the root options may cap its CPU and memory)
     exit_with(run(None, AppContext(process=True, one_command=True)))
 

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.io.carried import Carried
 
 
 def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
@@ -177,6 +178,12 @@ class Writer:
             self.warned.add(message)
             self.errors.print(message, markup=False, soft_wrap=True)
 
+    def abandon(self) -> None:
+        """A run that failed: the ``--out`` file is not put in place (one that was there is
+        left as it was)."""
+        if self.results is not None:
+            self.results.discard()
+
     def close(self) -> None:
         from gradcalc.render.output.formats import FORMATS
 
@@ -237,10 +244,11 @@ class Shown:
 
 
 class _Identified:
-    """A view whose CSV rows and JSON objects start with each point's ``--id`` text."""
+    """A view whose CSV rows and JSON objects start with each point's ``--id`` text (in CSV
+    as :class:`~gradcalc.io.carried.Carried` text: the data's own, guarded there)."""
 
     def __init__(self, view: Any, column: str, ids: list[str]):
-        self.view, self.column, self.ids = view, column, ids
+        self.view, self.column, self.ids = view, Carried(column), ids
 
     def __getattr__(self, name: str) -> Any:
         if name == "columns" and callable(getattr(self.view, "columns", None)):
@@ -255,7 +263,8 @@ class _Identified:
         return [self.column, *self.view.csv_header(computed)]
 
     def csv_rows(self, computed: Any, digits: int | None) -> Any:
-        return ([i, *row] for i, row in zip(self.ids, self.view.csv_rows(computed, digits)))
+        rows = self.view.csv_rows(computed, digits)
+        return ([Carried(i), *row] for i, row in zip(self.ids, rows))
 
     def records(self, computed: Any, tape: bool) -> list[dict[str, Any]]:
         count = self.view.results(computed)[0].points.count

@@ -22,6 +22,7 @@ turns a gradcalc error into its one-line message and exit code.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import sys
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gradcalc.core.errors import ExitCode, GradcalcError
+from gradcalc.core.errors import ExitCode, GradcalcError, InputError
 
 
 @dataclass(eq=False)
@@ -46,7 +47,8 @@ class AppContext:
     ``one_command``: the process runs this one command and ends (not a repl, a stream or a
     host), so what the command compiles lasts until the exit. ``flags``: how this entry
     point spells the command line's options in its messages (the repl's ``at x=1`` for
-    ``--at x=1``), as (option, words) pairs.
+    ``--at x=1``), as (option, words) pairs. ``given``: the parameters the command line gave
+    (even with their default value; ``None``: not known, as in a repl line).
     """
 
     color: bool | None = None
@@ -58,6 +60,7 @@ class AppContext:
     files: bool = False
     one_command: bool = False
     flags: tuple[tuple[str, str], ...] = ()
+    given: frozenset[str] | None = None
 
     def console(self, stderr: bool = False) -> Any:
         """A rich console on stdout (or stderr) that follows ``--color`` and ``--wide``."""
@@ -82,6 +85,7 @@ class AppContext:
                 limits.apply(*self.limits)
                 self.limits = None  # once per process, for a whole --jobs stream or session
             timeout = 0.0 if streaming else self.timeout
+            refuse_overwriting(arguments, self.files)  # (before anything is read or written)
             if self.files and str(arguments.get("expression") or "").startswith("@"):
                 from gradcalc.io.lines import read_file
 
@@ -113,6 +117,113 @@ class AppContext:
         for option, words in self.flags:
             message = re.sub(rf"{option}\b(?!-)", words, message)
         return message
+
+
+#: The arguments of the commands that name files they read, as their messages name them.
+READS = {"points": "--points", "jobs": "--jobs", "data": "data"}
+#: The arguments whose ``@FILE`` values name files read (under ``gradcalc --file``).
+READS_AT = {"at": "--at", "start": "--from"}
+
+
+def refuse_overwriting(arguments: dict[str, Any], files: bool = False) -> None:
+    """Refuse a command whose ``--out`` (or ``--save-gradients`` file) is one of the files it
+    reads: ``--points`` (each file of a dataset), ``--jobs``, ``--data`` or fit's DATA, and,
+    under ``gradcalc --file`` (``files``), the ``@FILE`` of EXPRESSION, ``--at`` or ``--from``.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.csv")
+    >>> open(path, "w").close()
+    >>> refuse_overwriting({"points": path, "out": path})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: --out .../p.csv is the --points file: writing it would ...
+    """
+    outputs = _written(arguments)
+    if not outputs:
+        return
+    from gradcalc.io.written import refuse_overwriting as refuse
+
+    inputs: list[tuple[str, str]] = []
+    for name, option in READS.items():
+        path = arguments.get(name)
+        if isinstance(path, str) and path != "-":
+            inputs += [(option, part) for part in _files_of(path, name)]
+    expression = str(arguments.get("expression") or "")
+    if files and expression.startswith("@"):
+        inputs.append(("expression", expression[1:]))
+    for name, option in READS_AT.items():
+        values = [pair.partition("=")[2].strip() for pair in _pairs(arguments.get(name))]
+        inputs += [(option, value[1:].strip()) for value in values if files and value[:1] == "@"]
+    refuse(outputs, inputs)
+
+
+def _written(arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    """The files a command's ``arguments`` would write: ``--out``, and the ``NAME.npy`` that
+    ``--save-gradients DIR`` writes for each value named by ``--at`` or bound by ``--data``."""
+    outputs = [("--out", arguments["out"])] if isinstance(arguments.get("out"), str) else []
+    folder = arguments.get("save_gradients")
+    if isinstance(folder, str):
+        bound = (arguments.get("bind") or "X,y").split(",") if arguments.get("data") else []
+        named = [pair.partition("=")[0] for pair in _pairs(arguments.get("at"))]
+        outputs += [
+            ("--save-gradients", os.path.join(folder, f"{name.strip()}.npy"))
+            for name in [*named, *bound]
+        ]
+    return outputs
+
+
+def _files_of(path: str, name: str) -> list[str]:
+    """The files an input argument names: a dataset's parts (``--points DIR`` or a glob),
+    else the path itself."""
+    if name != "points":
+        return [path]
+    from gradcalc.io.datasets import dataset_parts, is_dataset
+
+    if not is_dataset(path):
+        return [path]
+    try:
+        return dataset_parts(path)
+    except GradcalcError:  # (the command says what is wrong with the dataset)
+        return []
+
+
+def _pairs(specs: Any) -> list[str]:
+    """The ``name=value`` pairs of ``--at`` (or ``--from``) specs."""
+    from gradcalc.lang.literals import split_top_level
+
+    return [pair for spec in specs or [] for pair in split_top_level(str(spec))]
+
+
+class ClosedStdout(io.TextIOBase):
+    """Standard output of a process started without one (``gradcalc ... >&-``): writing to it
+    is the one-line error of an output that cannot be written (exit 2), in every format, as a
+    full disk is (an empty write writes nothing, and fails nothing).
+
+    >>> ClosedStdout().write("x")
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: cannot write the output: standard output is closed
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if text:
+            raise InputError("cannot write the output: standard output is closed")
+        return 0
+
+
+def mind_closed_stdout() -> None:
+    """When the process started with its standard output closed (``sys.stdout`` is None),
+    hold its descriptor with the null device (no file opened later takes it, nor hands it to
+    a child) and make ``sys.stdout`` a :class:`ClosedStdout`."""
+    if sys.stdout is not None:
+        return
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != 1:
+            os.dup2(null, 1)
+            os.close(null)
+    sys.stdout = ClosedStdout()
 
 
 def discard_stdout() -> None:

@@ -158,7 +158,7 @@ def _job(request: DatasetRequest, first: str, run: str) -> PartJob:
     skipped = Skipped() if request.skip_bad_rows else None
     rows = read_table_file(first, chosen, request.id_column, skipped, SAMPLE_ROWS)
     sample = next(rows, None)
-    check_given(graph, tuple(chosen), header)
+    check_given(graph, tuple(chosen), header, request.id_column, request.columns)
     options = dataclasses.replace(request.options, tape=False)
     if sample is not None and options.check:
         gradient_at(graph, sample, wrt, options)  # sympy, once

@@ -97,9 +97,8 @@ class Session:
             compiled.get(self.first.names)
             or read(text, self.first.names, of=names(of), values=given_values(at)).graph
         )  # (compiled once when the file's columns are all read)
-        check_given(
-            self.graph, self.first.names, (self.header or self.first.names) if points else None
-        )
+        header = (self.header or self.first.names) if points else None
+        check_given(self.graph, self.first.names, header, id_column, columns)
         self.many = bool(points) or len(at or []) > 1
 
     def each_chunk(self, rows: int | None = None) -> Any:
@@ -132,9 +131,13 @@ class Session:
         writer.skipped = self.skipped
         outputs = len(self.graph.targets) * (per_target or 1 + len(self.graph.variables))
         least = MAX_TABLE_ROWS if writer.shows_table else 1
-        for chunk in self.each_chunk(self.rows_per_chunk(outputs, least)):
-            writer.write(view, compute(chunk))
-        writer.close()
+        try:
+            for chunk in self.each_chunk(self.rows_per_chunk(outputs, least)):
+                writer.write(view, compute(chunk))
+            writer.close()
+        except BaseException:  # (a bad row, --timeout, Ctrl-C: no --out file that looks done)
+            writer.abandon()
+            raise
         return writer.exit_code
 
 
@@ -196,25 +199,48 @@ def columns_read(graph: Any, candidates: list[str], wrt: list[str] | None = None
     return used or candidates
 
 
-def check_given(graph: Any, given: tuple[str, ...], header: tuple[str, ...] | None) -> None:
+def check_given(
+    graph: Any,
+    given: tuple[str, ...],
+    header: tuple[str, ...] | None,
+    id_column: str | None = None,
+    columns: str | None = None,
+) -> None:
     """Refuse points that miss a variable of the expression (a misspelling, or a column the
-    points file has not: ``header``, its columns; ``None`` for --at).
+    points file has not: ``header``, its columns; ``None`` for --at), saying why a column the
+    file has is not read: it is the ``id_column`` (``--id``), or ``columns`` (``--columns``)
+    leaves it out.
 
     >>> from gradcalc.engine.run.api import compile_expression
     >>> check_given(compile_expression("x*y", ["x"]), ("x",), ("id", "x"))
     Traceback (most recent call last):
     gradcalc.core.errors.InputError: the points file has no column y (its columns: id, x): ...
+    >>> check_given(compile_expression("x*y", ["x"]), ("x",), ("x", "y"), columns="x")
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: --columns x leaves out y, a variable of the expression: ...
     """
     from gradcalc.io.headers import refuse_separated, shown_columns
 
     _misspelled_point(graph, given)
     missing = [v for v in graph.variables if v not in set(given)]
-    if header is not None and missing:
-        refuse_separated(header, "points file")
+    if header is None or not missing:
+        return
+    name = missing[0]
+    if name == id_column:
         raise InputError(
-            f"the points file has no column {missing[0]} ({shown_columns(header)}): add one, "
-            "or give the points with --at"
+            f"--id {name} is a variable of the expression: the id column is carried as text, "
+            "never read as a value; give --id another column, or drop it"
         )
+    if columns is not None and name in header:
+        raise InputError(
+            f"--columns {columns} leaves out {name}, a variable of the expression: add it "
+            f"(--columns {columns},{name}), or drop --columns"
+        )
+    refuse_separated(header, "points file")
+    raise InputError(
+        f"the points file has no column {name} ({shown_columns(header)}): add one, "
+        "or give the points with --at"
+    )
 
 
 def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:

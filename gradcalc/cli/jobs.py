@@ -136,7 +136,7 @@ def _lost(job: tuple[int, Line], status: int) -> tuple[str, int]:
     """The answer of a job whose worker process ended while answering it (``status``: its
     exit status, negative for the signal that ended it)."""
     if status == limits.CPU_EXIT:  # the worker reached --max-cpu (and said so on stderr)
-        error, code = limits.cpu_message(limits.applied_cpu()), 2
+        error, code = limits.cpu_reached(), 2
     elif status == -signal.SIGKILL:
         killed = "the worker answering this job was killed (SIGKILL: out of memory, or its CPU cap)"
         error, code = killed, 2
@@ -154,7 +154,8 @@ def _isolated(
             return _answer(number, text, options, cache)
     except GradcalcError as error:
         code = int(error.exit_code)
-        answer = {"job": number, "error": error.render().splitlines()[0], "exit_code": code}
+        message = in_job_words(error.render().splitlines()[0])
+        answer = {"job": number, "error": message, "exit_code": code}
         if error.column is not None:
             answer["offset"] = error.column  # where in the job's text, counted from 0
         return answer, code
@@ -169,6 +170,25 @@ def _isolated(
     except Exception as bug:  # a bug in gradcalc: this job's answer, not the stream's end
         message = f"internal error: {type(bug).__name__}: {bug}"[:300]
         return {"job": number, "error": message, "exit_code": 70}, 70
+
+
+#: A command line's advice, as a job gives the same: its point is on its line, not in --at.
+_COMMAND_LINE_ADVICE = re.compile(r"use --at ([A-Za-z_][A-Za-z0-9_]*)=\.\.\.")
+
+
+def in_job_words(message: str) -> str:
+    """``message`` with advice for the command line (``use --at y=...``) said as a job
+    takes it.
+
+    >>> print(in_job_words("no value given for y (use --at y=...)"))
+    no value given for y (add y to the job's point: "at": {"y": ...}, or y=... in a plain job)
+    """
+    return _COMMAND_LINE_ADVICE.sub(
+        lambda m: (
+            f'add {m[1]} to the job\'s point: "at": {{"{m[1]}": ...}}, or {m[1]}=... in a plain job'
+        ),
+        message,
+    )
 
 
 def _answer(number: int, text: str, options: Options, cache: _Cache) -> tuple[dict[str, Any], int]:
@@ -327,6 +347,11 @@ def _value_text(name: str, value: Any) -> str:
         raise InputError(f'"at": {name[:64]!r} must be a number or a string such as "pi/4"')
     if isinstance(value, str) and value.strip().startswith("@"):
         raise names_a_file(value.strip())
+    if isinstance(value, str) and "=" in value:  # ("1,e=5": never a second pair)
+        raise InputError(
+            f'"at": {name[:64]!r} must be one value such as "pi/4", not {value[:64]!r}: give '
+            'each variable its own key, {"x": 1, "y": 2}'
+        )
     return value if isinstance(value, str) else repr(value)
 
 

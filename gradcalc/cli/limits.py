@@ -22,6 +22,7 @@ import atexit
 import math
 import os
 import signal
+import sys
 
 from gradcalc.core.numbers import format_number
 
@@ -44,12 +45,33 @@ def applied_cpu() -> float:
     return _applied.get("cpu", 0)
 
 
-def cpu_message(seconds: float) -> str:
-    """The one-line error when the CPU cap is reached."""
+def cpu_message(seconds: float, asked: float | None = None) -> str:
+    """The one-line error when the CPU cap of ``seconds`` is reached (``asked``: the cap
+    given, when the one in force differs: the kernel counts whole seconds, and a process may
+    not raise its hard limit).
+
+    >>> cpu_message(1, 0.4)  # doctest: +ELLIPSIS
+    'CPU time limit reached (1 s: --max-cpu 0.4 rounded up to whole seconds, as the kernel ...'
+    """
+    shown = format_number(seconds)
+    if asked is not None and asked != seconds:
+        why = (
+            "rounded up to whole seconds, as the kernel counts them"
+            if asked < seconds
+            else "lowered to this process's hard limit"
+        )
+        shown += f" s: --max-cpu {format_number(asked)} {why}"
+    else:
+        shown += " s"
     return (
-        f"CPU time limit reached ({format_number(seconds)} s): raise it with --max-cpu SECONDS "
-        f"or {CPU_ENV} (0: no limit)"
+        f"CPU time limit reached ({shown}): raise it with --max-cpu SECONDS or {CPU_ENV} "
+        "(0: no limit)"
     )
+
+
+def cpu_reached() -> str:
+    """:func:`cpu_message` for the cap :func:`apply` set (and the one asked for)."""
+    return cpu_message(applied_cpu(), _applied.get("asked"))
 
 
 def memory_message() -> str:
@@ -125,7 +147,7 @@ def apply(cpu_seconds: float, memory_mb: float) -> None:
         signal.signal(signal.SIGXCPU, _on_cpu_limit)
         atexit.register(_ignore_cpu_limit_at_exit)
         resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
-        _applied["cpu"] = min(soft, hard)
+        _applied["cpu"], _applied["asked"] = min(soft, hard), cpu_seconds
     if memory_mb > 0:
         _warm_up_blas()
         limit = int(memory_mb * 2**20)
@@ -158,7 +180,11 @@ def _ignore_cpu_limit_at_exit() -> None:
 
 def _on_cpu_limit(signum: int, frame: object) -> None:
     """SIGXCPU: say which limit and how to raise it, then stop at once (no partial output is
-    flushed, no handler in the code can swallow it)."""
-    message = f"gradcalc: {cpu_message(applied_cpu())}\n"
+    flushed, no handler in the code can swallow it; an ``--out`` file being written is
+    removed, the one it would replace left as it was)."""
+    message = f"gradcalc: {cpu_reached()}\n"
     os.write(2, message.encode())
+    written = sys.modules.get("gradcalc.io.written")  # (files being written: none left half-done)
+    if written is not None:
+        written.discard_pending()
     os._exit(CPU_EXIT)

@@ -11,6 +11,7 @@ offers it. The options that go together form the option sets of
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Any
 
 import typer
@@ -86,7 +87,9 @@ IdColumn = Annotated[
     typer.Option(
         "--id",
         metavar="COLUMN",
-        help="A column of --points (any text) carried into CSV output and JSON (as id).",
+        help="A column of --points (any text) carried into CSV output and JSON (as id), "
+        "exactly (in CSV: a formula's start gets a ', a terminal's control character its "
+        "escape).",
         rich_help_panel=POINT,
     ),
 ]
@@ -164,7 +167,8 @@ ResultsOut = Annotated[
     typer.Option(
         "--out",
         metavar="FILE",
-        help="Write the results' rows to FILE.csv or FILE.parquet instead of stdout; DIR/ "
+        help="Write the results' rows to FILE.csv or FILE.parquet instead of stdout (whole or "
+        "not at all: renamed into place when complete; never an input file); DIR/ "
         "(ending in /, or an existing directory): a Parquet dataset, one part per input part.",
         rich_help_panel=OUTPUT,
     ),
@@ -346,3 +350,17 @@ def output_option(view: str, panel: str = OUTPUT) -> Any:
     return typer.Option(
         "--format", click_type=FormatChoice(view), help="Output format.", rich_help_panel=panel
     )
+
+
+def option_names(annotation: Any) -> list[str]:
+    """The names an option is typed with (``--at``), from its ``Annotated`` declaration; none
+    for an argument.
+
+    >>> option_names(At), option_names(IdColumn), option_names(int)
+    (['--at'], ['--id'], [])
+    """
+    found: list[str] = []
+    for info in typing.get_args(annotation)[1:]:  # (the first name is the OptionInfo's default)
+        names = (getattr(info, "default", None), *(getattr(info, "param_decls", ()) or ()))
+        found += [name for name in names if isinstance(name, str) and name.startswith("-")]
+    return found

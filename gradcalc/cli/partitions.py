@@ -143,11 +143,18 @@ def run_part(job: PartJob, index: int, path: str, out: DatasetOut) -> PartSummar
         graph = compiled(job)
         view = GradView(job.diagnose, job.latex)
         writer = _PartWriter(job, temporary, summary)
+    except GradcalcError as error:
+        summary.error, summary.exit_code = error.message, int(error.exit_code)
+        return summary
+    try:
         wrt = None if job.wrt is None else list(job.wrt)
         for chunk in read_table_file(path, job.columns, job.id_column, summary.skipped):
             writer.write(view, gradient_at(graph, chunk, wrt, job.options))
         writer.close()
-    except GradcalcError as error:
+    except BaseException as error:
+        writer.abandon()  # (the part's file is not left half-written)
+        if not isinstance(error, GradcalcError):
+            raise
         summary.error, summary.exit_code = error.message, int(error.exit_code)
         return summary
     summary.exit_code = int(writer.exit_code)

@@ -1,21 +1,27 @@
-r"""Text carried from data to output -- an ``--id`` cell, a column's name -- made safe to show:
-escaped as error messages are (:func:`gradcalc.core.errors.escaped`: ESC, BEL, a right-to-
-left override never reach a terminal), and in CSV (on stdout and in ``--out`` files alike) a
-cell that a spreadsheet would run as a formula is neutralised with a leading ``'``. JSON and
-Parquet keep the text exact (their readers never run it).
+r"""Text carried from the user's data to output -- an ``--id`` cell, the id column's name --
+marked as such (:class:`Carried`) and made safe in CSV: a character that could drive a
+terminal (ESC, BEL, a right-to-left override, a zero-width space) is written as its escape,
+and a cell that a spreadsheet would run as a formula starts with ``'``. A TAB and spaces are
+kept as they are (a TAB stays one character, never the two characters ``\t``). gradcalc's own
+numbers and formulas (``-sin(x)``, the operator ``+``) are never altered. JSON and Parquet keep
+the text exact (their readers never run it).
 
->>> csv_cell("=HYPERLINK(1)"), csv_cell("-1.5e3"), csv_cell("-x")
-("'=HYPERLINK(1)", '-1.5e3', "'-x")
+A header is checked here too (:func:`unique_header`): CSV and Parquet columns are named once.
+
+>>> csv_cell("=HYPERLINK(1)"), csv_cell("-1.5e3"), csv_cell("-x"), csv_cell("a\tb")
+("'=HYPERLINK(1)", '-1.5e3', "'-x", 'a\tb')
 >>> print(csv_cell("\x1b]0;t\x07"))
 \x1b]0;t\x07
+>>> list(csv_rows([["-sin(x)", Carried("-x")]]))
+[['-sin(x)', "'-x"]]
 """
 
 from __future__ import annotations
 
+import collections
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-
-from gradcalc.core.errors import escaped
 
 #: What a spreadsheet reads as the start of a formula (a tab or CR before one hides it).
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -23,19 +29,70 @@ FORMULA = ("=", "+", "-", "@", "\t", "\r")
 REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 
 
+class Carried(str):
+    """Text from the user's data: the one kind of CSV cell :func:`csv_rows` guards."""
+
+    __slots__ = ()
+
+
+def kept(character: str) -> bool:
+    r"""Whether a character of carried text is written as it is in CSV: a printable one, a
+    TAB or a space of any width -- not a control, format (bidirectional, zero-width) or line
+    separator character, which could drive a terminal or hide text.
+
+    >>> [kept(c) for c in ("a", "\t", "\xa0", "\x1b", "\u202e", "\u200b", "\n")]
+    [True, True, True, False, False, False, False]
+    """
+    return character.isprintable() or character == "\t" or unicodedata.category(character) == "Zs"
+
+
 def csv_cell(text: str) -> str:
-    """One CSV cell as written: escaped, and ``'`` before a formula (not before a number)."""
-    cell = escaped(text) if not text.isprintable() else text
+    r"""One cell of carried text as CSV writes it: each character :func:`kept` or written as
+    its escape (``\x1b``, ``\u202e``), and ``'`` before a formula (not before a number)."""
+    cell = text if all(map(kept, text)) else "".join(c if kept(c) else repr(c)[1:-1] for c in text)
     if text.startswith(FORMULA) and not REAL.match(text):
         return "'" + cell
     return cell
 
 
-def csv_rows(rows: Iterable[Sequence[str]]) -> Iterator[list[str]]:
-    """Every cell of ``rows`` through :func:`csv_cell` (numbers, the usual cells, unchanged).
+def csv_rows(rows: Iterable[Sequence[object]]) -> Iterator[list[str]]:
+    """The rows as CSV cells: :class:`Carried` text through :func:`csv_cell`, every other
+    cell (a number, a formula gradcalc wrote) as it is.
 
-    >>> list(csv_rows([["1", "@SUM(A1)"]]))
-    [['1', "'@SUM(A1)"]]
+    >>> list(csv_rows([[1, "@SUM(A1)", Carried("@SUM(A1)")]]))
+    [['1', '@SUM(A1)', "'@SUM(A1)"]]
     """
     for row in rows:
-        yield [csv_cell(str(cell)) for cell in row]
+        yield [csv_cell(cell) if isinstance(cell, Carried) else str(cell) for cell in row]
+
+
+def unique_header(header: Sequence[str]) -> list[str]:
+    """``header``, whose names are all different: a variable (or the ``--id`` column) named
+    like one of gradcalc's own columns (``value``, ``f1``, ``determinant``, ...) is refused,
+    never written as a second column of the same name (which a reader would take for the
+    first, or refuse).
+
+    >>> unique_header(["x", "value", "d/dx"])
+    ['x', 'value', 'd/dx']
+    >>> unique_header(["value", "x", "value", "d/dvalue", "d/dx"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: the output would have two columns named value: ...
+    """
+    from gradcalc.core.errors import InputError
+    from gradcalc.io.headers import is_name
+
+    counts = collections.Counter(header)
+    twice = next((name for name in header if counts[name] > 1), None)
+    if twice is None:
+        return list(header)
+    if is_name(twice):
+        raise InputError(
+            f"the output would have two columns named {twice}: the variable (or --id column) "
+            f"{twice} and gradcalc's own; rename it (in the expression, and in --at or the "
+            f"points file's header: {twice}_, say), or use --format json, which keeps a "
+            "point's names apart"
+        )
+    raise InputError(
+        f"the output would have two columns named {twice}: the variables' names run together "
+        "in it; rename one of them"
+    )

@@ -174,9 +174,10 @@ class DatasetOut:
         return names
 
     def abandon(self) -> None:
-        """Remove every temporary file of this run (a failed run, or attempts left over)."""
+        """Remove every temporary file of this run (a failed run, or attempts left over; a
+        part's writer's own, ``.`` + its name, too: :class:`gradcalc.io.written.Replacing`)."""
         for name in os.listdir(self.directory):
-            if name.startswith(f".tmp-{self.run}-"):
+            if name.lstrip(".").startswith(f"tmp-{self.run}-"):
                 os.remove(os.path.join(self.directory, name))
 
     def fail(self) -> None:

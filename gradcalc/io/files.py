@@ -20,7 +20,7 @@ from gradcalc.core.cells import in_range, inexact_integer, out_of_range, table_i
 from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.io.headers import not_csv, refuse_separated, shown_columns
-from gradcalc.io.lines import bounded_lines
+from gradcalc.io.lines import bounded_lines, not_utf8
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.
@@ -235,17 +235,20 @@ def _cells(line: str, row: int, pick: _Pick, what: str) -> list[str]:
             if len(cells) < len(names)
             else (f"{len(cells) - len(names)} extra")
         )
-        raise InputError(
-            f"{what} row {row}: {len(cells)} values for {len(names)} columns ({missing})"
-        )
+        values = f"{len(cells)} {'value' if len(cells) == 1 else 'values'}"
+        columns = f"{len(names)} {'column' if len(names) == 1 else 'columns'}"
+        raise InputError(f"{what} row {row}: {values} for {columns} ({missing})")
     return cells
 
 
 def _careful_row(
     cells: list[str], row: int, pick: _Pick, what: str, constants: dict[tuple[str, str], None]
 ) -> str:
-    """Validate a row's variables cell by cell; return them as plain comma-separated numbers.
-    A row that passes adds its constant cells (``pi/4``) to ``constants`` as (column, text)."""
+    """Validate a row's variables cell by cell, and its id; return the variables as plain
+    comma-separated numbers. A row that passes adds its constant cells (``pi/4``) to
+    ``constants`` as (column, text)."""
+    if pick.id_index is not None:
+        _utf8(cells[pick.id_index], f"{what} row {row}, column {pick.header[pick.id_index]}")
     values = [repr(cell_value(cells[i], row, n, what)) for i, n in zip(pick.indexes, pick.names)]
     for i, name in zip(pick.indexes, pick.names):
         if not NUMBER.match(cells[i]):
@@ -271,6 +274,7 @@ def cell_value(text: str, row: int, column: str, what: str = "points file") -> f
     """A cell's value: a decimal number, or a constant expression as in ``--at`` (``pi/4``),
     through the same parser."""
     where = f"{what} row {row}, column {_short(column)}"
+    _utf8(text, where)
     if not text.strip():
         raise InputError(f"{where}: the cell is empty")
     if not NUMBER.match(text):
@@ -288,6 +292,21 @@ def cell_value(text: str, row: int, column: str, what: str = "points file") -> f
     if not in_range(value, text):
         raise InputError(f"{where}: {out_of_range(_short(text.strip()))}")
     return value
+
+
+def _utf8(cell: str, where: str) -> None:
+    r"""Refuse a cell read with a byte that is not UTF-8 in it (kept by the reader as a lone
+    surrogate: :func:`gradcalc.io.lines.not_utf8`), naming ``where`` it is.
+
+    >>> _utf8(b"\xe9t\xe9".decode("utf-8", "surrogateescape"), "points file row 2, column id")
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: points file row 2, column id: the cell is not UTF-8 text ...
+    """
+    byte = not_utf8(cell)
+    if byte is not None:
+        raise InputError(
+            f"{where}: the cell is not UTF-8 text (byte {byte:#04x}: save the file as UTF-8)"
+        )
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -317,6 +336,9 @@ def _chunk(
     table = _fast_table(text, len(block), len(pick.names)) if text else None
     if table is not None and not table_in_range(table, text):
         table = None  # 1e999, 1e-999: the careful path names the cell
+    index = pick.id_index
+    if table is not None and index is not None and any(not_utf8(c[index]) for c in rows):
+        table = None  # an id that is not UTF-8: the careful path names it
     constants: dict[tuple[str, str], None] = {}
     if table is None:
         good, kept, rows = [], [], []
@@ -337,8 +359,8 @@ def _chunk(
         table = _fast_table("\n".join(good), len(good), len(pick.names))
         assert table is not None  # the careful path wrote plain numbers
     ids = None
-    if pick.id_index is not None:
-        ids = [cells[pick.id_index].strip() for cells in rows]
+    if pick.id_index is not None:  # (the id's text exact: its spaces and TABs too)
+        ids = [cells[pick.id_index] for cells in rows]
     arrays = {n: table[:, i] for i, n in enumerate(pick.names)}
     return Points(pick.names, arrays, None, numbers[0], ids, warnings=_warnings(constants, what))
 

@@ -29,9 +29,11 @@ MAX_LINE = 1_000_000
 
 
 @contextmanager
-def open_text(path: str, what: str) -> Iterator[TextIO]:
+def open_text(path: str, what: str, errors: str = "strict") -> Iterator[TextIO]:
     """Open a UTF-8 text file (a BOM is allowed) for reading; any failure while it is open
-    becomes a one-line :class:`InputError` naming ``what`` it is.
+    becomes a one-line :class:`InputError` naming ``what`` it is. ``errors="surrogateescape"``
+    keeps a byte that is not UTF-8 as a lone surrogate (:func:`not_utf8`), for the reader to
+    name its row and column -- or never read it, in a column not used.
 
     >>> with open_text("no/such/file.csv", "points file") as stream:
     ...     stream.read()
@@ -41,9 +43,22 @@ def open_text(path: str, what: str) -> Iterator[TextIO]:
     with (
         read_errors(path, what),
         open_regular(path) as raw,
-        io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as stream,
+        io.TextIOWrapper(raw, encoding="utf-8-sig", errors=errors, newline="") as stream,
     ):
         yield stream
+
+
+def not_utf8(text: str) -> int | None:
+    r"""The first byte of ``text`` that was not UTF-8 (read with ``surrogateescape``), or None.
+
+    >>> not_utf8(b"caf\xe9".decode("utf-8", "surrogateescape")), not_utf8("caf\xe9")
+    (233, None)
+    """
+    found = _ESCAPED_BYTE.search(text)
+    return None if found is None else ord(found[0]) - 0xDC00
+
+
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 @contextmanager
@@ -151,14 +166,15 @@ def bounded_lines(stream: Iterable[str], what: str, limit: int = MAX_LINE) -> It
 
 
 @contextmanager
-def open_stdin(what: str) -> Iterator[TextIO]:
+def open_stdin(what: str, errors: str = "strict") -> Iterator[TextIO]:
     """Standard input as UTF-8 text (a BOM is allowed, line endings are kept for the CSV
-    reader); bytes that are not UTF-8 become a one-line :class:`InputError`."""
+    reader); bytes that are not UTF-8 become a one-line :class:`InputError` (``errors``: as
+    :func:`open_text`'s)."""
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:  # already text (a test's StringIO)
         yield sys.stdin
         return
-    stream = io.TextIOWrapper(buffer, encoding="utf-8-sig", newline="")
+    stream = io.TextIOWrapper(buffer, encoding="utf-8-sig", errors=errors, newline="")
     try:
         yield stream
     except UnicodeDecodeError:
@@ -170,7 +186,9 @@ def open_stdin(what: str) -> Iterator[TextIO]:
 def spooled_copy(stream: Iterable[str]) -> TextIO:
     """The lines of ``stream`` saved to an anonymous temporary file (so that a file from stdin
     can be read twice: checked whole, then used), rewound for reading."""
-    copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115 (returned)
+    copy = tempfile.TemporaryFile(  # noqa: SIM115 (returned)
+        "w+", encoding="utf-8", errors="surrogateescape", newline=""
+    )  # (a byte that is not UTF-8, kept by open_stdin's surrogateescape, is kept as it was)
     copy.writelines(bounded_lines(stream, "input"))
     copy.seek(0)
     return copy

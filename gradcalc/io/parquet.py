@@ -10,6 +10,7 @@ never decoded into a copy per row.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -249,8 +250,10 @@ def _arrow_kind(pa: Any, kind: Any) -> str:
 
 
 class ParquetOut:
-    """Results written to a Parquet file a chunk at a time: the CSV columns, numbers as
-    float64 (empty cells as null), the id and the classification as text.
+    """Results written to a Parquet file a chunk at a time: the CSV columns (named once:
+    :func:`~gradcalc.io.carried.unique_header`), numbers as float64 (empty cells as null),
+    the id and the classification as text; under a temporary name until :meth:`close`
+    puts the complete file in place (:class:`~gradcalc.io.written.Replacing`).
 
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "out.parquet")
@@ -264,28 +267,47 @@ class ParquetOut:
     TEXT = ("classification",)
 
     def __init__(self, path: str, text_columns: Sequence[str] = ()):
+        from gradcalc.io.written import Replacing
+
         self.path, self.text = path, (*self.TEXT, *text_columns)
         self.writer: Any = None
+        self.replacing = Replacing(path)
 
     def write(self, header: list[str], rows: Any) -> None:
         """Append rows (lists of the CSV cells under ``header``)."""
+        from gradcalc.io.carried import unique_header
+
         pa = pyarrow()
         columns = list(zip(*rows)) or [()] * len(header)
         arrays = [
-            pa.array(list(cells), pa.string())
+            pa.array([str(c) for c in cells], pa.string())
             if name in self.text
             else pa.array([float(c) if c else None for c in cells], pa.float64())
             for name, cells in zip(header, columns)
         ]
-        batch = pa.record_batch(arrays, names=header)
+        batch = pa.record_batch(arrays, names=unique_header(header))
         if self.writer is None:
             try:
-                self.writer = pa.parquet.ParquetWriter(self.path, batch.schema)
+                self.writer = pa.parquet.ParquetWriter(self.replacing.temporary, batch.schema)
             except OSError as error:
                 raise InputError(f"cannot write {self.path}: {reason_of(error)}") from None
         self.writer.write_batch(batch)
 
     def close(self) -> None:
-        """Finish the file (its footer)."""
-        if self.writer is not None:
+        """Finish the file (its footer) and put it in place; no row written, no file."""
+        if self.writer is None:
+            self.replacing.discard()
+            return
+        try:
             self.writer.close()
+        except BaseException:
+            self.replacing.discard()
+            raise
+        self.replacing.commit()
+
+    def discard(self) -> None:
+        """Abandon the file (a failed run): nothing is put in place."""
+        if self.writer is not None:
+            with contextlib.suppress(Exception):  # (pyarrow's own error for a full disk)
+                self.writer.close()
+        self.replacing.discard()

@@ -118,6 +118,12 @@ class Source:
         )
 
 
+#: How a CSV's bytes that are not UTF-8 are read: kept (as lone surrogates), so that a cell
+#: the command reads is refused naming its row and column (or left out by --skip-bad-rows),
+#: and one it does not read is ignored, as any other of its cells.
+KEEP_BYTES = "surrogateescape"
+
+
 @contextmanager
 def open_points(path: str, what: str = "points file") -> Iterator[Source]:
     """The points file ``path`` (``-``: standard input, CSV), open while in the block;
@@ -133,11 +139,11 @@ def open_points(path: str, what: str = "points file") -> Iterator[Source]:
         return
     with ExitStack() as stack:
         if path == "-":
-            with open_stdin(f"the {what}") as stdin:
+            with open_stdin(f"the {what}", KEEP_BYTES) as stdin:
                 stream = stack.enter_context(spooled_copy(stdin))
             size = 0
         else:
-            stream = stack.enter_context(open_text(path, what))
+            stream = stack.enter_context(open_text(path, what, KEEP_BYTES))
             size = os.fstat(stream.fileno()).st_size
         yield Source(path, stream, size, what)
 

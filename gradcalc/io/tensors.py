@@ -168,14 +168,23 @@ def save_arrays(folder: str, arrays: Mapping[str, np.ndarray | None]) -> list[st
     Raises:
         InputError: a folder that cannot be made or written to.
     """
+    from gradcalc.io.written import Replacing
+
     written = []
     try:
         os.makedirs(folder, exist_ok=True)
-        for name, array in arrays.items():
-            if array is not None:
-                path = os.path.join(folder, f"{name}.npy")
-                np.save(path, np.asarray(array, dtype=np.float64), allow_pickle=False)
-                written.append(path)
     except OSError as error:
         raise InputError(f"cannot write the gradients to {folder}: {reason_of(error)}") from None
+    for name, array in arrays.items():
+        if array is not None:
+            path = os.path.join(folder, f"{name}.npy")
+            new = Replacing(path)  # (each file whole or not at all)
+            try:
+                with open(new.temporary, "wb") as stream:
+                    np.save(stream, np.asarray(array, dtype=np.float64), allow_pickle=False)
+            except OSError as error:
+                new.discard()
+                raise InputError(f"cannot write {path}: {reason_of(error)}") from None
+            new.commit()
+            written.append(path)
     return written

@@ -259,7 +259,7 @@ def test_many_points_are_checked_with_lambdify(cli, tmp_path) -> None:
     [
         ("", "empty"),
         ("x,y\n", "no rows"),
-        ("x,y\n1,2\n3\n", "row 3: 1 values for 2 columns"),
+        ("x,y\n1,2\n3\n", "row 3: 1 value for 2 columns"),
         ("x,y\n1,abc\n", "row 2, column y: 'abc' is not a number"),
         ("x,y\n1,2\n\n3,1.2.3\n", "row 4, column y: '1.2.3' is not a number"),
         ("x,y\n1,2\n3,1-2\n", "row 3, column y: '1-2' is not a number"),
@@ -374,12 +374,16 @@ def test_a_singularity_float64_rounded_past_fails_the_check_with_the_reason(cli)
 
 
 def test_files_that_are_not_utf8_say_so(cli, tmp_path) -> None:
+    """A cell read that is not UTF-8 is named by its row and column; a text read whole (an
+    expression file) is refused whole."""
     path = tmp_path / "latin1.csv"
-    path.write_bytes("x,y\n1,2\n# \xe9\n".encode("latin-1"))
+    path.write_bytes("x,y\n1,2\n3,\xe9\n".encode("latin-1"))
     result = cli("grad", "x*y", "--points", str(path))
-    assert result.exit_code == ExitCode.USAGE and "is not UTF-8 text" in result.stderr
+    assert result.exit_code == ExitCode.USAGE
+    assert "row 3, column y: the cell is not UTF-8 text (byte 0xe9" in result.stderr
     assert "is not UTF-8 text" in cli("--file", "grad", f"@{path}", "--at", "x=1,y=2").stderr
-    assert "is not UTF-8 text" in cli("fit", "a*x", str(path), "--params", "a").stderr
+    fitted = cli("fit", "a*x", str(path), "--params", "a").stderr
+    assert "data file row 3, column y: the cell is not UTF-8 text" in fitted
 
 
 def test_the_check_of_many_points_says_it_is_float_agreement_not_a_proof(cli, tmp_path) -> None:

@@ -91,7 +91,8 @@ def test_wrt_reads_the_column_it_names(cli, tmp_path) -> None:
     [
         (["--columns", "x,q"], "has no column q (its columns: id, x, y)"),
         (["--id", "key"], "has no column key"),
-        (["--columns", "x"], "the points file has no column y (its columns: id, x, y)"),
+        (["--columns", "x"], "--columns x leaves out y, a variable of the expression"),
+        (["--id", "x"], "--id x is a variable of the expression"),
     ],
 )
 def test_bad_column_choices(cli, tmp_path, args, message) -> None:

@@ -400,3 +400,100 @@ def test_a_cap_too_small_to_load_a_module_is_a_memory_limit() -> None:
     assert done.returncode in (0, 2), done.stderr  # (0 where 100 MB is enough to load it)
     assert done.returncode == 0 or "memory limit reached (100 MB)" in done.stderr
     assert "internal error" not in done.stderr
+
+
+#: Commands that print their answer on stdout, in each format that has one.
+PRINTING = [
+    *(["grad", "x*y", "--at", "x=1,y=2", "--format", f] for f in ("json", "csv", "plain", "table")),
+    ["hessian", "x*y^2", "--at", "x=1,y=2", "--format", "csv"],
+    ["jacobian", "x*y, x", "--at", "x=1,y=2", "--format", "csv"],
+    ["diff", "x^2", "--format", "json"],
+    ["ops", "--format", "csv"],
+    ["check", "x^2", "--answer", "2x", "--format", "json"],
+    ["grad", "--jobs", "-"],
+    ["grad", "--jobs", "-", "--workers", "2"],
+]
+
+
+@pytest.mark.parametrize("args", PRINTING, ids=lambda args: " ".join(args[:1] + args[-2:]))
+def test_a_closed_stdout_is_a_one_line_error_in_every_format(args) -> None:
+    """gradcalc ... >&-: the process starts without a standard output; every command and
+    format says it cannot write (exit 2), as a full disk does -- never an internal error, never
+    a silent success."""
+    done = subprocess.run(
+        [*MAIN, *args],
+        input="x^2 x=1\nx^3 x=2\n",
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),  # (in the child, before gradcalc starts)
+        timeout=60,
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert (done.returncode, last) == (
+        2,
+        "gradcalc: cannot write the output: standard output is closed",
+    )
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_closed_stdout_does_not_stop_a_command_that_writes_to_a_file(tmp_path) -> None:
+    out = tmp_path / "o.csv"
+    done = subprocess.run(
+        [*MAIN, "grad", "x*y", "--at", "x=1,y=2", "--out", str(out), "--no-check"],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, f"wrote {out}\n")
+    assert out.read_text() == "x,y,value,d/dx,d/dy\n1,2,2,2,1\n"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "plain", "table", "json"])
+def test_a_reader_gone_mid_stream_is_not_an_error_in_any_format(tmp_path, fmt) -> None:
+    """gradcalc ... | head -1: the pipe closes while rows are still coming: exit 0, nothing on
+    stderr."""
+    points = tmp_path / "p.csv"
+    points.write_text("x\n" + "".join(f"{k}\n" for k in range(200_000)))
+    process = subprocess.Popen(
+        [*MAIN, "grad", "x^2", "--points", str(points), "--format", fmt, "--no-check"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline()
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert (process.wait(timeout=120), errors) == (0, "")
+
+
+def test_a_cpu_cap_below_a_second_is_named_as_asked_and_as_applied() -> None:
+    """GRADCALC_MAX_CPU=0.4: the kernel counts whole seconds, so the cap in force is 1 s; the
+    message names both."""
+    done = subprocess.run(
+        [*MAIN, "minimize", "(1-x)^2 + 100(y-x^2)^2", "--from", "x=-1.2,y=1",
+         "--steps", "100000000", "--format", "json"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "GRADCALC_MAX_CPU": "0.4"},
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "gradcalc: CPU time limit reached (1 s: --max-cpu 0.4 rounded up to whole seconds, as "
+        "the kernel counts them): raise it with --max-cpu SECONDS or GRADCALC_MAX_CPU (0: no "
+        "limit)\n"
+    )
+
+
+def test_the_cpu_cap_leaves_no_out_file_and_an_old_one_untouched(tmp_path) -> None:
+    """Stopped at its CPU cap (at once, SIGXCPU) wherever it is -- reading, computing or
+    writing --out -- gradcalc leaves no file of its own: the old results stay as they were."""
+    points = tmp_path / "p.csv"
+    points.write_text("x,y\n" + "".join(f"{k},{k % 7 + 1}\n" for k in range(1_000_000)))
+    (tmp_path / "out.csv").write_text("old\n")
+    done = subprocess.run(
+        [*MAIN, "--max-cpu", "2", "grad", "x*log(y) + sin(x*y)", "--points", str(points),
+         "--out", str(tmp_path / "out.csv"), "--no-check"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "CPU time limit reached" in done.stderr, done.stderr
+    assert sorted(os.listdir(tmp_path)) == ["out.csv", "p.csv"]
+    assert (tmp_path / "out.csv").read_text() == "old\n"

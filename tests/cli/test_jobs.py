@@ -99,7 +99,7 @@ def test_several_targets_and_wrt(cli) -> None:
 
 def test_jobs_and_an_expression_do_not_go_together(cli) -> None:
     done = cli.invoke(["grad", "x", "--jobs", "-"], input="")
-    assert done.exit_code == 2 and "give no others" in done.output
+    assert done.exit_code == 2 and "--jobs does not take EXPRESSION" in done.output
     done = cli.invoke(["grad"])
     assert done.exit_code == 2 and "missing EXPRESSION" in done.output
 
@@ -308,3 +308,88 @@ def test_a_bom_and_crlf_lines_are_fine(cli) -> None:
     got = [json.loads(line) for line in done.stdout.splitlines()]
     assert done.exit_code == 0, done.output
     assert [(a["job"], a["gradient"]) for a in got] == [(1, {"x": 4.0}), (3, {"x": 12.0})]
+
+
+#: The options that --jobs honours for every job, as the README documents them; every other
+#: option of grad -- one added later too -- must be refused.
+HONOURED = {
+    "jobs", "workers", "no_tape", "no_check", "check_timeout", "subgradient", "exact",
+    "diagnose", "vanishing", "exploding", "saturation",
+}  # fmt: skip
+
+
+def _grad_parameters() -> list:
+    """grad's parameters as its command line reads them (click's, built from the command)."""
+    from typer.main import get_command
+
+    from gradcalc.cli.app import build
+
+    return list(get_command(build(("grad",))).commands["grad"].params)
+
+
+def _typed(parameter) -> list[str]:
+    """The parameter as typed, with a value its type takes (its default included: given is
+    given)."""
+    if not parameter.opts[0].startswith("-"):
+        return ["x^2"]  # EXPRESSION
+    if parameter.is_flag:
+        return [parameter.opts[0]]
+    kind = parameter.type
+    if getattr(kind, "choices", None):
+        value = "table"  # (--format: the default, given)
+    elif getattr(kind, "min", None) is not None or kind.name in ("integer", "float"):
+        low, high = kind.min or 0, kind.max if kind.max is not None else 1
+        value = str(type(low)(min(max(low, 1), high)))
+    else:
+        value = {"at": "x=1", "jobs": "-"}.get(parameter.name, "x")
+    return [parameter.opts[0], value]
+
+
+@pytest.mark.parametrize(
+    "parameter",
+    [p for p in _grad_parameters() if p.name not in HONOURED],
+    ids=lambda p: p.name,
+)
+def test_every_option_jobs_does_not_honour_is_refused(cli, parameter) -> None:
+    """No option is silently ignored with --jobs: each is refused in one line naming it and
+    saying what to do, before any job is answered."""
+    args = _typed(parameter)
+    done = cli.invoke(["grad", "--jobs", "-", *args], input="x^2 x=3\n")
+    assert done.exit_code == 2, (args, done.stdout)
+    message = done.stderr.strip()
+    assert message.startswith("gradcalc: --jobs ") and "\n" not in message, message
+    assert (args[0] if args[0].startswith("-") else "EXPRESSION") in message, message
+    assert done.stdout == ""
+
+
+def test_the_options_jobs_honours_apply_to_every_job(cli) -> None:
+    """Every honoured option, given at once: each job answers with their effect (--no-check:
+    no check; --exact: the exact value; --subgradient: abs's conventional 0 at 0)."""
+    honoured = [p for p in _grad_parameters() if p.name in HONOURED - {"jobs", "no_check"}]
+    args = [word for p in honoured for word in _typed(p)]
+    lines = ["x^2 x=pi/4", "abs(x) x=0"]
+    code, got = answers(cli, lines, *args, "--format", "json")
+    assert code == 0, got
+    assert got[0]["exact_value"] == "pi**2/16" and got[1]["gradient"] == {"x": 0.0}
+    code, got = answers(cli, lines, "--no-check", "--subgradient")
+    assert code == 0 and all(a["check"]["status"] == "off" for a in got)
+
+
+def test_a_jobs_messages_speak_of_its_line_not_of_the_command_line(cli) -> None:
+    """A value with an "=" in it is one value refused as such (never an equation for diff),
+    and a missing value is asked for in the job, where --at cannot go."""
+    lines = [
+        json.dumps({"expr": "x^2", "at": {"x": "1,e=5"}}),
+        json.dumps({"expr": "x*y", "at": {"x": 1}}),
+        "x*y x=1",
+    ]
+    code, got = answers(cli, lines)
+    assert code == 2 and [a["exit_code"] for a in got] == [2, 2, 2]
+    assert got[0]["error"].startswith('"at": \'x\' must be one value such as "pi/4"')
+    assert "diff --implicit" not in got[0]["error"]
+    for answer in got[1:]:
+        assert answer["error"] == (
+            'no value given for y (add y to the job\'s point: "at": {"y": ...}, or y=... in a '
+            "plain job)"
+        )
+        assert "--at" not in answer["error"]

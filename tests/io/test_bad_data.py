@@ -46,7 +46,7 @@ GOOD_ROWS = "x,y,value,d/dx,d/dy\n1,2,2,2,1\n3,4,12,4,3\n"  # d(xy)/dx = y, d/dy
 @pytest.mark.parametrize(
     ("content", "fragments"),
     [
-        ("x,y\n1,2\n3\n", ["row 3", "1 values for 2 columns", "no value for column y"]),
+        ("x,y\n1,2\n3\n", ["row 3", "1 value for 2 columns", "no value for column y"]),
         ("x,y\n1,2\n3,4,5\n", ["row 3", "3 values for 2 columns", "1 extra"]),
         ("x,y\n1,2\n3,abc\n", ["row 3, column y", "'abc' is not a number"]),
         ("x,y\n1,2\n3,\n", ["row 3, column y", "the cell is empty"]),
@@ -104,9 +104,28 @@ def test_a_column_not_read_may_have_any_name(cli, tmp_path, name) -> None:
 
 
 def test_not_utf8(cli, tmp_path) -> None:
-    assert_refused(grad_rows(cli, tmp_path, b"x,y\n1,2\n\xff,3\n"), "is not UTF-8 text")
+    """A byte that is not UTF-8 in a cell read is a bad row, named by its row and column."""
+    message = "row 3, column x: the cell is not UTF-8 text (byte 0xff: save the file as UTF-8)"
+    assert_refused(grad_rows(cli, tmp_path, b"x,y\n1,2\n\xff,3\n"), message)
     result = cli("grad", "x*y", "--points", "-", stdin=b"x,y\n1,\xe9\n")
-    assert_refused(result, "points file on stdin is not UTF-8 text")
+    assert_refused(result, "points file row 2, column y: the cell is not UTF-8 text (byte 0xe9")
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_a_byte_not_utf8_in_a_column_not_read_is_ignored(cli, tmp_path, source) -> None:
+    """latin-1 text in a label column: the file is read as if the label were any text; in the
+    --id column it is that row's error, which --skip-bad-rows leaves out."""
+    content = b"id,x,label\n\xe9t\xe9,1,caf\xe9\nok,2,fine\n"
+    where = points_file(tmp_path, content) if source == "file" else "-"
+    stdin = content if source == "stdin" else None
+    args = ["grad", "x^2", "--points", where, "--format", "csv", "--no-check"]
+    result = cli(*args, stdin=stdin)
+    assert (result.exit_code, result.stdout) == (0, "x,value,d/dx\n1,1,2\n2,4,4\n"), result.stderr
+    refused = cli(*args, "--id", "id", stdin=stdin)
+    assert_refused(refused, "points file row 2, column id: the cell is not UTF-8 text (byte 0xe9")
+    skipped = cli(*args, "--id", "id", "--skip-bad-rows", stdin=stdin)
+    assert (skipped.exit_code, skipped.stdout) == (0, "id,x,value,d/dx\nok,2,4,4\n")
+    assert "skipped 1 bad row of 2" in skipped.stderr and "row 2, column id" in skipped.stderr
 
 
 @pytest.mark.parametrize(
@@ -167,7 +186,7 @@ def test_skip_bad_rows_keeps_exactly_the_good_rows(cli, tmp_path) -> None:
     assert result.stdout == GOOD_ROWS
     assert result.stderr.strip() == (
         "warning: skipped 4 bad rows of 6 in the points file (row 3, column y: 'abc' is not a "
-        "number; row 4, column x: 'nan' is not a finite number; row 5: 1 values for 2 columns "
+        "number; row 4, column x: 'nan' is not a finite number; row 5: 1 value for 2 columns "
         "(no value for column y); ...)"
     )
 
@@ -251,7 +270,7 @@ def test_fit_skip_bad_rows(cli, tmp_path) -> None:
 
 def test_fit_data_on_stdin_not_utf8(cli) -> None:
     result = cli("fit", "a*x+b", "-", "--params", "a,b", stdin=b"x,y\n1,\xff\n")
-    assert_refused(result, "data file on stdin is not UTF-8 text")
+    assert_refused(result, "data file row 2, column y: the cell is not UTF-8 text (byte 0xff")
 
 
 @pytest.mark.slow

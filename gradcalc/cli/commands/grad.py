@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -23,7 +24,7 @@ from gradcalc.cli.commands.optionsets import (
 from gradcalc.cli.console import Writer
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import Session, engine_options, names, number
-from gradcalc.cli.options import PANELS
+from gradcalc.cli.options import PANELS, option_names
 from gradcalc.core.errors import InputError
 
 
@@ -52,7 +53,8 @@ def grad(
             "--jobs",
             metavar="FILE",
             help="Answer many jobs, one per line (JSON, or EXPRESSION x=1,y=2; - for stdin), "
-            "with one JSON line each.",
+            "with one JSON line each. Options that do not apply to every job (--at, --order, "
+            "--out, --digits, ...) are refused.",
             rich_help_panel=PANELS["jobs"],
         ),
     ] = None,
@@ -73,9 +75,11 @@ def grad(
     from gradcalc.cli.tensors import refuse_unused, wants_tensors
 
     at, points, output = point.at, point.points, display.output
+    if jobs is not None:
+        sets = (point, derivative, display, check, diagnostics, dataset)
+        flat = {k: v for s in sets for k, v in vars(s).items()}
+        _refuse_with_jobs(context, {**flat, "expression": expression, "workers": workers})
     if wants_tensors(at, dataset.data):
-        if jobs is not None:
-            raise InputError(_ONE_TENSOR_POINT)
         return _tensors(
             context, expression, point, derivative, display, check, diagnostics, dataset
         )
@@ -85,13 +89,6 @@ def grad(
         thresholds=diagnostics.thresholds(),
     )
     if jobs is not None:
-        if expression is not None or at or points or derivative.wrt or derivative.of:
-            raise InputError("--jobs reads expressions and points from its lines: give no others")
-        if output in ("csv", "plain"):
-            raise InputError(
-                f"--jobs answers one JSON line per job: drop --format {output} "
-                "(for CSV rows, give the points with --points)"
-            )
         return _run_jobs(jobs, options, context.timeout, workers)
     if workers:
         raise InputError("--workers is for a stream of jobs: give --jobs FILE, or drop it")
@@ -120,6 +117,62 @@ def grad(
         context, output, display.digits, tape, session.many, point.id_column, display.out
     )
     return session.run(view, compute, writer)
+
+
+#: The options ``--jobs`` honours for every job: each job is answered as ``grad --format json
+#: --no-tape`` answers its point, with these (JSON always carries the diagnostics).
+JOBS_HONOUR = frozenset(
+    {"jobs", "workers", "no_tape", "no_check", "check_timeout", "subgradient", "exact"}
+    | {"diagnose", "vanishing", "exploding", "saturation"}
+)
+_POINTS_ONLY = "it is for --points, and each job's point is on its line"
+_TENSOR_OPTIONS = "data features target bind seed save_gradients dead_share saturated_share"
+#: Why each other option is refused with ``--jobs``, and what to do; an option not named
+#: here (a new one too) is refused all the same, with :data:`JOBS_ELSE`.
+JOBS_REFUSED = {
+    "expression": "each line holds its job's expression (and its point)",
+    "at": 'each line holds its job\'s point ("at": {"x": 1}, or x=1 after the expression)',
+    "points": "each line holds its job's point (for CSV rows of many points, drop --jobs)",
+    **dict.fromkeys(("skip_bad_rows", "columns", "id_column", "cluster"), _POINTS_ONLY),
+    "wrt": 'give it in each job: "wrt": ["x"]',
+    "of": 'give it in each job: "of": ["y"]',
+    "order": 'give it in each job: "order": 3',
+    **dict.fromkeys(
+        ("direction", "no_normalize"),
+        "a job gives the gradient: the directional derivative is its dot product with the "
+        "direction, or run grad --direction on the points",
+    ),
+    "latex": 'the answers are JSON lines, whose "symbolic" holds sympy\'s derivatives',
+    "digits": "JSON answers keep every digit of float64",
+    "out": "the answers go to stdout, one JSON line per job: redirect it (> FILE)",
+    **dict.fromkeys(_TENSOR_OPTIONS.split(), "tensor values are for one point: drop --jobs"),
+}
+JOBS_ELSE = "each job is answered as grad --format json --no-tape answers it"
+
+
+def _refuse_with_jobs(context: AppContext | None, values: dict[str, Any]) -> None:
+    """Refuse every option given with ``--jobs`` that it would not honour for every job
+    (:data:`JOBS_HONOUR`): given on the command line (even as its default: ``--format
+    table``), or with a value other than its default. ``values``: grad's options."""
+    parameters = inspect.signature(grad).parameters
+    given = set(getattr(context, "given", None) or ()) | {
+        name for name, value in values.items() if value != parameters[name].default
+    }
+    output = values["output"]
+    if "output" in given and output != "json":
+        raise InputError(
+            f"--jobs answers one JSON line per job: drop --format {output} "
+            "(for CSV rows, give the points with --points)"
+        )
+    for name in parameters:
+        if name in given and name not in JOBS_HONOUR | {"output"}:
+            flag = _flag(parameters[name])
+            raise InputError(f"--jobs does not take {flag}: {JOBS_REFUSED.get(name, JOBS_ELSE)}")
+
+
+def _flag(parameter: inspect.Parameter) -> str:
+    """How an option of grad is written (``--id`` for ``id_column``; EXPRESSION)."""
+    return next(iter(option_names(parameter.annotation)), parameter.name.upper())
 
 
 def _dataset_out(out: str) -> bool:

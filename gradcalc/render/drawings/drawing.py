@@ -277,7 +277,8 @@ def _run_dot(command: list[str], dot_text: str, name: str) -> None:
 
 
 def write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` as UTF-8.
+    """Write ``text`` to ``path`` as UTF-8, whole or not at all: under a temporary name
+    beside it, then renamed over it (:class:`gradcalc.io.written.Replacing`).
 
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "graph.svg"
@@ -289,10 +290,16 @@ def write_text(path: str | Path, text: str) -> None:
     Raises:
         InputError: the path cannot be written.
     """
+    from gradcalc.io.written import Replacing
+
+    new = Replacing(str(path))
     try:
-        Path(path).write_text(text, encoding="utf-8")
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        with new.open_text() as stream:
+            stream.write(text)
+    except OSError as error:
+        new.discard()
         raise InputError(f"cannot write {path}: {reason_of(error)}") from None
+    new.commit()
 
 
 # --- the graph, independent of the output format --------------------------------------

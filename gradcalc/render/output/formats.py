@@ -254,11 +254,11 @@ class Csv(OutputFormat):
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         import csv  # (here: a table, the default, never needs it)
 
-        from gradcalc.io.carried import csv_rows  # (no formula, no control character)
+        from gradcalc.io.carried import csv_rows, unique_header  # (the data's text guarded)
 
         out = csv.writer(sink.out, lineterminator="\n")
         if not sink.started:
-            out.writerows(csv_rows([view.csv_header(data)]))
+            out.writerows(csv_rows([unique_header(view.csv_header(data))]))
             sink.started = True
         out.writerows(csv_rows(view.csv_rows(data, sink.digits)))
 
