@@ -247,6 +247,7 @@ def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
     """Refuse a point that names ``yy`` but not the expression's ``y``: a misspelling."""
     from gradcalc.core.errors import closest
     from gradcalc.engine.evaluate.names import as_product
+    from gradcalc.lang.slips import likely_meaning
 
     used = {i for node in graph.nodes for i in node.inputs} | set(graph.targets)
     unused = [
@@ -258,8 +259,8 @@ def _misspelled_point(graph: Any, given: tuple[str, ...]) -> None:
     if not unused or named.issuperset(graph.variables):
         return  # nothing to have mistaken, or nothing missing (fast for 10,000 variables)
     for name in graph.variables:
-        if name in named or as_product(name, list(given)):
-            continue
+        if name in named or as_product(name, list(given)) or likely_meaning(name):
+            continue  # (xy, ex: a product, told by the missing value's own message)
         guess = closest(name, unused)
         if guess is not None:
             raise InputError(

@@ -21,6 +21,7 @@ from gradcalc.core.errors import InputError
 from gradcalc.engine.evaluate.points import Points, constant_value
 from gradcalc.io.headers import not_csv, refuse_separated, shown_columns
 from gradcalc.io.lines import bounded_lines, not_utf8
+from gradcalc.lang.literals import CUT_EXPONENT
 
 #: A cell's number: ASCII digits only (``\d`` would take any script's digits, which the
 #: expression language refuses), in a pattern that never backtracks.
@@ -282,6 +283,11 @@ def cell_value(text: str, row: int, column: str, what: str = "points file") -> f
             raise InputError(f"{where}: {_short(text.strip())!r} is not a finite number")
         if DATE_LIKE.fullmatch(text.strip()):  # 2024-01-05 is not 2018, nor 1-2 minus one
             raise InputError(f"{where}: {_short(text)!r} is not a number (a date or a range?)")
+        if CUT_EXPONENT.fullmatch(text.strip()):  # 2.5e: no data file means 2.5·e
+            raise InputError(
+                f"{where}: {_short(text.strip())!r} is a number with its exponent cut off "
+                "(write it, as in 2.5e3)"
+            )
         try:
             return constant_value(text.strip())
         except InputError:

@@ -55,3 +55,11 @@ def test_a_name_made_of_variables_side_by_side_is_their_product(name, variables,
 def test_every_command_with_a_point_says_which_value_is_missing(cli, command, args) -> None:
     done = cli(command, *args)
     assert done.exit_code == 2 and "no value given for y (use --at y=...)" in done.stderr
+
+
+@pytest.mark.parametrize(("text", "meant"), [("ex", "e*x"), ("pix", "pi*x")])
+def test_a_constant_glued_to_the_variable_given_is_offered_as_a_product(cli, text, meant):
+    """``ex`` with x given is e·x, not a misspelling of x (diff says the same)."""
+    done = cli("grad", text, "--at", "x=1")
+    assert done.exit_code == 2 and f"did you mean {meant}?" in done.stderr, done.stderr
+    assert "not x" not in done.stderr

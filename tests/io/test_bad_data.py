@@ -70,6 +70,10 @@ GOOD_ROWS = "x,y,value,d/dx,d/dy\n1,2,2,2,1\n3,4,12,4,3\n"  # d(xy)/dx = y, d/dy
         ("x,x\n1,2\n", ["the column x is repeated"]),
         ("x,y\n1,2\x00\n", ["row 2"]),
         ("x\n1\n", ["the points file has no column y (its columns: x)"]),
+        *(  # a number with its exponent cut off: never 2.5·e in a data file
+            (f"x,y\n1,{cut}\n", ["row 2, column y", f"'{cut}' is a number with its exponent cut"])
+            for cut in ("2.5e", "3E", "1e5e", "-.5e", "0e")
+        ),
     ],
 )
 def test_bad_points_file_is_one_line_naming_row_and_column(
