@@ -96,13 +96,11 @@ class AppContext:
         except RecursionError:  # deeper than FRAMES: say so, not "internal error"
             if self.traceback:
                 raise
-            print(f"gradcalc: {refusal()}", file=sys.stderr)
-            return int(ExitCode.USAGE)
+            return refused(refusal(), ExitCode.USAGE, arguments.get("output"))
         except GradcalcError as error:
             if self.traceback:
                 raise
-            print(f"gradcalc: {self.spelled(error.render())}", file=sys.stderr)
-            return int(error.exit_code)
+            return refused(self.spelled(error.render()), error.exit_code, arguments.get("output"))
         except BrokenPipeError:  # the reader went away (gradcalc ... | head -1): not an error
             discard_stdout()
             return int(ExitCode.OK)
@@ -224,6 +222,26 @@ def mind_closed_stdout() -> None:
             os.dup2(null, 1)
             os.close(null)
     sys.stdout = ClosedStdout()
+
+
+def refused(message: str, code: int, output: object) -> int:
+    """Say why a command stopped: one line on stderr, and -- where its output is JSON -- one
+    JSON document on stdout too, so that a script reading it always gets one
+    (``{"error": {"exit_code": 3, "kind": "undefined", "message": ...}}``); the exit code.
+
+    >>> refused("log(x) is undefined at x=-1", ExitCode.UNDEFINED, "json")
+    {"error": {"exit_code": 3, "kind": "undefined", "message": "log(x) is undefined at x=-1"}}
+    3
+    """
+    print(f"gradcalc: {message}", file=sys.stderr)
+    if output == "json":
+        import json
+
+        kind = ExitCode(code).name.lower().replace("_", " ")
+        error = {"exit_code": int(code), "kind": kind, "message": message.splitlines()[0]}
+        with contextlib.suppress(OSError, ValueError, GradcalcError):  # (stdout is the fault)
+            print(json.dumps({"error": error}, ensure_ascii=False))
+    return int(code)
 
 
 def discard_stdout() -> None:

@@ -15,7 +15,7 @@ The promises (docs/students.md, "How gradcalc reads what you type"; docs/exit-co
   the field ``read_as`` in JSON (CSV and plain keep stdout for data: their warning on
   stderr says how the text was read);
 - ``undefined``: at a point where the expression is undefined, nothing passes (no exit 0, no
-  ``"agree"``, no ✓);
+  ``"agree"``, no ✓), and JSON still gets one document (the answer, or the error);
 - ``deep``: a 199-deep ``sin(...)`` nest (the parser takes 200) is answered or refused in one
   line: never exit 70, never a traceback;
 - ``hostile``: every text of tests/hostile_inputs.py is refused (exit 2) in one line;
@@ -296,9 +296,13 @@ def probe_undefined(name: str, output: str, run: Callable) -> None:
     _never_crashed(outcome)
     assert outcome.code != 0, outcome.output
     assert "✓" not in outcome.stdout, outcome.stdout
-    if output == "json" and outcome.stdout.strip():
-        for obj in _json_objects(outcome.stdout):
+    if output == "json":  # a script always gets one document: the answer, or the error
+        objects = _json_objects(outcome.stdout)
+        assert objects, outcome.output
+        for obj in objects:
             assert (obj.get("check") or {}).get("status") != "agree", obj
+            error = obj.get("error")
+            assert not isinstance(error, dict) or error["exit_code"] == outcome.code, obj
 
 
 def probe_deep(name: str, output: str, run: Callable) -> None:

@@ -30,9 +30,12 @@ def grad_rows(cli, tmp_path, content: str | bytes, *extra: str):
 
 
 def assert_refused(result, *fragments: str) -> None:
+    """Exit 2 with one line on stderr; on stdout nothing, or (JSON) that line as an error."""
     assert result.exit_code == 2, (result.stdout, result.stderr)
-    assert result.stdout == "", "a partial result was printed"
     message = result.stderr.strip()
+    if result.stdout:  # --format json: the error as one JSON document, nothing else
+        error = json.loads(result.stdout)["error"]
+        assert error == {"exit_code": 2, "kind": "usage", "message": message[len("gradcalc: ") :]}
     assert message.startswith("gradcalc: ") and "\n" not in message, message
     assert "Traceback" not in message
     for fragment in fragments:
