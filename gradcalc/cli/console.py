@@ -16,7 +16,6 @@ import sys
 from typing import Any
 
 from gradcalc.core.errors import ExitCode, InputError
-from gradcalc.io.carried import Carried
 
 
 def make_console(color: bool | None, wide: bool, stderr: bool = False) -> Any:
@@ -248,6 +247,8 @@ class _Identified:
     as :class:`~gradcalc.io.carried.Carried` text: the data's own, guarded there)."""
 
     def __init__(self, view: Any, column: str, ids: list[str]):
+        from gradcalc.io.carried import Carried  # (only with --id: not on every start-up)
+
         self.view, self.column, self.ids = view, Carried(column), ids
 
     def __getattr__(self, name: str) -> Any:
@@ -263,6 +264,8 @@ class _Identified:
         return [self.column, *self.view.csv_header(computed)]
 
     def csv_rows(self, computed: Any, digits: int | None) -> Any:
+        from gradcalc.io.carried import Carried
+
         rows = self.view.csv_rows(computed, digits)
         return ([Carried(i), *row] for i, row in zip(self.ids, rows))
 
