@@ -87,6 +87,9 @@ def test_warnings_come_from_every_statement() -> None:
         ("2x^1/2", "(2·x^1)/2"),
         ("a/b/c", "(a/b)/c"),
         ("x*y/z", "x·y/z"),
+        # the natural logarithm is written ln, whichever was typed: log is never base 10
+        ("log(x) + ln(x^2)", "ln(x) + ln(x^2)"),
+        ("log10(x)", "log10(x)"),
     ],
 )
 def test_read_as_is_canonical_and_reads_back_to_the_same_tree(typed, read) -> None:
