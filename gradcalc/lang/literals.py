@@ -109,6 +109,9 @@ def at_rows(specs: Sequence[str]) -> list[dict[str, str]]:
                 raise InputError(f"--at {spec}: use a dot for decimals: {decimal}")
             if not equals or not value:
                 raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
+            if value.startswith("="):  # x==1: an equation's ==, not a second pair
+                meant = f"{name}={value[1:].strip()}"
+                raise InputError(f"--at {spec}: one = gives a value: --at {meant}")
             if "=" in value:  # x=1 y=2, x=1;y=2
                 fixed = ",".join(p.strip() for p in re.split(r"[\s;]+(?=[A-Za-z]\w*\s*=)", spec))
                 raise InputError(f"--at {spec}: separate pairs with commas: --at {fixed}")

@@ -440,3 +440,26 @@ def test_a_plot_without_a_point_says_what_it_left_out(expression) -> None:
     assert count > 0
     text = function_plot(expression, span=(-5, 5))
     assert f"note: f is not a finite number at {count} of 401 samples" in text
+
+
+def test_an_image_is_put_in_place_only_when_complete(tmp_path, monkeypatch) -> None:
+    """--out FILE.png is drawn beside the file and renamed over it when complete: a
+    drawing that fails half-way leaves the old image as it was, and no file behind."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    out = tmp_path / "f.png"
+    out.write_bytes(b"the old image")
+    tangent_plot("sin(x)", at={"x": 1.0}, out=str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(list(tmp_path.iterdir())) == 1
+    before = out.read_bytes()
+
+    def half_written(self, path, **options):
+        with open(path, "wb") as partial:
+            partial.write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", half_written)
+    with pytest.raises(InputError, match="No space left on device"):
+        tangent_plot("sin(x)", at={"x": 1.0}, out=str(out))
+    assert out.read_bytes() == before and len(list(tmp_path.iterdir())) == 1

@@ -21,6 +21,7 @@ def refused(result, message: str) -> None:
         ("x=1 y=2", "separate pairs with commas: --at x=1,y=2"),
         ("x=1;y=2", "separate pairs with commas: --at x=1,y=2"),
         ("x=1;  y=2", "separate pairs with commas: --at x=1,y=2"),
+        ("x==1,y=2", "one = gives a value: --at x=1"),  # an equation's == (it echoed x==1)
     ],
 )
 def test_at_typos(cli, at, message) -> None:

@@ -302,10 +302,18 @@ def write(out: str, panels: Sequence[tuple[Callable[[Axes], None], Frame]], size
         ax.set_ylabel(frame.ylabel)
         ax.grid(alpha=0.3)
         ax.legend()
+    from gradcalc.io.written import Replacing  # (renamed into place only when complete)
+
+    image = Replacing(out)
     try:
-        figure.savefig(out)
+        figure.savefig(image.temporary, format=Path(out).suffix[1:].lower())
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        image.discard()
         raise InputError(f"cannot write {out}: {reason_of(error)}") from None
+    except BaseException:
+        image.discard()
+        raise
+    image.commit()
 
 
 def padded(lo: float, hi: float, margin: float) -> Span:
