@@ -205,7 +205,7 @@ def _candidates(graphs, sides, symbols, pieces, sample) -> list[dict]:
     names = [str(s) for s in symbols]
     rng = np.random.default_rng(SEED)
     arrays = magnitude_points(rng, names, DECADES + scale_decades(sides))
-    turns = [g for side in sides for g in branch_arguments(side)]
+    turns = branch_arguments(*sides)  # (a radicand of both sides is solved once)
     near = switch_points([*(pieces.switches if pieces else ()), *turns], symbols, arrays)
     arrays = {n: np.concatenate([arrays[n], near[n]]) for n in names}
     inside = np.logical_and.reduce([in_domain(g, arrays) for g in graphs])

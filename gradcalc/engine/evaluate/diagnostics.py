@@ -158,17 +158,18 @@ def settle_off_units(
     >>> [(f.label, f.mask.tolist()) for f in found]
     [('saturated', [True, False]), ('saturated (settled)', [False, True])]
     """
-    components = [np.asarray(g) != 0 for g in gradient.values() if g is not None]
+    if not any(f.off and not f.settled for f in findings):
+        return findings  # (the common case: no gradient is looked at)
+    nonzero = [np.asarray(g) != 0 for g in gradient.values() if g is not None]
+    flowing = functools.reduce(np.logical_or, nonzero, np.False_)  # some component is not 0
     out = []
     for finding in findings:
         if not finding.off or finding.settled:
             out.append(finding)
             continue
         mask = np.asarray(finding.mask)
-        flowing = np.zeros(mask.shape, dtype=bool)
-        for nonzero in components:
-            flowing |= np.broadcast_to(nonzero, mask.shape)
-        for part, settled in ((mask & ~flowing, False), (mask & flowing, True)):
+        here = np.broadcast_to(flowing, mask.shape)
+        for part, settled in ((mask & ~here, False), (mask & here, True)):
             if part.any():
                 out.append(replace(finding, mask=part, settled=settled))
     return out

@@ -207,10 +207,10 @@ def _zero(expression: Any, deadline: float) -> bool:
         return False
 
 
-def branch_arguments(expr: Any) -> list[Any]:
-    """The expressions g whose zero set is where ``expr`` may change its formula without a
-    piecewise part: a radicand (a base to a non-integer power: sqrt((x + a)^2) is |x + a|),
-    a logarithm's argument, a denominator.
+def branch_arguments(*exprs: Any) -> list[Any]:
+    """The expressions g whose zero set is where one of ``exprs`` may change its formula
+    without a piecewise part: a radicand (a base to a non-integer power: sqrt((x + a)^2) is
+    |x + a|), a logarithm's argument, a denominator; each once.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
@@ -220,7 +220,7 @@ def branch_arguments(expr: Any) -> list[Any]:
     import sympy as sp
 
     found: list[Any] = []
-    for node in sp.preorder_traversal(expr):
+    for node in (n for expr in exprs for n in sp.preorder_traversal(expr)):
         if isinstance(node, sp.log):
             found.append(node.args[0])
         elif node.is_Pow and (not node.exp.is_integer or node.exp.is_negative):
