@@ -21,7 +21,7 @@ def test_headline_example_json(cli) -> None:
     out = run_json(cli, "grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3")
     assert out["value"] == 105.0
     assert out["gradient"] == {"w1": 36.0, "w2": 10.0}
-    assert out["symbolic"] == {"w1": "6*w1 + 2*w2", "w2": "2*w1"}
+    assert out["symbolic"] == {"w1": "6 w1 + 2 w2", "w2": "2 w1"}
     assert out["check"]["status"] == "agree" and out["check"]["agree"] is True
     assert out["warnings"] == []
     ops = [row["op"] for row in out["tape"]]
@@ -33,7 +33,7 @@ def test_headline_example_table_shows_gradient_symbolic_and_tape(cli) -> None:
     result = cli("grad", "3*w1**2+2*w1*w2", "--at", "w1=5,w2=3")
     assert result.exit_code == 0, result.output
     text = result.stdout
-    for fragment in ("f = 105", "36", "10", "6*w1 + 2*w2", "2*w1", "✓", "Tape", "w1 ** 2"):
+    for fragment in ("f = 105", "36", "10", "6 w1 + 2 w2", "2 w1", "✓", "Tape", "w1 ** 2"):
         assert fragment in text
 
 

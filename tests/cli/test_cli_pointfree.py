@@ -10,16 +10,9 @@ import pytest
 import sympy as sp
 
 from gradcalc.core.errors import ExitCode
-from gradcalc.lang.graph import lower
-from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
+from tests.symbolic.readback import read_back
 
 x, y = sp.symbols("x y", real=True)
-
-
-def read_back(text: str):
-    graph = lower(parse_program(text))
-    return to_sympy(graph)[graph.targets[0]]
 
 
 def test_grad_without_a_point_prints_the_simplified_derivative(cli) -> None:

@@ -370,7 +370,7 @@ def test_the_options_jobs_honours_apply_to_every_job(cli) -> None:
     lines = ["x^2 x=pi/4", "abs(x) x=0"]
     code, got = answers(cli, lines, *args, "--format", "json")
     assert code == 0, got
-    assert got[0]["exact_value"] == "pi**2/16" and got[1]["gradient"] == {"x": 0.0}
+    assert got[0]["exact_value"] == "pi^2/16" and got[1]["gradient"] == {"x": 0.0}
     code, got = answers(cli, lines, "--no-check", "--subgradient")
     assert code == 0 and all(a["check"]["status"] == "off" for a in got)
 

@@ -219,7 +219,7 @@ def value_texts(check: CheckReport | None, long_text: bool) -> list[str | None]:
 
     >>> from gradcalc import grad
     >>> value_texts(grad("x^2", at=["x=pi/2"]).check, False)
-    ['pi**2/4']
+    ['pi^2/4']
     """
     if check is None or not check.value_exact:  # (--no-check loads no sympy)
         return []

@@ -122,7 +122,7 @@ def result_html(result: GradResult | JacobianResult) -> str:
 
     >>> from gradcalc import grad
     >>> page = result_html(grad("x^2", at={"x": 3}))
-    >>> "<td>2*x</td>" in page, "✓" in page, "Tape (adjoint = ∂f/∂row)" in page
+    >>> "<td>2x</td>" in page, "✓" in page, "Tape (adjoint = ∂f/∂row)" in page
     (True, True, True)
     """
     view, computed, first = _view(result)

@@ -132,11 +132,11 @@ def latex_derivatives(result: GradResult) -> dict[str, str]:
     >>> latex_derivatives(grad("x^2*y", at={"x": 1, "y": 2}))
     {'x': '2 x y', 'y': 'x^{2}'}
     """
-    import sympy as sp
+    from gradcalc.symbolic.translate.notation import user_latex
 
     if result.check is None:
         return {}
-    return {label: sp.latex(p.derivative) for label, p in result.check.partials.items()}
+    return {label: user_latex(p.derivative) for label, p in result.check.partials.items()}
 
 
 def latex_block(result: GradResult) -> str:
@@ -276,7 +276,7 @@ def headline(result: GradResult, digits: int | None) -> Any:
     >>> from gradcalc import grad
     >>> print(headline(grad("x^2", at=["x=pi/2"]), None).plain)
     read as: f(x) = x^2
-    at x = pi/2:  f = 2.4674011002723395  (exact: pi**2/4)
+    at x = pi/2:  f = 2.4674011002723395  (exact: pi^2/4)
     >>> print(headline(grad("x^2", at=["x=1/2"]), None).plain)  # 0.25 says it all
     read as: f(x) = x^2
     at x = 1/2:  f = 0.25
@@ -386,7 +386,7 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
             kink = partial.kinks is not None and bool(at_point(partial.kinks, 0))
             if (partial.limits or kink) and not exact:  # 0/0 or a kink: a limit, not exact
                 shown = f"limit {shown}"
-            cells += [str(partial.derivative), "—" if shown == "nan" else shown]
+            cells += [check.derivative_texts[name], "—" if shown == "nan" else shown]
         if check is not None:
             cells.append(check_mark(check, check.partials.get(name)))
         table.add_row(*cells)

@@ -34,16 +34,14 @@ class HessianView(GradView):
         matrix = result.matrix.reshape(len(names), len(names), -1)[:, :, k]
         test = result.tests[k]
         partials = result.check.partials if result.check is not None else {}
+        texts = result.check.derivative_texts if result.check is not None else {}
         obj.update(
             variables=list(names),
             hessian=None if bad else [[json_number(v) for v in row] for row in matrix.tolist()],
             exact_hessian=None
             if bad
             else [[text_at(t, k) for t in row] for row in result.exact_matrix],
-            symbolic=[
-                [str(partials[f"{a},{b}"].derivative) if partials else None for b in names]
-                for a in names
-            ],
+            symbolic=[[texts[f"{a},{b}"] if partials else None for b in names] for a in names],
             eigenvalues=None if bad else [json_number(e) for e in test.eigenvalues],
             curvature=None if bad else test.curvature,
             classification=None if bad else test.verdict,

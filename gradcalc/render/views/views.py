@@ -214,7 +214,8 @@ class DerivativeView(GradView):
             if partials:
                 assert partial is not None  # the check covers every order
                 exact = partial.exact[0] if partial.exact else None
-                cells += [str(partial.derivative), exact or format_number(partial.values, digits)]
+                shown = exact or format_number(partial.values, digits)
+                cells += [result.check.derivative_texts[f"d{n}"], shown]
             if result.check is not None:
                 cells.append(render.check_mark(result.check, partial))
             table.add_row(*cells)

@@ -147,7 +147,7 @@ class CheckReport:
         >>> import sympy as sp
         >>> partial = Partial("x", 2 * sp.Symbol("x"), np.zeros(1))
         >>> CheckReport("agree", {"x": partial}).derivative_texts
-        {'x': '2*x'}
+        {'x': '2x'}
         """
         return {name: printed(p.derivative) for name, p in self.partials.items()}
 

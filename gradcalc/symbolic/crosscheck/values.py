@@ -1,6 +1,5 @@
 """sympy's values as the check uses them: the tolerance rule (when the tape's number agrees
-with sympy's), sympy's value to 50 digits where the exact one is out of reach, an exact
-value's float and its short text.
+with sympy's), sympy's value to 50 digits where it is not exact, an exact value's float and text.
 
 The rule, one for every comparison of the tape with sympy (gradients, Hessians, orders,
 directions, tensors):
@@ -44,6 +43,7 @@ from gradcalc.lang.literals import DECIMAL
 from gradcalc.lang.parser import parse_constant
 from gradcalc.lang.syntax import Program, Statement
 from gradcalc.symbolic.translate.convert import to_sympy
+from gradcalc.symbolic.translate.notation import user_text
 
 __all__ = [
     "DIGITS",
@@ -294,7 +294,7 @@ def short_text(exact: Any, long_text: bool) -> str | None:
 
     >>> import sympy as sp
     >>> short_text(sp.pi**2 / 4, False), short_text(sp.Integer(7) ** 99, False)
-    ('pi**2/4', None)
+    ('pi^2/4', None)
     """
     if not long_text and exact.is_Rational:
         bits = int(exact.p).bit_length() + int(exact.q).bit_length()
@@ -302,7 +302,7 @@ def short_text(exact: Any, long_text: bool) -> str | None:
             return None
     elif not long_text and _more_nodes(exact, 2 * SHORT_EXACT):  # -x: 3 nodes, 2 characters
         return None
-    text = str(exact)
+    text = user_text(exact)
     return text if long_text or len(text) <= SHORT_EXACT else None
 
 

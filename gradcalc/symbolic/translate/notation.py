@@ -28,10 +28,11 @@ _ONE_LETTER = re.compile(r"[A-Za-z](?![\w(])")
 
 @functools.cache
 def _printer() -> type:
-    """sympy's str printer with gradcalc's function names (made on first use)."""
-    from sympy.printing.str import StrPrinter
+    """sympy's str printer (:class:`~gradcalc.symbolic.translate.printing.Printer`, which
+    remembers the order of sums' terms) with gradcalc's function names (made on first use)."""
+    from gradcalc.symbolic.translate.printing import Printer
 
-    class UserPrinter(StrPrinter):
+    class UserPrinter(Printer):
         def __init__(self, names: Mapping[str, str]) -> None:
             super().__init__()
             self.names = names
@@ -54,9 +55,22 @@ def _printer() -> type:
     return UserPrinter
 
 
-def user_text(expr: Any, names: Mapping[str, str] | None = None) -> str:
+def user_printer(names: Mapping[str, str] | None = None) -> Any:
+    """A printer for :func:`user_text`, to reuse for many expressions (it remembers the
+    order of their sums' terms).
+
+    >>> import sympy as sp
+    >>> printer, x = user_printer(), sp.Symbol("x")
+    >>> [user_text(e, printer=printer) for e in (3 * x**2 + 1, 5 * x**2 + 2)]
+    ['3x^2 + 1', '5x^2 + 2']
+    """
+    return _printer()(names or {})
+
+
+def user_text(expr: Any, names: Mapping[str, str] | None = None, printer: Any = None) -> str:
     """``expr`` in gradcalc's input notation; ``names`` writes some symbols as other text
-    (which must read as one factor: a name, or text in parentheses).
+    (which must read as one factor: a name, or text in parentheses); ``printer`` (from
+    :func:`user_printer`, ``names`` then unused) is reused rather than made.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
@@ -69,12 +83,13 @@ def user_text(expr: Any, names: Mapping[str, str] | None = None) -> str:
     >>> user_text(2 * x**2 - x / 3, {"x": "(x - 1)"})
     '2(x - 1)^2 - (x - 1)/3'
     """
+    printer = printer or user_printer(names)
     if expr.is_Pow and expr.exp.is_negative and expr.exp.is_Rational:  # not (x + 1)^(-2)
         denominator = 1 / expr
-        text = user_text(denominator, names)
+        text = user_text(denominator, printer=printer)
         plain = denominator.is_Atom or denominator.is_Function or denominator.is_Pow
         return f"1/{text}" if plain else f"1/({text})"
-    text = _printer()(names or {}).doprint(expr).replace("**", "^")
+    text = printer.doprint(expr).replace("**", "^")
     return _COEFFICIENT.sub(_juxtapose, text)
 
 

@@ -49,6 +49,7 @@ from gradcalc.symbolic.translate.convert import (
     to_sympy,
 )
 from gradcalc.symbolic.translate.derivative import derivative, symbol
+from gradcalc.symbolic.translate.notation import user_printer, user_text
 from gradcalc.symbolic.translate.numeric import lambdify
 
 #: The shapes kept: at most this many, and this many graph nodes in all.
@@ -199,22 +200,22 @@ def shared_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[s
 
 
 def printed(expr: Any) -> str:
-    """``str(expr)``, remembered by the store in use (printing is sympy's slowest step), by
-    a printer that remembers the order of sums' terms (:mod:`gradcalc.symbolic.translate.printing`).
+    """``expr`` in gradcalc's input notation (``x^2``, ``ln``, ``2x``: see
+    :func:`~gradcalc.symbolic.translate.notation.user_text`), remembered by the store in
+    use (printing is sympy's slowest step), by a printer that remembers the order of sums'
+    terms (:mod:`gradcalc.symbolic.translate.printing`).
 
     >>> import sympy as sp
-    >>> printed(sp.Symbol("x") / 2)
-    'x/2'
+    >>> printed(sp.Symbol("x") ** 2 / 2)
+    'x^2/2'
     """
     store = active()
     if store is None:
-        return str(expr)
+        return user_text(expr)
     if expr not in store.texts:
-        if store.printer is None:  # str() makes a printer per call; this one remembers
-            from gradcalc.symbolic.translate.printing import Printer
-
-            store.printer = Printer()
-        _bounded(store.texts)[expr] = store.printer.doprint(expr)
+        if store.printer is None:  # a printer per call would forget the sums' orders
+            store.printer = user_printer()
+        _bounded(store.texts)[expr] = user_text(expr, printer=store.printer)
     return store.texts[expr]
 
 
