@@ -314,3 +314,26 @@ def test_a_power_of_zero_has_derivative_zero_in_its_exponent(exponent: float) ->
     with Tape() as tape:
         z = base**y
     assert tape.gradient(z, y).value == 0.0
+
+
+@pytest.mark.parametrize(
+    ("name", "x"),
+    [("asinh", 1e155), ("asinh", -1e200), ("asinh", 1e300), ("acosh", 1e155), ("acosh", 1e300)],
+)
+def test_inverse_hyperbolic_slopes_do_not_overflow_far_out(name: str, x: float) -> None:
+    """asinh' = 1/sqrt(x^2 + 1) and acosh' = 1/sqrt(x^2 - 1) are about 1/|x| far out (mpmath
+    to 50 digits): written with x^2, the rule overflowed past |x| = 1.3e154 to a slope of 0,
+    first and second order alike."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    big = mpmath.mpf(x)
+    root = mpmath.sqrt(big**2 + 1) if name == "asinh" else mpmath.sqrt(big**2 - 1)
+    y = Variable(x)
+    with Tape() as outer:
+        with Tape() as inner:
+            z = REGISTRY[name](y)
+        first = inner.gradient(z, y)
+    second = outer.gradient(first, y)
+    assert first.value == pytest.approx(float(1 / root), rel=1e-12, abs=0)
+    assert second.value == pytest.approx(float(-big / root**3), rel=1e-12, abs=0)

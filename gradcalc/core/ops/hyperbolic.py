@@ -22,9 +22,11 @@ OPS = [
        names=("tanh",), saturates=True),
     Op("sech", 1, lambda x: 1 / np.cosh(x), (lambda g, ans, x: -g * ans * F.tanh(x),),
        lambda sp, x: sp.sech(x), names=("sech",)),
-    Op("asinh", 1, np.arcsinh, (lambda g, ans, x: g / F.sqrt(x**2 + 1),),
+    # 1/cosh(asinh x) = 1/sqrt(x**2 + 1), whose x**2 overflows past |x| = 1.3e154
+    Op("asinh", 1, np.arcsinh, (lambda g, ans, x: g * F.sech(ans),),
        lambda sp, x: sp.asinh(x), names=("asinh", "arcsinh")),
-    Op("acosh", 1, np.arccosh, (lambda g, ans, x: g / F.sqrt(x**2 - 1),),
+    # sqrt(x - 1)·sqrt(x + 1): x**2 - 1 overflows past 1.3e154 (and cancels near 1)
+    Op("acosh", 1, np.arccosh, (lambda g, ans, x: g / (F.sqrt(x - 1) * F.sqrt(x + 1)),),
        lambda sp, x: sp.acosh(x),
        domain=lambda x: [undefined(x < 1, "acosh is undefined below 1"),
                          kink(x == 1, "acosh has an infinite slope at 1")],
