@@ -124,6 +124,7 @@ class Writer:
         self.id_column = id_column  # --id: each point's text, first in CSV and JSON
         self.results: Any = None  # --out FILE: the rows go there (gradcalc.io.results)
         self.rows = Shown()  # the rows a table of many points shows, of all
+        self.health = Health()  # what the diagnostics found, where no table or JSON shows it
         if out is not None:
             if output not in ("table", "csv"):
                 raise InputError(f"--out writes CSV or Parquet rows: drop --format {output}")
@@ -144,8 +145,11 @@ class Writer:
     def write(self, view: Any, computed: Any) -> None:
         from gradcalc.render.output.formats import choose
 
+        told = self.results is not None or self.output in ("csv", "plain")
         for result in view.results(computed):
             self._note_status(result)
+            if told and hasattr(result, "diagnostics"):
+                self.health.take(result, getattr(view, "diagnose", False), self.sink.many)
         column = self.id_column
         ids = view.results(computed)[0].points.ids if column else None
         shown = view if ids is None or column is None else _Identified(view, column, ids)
@@ -186,6 +190,8 @@ class Writer:
     def close(self) -> None:
         from gradcalc.render.output.formats import FORMATS
 
+        for line in self.health.lines():
+            self.errors.print(line, markup=False, soft_wrap=True)
         if self.results is not None:
             self.results.close()
             print(f"wrote {self.results_path}", file=sys.stderr)
@@ -193,6 +199,55 @@ class Writer:
             FORMATS[self.output].close(self.sink)
             if self.rows.total > self.rows.shown:
                 self.sink.console.print(self.rows.summary(), markup=False, soft_wrap=True)
+
+
+class Health:
+    """The diagnostics of the formats whose lines hold only numbers (CSV, plain, ``--out``),
+    for stderr: one point's report (:func:`~gradcalc.engine.evaluate.diagnostics.report`)
+    where something is found or ``--diagnose`` asks; of many points, each finding with the
+    number of points it was found at, over every chunk (settled ones with ``--diagnose``).
+
+    >>> from gradcalc import grad
+    >>> health = Health()
+    >>> health.take(grad("tanh(x)", at={"x": [6.0, 0.0, 7.0]}, check=False), False, True)
+    >>> [line[:52] for line in health.lines()]
+    ['diagnostics: saturated at 2 of 3 points; the first: ']
+    """
+
+    def __init__(self) -> None:
+        self.reports: list[str] = []  # one point each
+        self.found: dict[str, list[Any]] = {}  # of many: by label, [points, first message]
+        self.points = 0
+        self.diagnose = False
+
+    def take(self, result: Any, diagnose: bool, many: bool) -> None:
+        """Count one result's findings (a chunk of points, or one point)."""
+        import numpy as np
+
+        from gradcalc.engine.evaluate.diagnostics import report
+
+        self.diagnose = self.diagnose or diagnose
+        shown = [f for f in result.diagnostics if diagnose or not f.settled]
+        if not many:
+            if shown or diagnose:
+                self.reports.append(report(result.diagnostics, result))
+            return
+        self.points += result.points.count
+        for finding in shown:
+            entry = self.found.setdefault(finding.label, [0, finding.message])
+            entry[0] += int(np.count_nonzero(finding.mask))
+
+    def lines(self) -> list[str]:
+        """What stderr is told, once the rows are written."""
+        if self.reports:
+            return self.reports
+        lines = [
+            f"diagnostics: {label} at {count:,} of {self.points:,} points; the first: {message}"
+            for label, (count, message) in self.found.items()
+        ]
+        if not lines and self.diagnose and self.points:
+            lines = [f"diagnostics: healthy at every one of {self.points:,} points"]
+        return lines
 
 
 class Shown:

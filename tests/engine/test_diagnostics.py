@@ -43,12 +43,14 @@ def test_exp_50x_explodes_and_blames_exp(cli) -> None:
 
 
 def test_a_saturated_tanh_is_named_with_its_input_and_slope(cli) -> None:
-    out = cli_json(cli, "grad", "tanh(x) + x", "--at", "x=10")
+    out = cli_json(cli, "grad", "tanh(w*x) + x", "--at", "w=1,x=10")
     (finding,) = out["diagnostics"]["findings"]
     slope = 1 - math.tanh(10) ** 2  # 8.2e-9
-    assert finding["kind"] == "saturated" and finding["record"] == 1
+    assert finding["kind"] == "saturated" and finding["record"] == 2
     assert f"slope {slope:.2g}" in finding["message"] and "input 10" in finding["message"]
-    assert out["gradient"]["x"] == pytest.approx(1 + slope)  # the sum is fine; tanh is not
+    assert finding["message"].endswith("no other path carries enough gradient to w")
+    assert out["gradient"]["x"] == pytest.approx(1 + slope)  # x's sum is fine; w's is not
+    assert out["gradient"]["w"] == pytest.approx(10 * slope)
 
 
 def test_a_dead_relu_is_saturated_and_an_exact_zero_is_not_called_vanishing(cli) -> None:
@@ -75,26 +77,85 @@ def test_sigmoids_side_by_side_are_no_chain_and_their_slopes_are_not_multiplied(
 @pytest.mark.parametrize(
     ("expression", "at", "blocked"),
     [
-        ("relu(x) - relu(-x)", "x=1", False),  # f = x: the gradient 1 flows through relu(x)
-        ("relu(w*x + b)", "w=0.5,x=1,b=-2", True),  # w·x + b = -1.5: nothing reaches w, x, b
-        ("relu(x - 3) + 0*y", "x=1,y=2", True),
-        ("relu(x - 3) + y", "x=1,y=2", False),  # ∂f/∂y = 1 still flows
+        ("relu(x) - relu(-x)", "x=1", ""),  # f = x: the gradient 1 flows through relu(x)
+        ("relu(w*x + b)", "w=0.5,x=1,b=-2", "w, x, b"),  # w·x + b = -1.5: nothing reaches them
+        ("relu(x - 3) + 0*y", "x=1,y=2", "x"),
+        ("relu(x - 3) + y", "x=1,y=2", "x"),  # ∂f/∂y = 1 flows, but not to x, behind the unit
+        ("relu(w*x + b) + c", "w=0.5,x=1,b=-2,c=1", "w, x, b"),  # c is not behind the unit
+        ("relu(w*x + b) + x", "w=0.5,x=1,b=-2", "w, b"),  # x has another path; w and b none
+        ("relu(x - 5) + x", "x=1", ""),
     ],
 )
-def test_a_relu_that_is_off_is_a_fault_only_where_no_gradient_gets_through(
+def test_a_relu_that_is_off_is_a_fault_where_a_variable_behind_it_gets_no_gradient(
     cli, expression, at, blocked
 ) -> None:
     """A relu with a negative input is off (slope exactly 0): named so, never "saturated".
-    Where some gradient component is not 0 (by hand), other paths carry it: the finding is
-    settled and f healthy; where every component is 0, it is the fault."""
+    The variables behind it (by hand) get their gradient from other paths or not at all: where
+    each gets some, the finding is settled and f healthy; where one gets 0 (its gradient, by
+    hand), it is the fault, naming those variables -- a term elsewhere (+ c) changes nothing."""
     out = cli_json(cli, "grad", expression, "--at", at)
     diagnostics = out["diagnostics"]
     found = diagnostics["findings"] + diagnostics.get("settled", [])
     assert [f["kind"] for f in found] == ["saturated"]
-    assert "is off: input" in found[0]["message"] and "slope 0," in found[0]["message"]
+    message = found[0]["message"]
+    assert "is off: input" in message and "slope 0," in message
     assert diagnostics["healthy"] is (not blocked)
-    assert bool(diagnostics["findings"]) is blocked
-    assert any(value != 0 for value in out["gradient"].values()) is (not blocked)
+    assert bool(diagnostics["findings"]) is bool(blocked)
+    if blocked:
+        assert message.endswith(f"no other path carries enough gradient to {blocked}")
+        assert all(out["gradient"][name] == 0 for name in blocked.split(", "))
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "settled"),
+    [
+        ("tanh(10*x) + x", "x=1", True),  # ∂f/∂x = 10 sech²(10) + 1: the direct path carries 1
+        ("sigmoid(20*x) + x", "x=1", True),
+        ("tanh(10*x)", "x=1", False),  # every bit of ∂f/∂x passes the unit: 10 sech²(10)
+        ("tanh(w*x + b) + x", "w=10,x=1,b=0", False),  # w and b: only through the unit
+        ("tanh(10*x) + 1e-9*x", "x=1", False),  # the other path carries 1e-9: vanishing
+    ],
+)
+def test_a_saturated_unit_is_settled_as_an_off_one_where_other_paths_carry_the_gradient(
+    cli, expression, at, settled
+) -> None:
+    """A saturated sigmoid or tanh is judged as a relu that is off: by what other paths carry
+    the variables behind it (by hand above), never by the gradient of the variables alone."""
+    out = cli_json(cli, "grad", expression, "--at", at)
+    diagnostics = out["diagnostics"]
+    saturated = [
+        f
+        for f in diagnostics["findings"] + diagnostics.get("settled", [])
+        if f["kind"] == "saturated"
+    ]
+    assert len(saturated) == 1 and "is saturated: input" in saturated[0]["message"]
+    assert (saturated[0] in diagnostics.get("settled", [])) is settled
+    assert diagnostics["healthy"] is settled
+
+
+def test_a_unit_before_the_variable_differentiated_by_is_no_finding(cli) -> None:
+    """With --wrt y, ∂z/∂y = w = 2 (by hand) never uses tanh's slope: y's own computation is
+    no path of the gradient asked for."""
+    out = cli_json(cli, "grad", "y = tanh(100*x); z = y*w", "--at", "x=1,w=2", "--wrt", "y")
+    assert out["gradient"] == {"y": 2.0}
+    assert out["diagnostics"] == {"healthy": True, "findings": []}
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "name", "slope"),
+    [
+        ("x*y", "x=1e-12,y=1e-9", "x", 1e-9),  # ∂(x·y)/∂x = y
+        ("x*y", "x=1e-12,y=1e-9", "y", 1e-12),
+        ("x*y", "x=1e12,y=1e9", "x", 1e9),  # exploding: the same rule
+        ("x*y*z", "x=1e-9,y=1,z=1e-9", "x", 1e-9),  # x·y by x is 1; #1·z by #1 is 1e-9
+    ],
+)
+def test_the_culprits_slope_is_by_the_input_on_the_variables_path(
+    cli, expression, at, name, slope
+) -> None:
+    out = cli_json(cli, "grad", expression, "--at", at)
+    (finding,) = [f for f in out["diagnostics"]["findings"] if f"∂f/∂{name} " in f["message"]]
+    assert f"its slope there is {slope:.2g}" in finding["message"]
 
 
 def test_a_zero_gradient_at_a_minimum_is_healthy(cli) -> None:

@@ -101,8 +101,7 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
         ):
             if mask.any():
                 k = _first(mask)
-                path = _on_path(result.tape, name)
-                culprit = _responsible(path, slopes, k, shrink=kind == "vanishing")
+                culprit = _responsible(result.tape, name, slopes, k, kind == "vanishing")
                 message = (
                     f"∂{result.target}/∂{name} = {_short(_at(gradient, k))} is {compare} "
                     f"{_short(limit)}{culprit}"
@@ -145,34 +144,141 @@ def _saturated(
     return Finding("saturated", message, row.index, mask)
 
 
-def settle_off_units(
-    findings: list[Finding], gradient: dict[str, np.ndarray | None]
+def settle_units(
+    findings: list[Finding],
+    result: GradResult,
+    thresholds: Thresholds = Thresholds(),
+    rows_at: Callable[[np.ndarray], Sequence[TapeRow]] | None = None,
 ) -> list[Finding]:
-    """The findings with each unit that is off (:func:`_saturated`) settled where some
-    gradient component is not 0: other paths carry the gradient there, and a unit off at
-    one input is a unit at work (dead is off for every input). Where every component is
-    0, nothing reaches the variables: that stays a fault.
+    """The findings with each saturated or off unit judged by the variables behind it (those
+    it depends on, among the variables differentiated by): left out where there are none
+    (no gradient asked for passes through it), settled where other paths carry each of them
+    a gradient at least as large as the unit's own path and not vanishing, a fault where
+    some of them get too little by any other path (named in the message). An off unit (slope
+    exactly 0) passes nothing, so its variables' gradients are what other paths carry; a
+    saturated one's path is taken out of each (:func:`_through`), where every record before
+    it is elementwise (else it stays a fault: not decided). ``rows_at`` records a full tape
+    at some of the points (flat indices), where the result holds none (a replay).
 
-    >>> off = Finding("saturated", "relu(#1) (tape #2) is off", 2, np.array([True, True]), off=True)
-    >>> found = settle_off_units([off], {"x": np.array([0.0, 1.0])})
-    >>> [(f.label, f.mask.tolist()) for f in found]
-    [('saturated', [True, False]), ('saturated (settled)', [False, True])]
+    >>> from gradcalc import grad
+    >>> def judged(expression, at):
+    ...     result = grad(expression, at=at, check=False)
+    ...     return [f.label for f in settle_units(diagnose(result), result)]
+    >>> judged("relu(x - 5) + x", {"x": 1}), judged("relu(w*x - 5) + x", {"w": 1, "x": 1})
+    (['saturated (settled)'], ['saturated'])
+    >>> judged("tanh(10*x) + x", {"x": 1}), judged("tanh(10*x)", {"x": 1})
+    (['saturated (settled)'], ['saturated'])
     """
-    if not any(f.off and not f.settled for f in findings):
-        return findings  # (the common case: no gradient is looked at)
-    nonzero = [np.asarray(g) != 0 for g in gradient.values() if g is not None]
-    flowing = functools.reduce(np.logical_or, nonzero, np.False_)  # some component is not 0
-    out = []
-    for finding in findings:
-        if not finding.off or finding.settled:
-            out.append(finding)
-            continue
+    units = [f for f in findings if f.kind == "saturated"]  # (judged again: a replay's too)
+    if not units:
+        return findings  # (the common case: the tape is not looked at)
+    full = _full_rows(result, rows_at)
+    rows = full or ([] if rows_at is None else rows_at(np.array([_first(units[0].mask)])))
+    sources = [s for s, g in result.gradient.items() if g is not None]
+    paths = {s: {row.index for row in _on_path(rows, s)} for s in sources}
+    out = [f for f in findings if f not in units]
+    for finding in units:
+        behind = [s for s in sources if finding.record in paths[s]]
+        if not behind:
+            continue  # no gradient asked for passes through it
         mask = np.asarray(finding.mask)
-        here = np.broadcast_to(flowing, mask.shape)
-        for part, settled in ((mask & ~here, False), (mask & here, True)):
+        starved, names = np.zeros(mask.shape, dtype=bool), []
+        for source in behind:
+            through = _through_all(full, rows_at, finding, source)
+            short = _starved(result, finding, source, through, thresholds.vanishing)
+            names += [source] if (short & mask).any() else []
+            starved |= short
+        for part, settled in ((mask & starved, False), (mask & ~starved, True)):
             if part.any():
-                out.append(replace(finding, mask=part, settled=settled))
-    return out
+                message = finding.message.split(STARVING)[0] + ("" if settled else _starving(names))
+                out.append(replace(finding, mask=part, settled=settled, message=message))
+    return sorted(out, key=lambda f: KINDS.index(f.kind))
+
+
+def _full_rows(
+    result: GradResult, rows_at: Callable[[np.ndarray], Sequence[TapeRow]] | None
+) -> Sequence[TapeRow]:
+    """The result's tape where it holds every point (a replay's holds none: ``rows_at``)."""
+    if rows_at is not None and not getattr(result.tape, "recorded", True):
+        return []  # (a lazy tape of many points is not recorded for this)
+    return result.tape
+
+
+def _starved(
+    result: GradResult, unit: Finding, source: str, through: np.ndarray | None, least: float
+) -> np.ndarray:
+    """Where ``source`` gets too little gradient by paths other than the ``unit``'s: less
+    than the unit's own path passes it, or below ``least`` (everywhere, where not decided)."""
+    mask = np.asarray(unit.mask)
+    if through is None:
+        return np.ones(mask.shape, dtype=bool)
+    gradient = np.broadcast_to(np.abs(result.gradient[source]), mask.shape)
+    passed = np.abs(np.broadcast_to(through, mask.shape))
+    with np.errstate(invalid="ignore"):
+        carried = gradient - passed
+        return ~((carried >= least) & (carried >= passed))
+
+
+def _through_all(
+    rows: Sequence[TapeRow],
+    rows_at: Callable[[np.ndarray], Sequence[TapeRow]] | None,
+    unit: Finding,
+    source: str,
+) -> np.ndarray | None:
+    """:func:`_through` at every point of the unit's mask (0 for a unit that is off): on
+    the result's tape, or on one recorded at those points."""
+    mask = np.asarray(unit.mask)
+    if unit.off:
+        return np.zeros(mask.shape)
+    if rows:
+        return _through(rows, _LazySlopes(rows), unit, source)
+    if rows_at is None:
+        return None
+    where = np.flatnonzero(mask.reshape(-1))
+    some = rows_at(where)
+    there = _through(some, _LazySlopes(some), unit, source)
+    if there is None:
+        return None
+    spread = np.zeros(mask.size)
+    spread[where] = np.broadcast_to(there, where.shape)
+    return spread.reshape(mask.shape)
+
+
+#: How a unit that is a fault ends its message: the variables no other path feeds enough.
+STARVING = "; no other path carries enough gradient to "
+
+
+def _starving(names: Sequence[str]) -> str:
+    """The end of the message of a unit that is a fault."""
+    return STARVING + ", ".join(names)
+
+
+def _through(
+    rows: Sequence[TapeRow], slopes: dict[int, list[np.ndarray]], unit: Finding, source: str
+) -> np.ndarray | None:
+    """The part of ∂f/∂``source`` that passes through the ``unit``'s record: its adjoint,
+    its slope, and the derivative of its input by ``source`` (forward, record by record,
+    by the local slopes); ``None`` where a record before it mixes elements (a tensor op)."""
+    tangents: dict[int, np.ndarray] = {}
+    for row in rows:
+        if row.label == source:
+            tangents[row.index] = np.ones_like(row.value)
+            continue
+        feeding = [
+            (slope, 1.0 if i.kind == "variable" and i.name == source else tangents.get(i.record))
+            for slope, i in zip(slopes[row.index], row.inputs)
+            if (i.kind == "variable" and i.name == source) or i.record in tangents
+        ]
+        if not feeding:
+            continue
+        if not REGISTRY[row.op].elementwise:
+            return None
+        with np.errstate(all="ignore"):
+            tangent = sum(slope * t for slope, t in feeding)
+        if row.index == unit.record:
+            return np.asarray(row.adjoint) * tangent
+        tangents[row.index] = tangent
+    return None
 
 
 def _input_text(value: float) -> str:
@@ -247,28 +353,39 @@ def report(findings: list[Finding], result: GradResult, k: int = 0) -> str:
     else:
         lines = [f"Healthy at {where}; to note:"]
     lines += [f"- {f.kind}: {f.message}" for f in unhealthy]
-    lines += [f"- {f.label}: {f.message}; {OFF if f.off else SETTLED}" for f in here if f.settled]
+    lines += [f"- {f.label}: {f.message}; {_settled_why(f)}" for f in here if f.settled]
     return "\n".join(lines)
 
 
 #: What a settled kink's line adds: why it is no problem.
 SETTLED = "f's one-sided derivatives agree there, so f is differentiable"
-#: What a settled unit that is off adds.
-OFF = "other paths carry the gradient here (a unit is dead only if it is off for every input)"
+#: What a settled unit's line adds (and, for a unit that is off, when it would be dead).
+CARRIED = "other paths carry the gradient of every variable behind it here"
+OFF = "a unit is dead only if it is off for every input"
+
+
+def _settled_why(finding: Finding) -> str:
+    """Why a settled finding is no problem."""
+    if finding.kind != "saturated":
+        return SETTLED
+    return f"{CARRIED} ({OFF})" if finding.off else CARRIED
 
 
 def _responsible(
-    rows: Sequence[TapeRow], slopes: dict[int, list[np.ndarray]], k: int, shrink: bool
+    rows: Sequence[TapeRow], source: str, slopes: dict[int, list[np.ndarray]], k: int, shrink: bool
 ) -> str:
-    """Which op scales the adjoint most (down for vanishing, up for exploding) at point k."""
+    """Which op on the path of ``source`` (:func:`_on_path`) scales the adjoint most (down
+    for vanishing, up for exploding) at point k: each record's slope by its input on that
+    path (the slope of ``x*y`` by x is y, whatever x is)."""
+    path = _on_path(rows, source)
+    reached = {row.index for row in rows if row.label == source} | {row.index for row in path}
     factors = []
-    for row in rows:
+    for row in path:
         if row.adjoint is None:
             continue
         for slope, operand in zip(slopes[row.index], row.inputs):
-            if operand.is_constant:
-                continue  # no gradient flows there
-            factors.append((abs(float(_at(slope, k))), row))
+            if operand.record in reached or (operand.kind == "variable" and operand.name == source):
+                factors.append((abs(float(_at(slope, k))), row))
     if not factors:
         return ""
     pick = min if shrink else max
@@ -279,7 +396,7 @@ def _responsible(
     for f, r in factors:
         if r.op == row.op:
             same[r.index] = pick(f, same.get(r.index, f))
-    length, product = _chain(rows, same, pick)
+    length, product = _chain(path, same, pick)
     verb = "shrinks" if shrink else "grows"
     if length > 1 and (product < factor if shrink else product > factor):
         return (

@@ -27,7 +27,7 @@ from gradcalc.core.errors import UndefinedError
 from gradcalc.core.naming import derivative_label
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
-from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite, settle_off_units
+from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite, settle_units
 from gradcalc.engine.evaluate.evaluate import Evaluation, TapeRow
 from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
@@ -349,9 +349,9 @@ def finish(
 def _diagnostics(
     result: Result, run: Computed, options: Options, decided: np.ndarray
 ) -> list[Finding]:
-    """The result's findings: a kink's settled where f's one-sided derivatives agree, a unit
-    that is off where other paths carry the gradient; none about a record beside the
-    question (a variable not differentiated by)."""
+    """The result's findings: a kink's settled where f's one-sided derivatives agree, a
+    saturated or off unit where other paths carry the gradient of the variables behind it;
+    none about a record beside the question (a variable not differentiated by)."""
     if run.findings is None:
         findings = diagnose(result, options.thresholds)
     else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
@@ -363,7 +363,21 @@ def _diagnostics(
         or f.record is None
         or not run.beside_the_question(f.record)
     ]
-    return settle_off_units(settled_findings(asked, decided), result.gradient)
+    settled = settled_findings(asked, decided)
+    rows_at = functools.partial(_rows_at, run, result.points, result.value.shape)
+    return settle_units(settled, result, options.thresholds, rows_at)
+
+
+def _rows_at(
+    run: Computed, points: Points, shape: tuple[int, ...], where: np.ndarray
+) -> Sequence[TapeRow]:
+    """The target's full tape at some of the points (flat indices ``where``)."""
+    from gradcalc.engine.evaluate.evaluate import evaluate
+
+    arrays = {
+        v: np.broadcast_to(points.arrays[v], shape).reshape(-1)[where] for v in run.graph.variables
+    }
+    return evaluate(run.graph, arrays, run.sources).rows[run.target]
 
 
 def disagreement(report: CheckReport, name: str = "f", points: Points | None = None) -> str:
