@@ -126,6 +126,8 @@ def test_data_columns_can_be_chosen_and_named(cli, data: Path) -> None:
         (["x^2", "--at", "x=1", "--save-gradients", "g"], "--save-gradients is for tensor"),
         (["sum(W)", "--at", "W=[1,2]", "--features", "a"], "give --data"),
         (["sum(X)", "--data", "nofile.csv"], "cannot read data file"),
+        (["sum(W)", "--at", "W=[1,2]", "--out", "g.csv"], "--out, --id and --cluster are"),
+        (["sum(W)", "--at", "W=[1,2]", "--id", "W"], "tensor values are one point"),
     ],
 )
 def test_bad_tensor_input_is_one_line_and_exit_2(cli, args: list[str], says: str) -> None:

@@ -208,6 +208,11 @@ def _tensors(
         raise InputError("missing EXPRESSION")
     if derivative.of or display.exact or display.latex:
         raise InputError("--of, --exact and --latex are for scalar values, not tensors")
+    if display.out is not None or point.id_column is not None or point.cluster is not None:
+        raise InputError(
+            "--out, --id and --cluster are for the rows of many points; tensor values are one "
+            "point: redirect the output instead (> FILE)"
+        )
     report = diagnostics.layer_thresholds()
     timeout = None if check.no_check else check.check_timeout
     return tensor_grad(
