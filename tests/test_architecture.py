@@ -273,7 +273,6 @@ TESTED_ELSEWHERE = {
     "gradcalc.apps.explain.explanation": "apps/test_explain.py",  # the records explain builds
     "gradcalc.apps.plot.figures": "apps/test_plot.py",  # every plot, in the terminal and in files
     "gradcalc.cli.app": "cli/test_cli_niceties.py",  # root options, exits, suggestions
-    "gradcalc.cli.console": "cli/test_cli_niceties.py",  # colour, closed pipes, narrow tables
     "gradcalc.cli.context": "cli/test_repl_checks.py",  # one AppContext for REPL and Typer
     "gradcalc.cli.inputs": "cli/test_cli_grad.py",  # expressions and points from files, stdin
     "gradcalc.cli.ipython": "test_notebook.py",  # %gradcalc in a real IPython shell

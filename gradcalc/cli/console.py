@@ -229,7 +229,8 @@ class Health:
         self.diagnose = self.diagnose or diagnose
         shown = [f for f in result.diagnostics if diagnose or not f.settled]
         if not many:
-            if shown or diagnose:
+            # one point's non-finite value is the exit-3 error itself: not said twice
+            if diagnose or any(f.label != "non-finite" for f in shown):
                 self.reports.append(report(result.diagnostics, result))
             return
         self.points += result.points.count
