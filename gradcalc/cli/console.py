@@ -300,10 +300,10 @@ class Shown:
 
 class _Identified:
     """A view whose CSV rows and JSON objects start with each point's ``--id`` text (in CSV
-    as :class:`~gradcalc.io.carried.Carried` text: the data's own, guarded there)."""
+    as :class:`~gradcalc.core.naming.Carried` text: the data's own, guarded there)."""
 
     def __init__(self, view: Any, column: str, ids: list[str]):
-        from gradcalc.io.carried import Carried  # (only with --id: not on every start-up)
+        from gradcalc.core.naming import Carried  # (only with --id: not on every start-up)
 
         self.view, self.column, self.ids = view, Carried(column), ids
 
@@ -320,7 +320,7 @@ class _Identified:
         return [self.column, *self.view.csv_header(computed)]
 
     def csv_rows(self, computed: Any, digits: int | None) -> Any:
-        from gradcalc.io.carried import Carried
+        from gradcalc.core.naming import Carried
 
         rows = self.view.csv_rows(computed, digits)
         return ([Carried(i), *row] for i, row in zip(self.ids, rows))

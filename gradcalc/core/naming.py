@@ -1,6 +1,8 @@
 """How a reading is named on its ``read as:`` line: the head before the ``=`` and the body
 after it, one rule for the reading step (:func:`gradcalc.lang.intake.reading_line`) and for
-the tables that style the same line (:mod:`gradcalc.render.pieces.gradient`).
+the tables that style the same line (:mod:`gradcalc.render.pieces.gradient`); and the
+columns of a table of results, each named once (:func:`unique_header`), whoever writes it
+(CSV, Parquet, a DataFrame).
 
 >>> function_head("x·y", ["x", "y"])
 ('f(x, y)', 'x·y')
@@ -8,9 +10,19 @@ the tables that style the same line (:mod:`gradcalc.render.pieces.gradient`).
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 
-__all__ = ["SUPERSCRIPT_DIGITS", "derivative_label", "function_head", "label_latex"]
+from gradcalc.core.errors import InputError
+
+__all__ = [
+    "SUPERSCRIPT_DIGITS",
+    "Carried",
+    "derivative_label",
+    "function_head",
+    "label_latex",
+    "unique_header",
+]
 
 #: Digits to superscripts, as orders are written (``∂²f``).
 SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -79,3 +91,48 @@ def label_latex(label: str) -> str:
         parts.append(f"{tex} {name}" + (f"^{{{exponent}}}" if exponent else ""))
     numerator = f"{tex}^{{{power}}} {function}" if power else f"{tex} {function}"
     return f"\\frac{{{numerator}}}{{{' '.join(parts)}}}"
+
+
+class Carried(str):
+    """Text from the user's data -- an ``--id`` cell, the id column's name --: the one kind
+    of CSV cell :func:`gradcalc.io.carried.csv_rows` guards, and in a header the id column."""
+
+    __slots__ = ()
+
+
+#: What a clash of a variable with gradcalc's own column may do instead of renaming.
+KEEP_APART = "use --format json, which keeps a point's names apart"
+
+
+def unique_header(header: Sequence[str], instead: str = KEEP_APART) -> list[str]:
+    """``header``, whose names are all different: a variable or the ``--id`` column
+    (:class:`Carried`) named like one of gradcalc's own columns (``value``, ``f1``,
+    ``determinant``, ``d/dx`` ...) is refused, never written as a second column of the same
+    name (which a reader would take for the first, or refuse); ``instead`` says what else
+    keeps the names apart.
+
+    >>> unique_header(["x", "value", "d/dx"])
+    ['x', 'value', 'd/dx']
+    >>> unique_header(["value", "x", "value", "d/dvalue", "d/dx"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: the output would have two columns named value: the ...
+    >>> unique_header([Carried("d/dx"), "x", "value", "d/dx"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: ... named d/dx: the --id column d/dx and gradcalc's own; ...
+    """
+    counts = collections.Counter(header)
+    twice = next((name for name in header if counts[name] > 1), None)
+    if twice is None:
+        return list(header)
+    start = f"the output would have two columns named {twice}:"
+    if any(isinstance(name, Carried) and name == twice for name in header):
+        raise InputError(
+            f"{start} the --id column {twice} and gradcalc's own; rename that column in the "
+            f"points file's header, or {instead}"
+        )
+    if twice.isidentifier():
+        raise InputError(
+            f"{start} the variable {twice} and gradcalc's own; rename it (in the expression, "
+            f"and in --at or the points file's header: {twice}_, say), or {instead}"
+        )
+    raise InputError(f"{start} the variables' names run together in it; rename one of them")

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.core.cells import Place, check_kind, real_column
+from gradcalc.core.cells import Place, check_kind, checked_columns
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.tensors.tensorpoints import MAX_ELEMENTS
@@ -106,7 +106,7 @@ def table_points(
 ) -> Points | None:
     """Points from columns of one chunk (numpy arrays, masked where a value is missing; the
     id column may be any sequence); ``start`` is the chunk's first row (0-based). Each column
-    goes through the one cell policy (:func:`gradcalc.core.cells.real_column`): a column that
+    goes through the one cell policy (:func:`gradcalc.core.cells.checked_columns`): a column that
     is not real numbers is an error naming it and its first row; a missing, non-finite or
     out-of-range value is an error naming the column and the row (1-based), or with
     ``skipped`` leaves its row out (``None`` when no row is left).
@@ -121,12 +121,7 @@ def table_points(
     gradcalc.core.errors.InputError: f, column x, row 1: text, not a real number
     """
     length = len(next(iter(data.values()))) if data else 0
-    arrays: dict[str, np.ndarray] = {}
-    reasons: dict[int, str] = {}
-    for name in names:
-        arrays[name], bad = real_column(data[name], Place(what, name, start + 1), missing)
-        for k, why in bad.items():
-            reasons.setdefault(k, f"column {name}, row {start + k + 1}: {why}")
+    arrays, reasons = checked_columns(data, names, what, start, missing)
     if skipped is not None:
         skipped.rows += length
     good = np.ones(length, dtype=bool)

@@ -6,7 +6,8 @@ kept as they are (a TAB stays one character, never the two characters ``\t``). g
 numbers and formulas (``-sin(x)``, the operator ``+``) are never altered. JSON and Parquet keep
 the text exact (their readers never run it).
 
-A header is checked here too (:func:`unique_header`): CSV and Parquet columns are named once.
+Text is marked :class:`~gradcalc.core.naming.Carried` where it is read; a header is checked
+by :func:`gradcalc.core.naming.unique_header`: CSV and Parquet columns are named once.
 
 >>> csv_cell("=HYPERLINK(1)"), csv_cell("-1.5e3"), csv_cell("-x"), csv_cell("a\tb")
 ("'=HYPERLINK(1)", '-1.5e3', "'-x", 'a\tb')
@@ -18,21 +19,16 @@ A header is checked here too (:func:`unique_header`): CSV and Parquet columns ar
 
 from __future__ import annotations
 
-import collections
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
+
+from gradcalc.core.naming import Carried
 
 #: What a spreadsheet reads as the start of a formula (a tab or CR before one hides it).
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 #: A real number (what a leading ``+`` or ``-`` may start without being a formula).
 REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
-
-
-class Carried(str):
-    """Text from the user's data: the one kind of CSV cell :func:`csv_rows` guards."""
-
-    __slots__ = ()
 
 
 def kept(character: str) -> bool:
@@ -64,35 +60,3 @@ def csv_rows(rows: Iterable[Sequence[object]]) -> Iterator[list[str]]:
     """
     for row in rows:
         yield [csv_cell(cell) if isinstance(cell, Carried) else str(cell) for cell in row]
-
-
-def unique_header(header: Sequence[str]) -> list[str]:
-    """``header``, whose names are all different: a variable (or the ``--id`` column) named
-    like one of gradcalc's own columns (``value``, ``f1``, ``determinant``, ...) is refused,
-    never written as a second column of the same name (which a reader would take for the
-    first, or refuse).
-
-    >>> unique_header(["x", "value", "d/dx"])
-    ['x', 'value', 'd/dx']
-    >>> unique_header(["value", "x", "value", "d/dvalue", "d/dx"])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    gradcalc.core.errors.InputError: the output would have two columns named value: ...
-    """
-    from gradcalc.core.errors import InputError
-    from gradcalc.io.headers import is_name
-
-    counts = collections.Counter(header)
-    twice = next((name for name in header if counts[name] > 1), None)
-    if twice is None:
-        return list(header)
-    if is_name(twice):
-        raise InputError(
-            f"the output would have two columns named {twice}: the variable (or --id column) "
-            f"{twice} and gradcalc's own; rename it (in the expression, and in --at or the "
-            f"points file's header: {twice}_, say), or use --format json, which keeps a "
-            "point's names apart"
-        )
-    raise InputError(
-        f"the output would have two columns named {twice}: the variables' names run together "
-        "in it; rename one of them"
-    )

@@ -251,7 +251,7 @@ def _arrow_kind(pa: Any, kind: Any) -> str:
 
 class ParquetOut:
     """Results written to a Parquet file a chunk at a time: the CSV columns (named once:
-    :func:`~gradcalc.io.carried.unique_header`), numbers as float64 (empty cells as null),
+    :func:`~gradcalc.core.naming.unique_header`), numbers as float64 (empty cells as null),
     the id and the classification as text; under a temporary name until :meth:`close`
     puts the complete file in place (:class:`~gradcalc.io.written.Replacing`).
 
@@ -275,7 +275,7 @@ class ParquetOut:
 
     def write(self, header: list[str], rows: Any) -> None:
         """Append rows (lists of the CSV cells under ``header``)."""
-        from gradcalc.io.carried import unique_header
+        from gradcalc.core.naming import unique_header
 
         pa = pyarrow()
         columns = list(zip(*rows)) or [()] * len(header)

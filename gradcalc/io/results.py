@@ -25,7 +25,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gradcalc.core.errors import InputError
-from gradcalc.io.carried import csv_rows, unique_header
+from gradcalc.core.naming import unique_header
+from gradcalc.io.carried import csv_rows
 from gradcalc.io.written import Replacing
 
 SUFFIXES = (".csv", ".parquet", ".pq")

@@ -83,3 +83,13 @@ def test_a_derivatives_label_and_its_latex_say_the_same(
 ) -> None:
     assert derivative_label(function, variables, ordinary) == label
     assert label_latex(label) == latex
+
+
+def test_an_id_column_named_like_an_output_column_is_named_as_the_id_column(cli, tmp_path) -> None:
+    """--id d/dx clashes with gradcalc's d/dx: the message names the id column (not the
+    variables' names, which are x alone)."""
+    points = tmp_path / "p.csv"
+    points.write_text("d/dx,x\n1,2\n")
+    result = cli("grad", "x^2", "--points", str(points), "--id", "d/dx", "--format", "csv")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "two columns named d/dx: the --id column d/dx and gradcalc's own" in result.stderr

@@ -254,7 +254,8 @@ class Csv(OutputFormat):
     def write(self, view: Any, data: Any, sink: Sink) -> None:
         import csv  # (here: a table, the default, never needs it)
 
-        from gradcalc.io.carried import csv_rows, unique_header  # (the data's text guarded)
+        from gradcalc.core.naming import unique_header
+        from gradcalc.io.carried import csv_rows  # (the data's text guarded)
 
         out = csv.writer(sink.out, lineterminator="\n")
         if not sink.started:
