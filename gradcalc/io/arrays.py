@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.core.cells import Place, check_kind, checked_columns
+from gradcalc.core.cells import Place, check_kind, checked_columns, refuse
 from gradcalc.core.errors import InputError, reason_of
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.tensors.tensorpoints import MAX_ELEMENTS
@@ -157,7 +157,7 @@ def _opened(
     array's columns are named by ``columns`` (``None`` without them)."""
     try:
         if path.lower().endswith(".npy"):
-            _refuse_objects(path)
+            _refuse_fields(path)
         loaded = np.load(path, mmap_mode="r", allow_pickle=False)
     except BROKEN as error:
         raise InputError(f"cannot read points file {path}: {reason_of(error)}") from None
@@ -168,9 +168,10 @@ def _opened(
     yield _npy(loaded, path, columns)
 
 
-def _refuse_objects(path: str) -> None:
-    """Refuse an ``.npy`` file whose array (or a field of it) holds Python objects, naming
-    the field, from its header (such a file is never unpickled, nor memory-mapped)."""
+def _refuse_fields(path: str) -> None:
+    """Refuse an ``.npy`` file whose array (or a field of it) holds Python objects, or
+    whose field holds an array in each row (``('x', float, (2,))``), naming the field, from
+    its header (such a file is never unpickled, nor memory-mapped)."""
     from gradcalc.io.lines import open_regular
 
     with open_regular(path) as stream:
@@ -179,6 +180,8 @@ def _refuse_objects(path: str) -> None:
     for name in fields:
         if dtype[name].hasobject:
             check_kind(dtype[name], Place(path, name))
+        if dtype[name].shape:
+            refuse(Place(path, name), 0, f"an array of shape {dtype[name].shape}")
     if not fields and dtype.hasobject:
         check_kind(dtype, Place(path, "(every column)"))
 

@@ -367,6 +367,32 @@ def test_a_points_file_refuses_or_reads_exactly(cli, tmp_path: Path, suffix, kin
         assert skipped.exit_code == 0 and "skipped 1 bad row of 3" in skipped.stderr
 
 
+NESTED = {  # a column that holds an array (or a record of one) in each row
+    "p.npy": lambda path: np.save(path, np.zeros(2, dtype=[("x", float, (2,)), ("y", float)])),
+    "p.npz": lambda path: np.savez(path, x=np.zeros(2, dtype=[("a", float, (2,))]), y=[1, 2]),
+    "q.npz": lambda path: np.savez(path, x=np.zeros((2, 2)), y=[1.0, 2.0]),
+}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_a_column_of_arrays_is_refused_in_one_line(cli, tmp_path: Path, name, fmt) -> None:
+    """Not a real number in each row: exit 2, one line naming the file and the column, and
+    JSON's one document (never an internal error after the CSV header)."""
+    path = tmp_path / name
+    NESTED[name](path)
+    result = cli("grad", "x*y^2", "--points", str(path), "--no-check", "--format", fmt)
+    _one_line_naming(result, re.escape(str(path)), "x")
+    if fmt == "json":
+        assert json.loads(result.stdout)["error"]["exit_code"] == 2
+    else:
+        assert result.stdout == ""
+    if name == "p.npy":
+        assert result.stderr.strip().endswith(
+            "column x, row 1: an array of shape (2,), not a real number"
+        )
+
+
 # --- the ways in that are not points files -------------------------------------------------
 
 
