@@ -341,7 +341,8 @@ def point_chunks(
     from gradcalc.io.files import Skipped
     from gradcalc.io.sources import open_points
 
-    with open_dataset(path) if is_dataset(path) else open_points(path) as source:
+    dataset = is_dataset(path)
+    with open_dataset(path) if dataset else open_points(path) as source:
         columns = choose(source.names())
 
         def lines(stream: Any) -> Any:
@@ -353,6 +354,9 @@ def point_chunks(
         for _ in checked:
             pass
         if skipped is not None and skipped.count:
-            print(f"warning: {skipped.summary()}", file=sys.stderr)
+            print(
+                f"warning: {skipped.summary('dataset' if dataset else 'points file')}",
+                file=sys.stderr,
+            )
         again = None if skipped is None else Skipped()
         yield from source.read(columns, id_column, again)

@@ -137,7 +137,7 @@ def run_part(job: PartJob, index: int, path: str, out: DatasetOut) -> PartSummar
     from gradcalc.io.parquet import read_table_file
     from gradcalc.render.views.views import GradView
 
-    summary = PartSummary(index, skipped=Skipped() if job.skip_bad_rows else None)
+    summary = PartSummary(index, skipped=Skipped(part=path) if job.skip_bad_rows else None)
     temporary = out.temporary(index)
     try:
         graph = compiled(job)

@@ -95,8 +95,10 @@ class Dataset:
         lines: Callable[[Any], Any] | None = None,
     ) -> Iterator[Points]:
         """The points of every part in turn, a record batch at a time (``lines``, a CSV's
-        progress bar, has nothing to wrap here)."""
+        progress bar, has nothing to wrap here); a row ``skipped`` is named with its part."""
         for part in self.parts:
+            if skipped is not None:
+                skipped.part = part
             yield from parquet.read_table_file(part, columns, id_column, skipped)
 
 

@@ -33,16 +33,24 @@ DATE_LIKE = re.compile(r"[0-9]+-[0-9]+(-[0-9]+)?|[0-9]+([/.])[0-9]+\2[0-9]+")
 
 @dataclass
 class Skipped:
-    """Rows left out by ``skip_bad_rows``: how many, and why the first few were bad."""
+    """Rows left out by ``skip_bad_rows``: how many, and why the first few were bad (in a
+    dataset, named with the ``part`` being read: its rows are counted per part).
+
+    >>> skipped = Skipped(part="lake/001.parquet")
+    >>> skipped.add("column x, row 2: nan is not a finite number")
+    >>> skipped.reasons
+    ['lake/001.parquet, column x, row 2: nan is not a finite number']
+    """
 
     count: int = 0
     rows: int = 0  # rows read in all (blank lines not counted)
     reasons: list[str] = field(default_factory=list)
+    part: str = ""  # the file of a dataset being read ("": a single file)
 
     def add(self, reason: str) -> None:
         self.count += 1
         if len(self.reasons) < 3:
-            self.reasons.append(reason)
+            self.reasons.append(f"{self.part}, {reason}" if self.part else reason)
 
     def summary(self, what: str = "points file") -> str:
         """``skipped 2 bad rows of 10 in the points file (row 3, column x: ...; ...)``."""

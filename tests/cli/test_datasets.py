@@ -95,8 +95,13 @@ def test_bad_rows_and_undefined_points_are_counted_over_the_parts(cli, tmp_path)
                "--out", str(tmp_path / "out") + "/")  # fmt: skip
     assert done.exit_code == 3, done.stderr  # log(0): undefined, as in one file
     rows = sum(len(p["x"]) for p in parts) + 1
-    assert f"skipped 1 bad row of {rows:,} in the dataset (column y, row 11" in done.stderr
+    first = os.path.join(str(tmp_path / "lake"), "000.parquet")  # (rows counted per part)
+    said = f"skipped 1 bad row of {rows:,} in the dataset ({first}, column y, row 11:"
+    assert said in done.stderr
     assert f"undefined at 1 of {rows - 1:,} points" in done.stderr
+    for out in (["--format", "csv"], ["--out", str(tmp_path / "all.csv")]):  # one output
+        done = cli("grad", EXPRESSION, "--points", str(tmp_path / "lake"), "--skip-bad-rows", *out)
+        assert done.exit_code == 3 and said in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,8 @@ def test_a_local_cluster_writes_the_bytes_one_process_writes(cli, tmp_path) -> N
     said = [spread.stderr.splitlines(), alone.stderr.splitlines()]
     assert said[0][:-1] == said[1][:-1]  # skipped, undefined (then: wrote DIR)
     assert "skipped 1 bad row of 335" in alone.stderr.replace(",", "")
+    part = os.path.join(str(tmp_path / "lake"), "001.parquet")
+    assert f"in the dataset ({part}, column y, row 3:" in spread.stderr  # (the part named)
 
 
 def undefined_point():
