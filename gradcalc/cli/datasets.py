@@ -245,7 +245,8 @@ def _report(summaries: list[PartSummary], written: list[str], directory: str) ->
     undefined = sum(s.undefined for s in summaries)
     if undefined:
         print(f"gradcalc: undefined at {undefined:,} of {rows:,} points", file=sys.stderr)
-    print(f"wrote {directory} ({len(written)} parts, {rows:,} rows)", file=sys.stderr)
+    parts = f"{len(written):,} part{'' if len(written) == 1 else 's'}"
+    print(f"wrote {directory} ({parts}, {rows:,} row{'' if rows == 1 else 's'})", file=sys.stderr)
     codes = {s.exit_code for s in summaries}
     for code in (ExitCode.CHECK_FAILED, ExitCode.UNDEFINED):
         if code in codes:

@@ -91,6 +91,7 @@ def table_rows(path: str) -> int:
     try:
         if path.lower().endswith(PARQUET):
             return int(pa.parquet.ParquetFile(path).metadata.num_rows)
+        refuse_feather_v1(path)
         try:
             return sizes.arrow_file_declared(pa, path).rows
         except ValueError:  # (not a file: a stream)
@@ -148,6 +149,7 @@ def _ipc_reader(pa: Any, path: str) -> Any:
     """A callable giving the record batches of an Arrow IPC file (or stream), memory-mapped,
     each sized before it is read (:mod:`gradcalc.io.sizes`): a file's all at once, from its
     footer, before the first; a stream's one message at a time, stopping at the limit."""
+    refuse_feather_v1(path)
     source = pa.memory_map(path)
     try:
         file = pa.ipc.open_file(source)
@@ -168,6 +170,33 @@ def _ipc_reader(pa: Any, path: str) -> Any:
 
     batches.schema = file.schema  # type: ignore[attr-defined]
     return batches
+
+
+#: The first bytes of a Feather V1 file (Feather V2 is an Arrow IPC file: ``ARROW1``).
+FEATHER_V1 = b"FEA1"
+
+
+def refuse_feather_v1(path: str) -> None:
+    """Refuse a Feather V1 file (an older format than Arrow IPC, which pyarrow would misread
+    as a damaged stream), saying what is read instead.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "old.feather")
+    >>> with open(path, "wb") as file:
+    ...     _ = file.write(FEATHER_V1 + bytes(8))
+    >>> refuse_feather_v1(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: cannot read points file .../old.feather: it is a Feather V1 ...
+    """
+    from gradcalc.io.lines import open_regular
+
+    with open_regular(path) as file:
+        if file.read(len(FEATHER_V1)) == FEATHER_V1:
+            raise InputError(
+                f"cannot read points file {path}: it is a Feather V1 file, which gradcalc "
+                "does not read; write it as Feather V2 (an Arrow IPC file, pyarrow's default: "
+                "pyarrow.feather.write_feather(table, path)) or as Parquet"
+            )
 
 
 def _bounded_stream(pa: Any, path: str) -> Iterator[Any]:

@@ -310,3 +310,15 @@ def test_points_cut_into_parts_keep_every_point_with_its_id_and_text(count, rows
     assert [i for p in parts for i in p.ids] == whole.ids
     assert [e for p in parts for e in p.exact] == whole.exact
     assert np.array_equal(np.concatenate([p.bad for p in parts]), whole.bad)
+
+
+def test_a_point_in_a_message_is_written_as_the_csv_writes_it(cli, tmp_path) -> None:
+    """x*y^2 overflows at x=1e300, y=1e10: the message names the point in the CSV's own
+    shortest form (1e+300, not 1.0000000000000001e+300), and each value reads back exactly."""
+    path = write(tmp_path, "p.csv", "x,y\n1e300,1e10\n")
+    result = cli("grad", "x*y^2", "--points", path, "--format", "csv", "--no-check")
+    assert result.exit_code == 3
+    shown = list(csv.reader(io.StringIO(result.stdout)))[1][:2]
+    assert shown == ["1e+300", "10000000000"]
+    assert "overflows float64 at x=1e+300, y=10000000000 " in result.stderr
+    assert [float(v) for v in shown] == [1e300, 1e10]

@@ -86,6 +86,13 @@ def test_a_bad_row_fails_the_run_and_leaves_no_part(cli, tmp_path) -> None:
     assert done.exit_code == 2 and os.listdir(out) == []  # (not even a hidden file)
 
 
+def test_one_part_of_one_row_is_said_in_the_singular(cli, tmp_path) -> None:
+    lake(tmp_path / "lake", sizes=(1,))
+    done = cli("grad", EXPRESSION, "--points", str(tmp_path / "lake"),
+               "--out", str(tmp_path / "out") + "/")  # fmt: skip
+    assert done.exit_code == 0 and f"wrote {tmp_path / 'out'}/ (1 part, 1 row)" in done.stderr
+
+
 def test_bad_rows_and_undefined_points_are_counted_over_the_parts(cli, tmp_path) -> None:
     parts = lake(tmp_path / "lake", bad=(0, 10))
     pq.write_table(

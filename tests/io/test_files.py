@@ -214,6 +214,27 @@ def test_arrow_ipc(pa, tmp_path, kind) -> None:
         assert np.concatenate([c.arrays["x"] for c in chunks]).tolist() == list(range(7))
 
 
+@pytest.mark.parametrize("suffix", [".feather", ".arrow"])
+def test_a_feather_v1_file_is_said_to_be_unsupported(cli, pa, tmp_path, suffix) -> None:
+    """pyarrow writes Feather V1 when asked (version=1); gradcalc reads Arrow IPC (Feather
+    V2) and Parquet, and says so, in one line, exit 2."""
+    import warnings
+
+    import pyarrow.feather
+
+    path = str(tmp_path / f"old{suffix}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # (pyarrow's: V1 is deprecated)
+        pyarrow.feather.write_feather(pa.table({"x": [1.0]}), path, version=1)
+    result = cli("grad", "x^2", "--points", path, "--format", "csv")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip() == (
+        f"gradcalc: cannot read points file {path}: it is a Feather V1 file, which gradcalc "
+        "does not read; write it as Feather V2 (an Arrow IPC file, pyarrow's default: "
+        "pyarrow.feather.write_feather(table, path)) or as Parquet"
+    )
+
+
 def test_parquet_out_round_trip(pa, tmp_path) -> None:
     import pyarrow.parquet as pq
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from gradcalc.core.cells import DATE, inexact_integer
 from gradcalc.core.errors import InputError, UndefinedError
+from gradcalc.core.numbers import format_number
 from gradcalc.lang.literals import DECIMAL, NAME, at_rows
 
 
@@ -51,13 +52,19 @@ class Points:
         return 1 if first is None or first.ndim == 0 else len(first)
 
     def label(self, k: int) -> str:
-        """Point ``k`` written as ``x=1, y=2`` (exact text where known)."""
+        """Point ``k`` written as ``x=1, y=2``: its exact text where known, else each value
+        as short as it reads back (:func:`~gradcalc.core.numbers.format_number`, as tables
+        and CSV write it).
+
+        >>> Points(("x", "y"), {"x": np.array([1e300]), "y": np.array([0.1])}, None).label(0)
+        'x=1e+300, y=0.1'
+        """
         if self.exact is not None:
             return ", ".join(f"{n}={v}" for n, v in self.exact[k].items())
         values = {
             n: self.arrays[n] if self.arrays[n].ndim == 0 else self.arrays[n][k] for n in self.names
         }
-        return ", ".join(f"{n}={float(v):.17g}" for n, v in values.items())
+        return ", ".join(f"{n}={format_number(v)}" for n, v in values.items())
 
     def parts(self, rows: int) -> list[Points]:
         """These points cut into parts of at most ``rows`` points each, in order (file row
