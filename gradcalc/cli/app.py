@@ -31,6 +31,7 @@ import typer
 
 from gradcalc import __version__
 from gradcalc.cli.context import AppContext, discard_stdout, mind_closed_stdout
+from gradcalc.cli.limits import Stopped
 from gradcalc.cli.options import option_names
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
 from gradcalc.core.errors import ExitCode, reason_of
@@ -406,6 +407,8 @@ def run(args: list[str] | None = None, context: AppContext | None = None) -> int
         return int(ExitCode.USAGE)
     except (typer.Abort, KeyboardInterrupt):
         return 130
+    except Stopped as stop:  # SIGTERM, SIGHUP: unwound as Ctrl-C is (its files removed)
+        return stop.status
     except MemoryError:  # under --max-memory, or the machine's own limit
         if context.traceback:
             raise

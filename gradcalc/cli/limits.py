@@ -9,6 +9,12 @@ memory cap Python raises ``MemoryError``, which :func:`gradcalc.cli.app.main` re
 way (:func:`memory_message`). A few seconds past the CPU cap the kernel kills the process
 outright (the hard limit), so even a long computation inside C code cannot outlive it.
 
+A SIGTERM (``kill``, ``timeout``, ``docker stop``) or SIGHUP (the terminal closed) stops a
+command as Ctrl-C does: :func:`apply` has them raise :class:`Stopped`, which unwinds the
+command -- an ``--out`` file being written is removed, the one it would replace left as it
+was -- and the process ends with the shell's status for that signal, 128 + its number
+(143, 129), as it does with 130 after Ctrl-C.
+
 Only the standard library is imported at first (numpy only when a memory cap is set):
 ``gradcalc --help`` stays fast.
 
@@ -37,7 +43,25 @@ GRACE_SECONDS = 5
 #: The exit status of a process stopped at its CPU cap.
 CPU_EXIT = 2
 
+#: The signals that stop a command as Ctrl-C does (:class:`Stopped`).
+STOPPING = ("SIGTERM", "SIGHUP")
+
 _applied: dict[str, float] = {}
+
+
+class Stopped(BaseException):
+    """A command stopped by the signal ``signum`` (SIGTERM, SIGHUP): like
+    ``KeyboardInterrupt``, no ``except Exception`` takes it for an error of the input, and
+    every ``finally`` on the way out runs. ``status``: the process's exit status,
+    128 + ``signum``, as a shell reports a process that signal ended.
+
+    >>> Stopped(signal.SIGTERM).status
+    143
+    """
+
+    def __init__(self, signum: int):
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.status = 128 + signum
 
 
 def applied_cpu() -> float:
@@ -127,14 +151,18 @@ def validate(cpu_seconds: float, memory_mb: float) -> None:
 
 def apply(cpu_seconds: float, memory_mb: float) -> None:
     """Cap this process's CPU time at ``cpu_seconds`` and its address space at ``memory_mb``
-    MiB (0: leave that one alone). Caps can only be lowered, never raised past the hard
-    limits the process already has; the messages name the cap actually in force. No-op where
-    ``resource`` does not exist (Windows).
+    MiB (0: leave that one alone), and let SIGTERM and SIGHUP stop it as Ctrl-C does
+    (:class:`Stopped`). Caps can only be lowered, never raised past the hard limits the
+    process already has; the messages name the cap actually in force. The caps are left
+    alone where ``resource`` does not exist (Windows).
 
     Raises:
         InputError: for a cap that is not finite or below 0 (:func:`validate`).
     """
     validate(cpu_seconds, memory_mb)
+    for name in STOPPING:
+        if hasattr(signal, name):  # (Windows has no SIGHUP)
+            signal.signal(getattr(signal, name), _on_stop)
     try:
         import resource
     except ImportError:  # pragma: no cover - not POSIX
@@ -188,3 +216,13 @@ def _on_cpu_limit(signum: int, frame: object) -> None:
     if written is not None:
         written.discard_pending()
     os._exit(CPU_EXIT)
+
+
+def _on_stop(signum: int, frame: object) -> None:
+    """SIGTERM, SIGHUP: unwind the command (:class:`Stopped`), its files cleaned up on the way
+    out. Another such signal while it unwinds is ignored, so that the cleanup is not cut short
+    (SIGKILL still ends the process at once)."""
+    for name in STOPPING:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    raise Stopped(signum)

@@ -13,7 +13,8 @@ A worker that dies (killed by a signal, or ending itself at a resource cap) cost
 task it was answering: ``lost(task, status)`` is that task's answer (``status`` is the
 worker's exit status, negative for a signal), the tasks queued behind it are answered in
 the calling process, and no more are handed to it. Workers ignore Ctrl-C (the caller
-decides) and end when the caller closes their task pipe.
+decides), end at once on SIGTERM or SIGHUP (whatever handler the caller has for them), and
+end when the caller closes their task pipe.
 
 Forking is used only on Linux (:func:`available`): macOS's system libraries are not safe
 to fork with, and Windows has no fork. Elsewhere, and for ``workers <= 1``, the map runs in
@@ -132,6 +133,9 @@ def _serve(
     """A worker's life: answer each task from ``tasks`` on ``answers`` until the pipe closes
     (or the caller has gone)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):  # end at once: the caller's handler unwinds the caller
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     for connection in inherited:  # the caller's ends: open here, no pipe would ever close
         connection.close()
     with contextlib.suppress(EOFError, OSError):

@@ -5,8 +5,9 @@ own inputs, and never seen half-written.
 written -- the same file by any name (a symlink, ``./``, a hard link), as
 :func:`os.path.samefile` decides. :class:`Replacing` writes a file's new content under a
 hidden temporary name in the same directory and renames it over the target only when it is
-complete (:meth:`~Replacing.commit`): a failure, a ``--timeout`` or Ctrl-C removes the
-temporary file (:meth:`~Replacing.discard`) and leaves a file that was there untouched. Only
+complete (:meth:`~Replacing.commit`): a failure, a ``--timeout``, Ctrl-C, SIGTERM or SIGHUP
+removes the temporary file (:meth:`~Replacing.discard`) and leaves a file that was there
+untouched. Only
 a process killed outright (SIGKILL) can leave the hidden ``.NAME.*.tmp`` file behind; the
 CPU cap's handler removes them (:func:`discard_pending`).
 
