@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import errno
 import functools
 import gc
 import importlib
@@ -30,11 +29,11 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from gradcalc import __version__
-from gradcalc.cli.context import AppContext, discard_stdout, mind_closed_stdout
+from gradcalc.cli.context import AppContext, mind_closed_stdout, unwritable, unwritten
 from gradcalc.cli.limits import Stopped
 from gradcalc.cli.options import option_names
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
-from gradcalc.core.errors import ExitCode, reason_of
+from gradcalc.core.errors import ExitCode
 
 #: The commands, in the order of gradcalc --help: each is the function of its name in
 #: ``gradcalc.cli.commands.<name>``; all but ops and repl take an EXPRESSION.
@@ -300,18 +299,6 @@ def _observed() -> bool:
     return sys.getprofile() is not None or sys.gettrace() is not None or "coverage" in sys.modules
 
 
-#: The reasons an output cannot be written that are the machine's, not gradcalc's.
-_CANNOT_WRITE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
-
-
-def _unwritten(error: OSError) -> int:
-    """Say in one line that the output could not be written, and why; the exit code (2)."""
-    with contextlib.suppress(OSError):
-        print(f"gradcalc: cannot write the output: {reason_of(error)}", file=sys.stderr)
-    discard_stdout()  # (the interpreter's own last flush would fail again)
-    return int(ExitCode.USAGE)
-
-
 def _one_line_note(message: Any, category: Any, *where: Any, **more: Any) -> None:
     """A library's warning (numpy, matplotlib, sympy) as one short line on stderr, not the
     default's file, line and source text."""
@@ -366,7 +353,7 @@ def exit_with(code: int) -> NoReturn:
     except BrokenPipeError:  # the reader went away (| head -1): not an error
         code = ExitCode.OK
     except OSError as error:
-        code = _unwritten(error)
+        code = unwritten(error)
     except (AttributeError, ValueError):  # no stdout, or a closed one: nothing to flush
         pass
     with contextlib.suppress(AttributeError, OSError, ValueError):
@@ -417,8 +404,8 @@ def run(args: list[str] | None = None, context: AppContext | None = None) -> int
         print(f"gradcalc: {memory_message()}", file=sys.stderr)
         return int(ExitCode.USAGE)
     except Exception as bug:  # a bug in gradcalc, not in the input: say so in one line
-        if isinstance(bug, OSError) and bug.errno in _CANNOT_WRITE:
-            return _unwritten(bug)
+        if unwritable(bug):  # a full disk, a closed stdout: not a bug
+            return unwritten(bug)
         from gradcalc.cli.limits import memory_message, out_of_memory
 
         if out_of_memory(bug) and not context.traceback:  # a module too big for the cap

@@ -22,6 +22,7 @@ turns a gradcalc error into its one-line message and exit code.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
@@ -30,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gradcalc.core.errors import ExitCode, GradcalcError, InputError
+from gradcalc.core.errors import ExitCode, GradcalcError, OutputError, reason_of
 
 
 @dataclass(eq=False)
@@ -98,8 +99,8 @@ class AppContext:
                 raise
             return refused(refusal(), ExitCode.USAGE, arguments.get("output"))
         except GradcalcError as error:
-            if self.traceback:
-                raise
+            if self.traceback or isinstance(error, OutputError):
+                raise  # (an output that cannot be written ends a session too: see unwritten)
             return refused(self.spelled(error.render()), error.exit_code, arguments.get("output"))
         except BrokenPipeError:  # the reader went away (gradcalc ... | head -1): not an error
             discard_stdout()
@@ -198,7 +199,7 @@ class ClosedStdout(io.TextIOBase):
 
     >>> ClosedStdout().write("x")
     Traceback (most recent call last):
-    gradcalc.core.errors.InputError: cannot write the output: standard output is closed
+    gradcalc.core.errors.OutputError: cannot write the output: standard output is closed
     """
 
     def writable(self) -> bool:
@@ -206,7 +207,7 @@ class ClosedStdout(io.TextIOBase):
 
     def write(self, text: str) -> int:
         if text:
-            raise InputError("cannot write the output: standard output is closed")
+            raise OutputError("cannot write the output: standard output is closed")
         return 0
 
 
@@ -222,6 +223,41 @@ def mind_closed_stdout() -> None:
             os.dup2(null, 1)
             os.close(null)
     sys.stdout = ClosedStdout()
+
+
+#: The reasons an output cannot be written that are the machine's, not gradcalc's.
+CANNOT_WRITE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF})
+
+
+def unwritable(error: BaseException) -> bool:
+    """Whether ``error`` is an output that cannot be written (a full disk, a closed standard
+    output): no bug, and nothing more can be shown.
+
+    >>> unwritable(OSError(errno.ENOSPC, "No space left on device"))
+    True
+    >>> unwritable(OSError(errno.ENOENT, "No such file or directory"))
+    False
+    """
+    if isinstance(error, OutputError):
+        return True
+    return isinstance(error, OSError) and error.errno in CANNOT_WRITE
+
+
+def unwritten(error: Exception) -> int:
+    """Say in one line that the output could not be written, and why; the exit code (2).
+    Every command, a repl session and a ``--jobs`` stream end so.
+
+    >>> unwritten(OSError(errno.ENOSPC, "No space left on device"))  # (on stderr)
+    2
+    """
+    if isinstance(error, OutputError):
+        message = error.message
+    else:
+        message = f"cannot write the output: {reason_of(error)}"
+    with contextlib.suppress(OSError):
+        print(f"gradcalc: {message}", file=sys.stderr)
+    discard_stdout()  # (the interpreter's own last flush would fail again)
+    return int(ExitCode.USAGE)
 
 
 def refused(message: str, code: int, output: object) -> int:

@@ -105,6 +105,12 @@ class InputError(GradcalcError):
     """The user's text, option or file cannot be used (exit code 2)."""
 
 
+class OutputError(InputError):
+    """The output cannot be written: standard output closed (exit code 2). It ends what is
+    running -- a repl session, a ``--jobs`` stream too: nothing more could be shown -- and
+    is said once, as an ``OSError`` of a full disk is."""
+
+
 class ShapeError(InputError, ValueError):
     """Tensors whose shapes an op cannot take: ``(3, 2) @ (3, 2)``, an axis a tensor does not
     have, an index out of range (exit code 2; also a ``ValueError`` for Python callers)."""

@@ -133,6 +133,44 @@ def test_quit_ends_the_session_and_eof_exits_0() -> None:
     assert session_of().returncode == 0
 
 
+@pytest.mark.parametrize(
+    ("stdout", "reason"),
+    [("full", "No space left on device"), ("closed", "standard output is closed")],
+)
+@pytest.mark.parametrize("first", ["f = x^2", "grad x^2 at x=3"])
+def test_an_output_that_cannot_be_written_ends_the_session_with_one_line(
+    stdout, reason, first
+) -> None:
+    """``gradcalc repl > /dev/full`` (or ``>&-``): as every command, one line and exit 2, at
+    the first line whose answer cannot be written -- not an internal error per line, exit 0."""
+    with open(os.devnull if stdout == "closed" else "/dev/full", "w") as target:
+        done = subprocess.run(
+            [sys.executable, "-c", "from gradcalc.cli.app import main; main()", "repl"],
+            input=f"{first}\ngrad at x=3\nhelp\n",
+            stdout=target,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=(lambda: os.close(1)) if stdout == "closed" else None,  # (in the child)
+            timeout=120,
+        )
+    assert (done.returncode, done.stderr) == (2, f"gradcalc: cannot write the output: {reason}\n")
+
+
+def test_a_reader_gone_away_ends_the_session_quietly() -> None:
+    """``gradcalc repl | head -1``: not an error (exit 0, nothing on stderr), as for every
+    command."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from gradcalc.cli.app import main; main()", "repl"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    process.stdout.close()  # (before the session writes anything: it reads its first line)
+    _, errors = process.communicate("f = x^2\ngrad at x=3\nhelp\n", timeout=120)
+    assert (process.returncode, errors) == (0, "")
+
+
 # --- the parts ---------------------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from gradcalc.cli.context import AppContext
+from gradcalc.cli.context import AppContext, discard_stdout, unwritable, unwritten
 from gradcalc.cli.repl import PROMPT, Session
 from gradcalc.core.errors import ExitCode, GradcalcError
 
@@ -79,7 +79,10 @@ def _lines(interactive: bool) -> Iterable[str]:
 
 
 def run(session: Session | None = None) -> int:
-    """The loop: read, execute, print; errors are one line and the session goes on."""
+    """The loop: read, execute, print; errors are one line and the session goes on -- but
+    for an output that cannot be written (a full disk, a closed stdout): said once, and the
+    session ends with exit code 2, as every command does (a reader gone away ends it too,
+    quietly: exit 0)."""
     session = session or Session()
     interactive = sys.stdin.isatty()
     readline = _setup_readline(session) if interactive else None
@@ -89,18 +92,25 @@ def run(session: Session | None = None) -> int:
         for line in _lines(interactive):
             try:
                 session.execute(line)
-            except GradcalcError as error:
-                print(f"gradcalc: {error.render()}", file=sys.stderr)
+                sys.stdout.flush()  # (each answer at once: a failed write is found at its line)
             except KeyboardInterrupt:
                 print("interrupted", file=sys.stderr)
-            except Exception as bug:  # a bug: one line, and the session goes on
-                if session.context.traceback:
+            except BrokenPipeError:  # the reader went away (gradcalc repl | head): no error
+                discard_stdout()
+                return ExitCode.OK
+            except Exception as error:
+                if unwritable(error):  # nothing more could be shown: not a bug, not the input
+                    return unwritten(error)
+                if isinstance(error, GradcalcError):
+                    print(f"gradcalc: {error.render()}", file=sys.stderr)
+                elif session.context.traceback:
                     raise
-                print(
-                    f"gradcalc: internal error: {type(bug).__name__}: {bug} "
-                    "(please report it, with the output of gradcalc --traceback repl)",
-                    file=sys.stderr,
-                )
+                else:  # a bug: one line, and the session goes on
+                    print(
+                        f"gradcalc: internal error: {type(error).__name__}: {error} "
+                        "(please report it, with the output of gradcalc --traceback repl)",
+                        file=sys.stderr,
+                    )
             if session.done:
                 break
     finally:
