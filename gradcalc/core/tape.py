@@ -282,7 +282,16 @@ class Tape:
         ...         z = y * 10   # not recorded: z is a constant to this tape
         >>> print(tape.gradient(z, x))
         None
+
+        Raises:
+            TapeError: outside the tape's ``with`` block (as TensorFlow, which raises there):
+                a tape records nothing there, so there is nothing to pause.
         """
+        if self not in active_tapes:
+            raise TapeError(
+                "stop_recording() pauses a tape inside its with block; "
+                "this tape is not recording here"
+            )
         was = self._recording
         self._recording = False
         try:

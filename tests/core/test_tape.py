@@ -184,6 +184,21 @@ def test_stop_gradient_and_stop_recording() -> None:
     assert float(tape.gradient(w, x)) == 6.0
 
 
+def test_stop_recording_outside_the_with_block_is_refused() -> None:
+    # TensorFlow raises when stop_recording is used on a tape that is not recording
+    x = Variable(3.0)
+    tape = Tape()
+    with pytest.raises(TapeError, match="inside its with block"):
+        with tape.stop_recording():
+            pass
+    with tape:
+        y = x * x
+    with pytest.raises(TapeError, match="inside its with block"):
+        with tape.stop_recording():
+            pass
+    assert float(tape.gradient(y, x)) == 6.0
+
+
 def test_records_show_ops_inputs_values_and_adjoints() -> None:
     x = constant(3.0)
     with Tape() as tape:
