@@ -1,6 +1,7 @@
 """TensorFlow's names for what gradcalc's primitives compute: ``reduce_sum``, ``reduce_mean``,
 ``reduce_max``, ``reduce_min``, ``reduce_logsumexp`` (with ``axis`` and ``keepdims``) and
-``clip_by_norm``, each composed of recorded primitives, so the tape shows the primitives.
+``clip_by_norm``, each composed of recorded primitives, so the tape shows the primitives; and
+``zeros`` and ``ones``.
 
 >>> from gradcalc import Tape, Variable
 >>> x = Variable([[1.0, 2.0], [3.0, 4.0]])
@@ -16,10 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from gradcalc.core.ops import F
 from gradcalc.core.ops.record import Op
 from gradcalc.core.ops.shape import kept_shape
-from gradcalc.core.tensor import Tensor, as_tensor
+from gradcalc.core.tensor import Tensor, as_tensor, check_float_dtype
 
 Axis = int | Sequence[int] | None
 
@@ -100,6 +103,26 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Axis = None) -> Tensor:
     return result
 
 
+def zeros(shape: int | tuple[int, ...], dtype: Any = None, name: str | None = None) -> Tensor:
+    """A constant of zeros, as ``tf.zeros`` (``dtype``: a float type, computed in float64).
+
+    >>> zeros(2, dtype=np.float32), zeros((1, 2)).shape
+    (Tensor([0., 0.]), (1, 2))
+    """
+    check_float_dtype(dtype)
+    return Tensor(np.zeros(shape), name)
+
+
+def ones(shape: int | tuple[int, ...], dtype: Any = None, name: str | None = None) -> Tensor:
+    """A constant of ones, as ``tf.ones`` (``dtype``: a float type, computed in float64).
+
+    >>> ones(2, dtype="float64")
+    Tensor([1., 1.])
+    """
+    check_float_dtype(dtype)
+    return Tensor(np.ones(shape), name)
+
+
 class Spelling(NamedTuple):
     """One row of the TensorFlow mapping table (docs/python-api.md is generated from
     :data:`TENSORFLOW`): how TensorFlow writes it, how gradcalc does, and where they differ
@@ -127,7 +150,12 @@ TENSORFLOW = (
     Spelling("`tf.constant(3.0, name='x3')`", '`gradcalc.constant(3.0, name="x3")`', ("constant",)),
     Spelling("`tf.constant(10)` (an integer)", "`gradcalc.constant(10)`", ("constant",),
              "every tensor is float64: an integer is a number and gets a gradient "
-             "(TensorFlow gives `None`); `dtype=` is not taken", on_purpose=True),
+             "(TensorFlow gives `None`); a float `dtype=` (`gradcalc.float32`, `float16`, "
+             "`float64`, numpy's) is taken and computed in float64, any other is a `TypeError`",
+             on_purpose=True),
+    Spelling("`tf.zeros(2, dtype=tf.float32)`, `tf.ones((2, 3))`",
+             "`gradcalc.zeros(2, dtype=gradcalc.float32)`, `gradcalc.ones((2, 3))`",
+             ("zeros", "ones", "float32"), "constants, in float64"),
     Spelling("`tape.watch(x)`, `tape.watched_variables()`",
              "`tape.watch(x)`, `tape.watched_variables()`",
              ("Tape.watch", "Tape.watched_variables"), "`tape.watched` also lists watched tensors"),
@@ -144,7 +172,9 @@ TENSORFLOW = (
              '`unconnected_gradients=gradcalc.UnconnectedGradients.ZERO` or `"zero"`',
              ("UnconnectedGradients",), '`unconnected="zero"` is another name for it'),
     Spelling("`tape.jacobian(y, x)`, `tape.batch_jacobian(y, x)`", "the same",
-             ("Tape.jacobian", "Tape.batch_jacobian")),
+             ("Tape.jacobian", "Tape.batch_jacobian"),
+             "`experimental_use_pfor=` and `parallel_iterations=` are taken and ignored: they "
+             "choose how TensorFlow computes the same numbers"),
     Spelling("`tape.stop_recording()`, `tape.reset()`", "the same",
              ("Tape.stop_recording", "Tape.reset")),
     Spelling("`tf.stop_gradient(x)`", "`gradcalc.stop_gradient(x)`", ("stop_gradient",)),

@@ -48,12 +48,7 @@ from gradcalc.core.nesting import (
 from gradcalc.core.ops import Op
 from gradcalc.core.problems import Problem, find_problems
 from gradcalc.core.sweep import between, sweep, upstream
-from gradcalc.core.tensor import (
-    Tensor,
-    Variable,
-    active_tapes,
-    variable_tapes,
-)
+from gradcalc.core.tensor import Tensor, Variable, active_tapes, variable_tapes
 
 
 class TapeError(RuntimeError):
@@ -284,14 +279,11 @@ class Tape:
         None
 
         Raises:
-            TapeError: outside the tape's ``with`` block (as TensorFlow, which raises there):
-                a tape records nothing there, so there is nothing to pause.
+            TapeError: outside the tape's ``with`` block (as TensorFlow's, which raises there).
         """
         if self not in active_tapes:
-            raise TapeError(
-                "stop_recording() pauses a tape inside its with block; "
-                "this tape is not recording here"
-            )
+            msg = "stop_recording() pauses a tape inside its with block; it is not recording here"
+            raise TapeError(msg)
         was = self._recording
         self._recording = False
         try:
@@ -356,9 +348,12 @@ class Tape:
         sources: Sources,
         unconnected_gradients: Unconnected = "none",
         unconnected: Unconnected | None = None,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
     ) -> Any:
         """The full Jacobian: for each source, an array shaped ``target.shape + source.shape``
-        (recorded by the tapes that record meanwhile, so they can differentiate it again).
+        (recorded by the tapes that record meanwhile, so they can differentiate it again);
+        ``parallel_iterations``, ``experimental_use_pfor``: ignored (TensorFlow's ways to it).
 
         >>> from gradcalc import Tape, Variable
         >>> x = Variable([1.0, 2.0])
@@ -379,12 +374,18 @@ class Tape:
         return rebuild(sources, [stack_rows(target, s, col) for s, col in zip(flat, zip(*rows))])
 
     def batch_jacobian(
-        self, target: Tensor, source: Tensor, unconnected_gradients: Unconnected = "none"
+        self,
+        target: Tensor,
+        source: Tensor,
+        unconnected_gradients: Unconnected = "none",
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
     ) -> Tensor | None:
         """For a stack of independent examples -- ``target`` shaped ``(batch, *outs)`` made
         from ``source`` shaped ``(batch, *ins)``, row b only from row b -- each row's
         Jacobian: shape ``(batch, *outs, *ins)``, one backward pass per output element (as
-        ``tf.GradientTape.batch_jacobian``; it does not check that the rows are independent).
+        ``tf.GradientTape.batch_jacobian``; it does not check that the rows are independent;
+        ``parallel_iterations`` and ``experimental_use_pfor`` are ignored, as in ``jacobian``).
 
         >>> from gradcalc import Tape, constant
         >>> x = constant([[1.0, 2.0], [3.0, 4.0]])

@@ -50,6 +50,38 @@ def as_float_array(value: Any) -> np.ndarray:
     return array.astype(np.float64, copy=False)
 
 
+#: TensorFlow's and numpy's float type names, for ``dtype=`` (every tensor is float64).
+float16, float32, float64 = np.float16, np.float32, np.float64
+
+
+def check_float_dtype(dtype: Any) -> None:
+    """Take ``dtype=`` as TensorFlow's ``Variable``, ``constant``, ``zeros`` and ``ones`` do:
+    a float type (``float32``, ``"float64"``, numpy's or gradcalc's names) is accepted and
+    the tensor is float64 all the same; ``None`` is no type given.
+
+    >>> check_float_dtype(float32), check_float_dtype("float16"), check_float_dtype(None)
+    (None, None, None)
+    >>> check_float_dtype(np.int32)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    TypeError: dtype=int32 is not taken: gradcalc computes in float64 and takes a float dtype ...
+
+    Raises:
+        TypeError: for an integer, complex, boolean or other type that is not a float.
+    """
+    if dtype is None:
+        return
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:
+        kind = ""
+    if kind != "f":
+        name = getattr(dtype, "__name__", None) or str(dtype)
+        raise TypeError(
+            f"dtype={name} is not taken: gradcalc computes in float64 and takes a float "
+            "dtype only (float16, float32, float64)"
+        )
+
+
 class Tensor:
     """A float64 array that gradient tapes can record.
 
@@ -198,9 +230,10 @@ class Variable(Tensor):
     respect to, so you do not need ``tape.watch``. ``trainable=False`` makes one that
     tapes watch only when told to; ``assign``, ``assign_add`` and ``assign_sub`` change
     its value in place (not recorded: a gradient does not flow through an assignment).
+    ``dtype`` may name a float type (:func:`check_float_dtype`); the value is float64.
 
     >>> from gradcalc import Tape
-    >>> w = Variable(5.0, name="w")
+    >>> w = Variable(5.0, name="w", dtype=float32)
     >>> with Tape() as tape:
     ...     y = w * w
     >>> tape.gradient(y, w), w.name
@@ -211,7 +244,10 @@ class Variable(Tensor):
 
     __slots__ = ("trainable",)
 
-    def __init__(self, value: Any, *, name: str | None = None, trainable: bool = True):
+    def __init__(
+        self, value: Any, *, name: str | None = None, trainable: bool = True, dtype: Any = None
+    ):
+        check_float_dtype(dtype)
         super().__init__(value, name)
         self.trainable = trainable
 
@@ -303,17 +339,19 @@ def recording() -> bool:
     return any(tape._recording for tape in active_tapes)
 
 
-def constant(value: Any, name: str | None = None) -> Tensor:
+def constant(value: Any, name: str | None = None, *, dtype: Any = None) -> Tensor:
     """Make a tensor that tapes record only after ``tape.watch``.
 
     Integers become floats (so they have gradients, unlike TensorFlow's integer tensors);
-    lists become arrays.
+    lists become arrays. ``dtype`` may name a float type (see :func:`check_float_dtype`):
+    the tensor is float64 all the same.
 
     >>> constant(3)
     Tensor(3.)
-    >>> constant([1, 2], name="pair").shape
+    >>> constant([1, 2], name="pair", dtype=float32).shape
     (2,)
     """
+    check_float_dtype(dtype)
     return Tensor(value, name)
 
 

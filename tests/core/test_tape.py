@@ -188,14 +188,12 @@ def test_stop_recording_outside_the_with_block_is_refused() -> None:
     # TensorFlow raises when stop_recording is used on a tape that is not recording
     x = Variable(3.0)
     tape = Tape()
-    with pytest.raises(TapeError, match="inside its with block"):
-        with tape.stop_recording():
-            pass
+    with pytest.raises(TapeError, match="inside its with block"), tape.stop_recording():
+        pass
     with tape:
         y = x * x
-    with pytest.raises(TapeError, match="inside its with block"):
-        with tape.stop_recording():
-            pass
+    with pytest.raises(TapeError, match="inside its with block"), tape.stop_recording():
+        pass
     assert float(tape.gradient(y, x)) == 6.0
 
 

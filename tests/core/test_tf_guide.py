@@ -58,8 +58,10 @@ def test_gradient_tapes_scalar() -> None:
 
 
 def test_gradient_tapes_any_tensor_and_dict_sources() -> None:
+    from gradcalc import float32, zeros  # (the guide's tf.zeros and tf.float32)
+
     w = Variable(RNG.normal(size=(3, 2)), name="w")
-    b = Variable(np.zeros(2), name="b")
+    b = Variable(zeros(2, dtype=float32), name="b")
     x = [[1.0, 2.0, 3.0]]
     with Tape(persistent=True) as tape:
         y = x @ w + b
@@ -425,6 +427,41 @@ def test_batch_jacobian() -> None:
     jb = tape.batch_jacobian(y, x)
     assert jb.shape == (7, 6, 5)
     assert reduce_max(abs(jb - j_sum)).numpy() < 1e-12
+
+
+def test_jacobians_take_tensorflows_pfor_options_and_give_the_same_numbers() -> None:
+    # experimental_use_pfor and parallel_iterations choose how TensorFlow computes the
+    # Jacobian, not what it is: the numbers are those of y = x² (diagonal 2x) either way
+    x = Variable([[1.0, 2.0], [3.0, 4.0]])
+    with Tape(persistent=True) as tape:
+        y = x**2
+    j = tape.jacobian(y, x, experimental_use_pfor=False, parallel_iterations=2).numpy()
+    eye = np.eye(2)
+    np.testing.assert_array_equal(j, np.einsum("ij,ik,jl->ijkl", 2 * x.numpy(), eye, eye))
+    jb = tape.batch_jacobian(y, x, experimental_use_pfor=False).numpy()
+    np.testing.assert_array_equal(jb, [np.diag([2.0, 4.0]), np.diag([6.0, 8.0])])
+
+
+def test_a_float_dtype_is_taken_and_computed_in_float64() -> None:
+    from gradcalc import float16, float32, ones, zeros
+
+    x = Variable(0.1, dtype=float32)  # float64 all the same: 0.1 is not rounded to float32
+    assert x.numpy().dtype == np.float64 and float(x) == 0.1
+    with Tape() as tape:
+        y = x * constant(3.0, dtype=np.float16) + reduce_sum(ones((2, 2), dtype="float64"))
+    assert float(tape.gradient(y, x)) == 3.0 and float(y) == 0.1 * 3.0 + 4.0
+    assert zeros(3, dtype=float16).numpy().tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, "int64", np.complex128, bool, "bfloat16", "str"])
+def test_a_dtype_other_than_a_float_is_refused_in_one_line(dtype) -> None:
+    from gradcalc import zeros
+
+    for make in (lambda: Variable(1.0, dtype=dtype), lambda: constant(1.0, dtype=dtype),
+                 lambda: zeros(2, dtype=dtype)):  # fmt: skip
+        one_line = r"^dtype=\S+ is not taken: gradcalc computes in float64 [^\n]*$"
+        with pytest.raises(TypeError, match=one_line):
+            make()
 
 
 def test_batch_jacobian_does_not_check_independence() -> None:
