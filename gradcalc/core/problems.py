@@ -76,9 +76,9 @@ def find_problems(records: Sequence[Recorded], on_tape: Container[int]) -> list[
     found: list[Problem] = []
     trouble: dict[int, np.ndarray] = {}  # record output id -> points with a problem there
     for rec, finite in zip(records, finite_each([rec.output.value for rec in records])):
-        if finite and rec.op.domain is None:
+        if finite and rec.op.domain is None and rec.op.backward_issues is None:
             continue  # (nothing for _value_problems to find)
-        problems = _value_problems(rec, on_tape)
+        problems = _value_problems(rec, on_tape) + _backward_problems(rec)
         found += problems
         if problems:
             trouble[rec.output.id] = _union(rec.value.shape, (p.mask for p in problems))
@@ -148,6 +148,15 @@ def _value_problems(rec: Recorded, on_tape: Container[int]) -> list[Problem]:
         )
     news = ~np.isfinite(rec.value) & ~undefined & inputs_finite
     return found + _non_finite_problems(rec, NON_FINITE_VALUE, rec.value, news)
+
+
+def _backward_problems(rec: Recorded) -> list[Problem]:
+    """What a backward function the user wrote gave wrong for the record's adjoint (every
+    point of the record: each may depend on every input)."""
+    if rec.adjoint is None or rec.op.backward_issues is None:
+        return []
+    everywhere = np.ones(rec.value.shape, dtype=bool)
+    return [Problem(rec, i.kind, i.reason, everywhere) for i in rec.op.backward_issues()]
 
 
 def _trouble(trouble: dict[int, np.ndarray], rec: Recorded) -> np.ndarray:

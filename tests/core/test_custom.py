@@ -170,3 +170,89 @@ def test_a_persistent_tape_takes_the_second_derivative_of_its_own_custom_call() 
         y = log1pexp(x)
         first = tape.gradient(y, x)
     assert float(tape.gradient(first, x)) == pytest.approx(_sigmoid_slope(0.5), rel=1e-12)
+
+
+def test_several_results_as_tensorflows_one_adjoint_per_result() -> None:
+    seen = []
+
+    @custom_gradient
+    def two(a):
+        def backward(dy1, dy2):
+            seen.append((dy1.numpy().tolist(), dy2.numpy().tolist()))
+            return dy1 * 2 + dy2 * F.cos(a)
+
+        return (a * 2, F.sin(a)), backward
+
+    v = Variable([0.5, -1.0])
+    with Tape(persistent=True) as tape:
+        y1, y2 = two(v)
+        loss = F.sum(y1 * y1) + F.sum(y2)
+    # each result its own tensor, shaped as returned
+    np.testing.assert_array_equal(y1.numpy(), [1.0, -2.0])
+    np.testing.assert_array_equal(y2.numpy(), np.sin([0.5, -1.0]))
+    # by hand: d/dv [sum((2v)^2) + sum(sin v)] = 8v + cos v; backward got 2*y1 and ones
+    got = tape.gradient(loss, v).numpy()
+    np.testing.assert_allclose(got, 8 * np.array([0.5, -1.0]) + np.cos([0.5, -1.0]), rtol=1e-15)
+    assert seen[-1] == ([2.0, -4.0], [1.0, 1.0])
+    # a result the target does not use gets zeros as its adjoint, as in TensorFlow
+    np.testing.assert_allclose(tape.gradient(y2, v).numpy(), np.cos([0.5, -1.0]), rtol=1e-15)
+    assert seen[-1] == ([0.0, 0.0], [1.0, 1.0])
+
+    # central finite differences of the same loss agree
+    def f(p):
+        return np.sum((2 * p) ** 2) + np.sum(np.sin(p))
+
+    h, p = 1e-6, np.array([0.5, -1.0])
+    fd = [(f(p + h * e) - f(p - h * e)) / (2 * h) for e in np.eye(2)]
+    np.testing.assert_allclose(got, fd, rtol=1e-8)
+
+
+def test_a_single_scalar_result_in_a_tuple_is_a_tuple_of_one() -> None:
+    @custom_gradient
+    def square(a):
+        return (a * a,), lambda dy: dy * 2 * a
+
+    x = Variable(3.0)
+    with Tape() as tape:
+        (y,) = square(x)
+    assert y.shape == () and float(y) == 9.0 and float(tape.gradient(y, x)) == 6.0
+
+
+def test_a_gradient_of_the_wrong_shape_is_a_shape_error_naming_the_function() -> None:
+    from gradcalc import ShapeError
+
+    @custom_gradient
+    def doubled(a):
+        return a * 2, lambda dy: constant([1.0, 2.0, 3.0])
+
+    v = Variable([1.0, 2.0])
+    with Tape() as tape:
+        y = doubled(v)
+    with pytest.raises(ShapeError, match=r"backward function of doubled .* shape \(3,\) .* \(2,\)"):
+        tape.gradient(y, v)
+
+
+@pytest.mark.parametrize("bad, reason", [(np.nan, "NaN"), (np.inf, "infinity")])
+def test_a_nan_from_backward_is_a_problem_of_its_record(bad, reason) -> None:
+    @custom_gradient
+    def broken(a):
+        return a * 2, lambda dy: dy * bad
+
+    for make in (lambda x: broken(x), lambda x: broken(x * x) + 1):
+        x = Variable(1.0)
+        with Tape() as tape:
+            y = make(x)
+        assert not np.isfinite(float(tape.gradient(y, x)))
+        problems = tape.problems()
+        # the record of broken, and only it: the mul before it is not blamed
+        assert [(p.record.op.name, p.kind) for p in problems] == [("broken", "non-finite adjoint")]
+        assert f"backward function of broken gave {reason}" in str(problems[0])
+        assert [p.record.op.name for p in tape.problems(y)] == ["broken"]
+
+
+def test_a_finite_backward_is_no_problem() -> None:
+    x = Variable(100.0)
+    with Tape() as tape:
+        y = log1pexp(x)
+    tape.gradient(y, x)
+    assert tape.problems() == []

@@ -163,6 +163,8 @@ class Op:
         shapes: the shapes the op takes, said when given others (default: numpy's reason).
         reduction: for an elementwise op, the op that a call with one argument or with
             ``axis=`` means (``max(v)`` and ``max(X, axis=0)`` are ``amax``).
+        backward_issues: for a rule the user wrote (``custom_gradient``), what its latest
+            backward pass gave wrong (a NaN from a finite adjoint): ``Tape.problems`` tells.
 
     >>> from gradcalc.core.ops import REGISTRY
     >>> bool(REGISTRY["sin"](0.5).value == np.sin(0.5))
@@ -196,6 +198,7 @@ class Op:
     shapes: str = "shapes that broadcast together (sizes equal or 1, aligned from the right)"
     reduction: str | None = None
     array_grads: tuple[Callable[..., Any], ...] | None = None
+    backward_issues: Callable[[], list[DomainIssue]] | None = None
 
     def __post_init__(self) -> None:
         if not self.args:
