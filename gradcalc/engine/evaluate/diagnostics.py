@@ -212,11 +212,12 @@ def _starved(
     mask = np.asarray(unit.mask)
     if through is None:
         return np.ones(mask.shape, dtype=bool)
-    gradient = np.broadcast_to(np.abs(result.gradient[source]), mask.shape)
+    gradient = np.broadcast_to(np.abs(np.asarray(result.gradient[source])), mask.shape)
     passed = np.abs(np.broadcast_to(through, mask.shape))
     with np.errstate(invalid="ignore"):
         carried = gradient - passed
-        return ~((carried >= least) & (carried >= passed))
+        enough: np.ndarray = (carried >= least) & (carried >= passed)
+    return ~enough
 
 
 def _through_all(
@@ -264,19 +265,21 @@ def _through(
         if row.label == source:
             tangents[row.index] = np.ones_like(row.value)
             continue
-        feeding = [
-            (slope, 1.0 if i.kind == "variable" and i.name == source else tangents.get(i.record))
-            for slope, i in zip(slopes[row.index], row.inputs)
-            if (i.kind == "variable" and i.name == source) or i.record in tangents
-        ]
+        feeding = []
+        with np.errstate(all="ignore"):
+            for slope, given in zip(slopes[row.index], row.inputs):
+                if given.kind == "variable" and given.name == source:
+                    feeding.append(slope)
+                elif given.record is not None and given.record in tangents:
+                    feeding.append(slope * tangents[given.record])
+            tangent = np.asarray(sum(feeding))
         if not feeding:
             continue
         if not REGISTRY[row.op].elementwise:
             return None
-        with np.errstate(all="ignore"):
-            tangent = sum(slope * t for slope, t in feeding)
         if row.index == unit.record:
-            return np.asarray(row.adjoint) * tangent
+            through: np.ndarray = np.asarray(row.adjoint) * tangent
+            return through
         tangents[row.index] = tangent
     return None
 
