@@ -57,7 +57,12 @@ def test_a_point_on_a_kink_is_not_judged() -> None:
     graph = compile_expression("sum(relu(X@W))", ["X", "W"])
     result = tensor_gradient(graph, {"X": np.array([[1.0, -1.0]]), "W": np.ones((2, 2))})
     assert result.at_kink
-    assert check_tensor(result).status == "skipped"
+    check = check_tensor(result)
+    assert check.status == "skipped"
+    # nothing was compared, so there is no error figure (it read 0.0e+00)
+    assert check.error is None and check.json()["error"] is None
+    assert str(check).startswith("check: skipped — the point lies on a kink")
+    assert "relative error" not in str(check)
 
 
 def test_a_relu_network_near_its_kinks_is_never_called_wrong() -> None:

@@ -56,15 +56,17 @@ DIRECTIONAL_RTOL = 1e-5
 @dataclass(frozen=True)
 class TensorCheck:
     """The outcome: ``method`` (``symbolic`` or ``directional``), ``status`` (``agree``,
-    ``disagree`` or ``skipped``), the worst relative ``error`` seen, and ``detail`` in
-    words (what was compared, and why this method)."""
+    ``disagree`` or ``skipped``), the worst relative ``error`` seen (``None`` when nothing was
+    compared), and ``detail`` in words (what was compared, and why this method)."""
 
     method: str
     status: str
-    error: float
+    error: float | None
     detail: str
 
     def __str__(self) -> str:
+        if self.error is None:
+            return f"check: {self.status} — {self.detail}"
         return f"check: {self.status} — {self.detail} (worst relative error {self.error:.1e})"
 
     def json(self) -> dict[str, Any]:
@@ -86,7 +88,7 @@ def check_tensor(result: TensorResult, seconds: float = 5.0) -> TensorCheck:
     statements = [s for s in sources if s not in result.values]
     if result.at_kink:
         detail = "the point lies on a kink, where the tape's gradient is one-sided by convention"
-        return TensorCheck("none", "skipped", 0.0, detail)
+        return TensorCheck("none", "skipped", None, detail)
     if statements:
         why = f"{statements[0]} is a statement"
     elif elements > SYMBOLIC_ELEMENTS:
@@ -173,7 +175,8 @@ def _directional(result: TensorResult, sources: list[str], why: str) -> TensorCh
         agreed += 1
     if agreed < DIRECTIONS:
         detail = f"central differences could not decide along {tried} random directions"
-        return TensorCheck("directional", "skipped", worst, f"{detail} ({why})")
+        compared = worst if agreed else None  # (the directions that decided, if any)
+        return TensorCheck("directional", "skipped", compared, f"{detail} ({why})")
     status = "agree" if worst <= DIRECTIONAL_RTOL else "disagree"
     detail = (
         f"central differences along {DIRECTIONS} random directions, step {step:.1e} "
