@@ -29,7 +29,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from gradcalc import __version__
-from gradcalc.cli.context import AppContext, mind_closed_stdout, unwritable, unwritten
+from gradcalc.cli.context import AppContext, mind_closed_stdout, refused, unwritable, unwritten
 from gradcalc.cli.limits import Stopped
 from gradcalc.cli.options import option_names
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
@@ -361,6 +361,47 @@ def exit_with(code: int) -> NoReturn:
     os._exit(code)
 
 
+def format_asked(args: Sequence[str]) -> str | None:
+    """The ``--format`` a command line asks for, read from its words as given (the last one
+    with a value, as the option parser takes it; lowercased, as it accepts ``JSON``): what an
+    error found while the line is parsed is written in, before any option has a value.
+
+    >>> format_asked(["grad", "x", "--format", "JSON", "--bogus"])
+    'json'
+    >>> format_asked(["grad", "x", "--format=csv"]), format_asked(["grad", "--", "--format=csv"])
+    ('csv', None)
+    """
+    asked = None
+    for k, word in enumerate(args):
+        if word == "--":  # (arguments from here on)
+            break
+        name, equals, value = word.partition("=")
+        if name == "--format" and (equals or k + 1 < len(args)):  # (not a last one, bare)
+            asked = value if equals else args[k + 1]
+    return asked.lower() if asked is not None else None
+
+
+def _unparsed(error: Any, args: Sequence[str]) -> int:
+    """Say why the option parser refused the command line ``args`` (click's ``error``), as
+    every other error is said (:func:`gradcalc.cli.context.refused`: one line, and with
+    ``--format json`` one JSON document on stdout too); the exit code (2)."""
+    from typer.core import click  # the click Typer uses (it may bundle its own)
+
+    where = getattr(error, "ctx", None)
+    hint = f"\nTry '{where.command_path} --help'." if where is not None else ""
+    message = error.format_message().replace("Value error, ", "")
+    if isinstance(error, click.NoSuchOption):  # the same words as parsing.Command's
+        guess = error.possibilities[0] if error.possibilities else None
+        message = f"no such option {error.option_name}"
+        message += f"; did you mean {guess}?" if guess else ""
+    if message.startswith("Usage:"):  # no command given: the help itself, whole
+        print(message, file=sys.stderr)
+        return int(ExitCode.USAGE)
+    if len(message) > 300:  # an option's value may be huge: never echo it whole
+        message = message[:299] + "…"
+    return refused(f"{message}{hint}", ExitCode.USAGE, format_asked(args))
+
+
 def run(args: list[str] | None = None, context: AppContext | None = None) -> int:
     """Run the command line ``args`` (default: the process's) in this process: errors as one
     line on stderr; the documented exit code. The IPython magic runs commands through it.
@@ -378,20 +419,7 @@ def run(args: list[str] | None = None, context: AppContext | None = None) -> int
     except typer.Exit as done:
         return int(done.exit_code)
     except click.ClickException as error:
-        where = getattr(error, "ctx", None)
-        hint = f"\nTry '{where.command_path} --help'." if where is not None else ""
-        message = error.format_message().replace("Value error, ", "")
-        if isinstance(error, click.NoSuchOption):  # the same words as parsing.Command's
-            guess = error.possibilities[0] if error.possibilities else None
-            message = f"no such option {error.option_name}"
-            message += f"; did you mean {guess}?" if guess else ""
-        if len(message) > 300:  # an option's value may be huge: never echo it whole
-            message = message[:299] + "…"
-        if message.startswith("Usage:"):  # no command given: the help itself
-            print(message, file=sys.stderr)
-        else:
-            print(f"gradcalc: {message}{hint}", file=sys.stderr)
-        return int(ExitCode.USAGE)
+        return _unparsed(error, sys.argv[1:] if args is None else args)
     except (typer.Abort, KeyboardInterrupt):
         return 130
     except Stopped as stop:  # SIGTERM, SIGHUP: unwound as Ctrl-C is (its files removed)

@@ -59,7 +59,39 @@ _MPMATH_DEFAULT_BITS = 53
 
 
 class CheckTimeout(Exception):
-    """A symbolic piece ran out of its time budget (the caller skips it with a warning)."""
+    """A symbolic piece ran out of its time budget (the caller skips it with a warning).
+
+    Args:
+        reason: which budget ran out, in words.
+        option: the option that gives the piece more time: ``--check-timeout`` (its own
+            limit, or the request's symbolic allowance) or ``--timeout`` (the request's
+            deadline came first).
+    """
+
+    def __init__(self, reason: str, option: str = "--check-timeout"):
+        super().__init__(reason)
+        self.option = option
+
+    @property
+    def advice(self) -> str:
+        """How to give the piece more time.
+
+        >>> CheckTimeout("the request's time budget (--timeout 1 s) ran out", "--timeout").advice
+        'raise --timeout'
+        """
+        return f"raise {self.option}"
+
+    def within(self, seconds: float) -> str:
+        """What stopped a piece that had ``seconds`` of its own, and the advice, as the end
+        of a note (``sympy could not differentiate within 5 s (raise --check-timeout)``).
+
+        >>> CheckTimeout("took longer than 5 s").within(5)
+        'within 5 s (raise --check-timeout)'
+        >>> CheckTimeout("the request's time budget (--timeout 1 s) ran out", "--timeout").within(5)
+        "before the request's time budget (--timeout 1 s) ran out (raise --timeout)"
+        """
+        said = f"before {self}" if self.option == "--timeout" else f"within {seconds:g} s"
+        return f"{said} ({self.advice})"
 
 
 class OutOfTime(GradcalcError):
@@ -80,7 +112,7 @@ class Budget:
         self.allowance = symbolic
         self.started = time.monotonic()
         self.symbolic_spent = 0.0
-        self.timed_out: dict[Hashable, str] = {}
+        self.timed_out: dict[Hashable, tuple[str, str]] = {}  # key: (reason, option)
 
     def remaining(self) -> float:
         """Seconds left before the deadline (infinite without one).
@@ -107,8 +139,8 @@ class Budget:
         gradcalc.core.budget.CheckTimeout: the request's symbolic budget (5 s) is spent
         """
         if key is not None and key in self.timed_out:
-            raise CheckTimeout(self.timed_out[key])
-        left, reason = math.inf, ""
+            raise CheckTimeout(*self.timed_out[key])
+        left, reason, option = math.inf, "", "--check-timeout"
         if seconds > 0:
             left, reason = seconds, f"took longer than {seconds:g} s"
         if self.allowance is not None and self.allowance - self.symbolic_spent < left:
@@ -117,19 +149,20 @@ class Budget:
         if self.timeout > 0 and self.remaining() - RESERVE * self.timeout < left:
             left = self.remaining() - RESERVE * self.timeout
             reason = f"the request's time budget (--timeout {self.timeout:g} s) ran out"
+            option = "--timeout"
         if left < MIN_PIECE:
-            raise CheckTimeout(reason)
+            raise CheckTimeout(reason, option)
         # sympy is imported before the alarm is armed: an import the alarm interrupts leaves
         # the package half-initialised for the rest of the process
         import sympy  # noqa: F401
 
         start = time.monotonic()
         try:
-            with _deadline(start + left, lambda: CheckTimeout(reason)):
+            with _deadline(start + left, lambda: CheckTimeout(reason, option)):
                 yield
         except CheckTimeout as stop:
             if key is not None:
-                self.timed_out[key] = str(stop)
+                self.timed_out[key] = (str(stop), stop.option)
             raise
         finally:
             self.symbolic_spent += time.monotonic() - start

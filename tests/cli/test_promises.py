@@ -25,7 +25,11 @@ The promises (docs/students.md, "How gradcalc reads what you type"; docs/exit-co
 - ``kept``: no format drops a result: an answer (exit 0) for a degenerate function (the
   product of the squares of the example's variables) writes something on stdout, in every
   format (``critical --format plain`` once printed nothing for ``x^2*y^2``'s continua);
-- ``no_sympy``: ``--no-check`` imports no sympy (in a fresh process).
+- ``no_sympy``: ``--no-check`` imports no sympy (in a fresh process);
+- ``usage``: every command (``ops`` and ``repl`` too), on a command line: an option error the
+  option parser finds (an unknown option, a number below its option's range, a last option
+  without its value) is one line and exit 2, and with ``--format json`` stdout still gets one
+  JSON document, the error's.
 
 Known failures that another change fixes are listed, cell by cell, in :data:`FIXED_ELSEWHERE`
 (strict: a cell that starts to pass fails until it is taken out of the table).
@@ -91,12 +95,16 @@ def example(name: str) -> list[str]:
 EXPRESSION_COMMANDS = tuple(n for n in COMMANDS if example(n)[1:2] and n not in ("ops", "repl"))
 
 
-def _with(args: list[str], expression: str, output: str) -> list[str]:
-    """``args`` with EXPRESSION replaced and ``--format output`` (where the command has one)."""
-    args = [args[0], expression, *args[2:]]
+def _without_format(args: list[str]) -> list[str]:
     if "--format" in args:
         k = args.index("--format")
-        del args[k : k + 2]
+        return args[:k] + args[k + 2 :]
+    return args
+
+
+def _with(args: list[str], expression: str, output: str) -> list[str]:
+    """``args`` with EXPRESSION replaced and ``--format output`` (where the command has one)."""
+    args = _without_format([args[0], expression, *args[2:]])
     return args + (["--format", output] if "--format" in options(args[0]) else [])
 
 
@@ -151,14 +159,11 @@ def _captured(call: Callable[[], int]) -> Outcome:
 
 
 def via_cli(args: list[str]) -> Outcome:
-    """The command line in this process, through Typer's runner."""
-    from typer.testing import CliRunner
+    """The command line in this process, as ``gradcalc ARGS`` runs it: through
+    :func:`gradcalc.cli.app.run`, which reports the option parser's errors too."""
+    from gradcalc.cli.app import run
 
-    from gradcalc.cli.app import app
-
-    done = CliRunner().invoke(app, args, terminal_width=100)
-    escaped = done.exception is not None and not isinstance(done.exception, SystemExit)
-    return Outcome(done.exit_code, done.stdout, done.stderr, repr(done.exception) * escaped)
+    return _captured(lambda: run(args))
 
 
 def via_magic(args: list[str]) -> Outcome:
@@ -405,6 +410,46 @@ def probe_kept(name: str, output: str, run: Callable) -> None:
         assert outcome.stdout.strip(), (args, output, outcome.output)
 
 
+def command_line(name: str) -> list[str]:
+    """The command line of ``name``'s first example, without ``--format`` (``[name]`` when
+    the example is not a command line of its own: repl's reads its stdin)."""
+    args = example(name)
+    return _without_format(args) if args[:1] == [name] else [name]
+
+
+def option_errors(name: str) -> list[list[str]]:
+    """Errors the option parser finds in a command line of ``name``: an unknown option, a
+    number below its option's range (where it has one), a valued option last without its
+    value."""
+    from typer.core import click
+
+    given = [p for p in _click(name).params if isinstance(p, click.Option)]
+    valued = [p.opts[0] for p in given if not (p.is_flag or p.count)]
+    ranged = next((p for p in given if getattr(p.type, "min", None) is not None), None)
+    errors = [["--bogus"]]
+    if ranged is not None:
+        errors.append([ranged.opts[0], str(ranged.type.min - 1)])
+    if valued:
+        errors.append([valued[0]])
+    return errors
+
+
+def probe_usage(name: str, output: str, run: Callable) -> None:
+    asked = ["--format", output] if "--format" in options(name) else []
+    for error in option_errors(name):
+        outcome = run([*command_line(name), *asked, *error])
+        _never_crashed(outcome)
+        assert outcome.code == 2, (error, outcome.output)
+        first, *rest = outcome.stderr.splitlines()
+        assert first.startswith("gradcalc: ") and len(rest) <= 1, (error, outcome.stderr)
+        if output == "json":
+            message = first.removeprefix("gradcalc: ")
+            said = {"error": {"exit_code": 2, "kind": "usage", "message": message}}
+            assert json.loads(outcome.stdout) == said, (error, outcome.stdout)
+        else:
+            assert outcome.stdout == "", (error, outcome.stdout)
+
+
 #: Each probe: the function, and the cells it applies to (command, format, entry).
 PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
     "warned": (probe_warned, lambda name, output, entry: True),
@@ -427,6 +472,13 @@ def _heavy_cells(name: str, output: str, entry: str) -> bool:
     return entry == "cli" or output == next(f for f in formats(name) if ENTRIES[entry][1](name, f))
 
 
+#: The probes of every command's command line (ops and repl too, which take no EXPRESSION),
+#: at the entry points that read one.
+COMMAND_LINE_PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
+    "usage": (probe_usage, lambda name, output, entry: entry in ("cli", "magic")),
+}
+
+
 #: The heavy probes (seconds a cell: sympy on a 199-deep nest), run without -m "not slow".
 SLOW_PROBES = {
     "deep": (probe_deep, _heavy_cells),
@@ -438,9 +490,9 @@ SLOW_PROBES = {
 FIXED_ELSEWHERE: dict[tuple[str, str, str, str], str] = {}
 
 
-def _cells(probes: dict) -> list:
+def _cells(probes: dict, names: tuple[str, ...] = EXPRESSION_COMMANDS) -> list:
     cells = []
-    for name in EXPRESSION_COMMANDS:
+    for name in names:
         for output in formats(name):
             for entry, (_, offers) in ENTRIES.items():
                 if not offers(name, output):
@@ -456,9 +508,12 @@ def _cells(probes: dict) -> list:
     return cells
 
 
-@pytest.mark.parametrize(("name", "output", "entry", "probe"), _cells(PROBES))
+@pytest.mark.parametrize(
+    ("name", "output", "entry", "probe"),
+    _cells(PROBES) + _cells(COMMAND_LINE_PROBES, COMMANDS),
+)
 def test_every_command_keeps_every_promise(name: str, output: str, entry: str, probe: str):
-    PROBES[probe][0](name, output, ENTRIES[entry][0])
+    {**PROBES, **COMMAND_LINE_PROBES}[probe][0](name, output, ENTRIES[entry][0])
 
 
 @pytest.mark.slow

@@ -247,8 +247,8 @@ def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str], c
                 exact = {v: solution[s] for v, s in zip(variables, symbols)}
                 points.append(({v: float(e) for v, e in exact.items()}, exact))
             return sorted(points, key=lambda p: tuple(p[0].values()))
-    except CheckTimeout:
-        notes.append(f"sympy could not solve ∇f = 0 within {budget:g} s (raise --check-timeout)")
+    except CheckTimeout as stop:
+        notes.append(f"sympy could not solve ∇f = 0 {stop.within(budget)}")
     except (NotImplementedError, ValueError, TypeError, RecursionError, AttributeError) as failure:
         notes.append(f"sympy could not solve ∇f = 0 ({type(failure).__name__})")
     return None

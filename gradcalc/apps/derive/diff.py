@@ -287,11 +287,8 @@ def _raw(graph, sources, order, kind, budget, notes) -> list[Any] | None:
             if kind == "gradient":
                 return [first[s] for s in sources]
             return [derivative(first[a], symbol(b)) for a in sources for b in sources]
-    except CheckTimeout:
-        notes.append(
-            f"budget exceeded: sympy could not differentiate within {budget:g} s "
-            "(raise --check-timeout)"
-        )
+    except CheckTimeout as stop:
+        notes.append(f"budget exceeded: sympy could not differentiate {stop.within(budget)}")
     except (RecursionError, ValueError, TypeError, AttributeError) as failure:
         notes.append(f"sympy could not differentiate this ({type(failure).__name__})")
     return None

@@ -343,10 +343,8 @@ def _exact_coefficients(graph, variables, texts, tape, budget, notes) -> dict | 
                 value = form.subs(center)  # (exact: its shortest form shown)
                 out[powers] = simplest(value, budget / (2 * len(tape))).expr, form
             return out
-    except CheckTimeout:
-        notes.append(
-            f"sympy's exact polynomial took longer than {budget:g} s (raise --check-timeout)"
-        )
+    except CheckTimeout as stop:
+        notes.append(f"sympy could not give the exact polynomial {stop.within(budget)}")
     except (TypeError, ValueError, RecursionError, AttributeError) as failure:
         notes.append(f"sympy could not form the exact polynomial ({type(failure).__name__})")
     return None

@@ -312,7 +312,7 @@ def check_against(
             account = graph.cache.setdefault(("sampled", key), {})
             sample = sample_at_high_precision(partials, expanded, tape_values, where, account)
     except CheckTimeout as stop:
-        note = f"symbolic check skipped: {stop} (raise --check-timeout)"
+        note = f"symbolic check skipped: {stop} ({stop.advice})"
         if (id(graph), key) in current().timed_out:  # it ran out (was not just left out):
             graph.cache["timed out", key] = note  # later chunks and jobs skip it at once
         return CheckReport("skipped", note=note)
