@@ -33,7 +33,7 @@ from gradcalc.cli.context import AppContext, mind_closed_stdout, refused, unwrit
 from gradcalc.cli.limits import Stopped
 from gradcalc.cli.options import option_names
 from gradcalc.cli.parsing import EXPRESSIONS_MAY_START_WITH_MINUS, Command, Group
-from gradcalc.core.errors import ExitCode
+from gradcalc.core.errors import ExitCode, closest
 
 #: The commands, in the order of gradcalc --help: each is the function of its name in
 #: ``gradcalc.cli.commands.<name>``; all but ops and repl take an EXPRESSION.
@@ -391,7 +391,7 @@ def _unparsed(error: Any, args: Sequence[str]) -> int:
     hint = f"\nTry '{where.command_path} --help'." if where is not None else ""
     message = error.format_message().replace("Value error, ", "")
     if isinstance(error, click.NoSuchOption):  # the same words as parsing.Command's
-        guess = error.possibilities[0] if error.possibilities else None
+        guess = closest(error.option_name, error.possibilities or ())
         message = f"no such option {error.option_name}"
         message += f"; did you mean {guess}?" if guess else ""
     if message.startswith("Usage:"):  # no command given: the help itself, whole

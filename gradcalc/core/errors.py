@@ -159,14 +159,19 @@ def writing(error: OSError) -> bool:
 
 def closest(name: str, choices: Iterable[str]) -> str | None:
     """The one of ``choices`` closest to ``name`` (difflib's ratio at least 0.6), or None.
+    Options are compared without their dashes, which every one shares: ``--bogus`` is
+    nothing like ``--out``.
 
     >>> closest("--formt", ["--format", "--at"]), closest("q", ["x"])
     ('--format', None)
+    >>> closest("--bogus", ["--out", "--at"]) is None
+    True
     """
     import difflib
 
-    close = difflib.get_close_matches(name, list(choices), n=1)
-    return close[0] if close else None
+    named = {choice.lstrip("-"): choice for choice in choices}
+    close = difflib.get_close_matches(name.lstrip("-"), list(named), n=1)
+    return named[close[0]] if close else None
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

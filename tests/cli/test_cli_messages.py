@@ -72,6 +72,16 @@ def test_option_typos(cli, args, message) -> None:
     assert "Error: no such option" in result.stderr and message in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("args", [["grad", "x^2", "--bogus"], ["--bogus", "grad", "x^2"]])
+def test_an_option_like_no_other_gets_no_guess(capsys, args) -> None:
+    """--bogus is nothing like --out: the dashes every option shares make no likeness."""
+    from gradcalc.cli.app import run
+
+    assert run(args) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("gradcalc: no such option --bogus\n"), said
+
+
 def test_a_negative_expression_is_still_an_expression(cli) -> None:
     result = cli("grad", "-at", "--at", "at=2", "--format", "plain")
     assert result.exit_code == 0 and result.stdout == "-1\n"
