@@ -315,7 +315,10 @@ def probe_deep(name: str, output: str, run: Callable) -> None:
     outcome = run(_with(example(name), "sin(" * DEPTH + v + ")" * DEPTH, output))
     _never_crashed(outcome)
     assert outcome.code in (0, 1, 2, 3), outcome.output
-    assert outcome.code == 2 or outcome.stdout.strip(), outcome.output  # an answer, or why not
+    # an answer, or why not: refused (2), or (with --format plain, whose stdout holds the
+    # answer only) no formula, said on stderr, where sympy ran out of time on a busy machine
+    unanswered = outcome.code == 1 and "not verified" in outcome.stderr
+    assert outcome.code == 2 or outcome.stdout.strip() or unanswered, outcome.output
 
 
 def _hostile(texts: list) -> Callable:
