@@ -29,6 +29,7 @@ from gradcalc.cli.inputs import (
     names,
 )
 from gradcalc.core.errors import ExitCode, InputError, reason_of
+from gradcalc.core.numbers import counted
 
 if TYPE_CHECKING:
     from gradcalc.cli.partitions import PartJob, PartSummary
@@ -245,8 +246,8 @@ def _report(summaries: list[PartSummary], written: list[str], directory: str) ->
     undefined = sum(s.undefined for s in summaries)
     if undefined:
         print(f"gradcalc: undefined at {undefined:,} of {rows:,} points", file=sys.stderr)
-    parts = f"{len(written):,} part{'' if len(written) == 1 else 's'}"
-    print(f"wrote {directory} ({parts}, {rows:,} row{'' if rows == 1 else 's'})", file=sys.stderr)
+    parts = f"{counted(len(written), 'part')}, {counted(rows, 'row')}"
+    print(f"wrote {directory} ({parts})", file=sys.stderr)
     codes = {s.exit_code for s in summaries}
     for code in (ExitCode.CHECK_FAILED, ExitCode.UNDEFINED):
         if code in codes:

@@ -32,3 +32,12 @@ def format_number(value: Any, digits: int | None = None) -> str:
     if x == int(x) and abs(x) < (1e16 if digits is None else max(_WHOLE, 10**digits)):
         return str(int(x))
     return repr(x) if digits is None else f"{x:.{digits}g}"
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` of ``noun``, in the plural unless one (``1 step``, ``1,000 rows``).
+
+    >>> counted(1, "value"), counted(3, "answer"), counted(65536, "row")
+    ('1 value', '3 answers', '65,536 rows')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -321,7 +321,7 @@ def test_a_tape_right_everywhere_agrees_and_says_how_many_points_had_50_digits()
         assert abs(float(result.gradient["x"][k]) - truth) <= 1e-7 * abs(truth)
     assert result.check.status == "agree" and result.check.method == "float64"
     meaning = result.check.meaning()
-    assert meaning.startswith("agrees within rtol 1e-7 at 1000 points (16 of them at high")
+    assert meaning.startswith("agrees within rtol 1e-7 at 1,000 points (16 of them at high")
     assert "the rest with sympy's derivative evaluated in floats, not a proof" in meaning
 
 

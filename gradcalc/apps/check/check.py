@@ -29,13 +29,13 @@ from gradcalc.apps.check.wanted import (
     Component,
     Target,
     components,
-    counted,
     named,
     named_order,
     wrong_count,
 )
 from gradcalc.core.errors import InputError, UndefinedError
 from gradcalc.core.naming import label_latex
+from gradcalc.core.numbers import counted
 from gradcalc.engine.evaluate.evaluate import evaluate, source_names
 from gradcalc.engine.evaluate.names import as_product, product_clause, require_values
 from gradcalc.engine.evaluate.points import Points, parse_at

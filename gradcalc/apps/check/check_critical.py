@@ -28,9 +28,9 @@ from typing import Any
 from gradcalc.apps.check.corners import corners, interior, nondifferentiable
 from gradcalc.apps.check.numbers import is_zero
 from gradcalc.apps.check.verdicts import Verdict, Verdicts
-from gradcalc.apps.check.wanted import counted
 from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError
+from gradcalc.core.numbers import counted
 from gradcalc.engine.evaluate.singular import side_text
 from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.answers import points_of

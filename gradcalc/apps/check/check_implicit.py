@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gradcalc.apps.check.verdicts import Verdict, Verdicts
-from gradcalc.apps.check.wanted import counted
 from gradcalc.apps.derive.implicit import implicit
 from gradcalc.core.errors import InputError
+from gradcalc.core.numbers import counted
 from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.answers import shape_of
 from gradcalc.lang.graph import lower

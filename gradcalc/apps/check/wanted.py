@@ -22,7 +22,6 @@ __all__ = [
     "Component",
     "Target",
     "components",
-    "counted",
     "named",
     "named_order",
     "subscripts",
@@ -204,12 +203,3 @@ def wrong_count(said: str, given: int, wanted: list[Component], hint: str = "") 
         one = "x" if "x" in names else names[-1]
         hint = f"; for the derivative with respect to {one} alone, add --wrt {one}"
     return InputError(f"{said}; {len(wanted)} needed, in this order: {labels}{hint}")
-
-
-def counted(n: int, noun: str) -> str:
-    """``1 answer``, ``2 answers``.
-
-    >>> counted(1, "value"), counted(3, "answer")
-    ('1 value', '3 answers')
-    """
-    return f"{n} {noun}{'' if n == 1 else 's'}"

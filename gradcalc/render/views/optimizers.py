@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcalc.core.numbers import format_number
+from gradcalc.core.numbers import counted, format_number
 from gradcalc.render.pieces import gradient as render
 
 
@@ -47,8 +47,7 @@ def minimum_tables(result: Any, digits: int | None) -> list[Any]:
     summary = Text()
     summary.append("stopped at ", style="bold")
     summary.append(f"{point}: value {format_number(result.value, digits)}, ")
-    summary.append(
-        f"|gradient| {format_number(result.gradient_norm, digits)} after {result.steps} steps\n"
-    )
+    norm = format_number(result.gradient_norm, digits)
+    summary.append(f"|gradient| {norm} after {counted(result.steps, 'step')}\n")
     summary.append(result.reason, style="green" if result.converged else "yellow")
     return [table, summary]

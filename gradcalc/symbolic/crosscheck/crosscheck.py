@@ -30,6 +30,7 @@ import numpy as np
 
 from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
+from gradcalc.core.numbers import counted
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.crosscheck.values import (  # noqa: F401 (SHORT_EXACT: used from here)
     RTOL,
@@ -164,7 +165,7 @@ class CheckReport:
         if self.status == "skipped" or not self.method:
             return self.note
         verb = "agrees within" if self.status == "agree" else "differs by more than"
-        where = f"at {self.points} point{'' if self.points == 1 else 's'}"
+        where = f"at {counted(self.points, 'point')}"
         if self.status != "agree" and self.mismatch is not None:
             where = f"at {int(np.count_nonzero(self.mismatch))} of {self.points} points"
         how = "with sympy's exact values"
