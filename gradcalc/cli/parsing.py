@@ -69,6 +69,9 @@ class Command(TyperCommand):
             elif "--at" in known and _POINT_AS_OPTION.fullmatch(arg):
                 # --x=1: a point written as an option
                 raise _usage_error(f"no such option {name}; did you mean --at {arg[2:]}?", ctx)
+            elif name in _ASKING_FOR_STEPS and ctx.info_name != "explain":
+                said = f"no such option {name}; the steps are a command of their own"
+                raise _usage_error(f"{said}: gradcalc explain EXPRESSION", ctx)
             elif re.fullmatch(r"--[A-Za-z][A-Za-z0-9-]*", name):
                 guess = closest(name, sorted(n for n in known if n.startswith("--")))
                 hint = f"; did you mean {guess}?" if guess else ""
@@ -143,6 +146,10 @@ class Group(TyperGroup):
         guess = closest(name, list(self.commands))
         hint = f"; did you mean {guess}?" if guess else ""
         raise _usage_error(f"no such command {name!r}{hint}", ctx)
+
+
+#: Options a student may try for the working (``diff ... --steps``): ``explain`` shows it.
+_ASKING_FOR_STEPS = frozenset({"--steps", "--step", "--show-steps", "--explain", "--working"})
 
 
 def _global_options(ctx: Any) -> dict[str, bool]:

@@ -64,6 +64,7 @@ def test_an_undefined_value_is_bad_input_not_an_undefined_result(cli) -> None:
         (["grad", "x^2", "--x=pi/4"], "did you mean --at x=pi/4?"),
         (["hessian", "x*y", "--at", "x=1,y=1", "-wrt", "x"], "did you mean --wrt x?"),
         (["grad", "x^2", "--at", "x=1", "--formt=json"], "did you mean --format?"),
+        (["diff", "x^2", "--steps"], "the steps are a command of their own: gradcalc explain"),
     ],
 )
 def test_option_typos(cli, args, message) -> None:
