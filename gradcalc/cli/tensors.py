@@ -4,6 +4,10 @@ how a command tells a tensor point from a scalar one, and ``grad`` on a tensor p
 
 >>> wants_tensors(["W=randn(3,2)"], None), wants_tensors(["x=1"], None)
 (True, False)
+>>> scalar_only(["W=randn(2,2),v=[1,1]"], "explain")
+Traceback (most recent call last):
+gradcalc.core.errors.InputError: explain takes scalar values only (x=3), and W=randn(2,2) is a \
+tensor: for tensor values, use gradcalc grad
 """
 
 from __future__ import annotations
@@ -20,6 +24,19 @@ def wants_tensors(at: list[str] | None, data: str | None) -> bool:
     from gradcalc.lang.literals import has_tensors
 
     return data is not None or bool(at and has_tensors(at))
+
+
+def scalar_only(at: list[str] | None, command: str) -> None:
+    """Refuse a tensor value (``W=[[1,2],[3,4]]``, ``W=randn(2,2)``, ``W=@w.npy``) in the
+    point of a command that computes with scalars only: ``grad`` is the one that takes them."""
+    from gradcalc.lang.literals import is_tensor_text, split_top_level
+
+    for pair in (pair for spec in at or () for pair in split_top_level(spec)):
+        if is_tensor_text(pair.partition("=")[2]):
+            raise InputError(
+                f"{command} takes scalar values only (x=3), and {pair.strip()} is a tensor: "
+                "for tensor values, use gradcalc grad"
+            )
 
 
 def refuse_unused(data: DataOptions, diagnostics: DiagnosticsOptions) -> None:

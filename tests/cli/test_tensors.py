@@ -176,6 +176,31 @@ def test_an_undefined_element_exits_3(cli) -> None:
     assert result.exit_code == 3 and "on 1 of 2 elements" in result.stderr
 
 
+@pytest.mark.parametrize("command", ["explain", "graph", "hessian", "jacobian", "taylor", "plot"])
+@pytest.mark.parametrize("value", ["W=[[1,2],[3,4]]", "W=randn(2,2)"])
+def test_a_scalar_command_given_a_tensor_says_so_and_names_grad(cli, command, value) -> None:
+    """explain and graph said "'[' indexes a vector or matrix ... (tensor values are given
+    with --at, not in the expression)", pointing at --at: blaming the user for doing just
+    that (randn: "unknown function"). Now: these take scalar values only; grad takes
+    tensors -- and grad computes this very point (sum(W@v) = 10 for the literal, by hand)."""
+    at = f"{value},v=[1,1]"
+    result = cli(command, "sum(W@v)", "--at", at)
+    assert result.exit_code == 2 and result.stdout == "", result.stdout + result.stderr
+    assert result.stderr == (
+        f"gradcalc: {command} takes scalar values only (x=3), and {value} is a tensor: "
+        "for tensor values, use gradcalc grad\n"
+    )
+    grad = cli("grad", "sum(W@v)", "--at", at, "--format", "json", "--no-check")
+    assert grad.exit_code == 0
+    if value.startswith("W=[["):
+        assert json.loads(grad.stdout)["value"] == 10.0  # 1+2+3+4
+
+
+def test_check_with_a_tensor_value_names_grad(cli) -> None:
+    result = cli("check", "sum(W@v)", "--at", "W=[[1,2],[3,4]],v=[1,1]", "--expect", "1")
+    assert result.exit_code == 2 and "check takes scalar values only" in result.stderr
+
+
 def test_scalar_points_are_untouched(cli) -> None:
     result = cli("grad", "3*w1^2 + 2*w1*w2", "--at", "w1=5,w2=3", "--format", "plain")
     assert result.exit_code == 0 and result.stdout.split() == ["36", "10"]

@@ -106,11 +106,13 @@ def check(
 ) -> int:
     """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
     from gradcalc.apps.check import check as answers
+    from gradcalc.cli.tensors import scalar_only
     from gradcalc.lang.intake import read_all
     from gradcalc.render.views.verdicts import VerdictView
 
     if (expect is None) == (not answer):
         raise InputError("give your answer with --expect (numbers) or with --answer (expressions)")
+    scalar_only(at, "check")
     text = expression_text(expression, None)
     at = named_at(at, text)
     values = given_values(at)  # (warned about as the expression is: 1/2pi is (1/2)·pi)

@@ -23,10 +23,12 @@ def explain(
     symbolic derivative rule by rule (without --at: the rules and the simplified result)."""
     from gradcalc.apps.explain import explain as explaining
     from gradcalc.apps.views import ExplainView
+    from gradcalc.cli.tensors import scalar_only
     from gradcalc.lang.intake import read
 
     if at and len(at) != 1:
         raise InputError("explain works at one point (--at x=3), or without one")
+    scalar_only(at, "explain")
     text = expression_text(expression, None)
     at = named_at(at, text)
     reading = read(text, given_names(at), values=given_values(at))

@@ -34,12 +34,14 @@ def graph(
     digits: Digits = None,
 ) -> int:
     """The op graph of EXPRESSION with the value and the adjoint on every node."""
+    from gradcalc.cli.tensors import scalar_only
     from gradcalc.engine.run import api
     from gradcalc.render.drawings import drawing, graph_svg
     from gradcalc.render.views.views import GraphView
 
     if at is not None and len(at) > 1:
         raise InputError("graph draws one point: give one --at")
+    scalar_only(at, "graph")
     session = Session(context, expression, at, None, of)
     options = api.Options(check=False, strict=False)
     (result, *rest) = api.gradient_at(session.graph, session.first, names(wrt), options)

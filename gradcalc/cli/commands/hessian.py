@@ -60,8 +60,11 @@ def at_points(
     """hessian's and jacobian's answer: without a point, the formula (``point_free`` of
     ``kind``); else ``compute(graph, chunk, sources, options)`` chunk by chunk, shown by
     ``view``."""
+    from gradcalc.cli.tensors import scalar_only
+
     point, derivative, display, check = sets
     at, wrt, of = point.at, derivative.wrt, derivative.of
+    scalar_only(at, kind)
     if not at and point.points is None and of is None:  # no point: the formula
         from gradcalc.cli.commands.diff import point_free
         from gradcalc.cli.inputs import expression_text

@@ -45,10 +45,12 @@ def plot(
     alone."""
     from gradcalc.apps.plot import plot
     from gradcalc.cli.reading import bound_values, given_names, given_values, named_at, warn
+    from gradcalc.cli.tensors import scalar_only
     from gradcalc.lang.intake import read
 
     if at and len(at) != 1:
         raise InputError("plot is drawn at one point: give one --at x=2 (or none)")
+    scalar_only(at, "plot")
     text = expression_text(expression, None)
     at = named_at(at, text) or []
     reading = read(text, given_names(at), values=[*given_values(at), *bound_values(span, ":")])

@@ -32,12 +32,14 @@ def taylor(
 ) -> int:
     """The Taylor polynomial of EXPRESSION about the point --at, to degree --order."""
     from gradcalc.apps.derive.taylor import taylor as expand
+    from gradcalc.cli.tensors import scalar_only
     from gradcalc.engine.judge.exits import exit_status, undefined_values
     from gradcalc.lang.intake import read
     from gradcalc.render.views.pointfree import TaylorView
 
     if not at:
         raise InputError("taylor expands about a point: give it with --at x=0")
+    scalar_only(at, "taylor")
     text = expression_text(expression, None)
     at = named_at(at, text) or []
     reading = read(text, given_names(at), values=given_values(at))
