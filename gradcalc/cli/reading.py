@@ -126,12 +126,31 @@ def show_read(
     warnings = [*read_all(readings), *hints]
     if output in HEADED:
         if headed:
-            _heading(context, output, [readings[0].heading(), *(f"warning: {w}" for w in warnings)])
+            show_heading(context, output, readings, hints)
         show(context, view, data, output, digits, **extra)
         return
     extra |= {"read_as": readings[0].read_as, "warnings": list(warnings)}
     show(context, view, data, output, digits, **extra)
     warn(warnings)
+
+
+def show_heading(
+    context: Any, output: str, readings: Sequence[Any], hints: Sequence[str] = ()
+) -> None:
+    """The reading of ``readings[0]`` (its ``read as:`` line) and the warnings of all
+    ``readings`` and ``hints``, at the top of a human format (:data:`HEADED`): before a
+    result (:func:`show_read`), or before the error that stops a command at its point (exit
+    3), so that every output shows how the input was read.
+
+    >>> from gradcalc.cli.context import AppContext
+    >>> from gradcalc.lang.intake import read
+    >>> show_heading(AppContext(), "latex", [read("abs(x)*y")])
+    % read as: f(x, y) = abs(x)·y
+    """
+    from gradcalc.lang.intake import read_all
+
+    warnings = [*read_all(readings), *hints]
+    _heading(context, output, [readings[0].heading(), *(f"warning: {w}" for w in warnings)])
 
 
 def _heading(context: Any, output: str, lines: list[str]) -> None:

@@ -51,6 +51,34 @@ def test_every_table_starts_with_how_the_expression_was_read(cli, args) -> None:
 
 
 @pytest.mark.parametrize(
+    ("output", "heading"),
+    [
+        ("table", "read as: f(x, y) = abs(x)·y\n"),
+        ("markdown", "read as: f(x, y) = abs(x)·y\n\n"),
+        ("latex", "% read as: f(x, y) = abs(x)·y\n"),
+    ],
+)
+def test_explain_shows_how_it_read_the_input_before_an_undefined_point(cli, output, heading):
+    """explain exited 3 with stdout empty where grad first prints its read-as line: abs has a
+    corner at x=0 (one-sided ∂f/∂x = -y, +y: -2, 2 at y=2, by hand)."""
+    args = ("abs(x)*y", "--at", "x=0,y=2")
+    result = run(cli, "explain", *args, "--format", output)
+    assert result.exit_code == 3
+    assert result.stdout == heading
+    assert "-2 from the left, 2 from the right" in result.stderr
+    assert run(cli, "grad", *args).stdout.startswith("read as: f(x, y) = abs(x)·y\n")
+
+
+def test_explain_at_an_undefined_point_shows_the_readings_warnings_too(cli) -> None:
+    warned = run(cli, "explain", "x/2y*log(x)", "--at", "x=0,y=2")  # ln(0): undefined
+    assert warned.exit_code == 3
+    assert warned.stdout.splitlines() == [
+        "read as: f(x, y) = (x/2)·y·ln(x)",
+        "warning: x/2y is read as (x/2)·y; if you mean x/(2·y), write x/(2y)",
+    ]
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ("grad", "x/2y", "--at", "x=1,y=2"),

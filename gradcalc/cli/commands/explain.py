@@ -8,8 +8,8 @@ from typing import Annotated
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import At, Expression, Wrt, output_option
-from gradcalc.cli.reading import given_names, given_values, named_at, show_read
-from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.cli.reading import given_names, given_values, named_at, show_heading, show_read
+from gradcalc.core.errors import ExitCode, InputError, UndefinedError
 
 
 def explain(
@@ -32,7 +32,11 @@ def explain(
     text = expression_text(expression, None)
     at = named_at(at, text)
     reading = read(text, given_names(at), values=given_values(at))
-    steps = explaining.explain(text, at or None, names(wrt))
+    try:
+        steps = explaining.explain(text, at or None, names(wrt))
+    except UndefinedError:  # (undefined at the point: how it was read comes first all the same)
+        show_heading(context, output, [reading])
+        raise
     if reading.warnings != tuple(steps.warnings):  # (the point's values warned about too)
         steps = dataclasses.replace(steps, warnings=list(reading.warnings))
     show_read(context, ExplainView(), steps, output, [reading], headed=False)
