@@ -154,3 +154,34 @@ def test_a_bias_that_is_not_one_per_unit_is_left_out_of_the_sentence() -> None:
     units = tensor_gradient(graph, values).layers.units
     assert [(u.unit, u.bias) for u in units] == [(0, None), (1, None)]
     assert "its bias" not in units[0].sentence and "pre-activation max is -4" in units[0].sentence
+
+
+def layers_of(expression: str, values: dict) -> list[tuple]:
+    graph = compile_expression(expression, list(values))
+    report = tensor_gradient(graph, {k: np.asarray(v, float) for k, v in values.items()}).layers
+    return [(layer.weight, layer.rows, layer.units, layer.gradient_norm) for layer in report.layers]
+
+
+def test_a_matrix_vector_product_is_one_unit_with_a_row_per_row_of_the_matrix() -> None:
+    """``W@v`` was reported as 1 row of 2 units of the weight v, though a vector holds one
+    unit's weights. The right operand is the weight, so Z = W@v = [3, 7] is 2 rows (W's) of
+    1 unit; ∂sum(W@v)/∂v = W^T·1 = [4, 6], norm √52 (by hand)."""
+    W, v = [[1, 2], [3, 4]], [1, 1]
+    assert layers_of("sum(W@v)", {"W": W, "v": v}) == [("v", 2, 1, pytest.approx(52**0.5))]
+    X = np.arange(15.0).reshape(5, 3)  # (n, k) @ (k,): n rows, one unit
+    assert layers_of("sum(X@w)", {"X": X, "w": [1, 1, 1]})[0][1:3] == (5, 1)
+    # unchanged: (n, k) @ (k, m) is n rows of m units; (k,) @ (k, m) one row of m units
+    assert layers_of("sum(X@W)", {"X": X, "W": np.ones((3, 4))})[0][1:3] == (5, 4)
+    assert layers_of("sum(x@W)", {"x": [1, 2, 3], "W": np.ones((3, 4))})[0][1:3] == (1, 4)
+
+
+def test_a_dead_unit_of_a_vector_weight_names_the_vector_and_a_scalar_bias() -> None:
+    values = {"X": [[1, 2], [3, 4], [5, 6]], "w": [1, 1], "b": -100}  # X@w + b = [-97, -93, -89]
+    graph = compile_expression("sum(relu(X@w + b))", list(values))
+    report = tensor_gradient(graph, {k: np.asarray(v, float) for k, v in values.items()}).layers
+    (unit,) = report.units
+    assert (unit.unit, unit.rows, unit.high) == (0, 3, -89.0)
+    assert unit.sentence == (
+        "unit 0 of layer 1 (relu) is dead on 100% of 3 rows: its bias b is -100, "
+        "its pre-activation max is -89, so no gradient reaches w or b"
+    )

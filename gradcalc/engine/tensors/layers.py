@@ -6,7 +6,9 @@ A *layer* is found on the tape by its structure: a matrix product ``A @ W`` with
 an activation (an elementwise op of one input, ``relu``, ``sigmoid``, ``tanh``, ...). The sum
 is the layer's *pre-activation* ``Z`` (rows x units); unit ``j`` is column ``j``. Layers count
 from 1 (layer 1 is the first, nearest the data); units count from 0, as numpy indexes them:
-unit 3 is ``b[3]`` and the column ``W[:, 3]``.
+unit 3 is ``b[3]`` and the column ``W[:, 3]``. A vector ``W`` is one unit's weights: ``A @ w``
+(``W @ v`` too: ``v`` is the weight) has a row per row of ``A`` and one unit; a vector ``A``
+is one row (``x @ W``).
 
 Per layer: the norm of the loss's gradient with respect to its parameters (``W`` and ``b``
 together), and its ratio to the next layer's (the one nearer the loss). A ratio below
@@ -145,7 +147,10 @@ def layer_report(
     by_index = {row.index: row for row in rows}
     for k, (weight, bias, activation, pre, out) in enumerate(found):
         z = by_index[pre].value
-        table = z if z.ndim == 2 else z.reshape(1, -1) if z.ndim <= 1 else None
+        vector = weight in values and np.ndim(values[weight]) == 1  # (one unit's weights)
+        table = (
+            z if z.ndim == 2 else z.reshape((-1, 1) if vector else (1, -1)) if z.ndim <= 1 else None
+        )
         units = (
             []
             if table is None or activation is None
@@ -154,7 +159,7 @@ def layer_report(
                 activation,
                 table,
                 values.get(bias) if bias else None,
-                (weight, bias),
+                _templates(weight, bias, vector, bias is not None and np.ndim(values[bias]) == 0),
                 thresholds,
             )
         )
@@ -170,7 +175,7 @@ def layer_report(
                 pre,
                 out,
                 0 if table is None else table.shape[0],
-                int(z.shape[-1]) if z.ndim else 1,
+                int(z.shape[-1]) if table is None else table.shape[1],
                 norms[k],
                 ratio,
                 _verdict(norms[k], ratio, thresholds),
@@ -241,10 +246,11 @@ def _units(
     activation: str,
     z: np.ndarray,
     bias: np.ndarray | None,
-    names: tuple[str, str | None],
+    names: tuple[str, str],
     thresholds: Thresholds,
 ) -> list[UnitFinding]:
-    """The dead or saturated units of one layer's pre-activation ``z`` (rows x units)."""
+    """The dead or saturated units of one layer's pre-activation ``z`` (rows x units);
+    ``names``: unit ``j``'s weights and bias as templates of ``j`` (:func:`_templates`)."""
     rows = z.shape[0]
     if activation in DYING:
         kind, flagged, needed = "dead", z <= 0, thresholds.dead_share
@@ -274,6 +280,20 @@ def _units(
     return found
 
 
+def _templates(weight: str, bias: str | None, vector: bool, scalar: bool) -> tuple[str, str]:
+    """How unit ``j``'s weights and bias are written, as templates of ``j``: ``W[:, {}]`` and
+    ``b[{}]``; a ``vector`` weight is one unit's (``w``), a ``scalar`` bias every unit's
+    (``b``); no bias: "".
+
+    >>> _templates("W", "b", False, False), _templates("w", "b", True, True)
+    (('W[:, {}]', 'b[{}]'), ('w', 'b'))
+    """
+    return (
+        weight if vector else f"{weight}[:, {{}}]",
+        "" if bias is None else bias if scalar else f"{bias}[{{}}]",
+    )
+
+
 def _unit_bias(bias: np.ndarray | None, units: int, j: int) -> float | None:
     """Unit ``j``'s bias, when the bias is one number per unit (or one for all)."""
     if bias is None or bias.size not in (1, units) or bias.ndim > 2:
@@ -298,16 +318,16 @@ def _unit_sentence(
     share: float,
     rows: int,
     bias: float | None,
-    names: tuple[str, str | None],
+    names: tuple[str, str],
     column: np.ndarray,
     thresholds: Thresholds,
 ) -> str:
     head = f"unit {unit} of layer {layer} ({activation}) is {kind} on {share:.0%} of {rows:,} rows"
     weight, bias_name = names
-    why = [] if bias is None else [f"its bias {bias_name}[{unit}] is {bias:.3g}"]
+    why = [] if bias is None else [f"its bias {bias_name.format(unit)} is {bias:.3g}"]
     if kind == "dead" and share == 1:
         why.append(f"its pre-activation max is {column.max():.3g}")
-        reached = f"{weight}[:, {unit}]" + ("" if bias is None else f" or {bias_name}[{unit}]")
+        reached = weight.format(unit) + ("" if bias is None else f" or {bias_name.format(unit)}")
         why.append(f"so no gradient reaches {reached}")
     elif kind == "dead":
         why.append(f"its pre-activation max is {column.max():.3g}")
