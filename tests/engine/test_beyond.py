@@ -38,3 +38,36 @@ def test_a_jacobian_is_undefined_where_any_target_is() -> None:
     assert result.undefined.tolist() == [False, True]  # log at -1
     assert result.matrix[1, 1, 0] == 1.0  # d(x*y)/dy at x = 1
     assert math.isclose(result.matrix[0, 0, 0], 1.0)  # d log(x)/dx at 1
+
+
+def test_each_result_beyond_the_gradient_has_a_short_repr_with_its_own_line() -> None:
+    """Their repr was the dataclass's (every field, the tape too: kilobytes). By hand, for
+    x^3·y at (2, 1): f = 8, f_x = 3x²y = 12, f_y = x³ = 8, f_xxx = 6y = 6, along (3, 4)/5:
+    12·0.6 + 8·0.8 = 13.6; the Hessian of x²y at (1, 2) is [[2y, 2x], [2x, 0]] =
+    [[4, 2], [2, 0]] (indefinite, and ∇f ≠ 0); the Jacobian of (xy, x + y) is
+    [[y, x], [1, 1]], its determinant y - x: 1 at (1, 2), -1 at (3, 2)."""
+    import dataclasses
+
+    graph = api.compile_expression("x^3*y", ["x", "y"])
+    point = api.as_points({"x": 2, "y": 1})
+    derivative = api.derivatives_at(graph, point, "x", 3)
+    assert repr(derivative).splitlines()[1:] == [
+        "  f = 8", "  ∂f/∂x = 12", "  ∂³f/∂x³ = 6", "  check: agree"
+    ]  # fmt: skip
+    directional = api.directional_at(graph, point, [3, 4], ["x", "y"], True)
+    assert repr(directional).splitlines()[3] == "  derivative along x=0.6, y=0.8 = 13.6"
+    hessian = api.hessian("x^2*y", at={"x": [1, 3], "y": 2})
+    assert repr(hessian).splitlines()[3] == (
+        "  Hessian at the first point = [[4, 2], [2, 0]]: not a critical point (indefinite)"
+    )
+    jacobian = api.jacobian("u = x*y; v = x + y", at={"x": [1, 3], "y": 2}, of=["u", "v"])
+    assert repr(jacobian) == (
+        "JacobianResult: u = x·y; v = x + y at 2 points, the first x=1, y=2\n"
+        "  ∂(u, v)/∂(x, y) at the first point = [[2, 1], [1, 1]]\n"
+        "  determinant = [1, -1]"
+    )
+    for result in (derivative, directional, hessian, jacobian):
+        assert repr(result).startswith(type(result).__name__ + ": ")
+        assert len(repr(result)) < 400 and "TapeRow" not in repr(result)
+        assert type(result).__eq__ is not object.__eq__  # still the dataclass's equality
+    assert dataclasses.replace(jacobian) == jacobian

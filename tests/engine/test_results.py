@@ -37,3 +37,41 @@ def test_options_are_fixed_once_made() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.check = True  # type: ignore[misc]
     assert dataclasses.replace(options, strict=False).check is False
+
+
+def test_a_results_repr_is_a_few_lines_of_what_it_says_not_its_fields() -> None:
+    """repr(grad(...)) was the dataclass's: every field, the tape's rows and the points in full
+    (kilobytes in a terminal IPython). Now a few lines, the numbers by hand: x^2·y at (2, 3)
+    is 12, ∂/∂x = 2xy = 12, ∂/∂y = x^2 = 4; at (2, 4): 16, 16, 4."""
+    from IPython.lib.pretty import pretty
+
+    import gradcalc
+
+    one = gradcalc.grad("x^2*y", at=["x=2,y=3"])
+    assert (
+        repr(one)
+        == pretty(one)
+        == (
+            "GradResult: f(x, y) = x^2·y at x=2, y=3\n  f = 12\n  ∂f/∂x = 12, ∂f/∂y = 4\n"
+            "  check: agree"
+        )
+    )
+    many = gradcalc.grad("x^2*y", at={"x": 2, "y": np.arange(3.0, 1003.0)}, check=False)
+    text = repr(many)
+    assert len(text.splitlines()) == 4 and len(text) < 300, text
+    assert text.startswith("GradResult: f(x, y) = x^2·y at 1000 points, the first x=2, y=3\n")
+    assert "  f = [12, 16, 20, ..., 4000, 4004, 4008]\n" in text  # 4·y
+    assert text.endswith("∂f/∂y = [4, 4, 4, ..., 4, 4, 4]\n  check: not made")
+    assert one == one and one != gradcalc.grad("x^2*y", at=["x=2,y=3"])  # (eq=False, as before)
+
+
+def test_a_repr_marks_undefined_values_and_says_why() -> None:
+    import gradcalc
+
+    result = gradcalc.grad("log(x)*y", at={"x": [1, -1], "y": 2}, strict=False, check=False)
+    assert repr(result).splitlines()[1:] == [  # 2·ln(1) = 0, ∂/∂x = y/x = 2, ∂/∂y = ln(1) = 0
+        "  f = [0, nan]",
+        "  ∂f/∂x = [2, nan], ∂f/∂y = [0, nan]",
+        "  undefined at x=-1, y=2: log(x): undefined: log is undefined for negative numbers",
+        "  check: not made",
+    ]

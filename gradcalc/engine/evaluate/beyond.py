@@ -15,14 +15,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gradcalc.core.naming import derivative_label
+from gradcalc.core.numbers import format_number
 from gradcalc.engine.evaluate import display
-from gradcalc.engine.evaluate.results import GradResult
+from gradcalc.engine.evaluate.results import GradResult, numbers, where
 
 if TYPE_CHECKING:  # (annotations: the classification is made where a Hessian is)
     from gradcalc.engine.evaluate.classify import Classification
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)  # (GradResult's short repr, with the lines of its own)
 class HessianResult(GradResult):
     """A :class:`GradResult` with the Hessian and the second-derivative test per point.
 
@@ -36,8 +38,24 @@ class HessianResult(GradResult):
     shown_matrix: np.ndarray | None = None
     exact_matrix: list[list[list[str | None]]] = field(default_factory=list)
 
+    def _summary(self) -> list[str]:
+        """The gradient's lines, then the Hessian and its test (at the first point).
 
-@dataclass(kw_only=True)
+        >>> from gradcalc.engine.run.api import hessian
+        >>> hessian("x^2 + x*y + y^2", at={"x": 0, "y": 0})
+        HessianResult: f(x, y) = x^2 + x·y + y^2 at x=0.0, y=0.0
+          f = 0
+          ∂f/∂x = 0, ∂f/∂y = 0
+          Hessian = [[2, 1], [1, 2]]: local minimum (positive definite)
+          check: agree
+        """
+        *lines, check = super()._summary()
+        matrix = self.matrix if self.shown_matrix is None else self.shown_matrix
+        test = f"{self.tests[0].verdict} ({self.tests[0].curvature})"
+        return [*lines, f"Hessian{_first(matrix)}: {test}", check]
+
+
+@dataclass(kw_only=True, repr=False)
 class DerivativeResult(GradResult):
     """A :class:`GradResult` for one source with its derivatives of order 1..``order``."""
 
@@ -50,14 +68,31 @@ class DerivativeResult(GradResult):
         """The derivative of the requested order."""
         return self.orders[-1]
 
+    def _summary(self) -> list[str]:
+        """The gradient's lines, then the derivative of the order asked for."""
+        *lines, check = super()._summary()
+        label = derivative_label(self.target, [self.sources[0]] * self.order)
+        shown = (self.shown_orders or self.orders)[-1]
+        return [*lines, f"{label} = {numbers(shown, self.undefined)}", check]
 
-@dataclass(kw_only=True)
+
+@dataclass(kw_only=True, repr=False)
 class DirectionalResult(GradResult):
     """A :class:`GradResult` with the derivative along ``direction`` (unit length unless
     asked otherwise)."""
 
     direction: dict[str, float]
     directional: np.ndarray
+
+    def _summary(self) -> list[str]:
+        """The gradient's lines, then the derivative along the direction."""
+        *lines, check = super()._summary()
+        along = ", ".join(f"{n}={format_number(v)}" for n, v in self.direction.items())
+        return [
+            *lines,
+            f"derivative along {along} = {numbers(self.directional, self.undefined)}",
+            check,
+        ]
 
 
 @dataclass
@@ -90,6 +125,38 @@ class JacobianResult:
         undefined: np.ndarray = np.logical_or.reduce([np.asarray(r.undefined) for r in self.rows])
         return undefined
 
+    def __repr__(self) -> str:
+        """A few lines: how the text was read, where, the matrix (at the first point) and
+        the determinant, in place of every row's fields (kilobytes).
+
+        >>> from gradcalc.engine.run.api import jacobian
+        >>> jacobian("r*cos(t), r*sin(t)", at={"r": 2, "t": 0})
+        JacobianResult: r·cos(t), r·sin(t) at r=2.0, t=0.0
+          ∂(f1, f2)/∂(r, t) = [[1, 0], [0, 2]]
+          determinant = 2
+        """
+        first, sources = self.rows[0], ", ".join(self.rows[0].sources)
+        matrix = self.matrix if self.shown_matrix is None else self.shown_matrix
+        lines = [
+            f"{type(self).__name__}: {first.read_as or first.expression} at {where(first)}",
+            f"∂({', '.join(self.targets)})/∂({sources}){_first(matrix)}",
+        ]
+        if self.determinant is not None:
+            lines.append(f"determinant = {numbers(self.determinant, self.undefined)}")
+        return "\n  ".join(lines)
+
     def _repr_html_(self) -> str | None:
         """In a notebook: the tables the command line prints, as HTML."""
         return display.show("text/html", self)
+
+
+def _first(matrix: np.ndarray) -> str:
+    """`` = [[...]]``: a matrix, or its first point's of several (``matrix`` is shaped
+    ``(m, n) + points shape``).
+
+    >>> _first(np.eye(2)), _first(np.zeros((1, 1, 3)))
+    (' = [[1, 0], [0, 1]]', ' at the first point = [[0]]')
+    """
+    if matrix.ndim == 2:
+        return f" = {numbers(matrix)}"
+    return f" at the first point = {numbers(matrix.reshape(*matrix.shape[:2], -1)[..., 0])}"

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gradcalc.core.naming import derivative_label, function_head
+from gradcalc.core.numbers import format_number
 from gradcalc.engine.evaluate import display
 from gradcalc.engine.evaluate.evaluate import TapeRow
 from gradcalc.engine.evaluate.findings import Finding, Thresholds
@@ -104,6 +106,40 @@ class GradResult:
         kind = "cannot be computed in float64" if singular.underflow else singular.kind
         return f"{singular.expression}: {kind}: {singular.reason}"
 
+    def __repr__(self) -> str:
+        """A few lines -- how the text was read, where, the value, the gradient, the check --
+        in place of every field (a dataclass's repr dumps the tape: kilobytes).
+
+        >>> from gradcalc import grad
+        >>> grad("x^2*y", at={"x": 2, "y": [3, 4]})
+        GradResult: f(x, y) = x^2·y at 2 points, the first x=2, y=3
+          f = [12, 16]
+          ∂f/∂x = [12, 16], ∂f/∂y = [4, 4]
+          check: agree
+        """
+        return "\n  ".join(self._summary())
+
+    def _summary(self) -> list[str]:
+        """The lines of :meth:`__repr__` (a kind of result adds its own); where the value or
+        the gradient is undefined, nan, and the first such point's reason."""
+        head, body = function_head(self.read_as or self.expression, self.points.names)
+        value = self.value if self.shown_value is None else self.shown_value
+        gradient = {n: self.shown.get(n, self.gradient[n]) for n in self.sources}
+        partials = ", ".join(
+            f"{derivative_label(self.target, [name])} = "
+            + ("0 (independent)" if part is None else numbers(part, self.undefined))
+            for name, part in gradient.items()
+        )
+        lines = [
+            f"{type(self).__name__}: {head + ' = ' if head else ''}{body} at {where(self)}",
+            f"{self.target} = {numbers(value, self.value_undefined)}",
+            partials,
+        ]
+        if self.undefined.any():
+            k = int(np.flatnonzero(self.undefined)[0])
+            lines.append(f"undefined at {self.points.label(k)}: {self.reason(k)}")
+        return [*lines, f"check: {'not made' if self.check is None else self.check.status}"]
+
     def _repr_html_(self) -> str | None:
         """In a notebook: the tables the command line prints, as HTML (see
         :mod:`gradcalc.engine.evaluate.display`)."""
@@ -112,6 +148,35 @@ class GradResult:
     def _repr_latex_(self) -> str | None:
         """In a notebook (for LaTeX export): sympy's derivatives."""
         return display.show("text/latex", self)
+
+
+def where(result: GradResult) -> str:
+    """The point of a result (``x=1, y=2``), or how many and the first.
+
+    >>> from gradcalc import grad
+    >>> where(grad("x*y", at={"x": [1, 2], "y": 3}, check=False))
+    '2 points, the first x=1, y=3'
+    """
+    count, first = int(np.size(result.value)), result.points.label(0)
+    return first if count == 1 else f"{count} points, the first {first}"
+
+
+def numbers(values: object, undefined: np.ndarray | bool = False) -> str:
+    """A number or an array on one line, each number as tables write it (nan where
+    ``undefined``), a long array cut.
+
+    >>> numbers(np.float64(0.5)), numbers(np.arange(10.0)), numbers(np.eye(2))
+    ('0.5', '[0, 1, 2, ..., 7, 8, 9]', '[[1, 0], [0, 1]]')
+    >>> numbers(np.array([1.0, 2.0]), np.array([False, True]))
+    '[1, nan]'
+    """
+    array = np.where(undefined, np.nan, np.asarray(values, dtype=float))
+    if array.ndim == 0:
+        return format_number(array)
+    text = np.array2string(
+        array, separator=", ", threshold=8, edgeitems=3, formatter={"float_kind": format_number}
+    )
+    return " ".join(text.split())
 
 
 @dataclass(frozen=True)
