@@ -43,7 +43,7 @@ class HessianResult(GradResult):
 
         >>> from gradcalc.engine.run.api import hessian
         >>> hessian("x^2 + x*y + y^2", at={"x": 0, "y": 0})
-        HessianResult: f(x, y) = x^2 + x·y + y^2 at x=0.0, y=0.0
+        HessianResult: f(x, y) = x^2 + x·y + y^2 at x=0, y=0
           f = 0
           ∂f/∂x = 0, ∂f/∂y = 0
           Hessian = [[2, 1], [1, 2]]: local minimum (positive definite)
@@ -131,7 +131,7 @@ class JacobianResult:
 
         >>> from gradcalc.engine.run.api import jacobian
         >>> jacobian("r*cos(t), r*sin(t)", at={"r": 2, "t": 0})
-        JacobianResult: r·cos(t), r·sin(t) at r=2.0, t=0.0
+        JacobianResult: r·cos(t), r·sin(t) at r=2, t=0
           ∂(f1, f2)/∂(r, t) = [[1, 0], [0, 2]]
           determinant = 2
         """

@@ -9,7 +9,7 @@ local derivative (the op's own gradient rule with an incoming adjoint of 1).
 >>> [f.kind for f in diagnose(result)]
 ['vanishing', 'saturated']
 >>> print(report(diagnose(result), result))  # doctest: +NORMALIZE_WHITESPACE
-Not healthy at x=1.0:
+Not healthy at x=1:
 - vanishing: ∂f/∂x = 1.8e-09 is below 1e-08; the adjoint shrinks across 3 chained sigmoid
   records, by 8.9e-11 in all
 - saturated: sigmoid(#1) (tape #2) is saturated: input 20, slope 2.1e-09 (below 0.0001)

@@ -15,6 +15,7 @@ import numpy as np
 
 from gradcalc.core.cells import given_values
 from gradcalc.core.errors import InputError
+from gradcalc.core.numbers import format_number
 from gradcalc.engine.evaluate.points import Points, parse_at
 
 
@@ -76,7 +77,7 @@ def checked_points(at: Any, strict: bool = True) -> tuple[Points, list[str]]:
     arrays = {n: a for n, (a, _) in given.items()}
     if not bad:
         scalar = all(a.ndim == 0 for a in arrays.values())
-        exact = [{k: repr(float(a)) for k, a in arrays.items()}] if scalar else None
+        exact = [{k: format_number(a) for k, a in arrays.items()}] if scalar else None
         return Points(tuple(arrays), arrays, exact), []
     masks = []
     for array, why in given.values():

@@ -7,7 +7,7 @@ The decision comes from the op graph and the registry's domain rules, never from
 >>> from gradcalc.engine.run.api import grad
 >>> result = grad("abs(x) + x", at={"x": 0.0}, strict=False)
 >>> print(result.singularities[0].describe(result.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
-abs(x) is not differentiable at x=0.0: abs has a corner at 0 (tape #1);
+abs(x) is not differentiable at x=0: abs has a corner at 0 (tape #1);
 one-sided: ∂f/∂x = 0 from the left, 2 from the right
 """
 
@@ -218,7 +218,7 @@ def underflowed(
     >>> result = grad("log(exp(x) + exp(y))", at={"x": -1000.0, "y": -1000.0}, strict=False)
     >>> found = result.singularities[0]
     >>> print(found.describe(result.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
-    log(exp(x) + exp(y)) cannot be computed in float64 at x=-1000.0, y=-1000.0:
+    log(exp(x) + exp(y)) cannot be computed in float64 at x=-1000, y=-1000:
     exp(x) underflows float64 to 0 (it is not 0): log(0) is -infinity (tape #4)
     """
     n = np.asarray(row.value).size

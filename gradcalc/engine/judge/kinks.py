@@ -14,7 +14,7 @@ right), wherever the tape's convention at the corner says 0.5.
 1.0
 >>> second = hessian("max(x, 0)^2", at={"x": 0.0}, strict=False)
 >>> print(second.singularities[0].describe(second.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
-∂²f/∂x² of max(x, 0)^2 does not exist at x=0.0: 0 from the left, 2 from the right
+∂²f/∂x² of max(x, 0)^2 does not exist at x=0: 0 from the left, 2 from the right
 (a piecewise part switches there)
 """
 

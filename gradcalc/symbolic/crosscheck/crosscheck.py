@@ -7,8 +7,8 @@ at the point: exactly when the point was given exactly (``--at x=pi/4``), with
 cancel as the tape does, :func:`~.values.sample_at_high_precision`). All of it runs under
 the request's symbolic budget (:mod:`gradcalc.core.budget`), so a large expression degrades
 to "symbolic check skipped" instead of blocking, and a piece that ran out is remembered on
-the graph, not tried again;
-exact constants are size-capped before they are built (:data:`MAX_EXACT_DIGITS`).
+the graph, not tried again; exact constants are size-capped before they are built
+(:data:`MAX_EXACT_DIGITS`).
 
 >>> from gradcalc.lang.graph import lower
 >>> from gradcalc.lang.parser import parse_program
@@ -167,7 +167,7 @@ class CheckReport:
         verb = "agrees within" if self.status == "agree" else "differs by more than"
         where = f"at {counted(self.points, 'point')}"
         if self.status != "agree" and self.mismatch is not None:
-            where = f"at {int(np.count_nonzero(self.mismatch))} of {self.points} points"
+            where = f"at {int(np.count_nonzero(self.mismatch)):,} of {self.points:,} points"
         how = "with sympy's exact values"
         if self.method == "float64":
             how = _float_how(self.sampled, self.points, self.sample_cut)
@@ -199,11 +199,9 @@ def _float_how(confirmed: int, points: int, cut: bool) -> str:
         return "each at high precision: sympy's derivative to 40+ digits"
     if not confirmed:
         late = "; none at high precision: the time for it (a share of --check-timeout) ran out"
-        return "float64: sympy's derivative evaluated in floats, not a proof" + (
-            late if cut else ""
-        )
+        return "float64: sympy's derivative evaluated in floats, not a proof" + late * cut
     return (
-        f"{confirmed} of them at high precision, sympy's derivative to 40+ digits at a sample "
+        f"{confirmed:,} of them at high precision, sympy's derivative to 40+ digits at a sample "
         "spread over the points and where the floats part; the rest with sympy's "
         "derivative evaluated in floats, not a proof"
     )
