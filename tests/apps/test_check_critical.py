@@ -117,6 +117,17 @@ def test_a_decimal_near_a_critical_point_is_undecided_and_not_also_missing() -> 
     assert [v.component for v in left_out] == ["point 1", "point 2", "missing"]
 
 
+def test_an_exact_point_near_a_critical_point_is_wrong_not_undecided() -> None:
+    # f' = 2x - 1000000007: the critical point is 1000000007/2; the integer 500000003,
+    # written exactly, is not it (f' = -1 there), however close it is relatively
+    verdicts = check_critical("x^2 - 1000000007x", "{500000003}")
+    assert [(v.component, v.ok) for v in verdicts] == [("point 1", False), ("missing", False)]
+    assert "not a critical point" in verdicts[0].detail
+    # so is a fraction written exactly, a hair from the point
+    near = check_critical("x^2 - 3x", "{3/2 + 1/10^7}")
+    assert [v.ok for v in near] == [False, False]
+
+
 def test_a_continuum_cannot_be_listed() -> None:
     verdicts = check_critical("(x - y)^2", "{(0, 0)}")
     assert verdicts[0].ok is True  # (0, 0) is critical

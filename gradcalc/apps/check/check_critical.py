@@ -6,7 +6,9 @@ proved (or evaluated to 40+ digits) nonzero. Then the set is compared with gradc
 critical points: when sympy solved ∇f = 0 the list is complete and a point you left out is
 *missing*; when the search was numeric, a point you left out can only be reported as
 undecided. A decimal close to an irrational critical point is undecided, with the exact
-point to write. Your coordinates go through gradcalc's parser (``sqrt(3)/3``, ``pi/2``).
+point to write; a point written exactly (``500000003``, ``3/2 + 1/10^7``) where ∇f ≠ 0 is
+wrong, however close it is to one. Your coordinates go through gradcalc's parser
+(``sqrt(3)/3``, ``pi/2``).
 
 A critical point is meant as calculus textbooks define it: a point of f's domain where
 ∇f = 0 or where ∇f does not exist (``abs(x)`` at 0). The second kind is decided from f's
@@ -26,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from gradcalc.apps.check.corners import corners, interior, nondifferentiable
-from gradcalc.apps.check.numbers import is_zero
+from gradcalc.apps.check.numbers import is_zero, written_exactly
 from gradcalc.apps.check.verdicts import Verdict, Verdicts
 from gradcalc.apps.critical.critical import CriticalPoint, critical_points
 from gradcalc.core.errors import InputError
@@ -156,7 +158,8 @@ def _judge_point(label, shown, truth, exact, functions, names, result) -> Verdic
         detail = "∇f = 0 there, exactly" + (f" ({point.test.verdict})" if point else "")
         return Verdict(label, shown, truth, "correct", detail, evidence="proof")
     if any(z is False for z in zero):
-        near = _near(exact, result, names)
+        # a decimal may be a critical point rounded; a point written exactly is what it says
+        near = None if written_exactly(shown) else _near(exact, result, names)
         if near is not None:
             detail = (
                 f"close to the critical point {_coordinates(near)} but not equal to it "
