@@ -83,6 +83,18 @@ def test_a_surface_has_one_answer_per_variable() -> None:
     assert [(v.component, v.ok) for v in verdicts] == [("∂z/∂x", True), ("∂z/∂y", True)]
 
 
+def test_an_answer_undefined_on_part_of_the_curve_is_never_equivalent() -> None:
+    # y^3 = x has points with x < 0, where x^(2/3) (the principal power) and sqrt(x) are
+    # undefined: these answers were "equivalent", from the points with x > 0 alone
+    for answer in ["1/(3 x^(2/3))", "1/(3 sqrt(x)^(4/3))"]:
+        (verdict,) = check_implicit("y^3 = x", "y", [answer])
+        assert verdict.verdict == "could not decide", (answer, verdict)
+        assert "undefined on the curve at x=-" in verdict.detail
+    # a wrong answer is still found wrong, and the right one right
+    assert check_implicit("y^3 = x", "y", ["-1/(3 x^(2/3))"])[0].verdict == "not equivalent"
+    assert check_implicit("y^3 = x", "y", ["1/(3y^2)"])[0].verdict == "equivalent"
+
+
 def test_input_errors() -> None:
     with pytest.raises(InputError, match="1 needed"):
         check_implicit("x^2 + y^2 = 25", "y", ["-x/y", "2"])

@@ -15,7 +15,9 @@ The evidence, strongest first, as in :mod:`gradcalc.symbolic.decide.equivalence`
   dependent variable is fixed instead and F solved for each other one it is a polynomial in
   (the real points of 2xy² + 679306x + 17 = 0 have x in (-2.6·10^-5, 0)). Both sides are
   evaluated there at 60 and 120 digits. A point where they part far above that precision
-  is a witness; 12 points where they share 40+ digits make "equivalent".
+  is a witness; 12 points where they share 40+ digits make "equivalent" -- unless your answer
+  is undefined at a point of the curve where dy/dx is not (``1/(3x^(2/3))`` on y³ = x, at
+  x < 0): it is not judged on part of the curve only, so that is "could not decide".
 
 Otherwise "could not decide", with the reason.
 
@@ -77,7 +79,7 @@ def decide_on_curve(
         functions = [mp_function([*others, dependent], expr) for expr in (curve, answer, truth)]
     except (TypeError, ValueError, SyntaxError, RecursionError) as failure:
         return Decision(UNDECIDED, "", f"could not evaluate on the curve ({failure})")
-    agreed: list[float] = []
+    agreed: list[float | str] = []  # shared digits, or where yours alone is undefined
     draw = random.Random(20261201)
     polynomial = curve.is_polynomial(dependent)
     for tries in range(TRIES):
@@ -95,9 +97,12 @@ def decide_on_curve(
         witness = _solving_for_the_others(answer, truth, curve, others, dependent, seconds, agreed)
         if witness is not None:
             return witness
+    undefined = [point for point in agreed if isinstance(point, str)]
+    if undefined:
+        return _undefined_at(undefined)
     if simplifies_to_zero(difference, _monotonic_deadline(seconds)):
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
-    agreeing = agreement(agreed, "the curve")
+    agreeing = agreement([d for d in agreed if not isinstance(d, str)], "the curve")
     if agreeing is not None:
         return agreeing
     return Decision(
@@ -114,7 +119,7 @@ def _solving_for_the_others(
     others: Sequence[Any],
     dependent: Any,
     seconds: float,
-    agreed: list[float],
+    agreed: list[float | str],
 ) -> Decision | None:
     """More points of the curve, for one whose real points fixing the other variables
     rarely meets: fix the dependent variable (and the rest) instead and solve for each
@@ -138,7 +143,24 @@ def _solving_for_the_others(
     return None
 
 
-def _compare_at(sides, fixed, roots, free, solved, agreed: list[float]) -> Decision | None:
+def _undefined_at(points: list[str]) -> Decision:
+    """Undecided: your answer is undefined at these points of the curve, where the right
+    one is defined.
+
+    >>> _undefined_at(["x=-0.5, y≈-0.79370053: correct 0.529133684"]).detail[:57]
+    'yours is undefined on the curve at x=-0.5, y≈-0.79370053,'
+    """
+    where, correct = points[0].split(": correct ")
+    return Decision(
+        UNDECIDED,
+        "",
+        f"yours is undefined on the curve at {where}, where the derivative is {correct} "
+        f"({len(points)} such point(s) found); an answer is judged on the whole curve "
+        "(x^(p/q) is read as the principal power, undefined for x < 0)",
+    )
+
+
+def _compare_at(sides, fixed, roots, free, solved, agreed: list[float | str]) -> Decision | None:
     """Compare the two sides at each root (``free`` at ``fixed``, ``solved`` at the root):
     a witness where they differ, else each point's shared digits added to ``agreed``."""
     for root in roots:
@@ -246,9 +268,10 @@ def _real(function, fixed, y) -> Any:
         return None
 
 
-def _compare(functions, fixed, root, others, dependent) -> float | Decision | None:
+def _compare(functions, fixed, root, others, dependent) -> float | str | Decision | None:
     """Shared digits of the two sides at the point (None: not real there, or the
-    evaluation lost its digits), or a witness where they differ."""
+    evaluation lost its digits), the point (text) where yours alone is not real, or a
+    witness where they differ."""
     import mpmath
 
     answer, truth = functions
@@ -257,6 +280,12 @@ def _compare(functions, fixed, root, others, dependent) -> float | Decision | No
         with mpmath.workdps(precision):
             y = +root
             pairs.append((_real(answer, fixed, y), _real(truth, fixed, y)))
+    where = ", ".join(
+        [f"{s}={point_text(v)}" for s, v in zip(others, fixed)]
+        + [f"{dependent}≈{mpmath.nstr(root, 8)}"]
+    )
+    if all(a is None and c is not None for a, c in pairs):
+        return f"{where}: correct {mpmath.nstr(pairs[1][1], 10)}"
     if any(v is None for pair in pairs for v in pair):
         return None
     with mpmath.workdps(HIGH):
@@ -264,10 +293,6 @@ def _compare(functions, fixed, root, others, dependent) -> float | Decision | No
         digits = settled(a_low, c_low, a, c)
         if digits is None or digits >= 0:
             return digits
-        where = ", ".join(
-            [f"{s}={point_text(v)}" for s, v in zip(others, fixed)]
-            + [f"{dependent}≈{mpmath.nstr(root, 8)}"]
-        )
         yours, correct = apart(a, c, a - c)
     return Decision(
         NOT_EQUIVALENT,
