@@ -95,6 +95,16 @@ def test_an_answer_undefined_on_part_of_the_curve_is_never_equivalent() -> None:
     assert check_implicit("y^3 = x", "y", ["1/(3y^2)"])[0].verdict == "equivalent"
 
 
+def test_a_curve_polynomial_in_y_with_inexact_coefficients_is_sampled() -> None:
+    # sin(x) makes the coefficients of this polynomial in y inexact: no point of the curve
+    # was found ("agrees at only 0 points"), and a wrong answer was "could not decide"
+    curve = "x^2 + x*y + 3x + 3y^2 - 8y + sin(x) = 3"
+    wrong = check_implicit(curve, "y", ["(2x + y + cos(x) + 3)/(x + 6y - 8)"])[0]
+    assert wrong.verdict == "not equivalent", wrong
+    right = check_implicit(curve, "y", ["-(2x + y + cos(x) + 3)/(x + 6y - 8)"])[0]
+    assert right.verdict == "equivalent", right
+
+
 def test_input_errors() -> None:
     with pytest.raises(InputError, match="1 needed"):
         check_implicit("x^2 + y^2 = 25", "y", ["-x/y", "2"])

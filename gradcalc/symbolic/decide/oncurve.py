@@ -86,9 +86,10 @@ def decide_on_curve(
         if process_time() > deadline or len(agreed) >= POINTS:
             break
         fixed = [_decimal(draw, tries) for _ in others]
+        roots = None  # (sin(x) + y^2 = 1: a polynomial in y, but not with exact coefficients)
         if polynomial:
             roots = _polynomial_roots(curve.xreplace(dict(zip(others, fixed))), dependent)
-        else:
+        if roots is None:
             roots = _roots(functions[0], fixed, deadline)
         witness = _compare_at(functions[1:], fixed, roots, others, dependent, agreed)
         if witness is not None:
@@ -136,7 +137,7 @@ def _solving_for_the_others(
             if process_time() > deadline or len(agreed) >= POINTS:
                 return None
             fixed = [_decimal(draw, tries) for _ in free]
-            roots = _polynomial_roots(curve.xreplace(dict(zip(free, fixed))), solved)
+            roots = _polynomial_roots(curve.xreplace(dict(zip(free, fixed))), solved) or []
             witness = _compare_at(sides, fixed, roots, free, solved, agreed)
             if witness is not None:
                 return witness
@@ -203,17 +204,25 @@ def _multiple_of(difference: Any, curve: Any, symbols: Sequence[Any]) -> bool:
         return False
 
 
-def _polynomial_roots(curve: Any, dependent: Any) -> list[Any]:
+def _polynomial_roots(curve: Any, dependent: Any) -> list[Any] | None:
     """The real roots of a polynomial in ``dependent`` with exact coefficients, at HIGH
     digits (mpmath's polyroots; a root counts as real when its imaginary part is below
-    10^-(HIGH - 20))."""
+    10^-(HIGH - 20)); None when a coefficient is not a rational number (``sin(18/25)``).
+
+    >>> import sympy as sp
+    >>> y = sp.Symbol("y", real=True)
+    >>> [float(r) for r in _polynomial_roots(y**2 - 4, y)], _polynomial_roots(y**2 - sp.sin(1), y)
+    ([-2.0, 2.0], None)
+    """
     import mpmath
     import sympy as sp
 
     try:
         with time_limit(1.0):
             coefficients = sp.Poly(curve, dependent).all_coeffs()
-            if len(coefficients) < 2 or not all(c.is_Rational for c in coefficients):
+            if not all(c.is_Rational for c in coefficients):
+                return None
+            if len(coefficients) < 2:
                 return []
             with mpmath.workdps(HIGH + 20):
                 roots = mpmath.polyroots(
