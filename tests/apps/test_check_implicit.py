@@ -95,6 +95,24 @@ def test_an_answer_undefined_on_part_of_the_curve_is_never_equivalent() -> None:
     assert check_implicit("y^3 = x", "y", ["1/(3y^2)"])[0].verdict == "equivalent"
 
 
+@pytest.mark.parametrize("answer", ["-x/sqrt(y)^2", "-x/y + 0*ln(y)", "-x/(sqrt(y)*sqrt(y))"])
+def test_a_proof_on_sympys_form_does_not_hide_the_answers_domain(answer: str) -> None:
+    """sympy reads sqrt(y)^2 as y and 0*ln(y) as 0, and proved these equal to -x/y; as
+    typed, each is undefined on the half of the circle where y < 0 (and -x/y is not)."""
+    (verdict,) = check_implicit("x^2 + y^2 = 25", "y", [answer])
+    assert verdict.verdict == "could not decide", verdict
+    assert "undefined on the curve at" in verdict.detail and "y≈-" in verdict.detail
+
+
+@pytest.mark.parametrize(
+    "answer", ["-x/y + 0*sqrt(25 - x^2)", "-x/y + 0*ln(26 - x^2)", "-x/abs(y)^2*y"]
+)
+def test_a_domain_the_whole_curve_lies_in_keeps_its_proof(answer: str) -> None:
+    """25 - x^2 = y^2 >= 0 on the circle: the answer is defined wherever -x/y is."""
+    (verdict,) = check_implicit("x^2 + y^2 = 25", "y", [answer])
+    assert verdict.verdict == "equivalent", verdict
+
+
 def test_a_curve_polynomial_in_y_with_inexact_coefficients_is_sampled() -> None:
     # sin(x) makes the coefficients of this polynomial in y inexact: no point of the curve
     # was found ("agrees at only 0 points"), and a wrong answer was "could not decide"

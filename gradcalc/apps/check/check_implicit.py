@@ -61,7 +61,9 @@ def check_implicit(
                 f"equation ({', '.join(graph.variables)})"
             )
         mine = to_sympy(answer)[answer.targets[0]]
-        decision = decide_on_curve(mine, entry.raw, result.function, symbols, symbol(dependent))
+        decision = decide_on_curve(
+            mine, entry.raw, result.function, symbols, symbol(dependent), typed=answer
+        )
         verdicts.append(
             Verdict(
                 entry.label,

@@ -38,6 +38,7 @@ from time import process_time
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.decide.decision import (
     EQUIVALENT,
     HOW,
@@ -47,6 +48,7 @@ from gradcalc.symbolic.decide.decision import (
     apart,
     point_text,
 )
+from gradcalc.symbolic.decide.defined import undefined_at
 from gradcalc.symbolic.decide.equivalence import simplifies_to_zero
 from gradcalc.symbolic.decide.precision import HIGH, LOW, agreement, mp_function, mp_real, settled
 
@@ -64,19 +66,25 @@ def decide_on_curve(
     symbols: Sequence[Any],
     dependent: Any,
     seconds: float = SECONDS,
+    typed: Graph | None = None,
 ) -> Decision:
     """Is ``answer`` equal to ``truth`` at the real points of ``curve`` = 0 (sympy
-    expressions in ``symbols``; ``dependent`` is the variable solved for)?"""
+    expressions in ``symbols``; ``dependent`` is the variable solved for)?
+
+    ``typed``: the answer's graph as typed, whose domain is judged op by op at the points of
+    the curve (:func:`~gradcalc.symbolic.decide.defined.undefined_at`): sympy's form of
+    ``sqrt(y)^2`` is ``y`` and of ``0*ln(y)`` is ``0``, and a proof on those forms says
+    nothing of where the answer is undefined."""
     difference = answer - truth
-    if difference == 0:
-        return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
-    if _multiple_of(difference, curve, symbols):
-        detail = "yours − correct is a multiple of F, which is 0 on the curve"
-        return Decision(EQUIVALENT, "proof", detail)
+    proof = _quick_proof(difference, curve, symbols)
+    if proof is not None and typed is None:
+        return proof
+    seconds = seconds if proof is None else seconds / 4  # (a proof wants only the domain)
     deadline = process_time() + seconds
     others = [s for s in symbols if s != dependent]
     try:
         functions = [mp_function([*others, dependent], expr) for expr in (curve, answer, truth)]
+        functions[1] = _as_typed(functions[1], typed, [*others, dependent])
     except (TypeError, ValueError, SyntaxError, RecursionError) as failure:
         return Decision(UNDECIDED, "", f"could not evaluate on the curve ({failure})")
     agreed: list[float | str] = []  # shared digits, or where yours alone is undefined
@@ -95,27 +103,35 @@ def decide_on_curve(
         if witness is not None:
             return witness
     if len(agreed) < POINTS:  # (x = -17/(2y² + 679306): fixing x rarely meets the curve)
-        witness = _solving_for_the_others(answer, truth, curve, others, dependent, seconds, agreed)
+        sides = (answer, truth, typed)
+        witness = _solving_for_the_others(sides, curve, others, dependent, seconds, agreed)
         if witness is not None:
             return witness
     undefined = [point for point in agreed if isinstance(point, str)]
     if undefined:
         return _undefined_at(undefined)
+    if proof is not None:
+        return proof
     if simplifies_to_zero(difference, _monotonic_deadline(seconds)):
         return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
-    agreeing = agreement([d for d in agreed if not isinstance(d, str)], "the curve")
-    if agreeing is not None:
-        return agreeing
-    return Decision(
-        UNDECIDED,
-        "",
-        f"agrees at only {len(agreed)} points found on the curve and sympy found no proof",
-    )
+    said = f"agrees at only {len(agreed)} points found on the curve and sympy found no proof"
+    shared = agreement([d for d in agreed if not isinstance(d, str)], "the curve")
+    return shared or Decision(UNDECIDED, "", said)
+
+
+def _quick_proof(difference: Any, curve: Any, symbols: Sequence[Any]) -> Decision | None:
+    """A proof that needs no points: the difference is 0 as sympy reads it, or a multiple
+    of F (None: neither)."""
+    if difference == 0:
+        return Decision(EQUIVALENT, "proof", "sympy proves the difference is 0")
+    if _multiple_of(difference, curve, symbols):
+        detail = "yours − correct is a multiple of F, which is 0 on the curve"
+        return Decision(EQUIVALENT, "proof", detail)
+    return None
 
 
 def _solving_for_the_others(
-    answer: Any,
-    truth: Any,
+    sides: tuple[Any, Any, Graph | None],
     curve: Any,
     others: Sequence[Any],
     dependent: Any,
@@ -125,23 +141,53 @@ def _solving_for_the_others(
     """More points of the curve, for one whose real points fixing the other variables
     rarely meets: fix the dependent variable (and the rest) instead and solve for each
     other variable in which the curve is a polynomial, within half of ``seconds`` more;
-    the shared digits go to ``agreed``, and a witness is returned."""
+    the shared digits go to ``agreed``, and a witness is returned (``sides``: the answer,
+    the truth, and the answer as typed)."""
+    answer, truth, typed = sides
     deadline = process_time() + seconds / 2
     draw = random.Random(20261202)
     for solved in others:
         if not curve.is_polynomial(solved):
             continue
         free = [s for s in [*others, dependent] if s != solved]
-        sides = [mp_function([*free, solved], expr) for expr in (answer, truth)]
+        functions = [mp_function([*free, solved], expr) for expr in (answer, truth)]
+        functions[0] = _as_typed(functions[0], typed, [*free, solved])
         for tries in range(TRIES):
             if process_time() > deadline or len(agreed) >= POINTS:
                 return None
             fixed = [_decimal(draw, tries) for _ in free]
             roots = _polynomial_roots(curve.xreplace(dict(zip(free, fixed))), solved) or []
-            witness = _compare_at(sides, fixed, roots, free, solved, agreed)
+            witness = _compare_at(functions, fixed, roots, free, solved, agreed)
             if witness is not None:
                 return witness
     return None
+
+
+def _as_typed(function: Any, typed: Graph | None, order: Sequence[Any]) -> Any:
+    """``function`` (an mpmath function of ``order``), undefined (ValueError) where the
+    answer as ``typed`` is: sympy confirms it op by op at the point's 60-digit values.
+
+    >>> import sympy as sp
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> y = sp.Symbol("y", real=True)
+    >>> squared = _as_typed(mp_function([y], y), lower(parse_program("sqrt(y)^2")), [y])
+    >>> float(squared(4)), _real(squared, [], -4)
+    (4.0, None)
+    """
+    if typed is None:
+        return function
+    import sympy as sp
+
+    names = [str(s) for s in order]
+
+    def as_typed(*values: Any) -> Any:
+        point = {n: sp.Float(v, 60) for n, v in zip(names, values)}
+        if undefined_at(typed, point):
+            raise ValueError("undefined where the answer as typed is")
+        return function(*values)
+
+    return as_typed
 
 
 def _undefined_at(points: list[str]) -> Decision:
