@@ -56,6 +56,23 @@ def test_terminal_tangent_of_x_squared():
     assert BRAILLE.search(text)  # the curve
 
 
+def y_labels(text: str) -> list[str]:
+    """The labels left of the frame's ┤ ticks."""
+    return [line.split("┤")[0].strip() for line in lines_of(text) if "┤" in line]
+
+
+@pytest.mark.parametrize("k", [20, 100])
+def test_a_curve_of_huge_values_is_drawn_with_short_ticks(k):
+    """e^(kx) on [-5, 5] reaches e^(5k): plotext's every-digit tick labels (44 digits for
+    e^100) left no room for the curve, a blank frame at exit 0."""
+    text = function_plot(f"exp({k}*x)", span=(-5, 5), width=40, height=12)
+    labels = y_labels(text)
+    assert BRAILLE.search(text)
+    assert max(len(label) for label in labels) <= 9, labels
+    top = max(float(label) for label in labels)
+    assert top == pytest.approx(np.exp(5.0 * k), rel=5e-3)  # to the 3 digits shown
+
+
 def test_terminal_default_span_is_centred_on_the_point():
     ticks = tick_labels(tangent_plot("x**2", ["x=2"]))
     assert (ticks[0], ticks[-1]) == (-3, 7)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcalc.core.errors import InputError, UndefinedError
-from gradcalc.core.numbers import format_number
+from gradcalc.core.numbers import counted, format_number
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.tape import Tape
 from gradcalc.core.tensor import Tensor, constant
@@ -376,18 +376,19 @@ class Judge:
         return f"gradient norm {format_number(norm, 2)} ≤ tol {format_number(self.tol, 2)}"
 
     def exhausted(self, norm: float) -> str:
+        reached = f"reached {counted(self.steps, 'step')}"
         if norm > self.start_norm:
             return (
-                f"reached {self.steps} steps with the gradient norm growing "
+                f"{reached} with the gradient norm growing "
                 f"({format_number(self.start_norm, 2)} → {format_number(norm, 2)}): "
                 "the expression may have no minimum, or lower --lr"
             )
         if self.rises > self.steps // 10:
             return (
-                f"reached {self.steps} steps (gradient norm {format_number(norm, 2)}) with the "
-                f"value going up in {self.rises} of them: lower --lr"
+                f"{reached} (gradient norm {format_number(norm, 2)}) with the "
+                f"value going up in {self.rises:,} of them: lower --lr"
             )
-        return f"reached {self.steps} steps (gradient norm {format_number(norm, 2)}): {self.more}"
+        return f"{reached} (gradient norm {format_number(norm, 2)}): {self.more}"
 
     def stalled(self, norm: float) -> str:
         return (

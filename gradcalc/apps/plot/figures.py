@@ -119,6 +119,7 @@ def tangent_terminal(plt: Any, tangent: Tangent) -> None:
     plt.scatter([tangent.x0], [tangent.y0], marker="●", label=f"point ({tangent.point})")
     plt.xlim(tangent.curve.x[0], tangent.curve.x[-1])
     plt.ylim(*tangent.limits())
+    short_ticks(plt, np.array(tangent.limits()))
 
 
 def tangent_file(ax: Axes, tangent: Tangent) -> None:
@@ -196,6 +197,25 @@ def loss_terminal(plt: Any, curve: Curve, log: bool) -> None:
             plt.yticks([10.0**k for k in powers], [f"1e{k}" for k in powers])
 
 
+#: From this magnitude on, a y tick is written short (plotext writes every digit of it).
+WIDE_TICKS = 1e5
+
+
+def short_ticks(plt: Any, values: np.ndarray) -> None:
+    """The y ticks of large values in short notation (``5.18e+21``): plotext writes all of
+    a tick's digits, and labels of 20 characters left a blank plot (``plot "e^(20x)"``).
+    An evenly spaced few, between the least and the greatest finite value."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return
+    lo, hi = float(finite.min()), float(finite.max())
+    if max(abs(lo), abs(hi)) < WIDE_TICKS or not lo < hi:
+        return
+    with np.errstate(over="ignore"):
+        ticks = np.linspace(lo, hi, min(max(plt_rows(plt) // 2, 2), 5))
+    plt.yticks(list(ticks), [format_number(t, 3) for t in ticks])
+
+
 def plt_rows(plt: Any) -> int:
     """The plot area's height in rows (plotext's current plot size)."""
     return int(plt.plot_size()[1]) - 4  # less the frame and the x axis
@@ -212,6 +232,7 @@ def curve_terminal(plt: Any, curve: Curve, expression: str) -> None:
     for k, piece in enumerate(curve.pieces()):
         plt.plot(piece.x, piece.y, marker="braille", label=None if k else f"f = {expression}")
     plt.xlim(curve.x[0], curve.x[-1])
+    short_ticks(plt, curve.y)
 
 
 def curve_file(ax: Axes, curve: Curve, expression: str) -> None:
@@ -223,6 +244,7 @@ def fit_terminal(plt: Any, data: Curve, line: Curve) -> None:
     for k, piece in enumerate(line.pieces()):
         plt.plot(piece.x, piece.y, marker="braille", label=None if k else "fitted curve")
     plt.scatter(data.x, data.y, marker="●", label="data")
+    short_ticks(plt, np.concatenate([data.y, line.y]))
 
 
 def fit_file(ax: Axes, data: Curve, line: Curve) -> None:
@@ -244,10 +266,11 @@ def terminal(draw: Callable[[Any], None], frame: Frame) -> str:
     plt.plotsize(frame.width, frame.height - 1)  # and a line for the title
     plt.theme("clear")
     try:
-        draw(plt)
-        plt.xlabel(frame.xlabel)
-        plt.ylabel(frame.ylabel)
-        body = no_negative_zero(plt.uncolorize(plt.build()))
+        with np.errstate(over="ignore", invalid="ignore"):  # (a scale past float64: below)
+            draw(plt)
+            plt.xlabel(frame.xlabel)
+            plt.ylabel(frame.ylabel)
+            body = no_negative_zero(plt.uncolorize(plt.build()))
     except (OverflowError, ZeroDivisionError):  # plotext scales to integer rows and columns
         raise InputError(
             "the values to plot span too wide or too narrow a range for a terminal plot "
