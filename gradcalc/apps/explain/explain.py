@@ -7,7 +7,7 @@ the numbers filled in), the gradient, and the symbolic derivative rule by rule.
 >>> from gradcalc.apps.explain.explain_render import to_markdown
 >>> e = explain("y = x**2; z = y**2", at={"x": 3})
 >>> print(to_markdown(e))
-# Explaining z in `y = x^2; z = y^2` at x=3.0
+# Explaining z in `y = x^2; z = y^2` at x=3
 <BLANKLINE>
 ## Forward pass
 <BLANKLINE>

@@ -6,7 +6,7 @@ here prints; importing it registers how an explanation shows in a notebook
 
 >>> from gradcalc.apps.explain.explain import explain
 >>> print(to_markdown(explain("x*sin(x)", at={"x": 0})).splitlines()[0])
-# Explaining `f(x) = x·sin(x)` at x=0.0
+# Explaining `f(x) = x·sin(x)` at x=0
 """
 
 from __future__ import annotations
@@ -287,7 +287,7 @@ def to_rich(e: Explanation) -> Any:
     >>> console = Console(record=True, width=72, file=io.StringIO())
     >>> console.print(to_rich(explain("x*sin(x)", at={"x": 0})))
     >>> print(console.export_text())
-    read as: f(x) = x·sin(x) at x=0.0
+    read as: f(x) = x·sin(x) at x=0
     ╭─ Forward pass ───────────────────────────────────────────────────────╮
     │ #1 = sin(x) = sin(0) = 0                                             │
     │ #2 = x * #1 = 0 * 0 = 0                                              │
