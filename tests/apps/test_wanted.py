@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -76,12 +77,38 @@ def test_named_answers_in_the_order_asked_with_a_mixed_partial_given_once() -> N
     hessian = components(compile_expression("x^2*y"), Target("", None, 2))
     given = {"fyy": "0", "fxy": "2x", "fxx": "2y"}
     assert named(given, hessian, "f") == ["2y", "2x", "2x", "0"]
-    with pytest.raises(InputError, match=r"no answer given for ∂²f/∂y² \(add --answer fyy="):
-        named({"fxx": "2y", "fxy": "2x"}, hessian, "f")
+    assert named({"fxx": "2y", "fxy": "2x"}, hessian, "f") == ["2y", "2x", "2x", None]
     with pytest.raises(InputError, match="name one of the derivatives asked for"):
         named({"fx": "2x y"}, hessian, "f")
     assert named_order(given, "f", ["x", "y"]) == 2
     assert named_order({"fx": "1", "fxy": "0"}, "f", ["x", "y"]) == 1  # mixed: as asked
+
+
+MIXED = {"∂²f/∂x∂y", "∂²f/∂y∂x"}
+PURE = {"∂²f/∂x²", "∂²f/∂y²"}
+
+
+@pytest.mark.parametrize(
+    ("named_answers", "judged", "right", "unchecked"),
+    [
+        (["fxy=3x^2"], MIXED, True, "not checked: ∂²f/∂x², ∂²f/∂y² (no answer given; add"),
+        (["fxy=3x"], MIXED, False, "not checked: ∂²f/∂x², ∂²f/∂y²"),
+        (["fyy=0", "fxx=6x y"], PURE, True, "not checked: ∂²f/∂x∂y, ∂²f/∂y∂x (no answer"),
+    ],
+)
+def test_named_answers_check_the_derivatives_named_and_say_which_were_not(
+    cli, named_answers, judged, right, unchecked
+) -> None:
+    """The homework asks for f_xy of x^3 y (3x^2, by hand) alone: it is judged, and the
+    second derivatives not named are said to be unchecked, in every format."""
+    given = [word for text in named_answers for word in ("--answer", text)]
+    done = cli("check", "x^3 y", "--order", "2", *given, "--format", "json")
+    said = json.loads(done.stdout)
+    assert done.exit_code == (0 if right else 1) and said["all_correct"] is right
+    assert {v["component"] for v in said["verdicts"]} == judged
+    assert any(w.startswith(unchecked) for w in said["warnings"]), said["warnings"]
+    plain = cli("check", "x^3 y", "--order", "2", *given, "--format", "plain")
+    assert unchecked in plain.stderr
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -31,6 +31,7 @@ from gradcalc.apps.check.wanted import (
     components,
     named,
     named_order,
+    not_named,
     wrong_count,
 )
 from gradcalc.core.errors import InputError, UndefinedError
@@ -221,8 +222,10 @@ def check_answers(
     elif said is None:  # fxx = ..., fxy = ...: the names say the order
         order = named_order(answers, graph.target_names[0], source_names(graph, wrt))
     target = Target(expression, wrt, order)
-    wanted = components(graph, target)
-    texts = _answer_texts(answers, wanted, graph.target_names[0])
+    every = components(graph, target)
+    given = _answer_texts(answers, every, graph.target_names[0])
+    wanted = [c for c, text in zip(every, given) if text is not None]  # (named: those given)
+    texts = [text for text in given if text is not None]
     tape = _tape_at(graph, points, target, wanted)  # first: it refuses undefined constants
     try:  # sympy's part, within the request's budget
         with time_limit(patient(BUILD_SECONDS)):
@@ -239,6 +242,7 @@ def check_answers(
         verdict.latex_name = label_latex(label)
         verdicts.append(verdict)
     result = Verdicts(verdicts, expression, at)
+    result.hints = [hint for hint in [not_named(every, given, graph.target_names[0])] if hint]
     if wrt is None and order == 1 and len(graph.target_names) == 1 and texts == answers:
         result.hints = order_hints(
             result,
@@ -296,7 +300,7 @@ def _shaped(
     return shape.entries, 2
 
 
-def _answer_texts(answers, wanted: list[Component], function: str) -> list[str]:
+def _answer_texts(answers, wanted: list[Component], function: str) -> list[str | None]:
     if isinstance(answers, Mapping):
         if any(c.output for c in wanted):
             rows: dict[int, list[str]] = {c.output: [] for c in wanted}
@@ -308,7 +312,7 @@ def _answer_texts(answers, wanted: list[Component], function: str) -> list[str]:
                 f"function's Jacobian row by row, [{shown}]"
             )
         return named(answers, wanted, function)
-    texts = list(answers)
+    texts: list[str | None] = list(answers)
     if len(texts) != len(wanted):
         raise wrong_count(f"{counted(len(texts), 'answer')} given", len(texts), wanted)
     return texts

@@ -24,6 +24,7 @@ __all__ = [
     "components",
     "named",
     "named_order",
+    "not_named",
     "subscripts",
     "wrong_count",
 ]
@@ -117,17 +118,20 @@ def subscripts(name: str, function: str, variables: Sequence[str]) -> tuple[str,
     return tuple(found) or None
 
 
-def named(answers: Mapping[str, str], wanted: list[Component], function: str) -> list[str]:
+def named(answers: Mapping[str, str], wanted: list[Component], function: str) -> list[str | None]:
     """The answers named by what they differentiate (``x = ...``, ``fx = ...``,
-    ``fxy = ...``), in the order of ``wanted``; a mixed partial given once stands for both
-    orders (``fxy`` for ∂²f/∂y∂x too), and is judged against each.
+    ``fxy = ...``), in the order of ``wanted``, None for a derivative not named (it is not
+    checked); a mixed partial given once stands for both orders (``fxy`` for ∂²f/∂y∂x too),
+    and is judged against each.
 
     >>> named({"fy": "x", "fx": "y"}, [Component("∂f/∂x", ("x",)), Component("∂f/∂y", ("y",))], "f")
     ['y', 'x']
+    >>> named({"fy": "x"}, [Component("∂f/∂x", ("x",)), Component("∂f/∂y", ("y",))], "f")
+    [None, 'x']
 
     Raises:
-        InputError: a name that is no wanted derivative, a derivative named twice (``x`` and
-            ``fx``), or a derivative left without one.
+        InputError: a name that is no wanted derivative, or a derivative named twice (``x``
+            and ``fx``).
     """
     variables = sorted({v for c in wanted for v in c.variables})
     given: dict[tuple[str, ...], str] = {}
@@ -147,15 +151,22 @@ def named(answers: Mapping[str, str], wanted: list[Component], function: str) ->
                 "give each derivative once"
             )
         given[said], names[said] = text, name
-    texts = []
-    for c in wanted:
-        mine = given.get(c.variables, given.get(c.variables[::-1]))
-        if mine is None:
-            raise InputError(
-                f"no answer given for {c.label} (add --answer {function}{''.join(c.variables)}=...)"
-            )
-        texts.append(mine)
-    return texts
+    return [given.get(c.variables, given.get(c.variables[::-1])) for c in wanted]
+
+
+def not_named(wanted: list[Component], texts: Sequence[str | None], function: str) -> str:
+    """The warning for the derivatives no named answer is given for (``""``: none left out).
+
+    >>> not_named([Component("∂f/∂x", ("x",)), Component("∂f/∂y", ("y",))], [None, "x"], "f")
+    'not checked: ∂f/∂x (no answer given; add --answer fx=... to check it)'
+    """
+    left = [c for c, text in zip(wanted, texts) if text is None]
+    if not left:
+        return ""
+    labels = ", ".join(c.label for c in left)
+    example = function + "".join(left[0].variables)
+    them = "it" if len(left) == 1 else "them"
+    return f"not checked: {labels} (no answer given; add --answer {example}=... to check {them})"
 
 
 def _head_hint(wanted: list[Component], function: str) -> str:
