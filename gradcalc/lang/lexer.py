@@ -116,6 +116,8 @@ def _describe_character(text: str, column: int) -> str:
         hint = f"write the root as a function: {root} is {_ROOTS[char].format(power)}"
     elif "DASH" in name or "HYPHEN" in name or name == "HORIZONTAL BAR":
         hint = "it looks like a minus sign but is not one: write - (the ASCII minus)"
+    elif name.startswith("VULGAR FRACTION") and "\u2044" in plain:  # ½ is 1⁄2
+        hint = f"write the fraction with /: {char} is ({plain.replace(chr(0x2044), '/')})"
     elif "SUBSCRIPT" in name and plain.isascii():
         hint = f"write the index as a plain {plain}, as in x{plain}"
     elif unicodedata.category(char)[0] in "LN":

@@ -176,6 +176,9 @@ def test_a_superscript_after_a_power_is_the_power_of_its_own_atom() -> None:
         ("√(x + 1)", "√(x + 1) is sqrt(x + 1)"),
         ("∛x", "∛x is cbrt(x)"),
         ("x – 1", "it looks like a minus sign but is not one: write -"),
+        ("½x", "write the fraction with /: ½ is (1/2)"),
+        ("x + ¾", "¾ is (3/4)"),
+        ("⅔y", "⅔ is (2/3)"),
         ("x — 1", "write - (the ASCII minus)"),
     ],
 )
