@@ -229,8 +229,9 @@ class Health:
         self.diagnose = self.diagnose or diagnose
         shown = [f for f in result.diagnostics if diagnose or not f.settled]
         if not many:
-            # one point's non-finite value is the exit-3 error itself: not said twice
-            if diagnose or any(f.label != "non-finite" for f in shown):
+            # at one point undefined, the exit-3 error says what the findings would: not twice
+            said = bool(np.any(result.undefined))
+            if diagnose or (shown and not said):
                 self.reports.append(report(result.diagnostics, result))
             return
         self.points += result.points.count

@@ -35,6 +35,22 @@ def test_diagnose_reports_health_on_stderr_too(cli, output) -> None:
     assert "ealthy" not in quiet.stderr
 
 
+@pytest.mark.parametrize(
+    ("expression", "point", "error"),
+    [
+        ("cbrt(x)", "x=0", "cbrt(x) is not differentiable at x=0"),
+        ("1/x", "x=1e-200", "∂f/∂x overflows float64 at x=1e-200"),
+        ("sqrt(x^2)", "x=0", "a corner of f, one-sided: ∂f/∂x = -1 from the left, 1 from"),
+    ],
+)
+def test_one_undefined_point_is_told_once(cli, expression, point, error) -> None:
+    """At one point where the gradient is undefined (exit 3), the error says what the
+    findings (a kink, a non-finite value) would: it is said once, not again as a report."""
+    result = cli.invoke(["grad", expression, "--at", point, "--format", "plain"])
+    assert result.exit_code == 3 and result.stdout == "nan\n"
+    assert result.stderr.count("\n") == 1 and error in result.stderr, result.stderr
+
+
 def test_many_points_count_each_finding_over_every_chunk(cli, tmp_path, monkeypatch) -> None:
     """tanh(w·x) + x: w gets its gradient only through tanh, saturated where |w·x| is large
     (slope below 1e-4 for |w·x| > 5.3, by hand); the count covers every chunk of the file."""

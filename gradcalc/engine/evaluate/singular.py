@@ -93,7 +93,9 @@ class Singularity:
                 f"{side_text(right)} from the right"
                 for name, (left, right) in self.one_sided.items()
             )
-            line += f"; one-sided: {sides}"
+            finite = all(None not in pair for pair in self.one_sided.values())
+            corner = finite and "corner" not in self.reason  # (sqrt(x^2): not a steep f)
+            line += f"; {f'a corner of {target}, ' if corner else ''}one-sided: {sides}"
         return line
 
     def summary(self, where: str = "") -> str:
