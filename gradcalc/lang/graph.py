@@ -76,12 +76,12 @@ class Graph:
 
         >>> from gradcalc.lang.parser import parse_program
         >>> g = lower(parse_program("log(x - 5) * 2"))
-        >>> g.source_text(3)
-        'log(x - 5)'
+        >>> g.source_text(3)  # (in the reading's notation: ^, ·, ln, e)
+        'ln(x - 5)'
         """
         origin = self.origins.get(index)
         node = self.nodes[index]
-        text = unparse(origin) if origin is not None else node.text
+        text = unparse(origin, reading=True) if origin is not None else node.text
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     variable_nodes: dict[str, int] = field(default_factory=dict)

@@ -258,7 +258,7 @@ def test_a_missing_y_column_lists_the_columns() -> None:
 
 def test_a_model_undefined_at_the_data_names_the_subexpression_and_point() -> None:
     data = {"x": np.array([1.0, -2.0, 3.0]), "y": np.array([1.0, 2.0, 3.0])}
-    with pytest.raises(UndefinedError, match=r"log\(x\) is undefined at x=-2.*negative"):
+    with pytest.raises(UndefinedError, match=r"ln\(x\) is undefined at x=-2.*negative"):
         fit("a*log(x) + b", data, ["a", "b"])
 
 

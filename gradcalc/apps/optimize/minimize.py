@@ -155,7 +155,7 @@ def minimize(
     >>> m.point, m.steps, m.reason
     ({'x': 1.0}, 1, 'gradient norm 0 ≤ tol 1e-10')
     >>> minimize("x**2", {"x": 1.0}, lr=10.0).reason
-    'diverged: value became inf at step 121 (x**2: overflow to infinity) — lower --lr'
+    'diverged: value became inf at step 121 (x^2: overflow to infinity) — lower --lr'
     """
     if method not in METHODS:
         raise InputError(f"--method {method}: choose one of {', '.join(METHODS)}")

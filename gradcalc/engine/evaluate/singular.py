@@ -220,7 +220,7 @@ def underflowed(
     >>> result = grad("log(exp(x) + exp(y))", at={"x": -1000.0, "y": -1000.0}, strict=False)
     >>> found = result.singularities[0]
     >>> print(found.describe(result.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
-    log(exp(x) + exp(y)) cannot be computed in float64 at x=-1000, y=-1000:
+    ln(exp(x) + exp(y)) cannot be computed in float64 at x=-1000, y=-1000:
     exp(x) underflows float64 to 0 (it is not 0): log(0) is -infinity (tape #4)
     """
     n = np.asarray(row.value).size
