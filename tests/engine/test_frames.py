@@ -97,6 +97,17 @@ def test_a_variable_named_like_an_output_column_is_refused(lazy) -> None:
         gradcalc.grad("x*value", at=given)  # (refused at once, a dask frame too)
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_repeated_column_is_named_as_the_points_file_names_it(lazy) -> None:
+    """Two columns x: which one is x? Refused as a points file's header is (it was said
+    to clash with gradcalc's own column x, which there is none)."""
+    points = pd.DataFrame([[1.0, 2.0, 3.0]], columns=["x", "x", "y"])
+    given = dd.from_pandas(points, npartitions=1) if lazy else points
+    with pytest.raises(gradcalc.core.errors.InputError) as refused:
+        gradcalc.grad("x*y", at=given)
+    assert str(refused.value) == "at: the DataFrame's column x is repeated"
+
+
 def test_a_nan_is_a_bad_row() -> None:
     """(pandas writes a NaN to Parquet as a null: here it is compared with .npy's word.)"""
     with pytest.raises(gradcalc.core.errors.InputError) as refused:

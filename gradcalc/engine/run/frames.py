@@ -68,15 +68,8 @@ def grad_frame(
             naming no variable, a variable without a column or named like a column of the
             results, a cell that is not a real number (a bad row too, unless ``strict=False``).
     """
-    names = tuple(str(c) for c in frame.columns)
     free = engine[0](expression, (), None if of is None else list(of)).variables
-    missing = [v for v in free if v not in names]
-    if missing:
-        raise InputError(
-            f"at: the DataFrame has no column {missing[0]} (its columns: "
-            f"{', '.join(names[:20])}{', ...' if len(names) > 20 else ''})"
-        )
-    variables = tuple(c for c in names if c in free)
+    variables = _columns(tuple(str(c) for c in frame.columns), free)
     key = (engine, expression, variables, None if of is None else tuple(of))
     graph = _compiled(*key)
     if len(graph.targets) != 1:
@@ -95,6 +88,32 @@ def grad_frame(
 
     meta = pd.DataFrame({name: pd.Series(dtype="float64") for name in header})
     return frame.map_partitions(_partition, key, wanted, options, header, meta=meta)
+
+
+def _columns(names: tuple[str, ...], free: Sequence[str]) -> tuple[str, ...]:
+    """The frame's columns (``names``) that are the expression's variables (``free``), in
+    the frame's order.
+
+    >>> _columns(("y", "label", "x"), ["x", "y"])
+    ('y', 'x')
+    >>> _columns(("x", "x"), ["x"])
+    Traceback (most recent call last):
+    gradcalc.core.errors.InputError: at: the DataFrame's column x is repeated
+
+    Raises:
+        InputError: a variable without a column, or with two (which would be x?).
+    """
+    missing = [v for v in free if v not in names]
+    if missing:
+        raise InputError(
+            f"at: the DataFrame has no column {missing[0]} (its columns: "
+            f"{', '.join(names[:20])}{', ...' if len(names) > 20 else ''})"
+        )
+    variables = tuple(c for c in names if c in free)
+    repeated = next((v for v in variables if variables.count(v) > 1), None)
+    if repeated is not None:
+        raise InputError(f"at: the DataFrame's column {repeated} is repeated")
+    return variables
 
 
 @functools.lru_cache(maxsize=16)
