@@ -73,6 +73,24 @@ def test_a_curve_of_huge_values_is_drawn_with_short_ticks(k):
     assert top == pytest.approx(np.exp(5.0 * k), rel=5e-3)  # to the 3 digits shown
 
 
+@pytest.mark.parametrize("scale", [1e-300, 1e-20])
+def test_a_curve_of_tiny_values_is_drawn_with_short_ticks(scale):
+    """1e-300*x: plotext wrote 0.000...0050 to every digit, a blank frame at exit 0, as
+    for huge values."""
+    text = function_plot(f"{scale!r}*x", span=(-5, 5), width=40, height=12)
+    labels = y_labels(text)
+    assert BRAILLE.search(text)
+    assert max(len(label) for label in labels) <= 9, labels
+    assert max(float(label) for label in labels) == pytest.approx(5 * scale, rel=5e-3)
+
+
+def test_ticks_of_a_narrow_range_far_from_0_are_told_apart():
+    """x + 1e15 on [-5, 5]: three digits wrote every tick 1e+15."""
+    labels = y_labels(function_plot("x + 1e15", span=(-5, 5), width=60, height=12))
+    assert len(set(labels)) == len(labels) > 1, labels
+    assert [float(label) for label in labels] == sorted(float(t) for t in labels)[::-1]
+
+
 def test_terminal_default_span_is_centred_on_the_point():
     ticks = tick_labels(tangent_plot("x**2", ["x=2"]))
     assert (ticks[0], ticks[-1]) == (-3, 7)

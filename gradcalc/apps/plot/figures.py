@@ -199,21 +199,38 @@ def loss_terminal(plt: Any, curve: Curve, log: bool) -> None:
 
 #: From this magnitude on, a y tick is written short (plotext writes every digit of it).
 WIDE_TICKS = 1e5
+#: ... and below this one (0.000000000000000000050 for 5e-20).
+NARROW_TICKS = 1e-3
 
 
 def short_ticks(plt: Any, values: np.ndarray) -> None:
-    """The y ticks of large values in short notation (``5.18e+21``): plotext writes all of
-    a tick's digits, and labels of 20 characters left a blank plot (``plot "e^(20x)"``).
-    An evenly spaced few, between the least and the greatest finite value."""
+    """The y ticks of large or tiny values in short notation (``5.18e+21``, ``5e-20``):
+    plotext writes all of a tick's digits, and labels of 20 characters left a blank plot
+    (``plot "e^(20x)"``, ``plot "1e-300*x"``). An evenly spaced few, between the least and
+    the greatest finite value, with the digits that tell them apart (``x + 1e15``)."""
     finite = values[np.isfinite(values)]
     if finite.size == 0:
         return
     lo, hi = float(finite.min()), float(finite.max())
-    if max(abs(lo), abs(hi)) < WIDE_TICKS or not lo < hi:
-        return
-    with np.errstate(over="ignore"):
-        ticks = np.linspace(lo, hi, min(max(plt_rows(plt) // 2, 2), 5))
-    plt.yticks(list(ticks), [format_number(t, 3) for t in ticks])
+    if not NARROW_TICKS <= max(abs(lo), abs(hi)) < WIDE_TICKS and lo < hi:
+        with np.errstate(over="ignore"):
+            ticks = np.linspace(lo, hi, min(max(plt_rows(plt) // 2, 2), 5))
+        plt.yticks(list(ticks), tick_labels(ticks))
+
+
+def tick_labels(ticks: np.ndarray) -> list[str]:
+    """Evenly spaced ``ticks`` written with 3 significant digits, or as many more as keep
+    each within a 20th of a step of its place (so no two read alike).
+
+    >>> tick_labels(np.array([2e43, 4e43])), tick_labels(np.array([1e15 - 5, 1e15 + 5]))
+    (['2e+43', '4e+43'], ['999999999999995', '1000000000000005'])
+    """
+    step = float(np.max(np.diff(ticks))) if ticks.size > 1 else 0.0
+    for digits in range(3, 18):
+        labels = [format_number(t, digits) for t in ticks]
+        if all(abs(float(label) - t) <= step / 20 for label, t in zip(labels, ticks)):
+            break
+    return labels
 
 
 def plt_rows(plt: Any) -> int:
