@@ -105,6 +105,17 @@ def test_a_proof_on_sympys_form_does_not_hide_the_answers_domain(answer: str) ->
 
 
 @pytest.mark.parametrize(
+    "answer", ["-x/y + 0*sqrt(4.5 - x)", "-x/y + 0*sqrt(3.5 - x)", "-x/y + 0*ln(x + 4.9)"]
+)
+def test_a_domain_missing_only_near_the_curves_ends_is_found(answer: str) -> None:
+    """The points fixed x in [-3, 3] (or far out, off the circle): where the answer is
+    undefined, 3.5 < x <= 5 or x < -4.9, was never met, and it was ✓ equivalent."""
+    (verdict,) = check_implicit("x^2 + y^2 = 25", "y", [answer])
+    assert verdict.verdict == "could not decide", verdict
+    assert "undefined on the curve at" in verdict.detail
+
+
+@pytest.mark.parametrize(
     "answer", ["-x/y + 0*sqrt(25 - x^2)", "-x/y + 0*ln(26 - x^2)", "-x/abs(y)^2*y"]
 )
 def test_a_domain_the_whole_curve_lies_in_keeps_its_proof(answer: str) -> None:

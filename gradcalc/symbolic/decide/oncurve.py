@@ -17,7 +17,9 @@ The evidence, strongest first, as in :mod:`gradcalc.symbolic.decide.equivalence`
   evaluated there at 60 and 120 digits. A point where they part far above that precision
   is a witness; 12 points where they share 40+ digits make "equivalent" -- unless your answer
   is undefined at a point of the curve where dy/dx is not (``1/(3x^(2/3))`` on y³ = x, at
-  x < 0): it is not judged on part of the curve only, so that is "could not decide".
+  x < 0): it is not judged on part of the curve only, so that is "could not decide". The
+  answer's domain is looked for both ways, fixing the dependent variable too (the ends of
+  x² + y² = 25, where ``0*sqrt(4.5 - x)`` is undefined, have |x| > 3).
 
 Otherwise "could not decide", with the reason.
 
@@ -102,11 +104,9 @@ def decide_on_curve(
         witness = _compare_at(functions[1:], fixed, roots, others, dependent, agreed)
         if witness is not None:
             return witness
-    if len(agreed) < POINTS:  # (x = -17/(2y² + 679306): fixing x rarely meets the curve)
-        sides = (answer, truth, typed)
-        witness = _solving_for_the_others(sides, curve, others, dependent, seconds, agreed)
-        if witness is not None:
-            return witness
+    witness = _from_both_sides((answer, truth, typed), curve, others, dependent, seconds, agreed)
+    if witness is not None:
+        return witness
     undefined = [point for point in agreed if isinstance(point, str)]
     if undefined:
         return _undefined_at(undefined)
@@ -128,6 +128,20 @@ def _quick_proof(difference: Any, curve: Any, symbols: Sequence[Any]) -> Decisio
         detail = "yours − correct is a multiple of F, which is 0 on the curve"
         return Decision(EQUIVALENT, "proof", detail)
     return None
+
+
+def _from_both_sides(sides, curve, others, dependent, seconds, agreed) -> Decision | None:
+    """More points, fixing the dependent variable (:func:`_solving_for_the_others`): when
+    too few were found (x = -17/(2y² + 679306): fixing x rarely meets the curve), and
+    always when the answer as typed (``sides[2]``) is judged, its domain seen from both
+    sides: x in [-3, 3] never meets x² + y² = 25 near x = 5, where ``0*sqrt(4.5 - x)`` is
+    undefined. The points found go to ``agreed``; a witness is returned."""
+    if len(agreed) >= POINTS and sides[2] is None:
+        return None
+    more = agreed if len(agreed) < POINTS else []
+    witness = _solving_for_the_others(sides, curve, others, dependent, seconds, more)
+    agreed += [] if more is agreed else more
+    return witness
 
 
 def _solving_for_the_others(
