@@ -71,3 +71,19 @@ def test_each_result_beyond_the_gradient_has_a_short_repr_with_its_own_line() ->
         assert len(repr(result)) < 400 and "TapeRow" not in repr(result)
         assert type(result).__eq__ is not object.__eq__  # still the dataclass's equality
     assert dataclasses.replace(jacobian) == jacobian
+
+
+def test_a_short_repr_shows_no_matrix_where_it_is_undefined() -> None:
+    """strict=False: at a kink the gradient read nan, but the Hessian of abs(x)*y^2 at
+    x = 0 read [[0, 0], [0, 0]] 'inconclusive (zero)', and the Jacobian of (|x|, y)
+    [[0, 0], [0, 1]] -- a derivative of |x| at 0 that does not exist, written 0; of
+    (x/y, y) at y = 0, [[inf, -inf], [0, 1]]. The row of a target defined there is kept."""
+    hessian = api.hessian("abs(x)*y^2", at={"x": 0, "y": 3}, strict=False)
+    assert repr(hessian).splitlines()[4] == "  Hessian = [[nan, nan], [nan, nan]]: undefined"
+    kinked = api.jacobian("abs(x), y", at={"x": 0, "y": 1}, strict=False)
+    assert repr(kinked).splitlines()[1] == "  ∂(f1, f2)/∂(x, y) = [[nan, nan], [0, 1]]"
+    several = api.jacobian("x/y, y", at={"x": 1, "y": [0, 2]}, strict=False)
+    assert repr(several).splitlines()[1:] == [
+        "  ∂(f1, f2)/∂(x, y) at the first point = [[nan, nan], [0, 1]]",
+        "  determinant = [nan, 0.5]",
+    ]

@@ -52,7 +52,9 @@ class HessianResult(GradResult):
         *lines, check = super()._summary()
         matrix = self.matrix if self.shown_matrix is None else self.shown_matrix
         test = f"{self.tests[0].verdict} ({self.tests[0].curvature})"
-        return [*lines, f"Hessian{_first(matrix)}: {test}", check]
+        if np.asarray(self.undefined).flat[0]:
+            test = "undefined"  # (no test of a matrix that is not there)
+        return [*lines, f"Hessian{_first(matrix, self.undefined)}: {test}", check]
 
 
 @dataclass(kw_only=True, repr=False)
@@ -139,24 +141,32 @@ class JacobianResult:
         matrix = self.matrix if self.shown_matrix is None else self.shown_matrix
         lines = [
             f"{type(self).__name__}: {first.read_as or first.expression} at {where(first)}",
-            f"∂({', '.join(self.targets)})/∂({sources}){_first(matrix)}",
+            f"∂({', '.join(self.targets)})/∂({sources}){_first(matrix, self._undefined_rows())}",
         ]
         if self.determinant is not None:
             lines.append(f"determinant = {numbers(self.determinant, self.undefined)}")
         return "\n  ".join(lines)
+
+    def _undefined_rows(self) -> np.ndarray:
+        """Per target and point, whether that target is undefined there, shaped to mask
+        ``matrix`` (``(m, 1) + points shape``)."""
+        return np.expand_dims(np.stack([np.asarray(r.undefined) for r in self.rows]), 1)
 
     def _repr_html_(self) -> str | None:
         """In a notebook: the tables the command line prints, as HTML."""
         return display.show("text/html", self)
 
 
-def _first(matrix: np.ndarray) -> str:
+def _first(matrix: np.ndarray, undefined: np.ndarray | bool = False) -> str:
     """`` = [[...]]``: a matrix, or its first point's of several (``matrix`` is shaped
-    ``(m, n) + points shape``).
+    ``(m, n) + points shape``), nan where ``undefined`` (broadcast to it).
 
     >>> _first(np.eye(2)), _first(np.zeros((1, 1, 3)))
     (' = [[1, 0], [0, 1]]', ' at the first point = [[0]]')
+    >>> _first(np.eye(2), np.array([[True], [False]]))
+    ' = [[nan, nan], [0, 1]]'
     """
+    matrix = np.where(undefined, np.nan, np.asarray(matrix, dtype=float))
     if matrix.ndim == 2:
         return f" = {numbers(matrix)}"
     return f" at the first point = {numbers(matrix.reshape(*matrix.shape[:2], -1)[..., 0])}"
