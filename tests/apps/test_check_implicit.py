@@ -152,3 +152,17 @@ def test_the_command_line(cli) -> None:
     assert wrong.exit_code == ExitCode.CHECK_FAILED
     (verdict,) = json.loads(wrong.stdout)["verdicts"]
     assert verdict["evidence"] == "high precision" and verdict["correct"] == "-x/y"
+
+
+def test_an_answer_headed_as_on_paper_is_read() -> None:
+    """dy/dx = -x/y was refused ('only a single name can be assigned ... is for gradcalc
+    diff --implicit y'), though check reads df/dx = ... heads elsewhere."""
+    assert check_implicit("x^2 + y^2 = 25", "y", ["dy/dx = -x/y"])[0].verdict == "equivalent"
+    assert check_implicit("x^2 + y^2 = 25", "y", ["y' = x/y"])[0].verdict == "not equivalent"
+    sphere = check_implicit("x^2 + y^2 + z^2 = 25", "z", ["dz/dy = -y/z", "dz/dx = -x/z"])
+    assert [(v.component, v.verdict) for v in sphere] == [
+        ("∂z/∂x", "equivalent"),
+        ("∂z/∂y", "equivalent"),
+    ]
+    with pytest.raises(InputError, match=r"with respect to z; asked for: with respect to x"):
+        check_implicit("x^2 + y^2 = 25", "y", ["dy/dz = 1"])

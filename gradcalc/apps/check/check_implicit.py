@@ -21,7 +21,7 @@ from gradcalc.apps.derive.implicit import implicit
 from gradcalc.core.errors import InputError
 from gradcalc.core.numbers import counted
 from gradcalc.engine.run.api import compile_expression
-from gradcalc.lang.answers import shape_of
+from gradcalc.lang.answers import answer_form, shape_of
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_equation
 from gradcalc.symbolic.crosscheck.crosscheck import to_sympy
@@ -42,7 +42,7 @@ def check_implicit(
     result = implicit(equation, dependent, wrt)
     if not result.entries:
         raise InputError(f"could not decide: {'; '.join(result.notes) or 'no derivative'}")
-    texts = shape_of(list(answers)).entries
+    texts = _answer_texts(answers, [entry.variables[0] for entry in result.entries], dependent)
     if len(texts) != len(result.entries):
         raise InputError(
             f"{counted(len(texts), 'answer')} given; "
@@ -77,3 +77,28 @@ def check_implicit(
     labels = ", ".join(entry.label for entry in result.entries)
     where = "curve" if len(graph.variables) == 2 else "surface"
     return Verdicts(verdicts, equation, question=f"{labels} on the {where}", equation=True)
+
+
+def _answer_texts(answers: Sequence[str], others: Sequence[str], dependent: str = "y") -> list[str]:
+    """The answers in the order of ``others`` (the variables the dependent one is
+    differentiated by): as given, or each named by its head as on paper (``dy/dx = ...``,
+    ``y' = ...``), as the check of an explicit function reads them.
+
+    >>> _answer_texts(["dy/dx = -x/y"], ["x"]), _answer_texts(["-x/z, -y/z"], ["x", "y"])
+    (['-x/y'], ['-x/z', '-y/z'])
+    >>> _answer_texts(["dz/dy = -y/z", "dz/dx = -x/z"], ["x", "y"])
+    ['-x/z', '-y/z']
+
+    Raises:
+        InputError: a head naming no derivative asked for, or some left out.
+    """
+    form = answer_form(list(answers))
+    if isinstance(form, list):
+        return list(shape_of(form).entries)
+    if sorted(form) != sorted(others):
+        raise InputError(
+            f"--answer names the derivative of {dependent} with respect to {', '.join(form)}; "
+            f"asked for: with respect to {', '.join(others)} "
+            f"(d{dependent}/d{others[0]} = ...)"
+        )
+    return [form[v] for v in others]
