@@ -40,6 +40,7 @@ from time import process_time
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.decide.decision import (
     EQUIVALENT,
@@ -53,6 +54,7 @@ from gradcalc.symbolic.decide.decision import (
 from gradcalc.symbolic.decide.defined import undefined_at
 from gradcalc.symbolic.decide.equivalence import simplifies_to_zero
 from gradcalc.symbolic.decide.precision import HIGH, LOW, agreement, mp_function, mp_real, settled
+from gradcalc.symbolic.translate.convert import to_sympy
 
 SECONDS = 4.0  # CPU seconds for the points on the curve
 TRIES = 80  # values of the other variables tried
@@ -76,7 +78,48 @@ def decide_on_curve(
     ``typed``: the answer's graph as typed, whose domain is judged op by op at the points of
     the curve (:func:`~gradcalc.symbolic.decide.defined.undefined_at`): sympy's form of
     ``sqrt(y)^2`` is ``y`` and of ``0*ln(y)`` is ``0``, and a proof on those forms says
-    nothing of where the answer is undefined."""
+    nothing of where the answer is undefined. Where sympy's form drops the argument of an
+    op with a domain (``0*sqrt(2 - x)``), points cannot show the answer defined on the whole
+    curve: it is not called equivalent."""
+    decision = _decide(answer, truth, curve, symbols, dependent, seconds, typed)
+    dropped = _dropped(typed, answer) if typed is not None else []
+    if decision.verdict != EQUIVALENT or not dropped:
+        return decision
+    return Decision(
+        UNDECIDED,
+        "",
+        f"sympy reads your answer without {dropped[0]}, which is undefined where its "
+        "argument leaves its domain: whether that happens on the curve could not be decided "
+        "(at the points tried, yours agrees)",
+    )
+
+
+def _dropped(typed: Graph, answer: Any) -> list[str]:
+    """The subexpressions of the answer as ``typed`` whose op has a domain (not ``/``) and
+    whose argument sympy's form ``answer`` no longer holds (``0*sqrt(2 - x)``).
+
+    >>> import sympy as sp
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> x = sp.Symbol("x", real=True)
+    >>> _dropped(lower(parse_program("x + 0*sqrt(2 - x)")), x)
+    ['sqrt(2 - x)']
+    >>> _dropped(lower(parse_program("1/sqrt(2 - x)")), 1 / sp.sqrt(2 - x))
+    []
+    """
+    exprs = to_sympy(typed)
+    dropped = []
+    for node in typed.nodes:
+        if node.kind != "op" or node.op in ("div", "pow") or REGISTRY[node.op].domain is None:
+            continue
+        argument = exprs[node.inputs[0]]
+        if not answer.has(argument):
+            dropped.append(typed.source_text(node.index))
+    return dropped
+
+
+def _decide(answer, truth, curve, symbols, dependent, seconds, typed) -> Decision:
+    """:func:`decide_on_curve`, before a dropped domain is looked at."""
     difference = answer - truth
     proof = _quick_proof(difference, curve, symbols)
     if proof is not None and typed is None:
