@@ -139,7 +139,8 @@ def named(answers: Mapping[str, str], wanted: list[Component], function: str) ->
     for name, text in answers.items():
         said = subscripts(name, function, variables)
         if said is None or said not in {c.variables for c in wanted}:
-            examples = ", ".join(function + "".join(c.variables) for c in wanted[:3])
+            every = [function + "".join(c.variables) for c in wanted]
+            examples = ", ".join(every if len(every) <= 6 else [*every[:5], "…"])
             raise InputError(
                 f"--answer {name}=...: name one of the derivatives asked for "
                 f"({examples}{_head_hint(wanted, function)})"

@@ -40,6 +40,7 @@ from time import process_time
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.core.numbers import counted
 from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.decide.decision import (
@@ -152,7 +153,7 @@ def _decide(answer, truth, curve, symbols, dependent, seconds, typed) -> Decisio
         return witness
     undefined = [point for point in agreed if isinstance(point, str)]
     if undefined:
-        return _undefined_at(undefined)
+        return _undefined_at(undefined, _has_root_power(answer))
     if proof is not None:
         return proof
     if simplifies_to_zero(difference, _monotonic_deadline(seconds)):
@@ -247,21 +248,35 @@ def _as_typed(function: Any, typed: Graph | None, order: Sequence[Any]) -> Any:
     return as_typed
 
 
-def _undefined_at(points: list[str]) -> Decision:
+def _undefined_at(points: list[str], root_power: bool) -> Decision:
     """Undecided: your answer is undefined at these points of the curve, where the right
-    one is defined.
+    one is defined (``root_power``: it has a power like x^(2/3), whose reading is said).
 
-    >>> _undefined_at(["x=-0.5, y≈-0.79370053: correct 0.529133684"]).detail[:57]
+    >>> _undefined_at(["x=-0.5, y≈-0.79370053: correct 0.529133684"], False).detail[:57]
     'yours is undefined on the curve at x=-0.5, y≈-0.79370053,'
     """
     where, correct = points[0].split(": correct ")
+    convention = " (x^(p/q) is read as the principal power, undefined for x < 0)"
     return Decision(
         UNDECIDED,
         "",
         f"yours is undefined on the curve at {where}, where the derivative is {correct} "
-        f"({len(points)} such point(s) found); an answer is judged on the whole curve "
-        "(x^(p/q) is read as the principal power, undefined for x < 0)",
+        f"({counted(len(points), 'such point')} found); an answer is judged on the whole "
+        f"curve{convention if root_power else ''}",
     )
+
+
+def _has_root_power(expr: Any) -> bool:
+    """Whether ``expr`` has a power whose exponent is a fraction (x^(2/3), sqrt(x)^(4/3)).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> _has_root_power(x ** sp.Rational(-2, 3)), _has_root_power(-x / (x**2 + 1))
+    (True, False)
+    """
+    import sympy as sp
+
+    return any(p.exp.is_Rational and not p.exp.is_integer for p in expr.atoms(sp.Pow))
 
 
 def _compare_at(sides, fixed, roots, free, solved, agreed: list[float | str]) -> Decision | None:
