@@ -51,8 +51,10 @@ def test_a_tensor_op_is_refused_on_a_batch_of_points_not_mixed_across_them() -> 
     graph = compile_expression("sum(x^2)")
     assert not graph.elementwise and compile_expression("x^2").elementwise
     assert float(evaluate(graph, {"x": 3.0}).values[0]) == 9.0
-    with pytest.raises(InputError, match="sum combines the elements of a tensor"):
+    with pytest.raises(InputError, match="sum combines the elements of a tensor") as refused:
         evaluate(graph, {"x": np.array([1.0, 2.0])})
+    # the way to a tensor value, from the command line and from Python
+    assert "gradcalc grad --at" in str(refused.value) and "on a Tape" in str(refused.value)
 
 
 def _plain(rows):

@@ -205,7 +205,9 @@ def make_leaves(
         )
         raise InputError(
             f"{tensor_op} combines the elements of a tensor, so it cannot be evaluated at "
-            "several points at once (this command evaluates many): give one point to grad --at"
+            "several points at once (arrays given here are many points): give one point to "
+            "gradcalc grad --at (W=[[1,2],[3,4]]), or in Python record it on a Tape with "
+            "Variables"
         )
     leaves = {name: constant(array) for name, array in zip(graph.variables, arrays)}
     return leaves, shape
