@@ -34,6 +34,7 @@ Otherwise "could not decide", with the reason.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from time import process_time
@@ -55,7 +56,7 @@ from gradcalc.symbolic.decide.decision import (
 from gradcalc.symbolic.decide.defined import undefined_at
 from gradcalc.symbolic.decide.equivalence import simplifies_to_zero
 from gradcalc.symbolic.decide.precision import HIGH, LOW, agreement, mp_function, mp_real, settled
-from gradcalc.symbolic.translate.convert import to_sympy
+from gradcalc.symbolic.translate.convert import converted
 
 SECONDS = 4.0  # CPU seconds for the points on the curve
 TRIES = 80  # values of the other variables tried
@@ -108,7 +109,7 @@ def _dropped(typed: Graph, answer: Any) -> list[str]:
     >>> _dropped(lower(parse_program("1/sqrt(2 - x)")), 1 / sp.sqrt(2 - x))
     []
     """
-    exprs = to_sympy(typed)
+    exprs = converted(typed)  # (the conversion the check made of it: kept on the graph)
     dropped = []
     for node in typed.nodes:
         if node.kind != "op" or node.op in ("div", "pow") or REGISTRY[node.op].domain is None:
@@ -180,11 +181,13 @@ def _from_both_sides(sides, curve, others, dependent, seconds, agreed) -> Decisi
     always when the answer as typed (``sides[2]``) is judged, its domain seen from both
     sides: x in [-3, 3] never meets x² + y² = 25 near x = 5, where ``0*sqrt(4.5 - x)`` is
     undefined. The points found go to ``agreed``; a witness is returned."""
-    if len(agreed) >= POINTS and sides[2] is None:
+    if len(agreed) < POINTS:  # (up to POINTS in all)
+        return _solving_for_the_others(sides, curve, others, dependent, seconds, agreed)
+    if sides[2] is None:
         return None
-    more = agreed if len(agreed) < POINTS else []
+    more: list[float | str] = []  # (the domain: up to POINTS more)
     witness = _solving_for_the_others(sides, curve, others, dependent, seconds, more)
-    agreed += [] if more is agreed else more
+    agreed.extend(more)
     return witness
 
 
@@ -239,9 +242,12 @@ def _as_typed(function: Any, typed: Graph | None, order: Sequence[Any]) -> Any:
 
     names = [str(s) for s in order]
 
+    @functools.cache  # (a point is tried at LOW and at HIGH digits: the same 60 digits)
+    def undefined(point: tuple[Any, ...]) -> bool:
+        return undefined_at(typed, dict(zip(names, point)))
+
     def as_typed(*values: Any) -> Any:
-        point = {n: sp.Float(v, 60) for n, v in zip(names, values)}
-        if undefined_at(typed, point):
+        if undefined(tuple(sp.Float(v, 60) for v in values)):
             raise ValueError("undefined where the answer as typed is")
         return function(*values)
 
