@@ -15,11 +15,13 @@ where both the expression and the answer are defined (the registry's domain rule
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from gradcalc.apps.check.coverage import cover
+from gradcalc.apps.check.gaps import hole_witness
 from gradcalc.apps.check.numbers import answer_value, compare_number, correct_text, short
 from gradcalc.apps.check.orders import order_hints
 from gradcalc.apps.check.sampling import domain_points, scarcity
@@ -235,12 +237,10 @@ def check_answers(
         raise InputError(f"could not decide: sympy failed ({stop})") from None
     for point in at:  # a point asked about has the derivative there, as for --expect (exit 3)
         _tape_values(graph, parse_at([point]), target, wanted)
-    verdicts = []
-    for (label, _, _), text, truth, values, mine in zip(wanted, texts, correct, tape, yours):
-        verdict = _judge(label, text, truth, mine, graph, points, values)
-        verdict.latex = answer_latex(truth, None)
-        verdict.latex_name = label_latex(label)
-        verdicts.append(verdict)
+    verdicts = [
+        _verdict(graph, points, (target, wanted, k), text, truth, values, mine)
+        for k, (text, truth, values, mine) in enumerate(zip(texts, correct, tape, yours))
+    ]
     result = Verdicts(verdicts, expression, at)
     result.hints = [hint for hint in [not_named(every, given, graph.target_names[0])] if hint]
     if wrt is None and order == 1 and len(graph.target_names) == 1 and texts == answers:
@@ -410,6 +410,42 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
     verdict = Verdict(label, text, shown, decision.verdict, detail, evidence=decision.evidence)
     verdict.where = where
     return verdict
+
+
+def _verdict(graph, points, asked, text, truth, values, mine) -> Verdict:
+    """The verdict on the answer to ``asked`` = (target, wanted, k): the k-th component."""
+    target, wanted, k = asked
+    label = wanted[k].label
+    verdict = _judge(label, text, truth, mine, graph, points, values)
+    if verdict.ok:  # a proof of sympy's reading says nothing where yours is undefined
+        tape_at = _derivative_at(graph, target, wanted, k)
+        verdict = _with_holes(verdict, mine[0], graph, truth, tape_at)
+    verdict.latex = answer_latex(truth, None)
+    verdict.latex_name = label_latex(label)
+    return verdict
+
+
+def _derivative_at(graph: Graph, target: Target, wanted: list[Component], k: int):
+    """The tape's value of the ``k``-th wanted derivative at an exact point (rounded to
+    float64), raising UndefinedError where it has none."""
+
+    def at(point: Mapping[str, Any]) -> float:
+        given = ",".join(f"{name}={float(value)!r}" for name, value in point.items())
+        options = Options(check=False, strict=True)
+        _, column, _ = _derivatives(graph, parse_at([given]), target, wanted, options)[k]
+        return float(0.0 if column is None else column)
+
+    return at
+
+
+def _with_holes(verdict: Verdict, answer: Graph, graph: Graph, truth, tape_at) -> Verdict:
+    """A pass, unless the answer as typed is undefined at a point where the derivative is
+    not (:func:`gradcalc.apps.check.gaps.hole_witness`): then a fail there, equal elsewhere."""
+    gap = hole_witness(answer, graph, truth, tape_at)
+    if gap is None:
+        return verdict
+    detail = f"{gap}; elsewhere {verdict.detail}"
+    return replace(verdict, verdict="not equivalent", detail=detail, evidence="domain", where="")
 
 
 def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.ndarray]:

@@ -42,9 +42,10 @@ SECONDS = 0.5
 
 def undefined_at(graph: Graph, point: Mapping[str, Any], seconds: float = SECONDS) -> bool:
     """True only when sympy confirms that ``graph``'s target is undefined over the reals at
-    ``point`` (name -> exact Rational): some op with a domain rule is, at the point's exact
-    values, complex infinity or NaN (``1/0``, ``0/0``) or a number whose imaginary part is not
-    0 (``sqrt(-2)``, ``log(-1)``, ``asin(2)``). False when every such op is a finite real
+    ``point`` (name -> an exact number: a Rational, or a sympy number such as ``pi/2``): some
+    op with a domain rule is, at the point's exact values, complex infinity or NaN (``1/0``,
+    ``0/0``) or a number whose imaginary part is not 0 (``sqrt(-2)``, ``log(-1)``,
+    ``asin(2)``). False when every such op is a finite real
     number, and when sympy cannot tell within ``seconds`` -- a rounding artefact is never a
     witness.
 
@@ -62,7 +63,7 @@ def undefined_at(graph: Graph, point: Mapping[str, Any], seconds: float = SECOND
     variables = [node for node in graph.nodes if node.kind == "var"]
     if any(node.text not in point for node in variables):
         return False  # (a variable without a value: nothing to confirm)
-    values = {node.index: sp.Rational(point[node.text]) for node in variables}
+    values = {node.index: sp.sympify(point[node.text], rational=True) for node in variables}
     try:
         with time_limit(seconds):
             exprs = to_sympy(graph, cut=values)  # raises UndefinedError at a zoo or a NaN

@@ -1,0 +1,113 @@
+"""An answer equal to the derivative except at single points where, as typed, it is undefined.
+
+``2x(x - 3)/(x - 3)`` is ``2x`` to sympy, so the proof that it is the derivative of x^2
+holds only where it is defined: at x = 3 it divides by zero while the derivative is 6.
+Sampling never lands on such a point, so after a pass the answer's holes
+(:func:`gradcalc.symbolic.decide.holes.holes`, each confirmed exactly) are tried: a hole
+where the function is defined, sympy's derivative is a finite real number and the tape's
+derivative agrees with it is a witness that the answer is wrong there.
+
+>>> import sympy as sp
+>>> from gradcalc.engine.run.api import compile_expression
+>>> x = sp.Symbol("x", real=True)
+>>> answer, f = compile_expression("2x*(x - 3)/(x - 3)"), compile_expression("x^2")
+>>> hole_witness(answer, f, 2 * x, lambda point: 6.0)
+'differs at x=3: yours undefined, correct 6'
+>>> hole_witness(compile_expression("2x"), f, 2 * x, lambda point: 6.0) is None
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from gradcalc.apps.check.numbers import short
+from gradcalc.core.errors import UndefinedError
+from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.decide.decision import point_text
+from gradcalc.symbolic.decide.defined import finite_real, undefined_at
+from gradcalc.symbolic.decide.holes import BASES, holes, holes_on
+from gradcalc.symbolic.translate.derivative import symbol
+from gradcalc.symbolic.translate.notation import user_text
+
+__all__ = ["AGREE", "curve_hole_witness", "hole_witness"]
+
+#: How closely (relative) the tape's derivative at a hole must agree with sympy's exact one.
+AGREE = 1e-6
+SHORT = 24  # characters of an exact value shown as it is
+
+
+def hole_witness(
+    answer: Graph, graph: Graph, truth: Any, tape_at: Callable[[Mapping[str, Any]], float]
+) -> str | None:
+    """``differs at x=3: yours undefined, correct 6`` for the first hole of ``answer`` where
+    ``graph``'s derivative ``truth`` (sympy) exists (``graph``'s other variables fixed at
+    the first of :data:`~gradcalc.symbolic.decide.holes.BASES`); None when there is none.
+    ``tape_at``
+    gives the tape's derivative at a point (name -> exact number), raising UndefinedError
+    where it has none."""
+    import sympy as sp
+
+    for hole in holes(answer):
+        point = {n: hole.get(n, sp.Rational(BASES[0])) for n in graph.variables}
+        if undefined_at(graph, point):
+            continue  # f itself is undefined there: so is its derivative
+        value = truth.subs({symbol(n): v for n, v in point.items()})
+        if finite_real(value) is not True:
+            continue
+        try:
+            tape = tape_at(point)
+        except UndefinedError:
+            continue
+        exact = float(sp.N(value, 20))
+        if not math.isclose(tape, exact, rel_tol=AGREE, abs_tol=AGREE * 1e-6):
+            continue  # the tape at a rounded point is not the derivative at the exact one
+        return _differs(point, value)
+    return None
+
+
+def curve_hole_witness(
+    answer: Graph, equation: Graph, truth: Any, curve: Any, dependent: str
+) -> str | None:
+    """:func:`hole_witness` for an implicit derivative: the first hole of ``answer`` on
+    ``curve`` = 0 (sympy, from ``equation`` as typed) where ``truth`` (-F_x/F_y) is a finite
+    real number and the equation is defined; None when there is none.
+
+    >>> import sympy as sp
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_equation
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> circle = lower(parse_equation("x^2 + y^2 = 25"))
+    >>> answer = compile_expression("-x/y + 0/(x - 4)")
+    >>> curve_hole_witness(answer, circle, -x / y, x**2 + y**2 - 25, "y")
+    'differs at x=4, y=3: yours undefined, correct -4/3'
+    """
+    for point in holes_on(answer, curve, equation.variables, dependent):
+        if undefined_at(equation, point):
+            continue
+        value = truth.subs({symbol(n): v for n, v in point.items()})
+        if finite_real(value) is True:
+            return _differs(point, value)
+    return None
+
+
+def _differs(point: Mapping[str, Any], value: Any) -> str:
+    where = ", ".join(f"{n}={_text(v)}" for n, v in point.items())
+    return f"differs at {where}: yours undefined, correct {_text(value)}"
+
+
+def _text(value: Any) -> str:
+    """An exact number as a student writes it (3, 2/7, pi/2), or to 10 digits when long.
+
+    >>> import sympy as sp
+    >>> t = sp.Symbol("t")
+    >>> _text(sp.Rational(-3, 5)), _text(sp.pi / 2), _text(sp.CRootOf(t**5 - t - 1, 0))
+    ('-0.6', 'pi/2', '1.167303978')
+    """
+    if value.is_Rational:
+        return point_text(value)
+    text = user_text(value)
+    return text if len(text) <= SHORT and "Root" not in text else short(float(value.evalf(20)))
