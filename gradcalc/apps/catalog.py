@@ -10,7 +10,7 @@ The operators and constants come from the parser's tables.
 >>> sin.rules, sin.domain
 (('d/dx sin(x) = cos(x)',), ())
 >>> [reason for _, reason in entry("log").domain]
-['log is undefined for negative numbers', 'log(0) is -infinity']
+['ln is undefined for negative numbers', 'ln(0) is -infinity']
 >>> entry("ln").name, entry("ln").spellings
 ('log', ('ln',))
 """

@@ -491,7 +491,7 @@ class Tape:
         >>> with Tape() as tape:
         ...     y = F.log(x)
         >>> [str(p) for p in tape.problems()]
-        ['record #1 (log): undefined: log is undefined for negative numbers']
+        ['record #1 (log): undefined: ln is undefined for negative numbers']
         """
         if target is None:
             records = [r for r in self.records if r.inside is None or r.adjoint is not None]

@@ -1,5 +1,6 @@
 """A syntax tree back to text: the canonical form (``**``, explicit ``*``, only the parentheses
-needed) that parses back to the same tree, and the "read as" notation shown to people.
+needed) that parses back to the same tree, and the "read as" notation shown to people (in
+which :func:`operation` also writes one op of a tape).
 
 >>> from gradcalc.lang.parser import parse_program
 >>> unparse(parse_program("2x(y + 1)").statements[0].expr)
@@ -8,15 +9,15 @@ needed) that parses back to the same tree, and the "read as" notation shown to p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from gradcalc.core.ops import OPERATORS, REGISTRY
+from gradcalc.core.ops import OPERATORS, REGISTRY, written_name
 from gradcalc.lang.slips import juxtaposed, likely_meaning
 from gradcalc.lang.syntax import Binary, Call, Const, Name, Neg, Node, Num, is_binary
 
-__all__ = ["PRECEDENCE", "preview", "unparse"]
+__all__ = ["PRECEDENCE", "operation", "preview", "unparse"]
 
 
 # the operator table comes from the registry's infix ops; "neg" is unary minus, "mul" also
@@ -53,6 +54,23 @@ def unparse(node: Node, reading: bool = False) -> str:
     return "".join(_pieces(node, reading))
 
 
+def operation(op: str, operands: Sequence[str]) -> str:
+    """Op ``op`` applied to operands given as text (each written as it is), in the reading
+    notation: how a tape shows what a record computes.
+
+    >>> [operation(op, names) for op, names in [("pow", ["x", "2"]), ("mul", ["#1", "#2"])]]
+    ['x^2', '#1·#2']
+    >>> operation("log", ["x"]), operation("neg", ["#3"]), operation("add", ["#1", "y"])
+    ('ln(x)', '-#3', '#1 + y')
+    """
+    leaves = tuple(Name(text, 0) for text in operands)
+    if op == "neg":
+        return unparse(Neg(leaves[0], 0), reading=True)
+    if op in PRECEDENCE:
+        return unparse(Binary(op, leaves[0], leaves[1], 0), reading=True)
+    return unparse(Call(op, leaves, 0), reading=True)
+
+
 def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
     """The text of a tree, piece by piece, left to right (linear time, no recursion)."""
     stack: list[Node | str] = [root]
@@ -73,13 +91,13 @@ def _pieces(root: Node, reading: bool = False) -> Iterator[str]:
 def _layout(node: Node, reading: bool) -> list[Node | str]:
     """The text of a call, a constant or a sign (:func:`_pieces` lays out the rest) with its
     operands left as nodes, parenthesised where they must be."""
-    if isinstance(node, Call) and node.op == "index":
+    if isinstance(node, Call) and node.op == "index" and node.params:
         subscript = ", ".join(str(i) for i in np.atleast_1d(node.params[0][1]))
         grouped = not isinstance(node.args[0], (Num, Const, Name, Call))
         return [*_grouped(node.args[0], grouped), f"[{subscript}]"]
     if isinstance(node, Call):
-        natural = reading and node.op == "log" and len(node.args) == 1  # ln: never base 10
-        pieces: list[Node | str] = [f"{'ln' if natural else node.op}(", node.args[0]]
+        one = reading and len(node.args) == 1  # (log(x, b) keeps its name: ln is base e)
+        pieces: list[Node | str] = [f"{written_name(node.op) if one else node.op}(", node.args[0]]
         for arg in node.args[1:]:
             pieces += (", ", arg)
         for key, value in node.params:

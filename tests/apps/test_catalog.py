@@ -145,7 +145,7 @@ def test_ops_command_formats(cli) -> None:
     plain = cli.invoke(["ops", "sin", "ln", "--format", "plain"]).stdout.splitlines()
     assert plain == [
         "sin\t-\td/dx sin(x) = cos(x)\teverywhere",
-        "log\tln\td/dx log(x) = 1/x\tlog is undefined for negative numbers; log(0) is -infinity",
+        "log\tln\td/dx log(x) = 1/x\tln is undefined for negative numbers; ln(0) is -infinity",
     ]
     table = cli.invoke(["ops"], terminal_width=100).stdout
     for item in FUNCTIONS:

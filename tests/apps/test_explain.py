@@ -62,8 +62,8 @@ def test_the_seed_chain_step_by_step() -> None:
 def test_the_seed_chain_in_markdown_line_by_line() -> None:
     md = to_markdown(explain(SEED, at={"x": 3})).splitlines()
     expected = [
-        "1. `y = x ** 2 = 3 ** 2 = 9`",
-        "2. `z = y ** 2 = 9 ** 2 = 81`",
+        "1. `y = x^2 = 3^2 = 9`",
+        "2. `z = y^2 = 9^2 = 81`",
         "1. `adjoint(z) = 1` (seed)",
         "2. `adjoint(y) = ∂z/∂y · adjoint(z) = 2·y · 1 = 2·9 · 1 = 18`",
         "3. `adjoint(x) = ∂y/∂x · adjoint(y) = 2·x · 18 = 2·3 · 18 = 108`",
@@ -79,8 +79,8 @@ def test_the_seed_chain_in_markdown_line_by_line() -> None:
 def test_the_seed_chain_as_text() -> None:
     lines = lines_of(text_of(explain(SEED, at={"x": 3})))
     expected = [
-        "#1  y = x ** 2 = 3 ** 2 = 9",
-        "#2  z = y ** 2 = 9 ** 2 = 81",
+        "#1  y = x^2 = 3^2 = 9",
+        "#2  z = y^2 = 9^2 = 81",
         "adjoint(z) = 1   (seed)",
         "adjoint(y) = ∂z/∂y · adjoint(z) = 2·y · 1 = 2·9 · 1 = 18",
         "adjoint(x) = ∂y/∂x · adjoint(y) = 2·x · 18 = 2·3 · 18 = 108",
@@ -158,30 +158,30 @@ def test_every_explained_adjoint_is_the_tapes(expression, at, wrt) -> None:
 
 
 def test_a_rebound_statement_name_does_not_hide_the_first_value() -> None:
-    # the tape calls both statement results "y" and writes z = y * y
+    # the tape calls both statement results "y" and writes z = y·y
     e = explain("y = x+1; w = y; y = x*2; z = w*y", at={"x": 3})
     md = to_markdown(e)
     assert "`w = x + 1 = 3 + 1 = 4`" in md
-    assert "`z = w * y = 4 * 6 = 24`" in md
+    assert "`z = w·y = 4·6 = 24`" in md
     assert "`adjoint(w) = ∂z/∂w · adjoint(z) = y · 1 = 6 · 1 = 6`" in md
     assert e.gradient == {"x": 14.0}
 
 
 def test_negative_numbers_are_parenthesised() -> None:
     md = to_markdown(explain("x**2", at={"x": -3}))
-    assert "`#1 = x ** 2 = (-3) ** 2 = 9`" in md
+    assert "`#1 = x^2 = (-3)^2 = 9`" in md
     assert "= 2·x · 1 = 2·(-3) · 1 = -6`" in md
 
 
 def test_a_negative_argument_and_an_unnamed_record_are_written_once() -> None:
     """exp(-w1^2) at 1: the local derivative exp(#2) at #2 = -1 reads exp(-1), not
     exp((-1)); a record no statement names starts its line with its number once
-    (``#1 = w1 ** 2``), a named one keeps both (``#1  y = ...``)."""
+    (``#1 = w1^2``), a named one keeps both (``#1  y = ...``)."""
     lines = lines_of(text_of(explain("exp(-w1**2)", at={"w1": 1})))
-    assert "#1 = w1 ** 2 = 1 ** 2 = 1" in lines
+    assert "#1 = w1^2 = 1^2 = 1" in lines
     assert any("= exp(#2) · 1 = exp(-1) · 1 =" in line for line in lines), lines
     assert not any("((" in line or "#1  #1" in line for line in lines)
-    assert "#1  y = x ** 2 = 3 ** 2 = 9" in lines_of(text_of(explain(SEED, at={"x": 3})))
+    assert "#1  y = x^2 = 3^2 = 9" in lines_of(text_of(explain(SEED, at={"x": 3})))
 
 
 # --- the symbolic derivative, rule by rule --------------------------------------------------

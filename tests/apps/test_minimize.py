@@ -157,7 +157,7 @@ def test_leaving_the_domain_names_the_subexpression_and_why() -> None:
     assert math.isnan(m.value)
     assert m.reason == (
         f"diverged: value became NaN at step {m.steps} "
-        "(ln(x): log is undefined for negative numbers) — lower --lr"
+        "(ln(x): ln is undefined for negative numbers) — lower --lr"
     )
 
 
@@ -198,7 +198,7 @@ def test_an_undefined_start_is_an_error_that_says_why() -> None:
     with pytest.raises(UndefinedError) as caught:
         minimize("log(x)", ["x=-1"])
     assert caught.value.message == (
-        "cannot start from x=-1: the value is NaN (ln(x): log is undefined for negative numbers)"
+        "cannot start from x=-1: the value is NaN (ln(x): ln is undefined for negative numbers)"
     )
 
 

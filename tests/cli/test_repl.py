@@ -101,7 +101,7 @@ def test_errors_are_one_line_and_the_session_goes_on() -> None:
     assert errors == [
         "gradcalc: define a function first, e.g. f = x^2*y",
         "gradcalc: unknown function 'sni' — did you mean 'sin'? (to multiply, write sni*(...))",
-        "gradcalc: ln(x - 5) is undefined at x=5: log(0) is -infinity (tape #2)",
+        "gradcalc: ln(x - 5) is undefined at x=5: ln(0) is -infinity (tape #2)",
         "gradcalc: unknown command 'gard': did you mean 'grad'? (help lists them)",
         "gradcalc: no setting 'formt': did you mean 'format'? settings: format, tape, check, "
         "digits, wrt",

@@ -216,6 +216,24 @@ def test_domain_rules_stay_quiet_inside_the_domain(name, point) -> None:
     assert REGISTRY[name].issues(*(np.float64(v) for v in point)) == []
 
 
+_NAMED = [op for op in REGISTRY.values() if op.domain and op.names and op.elementwise]
+_AROUND = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, np.pi / 2, np.pi])
+
+
+@pytest.mark.parametrize("op", _NAMED, ids=str)
+def test_a_domain_reason_names_the_function_as_the_read_as_line_does(op: Op) -> None:
+    """``ln(x) is undefined at x=-1: ln is undefined ...``: a function's reasons name it as
+    the read-as line writes a call of it (the parser and the reading's own text), not by
+    the op (``log``)."""
+    from gradcalc.lang.reading import reading
+
+    read, _ = reading(f"{op.names[0]}({', '.join(op.args)})")
+    name = read.partition("(")[0]
+    grid = np.meshgrid(*[_AROUND] * op.arity)
+    reasons = [issue.reason for issue in op.issues(*grid)]
+    assert reasons and all(reason.startswith(name) for reason in reasons), (name, reasons)
+
+
 def test_cbrt_is_the_real_cube_root_on_both_sides() -> None:
     assert REGISTRY["cbrt"](-8.0).value == -2.0
     assert float(REGISTRY["cbrt"].sympy(sp, sp.Integer(-8))) == -2.0

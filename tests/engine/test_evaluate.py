@@ -4,6 +4,8 @@ input is); the names shown are derived from it."""
 
 from __future__ import annotations
 
+import pytest
+
 from gradcalc.engine.evaluate.evaluate import evaluate
 from gradcalc.engine.run.api import compile_expression
 
@@ -25,6 +27,18 @@ def test_each_input_says_what_it_is() -> None:
     ]
     assert [(i.kind, i.record) for i in total.inputs] == [("record", 2), ("variable", None)]
     assert total.formula == "#2 + x" and total.label is None
+
+
+@pytest.mark.parametrize(
+    "text", ["ln(x)", "x^2", "x^-1", "x·y", "x/y", "x - y", "x + y", "-x", "asin(x)", "atan2(x, y)"]
+)
+def test_a_rows_reading_is_the_read_as_lines_writing_of_its_operation(text: str) -> None:
+    """A one-operation expression's record is written as the read-as line writes the
+    expression (``ln``, ``^``, ``·``); ``formula`` keeps the canonical text JSON gives."""
+    graph = compile_expression(text, ["x", "y"])
+    (row,) = evaluate(graph, {"x": 0.5, "y": 2.0}).rows[0]
+    assert row.reading == graph.read_as == text
+    assert "ln" not in row.formula and "^" not in row.formula and "·" not in row.formula
 
 
 def test_a_folded_constant_subexpression_is_a_constant_input() -> None:

@@ -72,6 +72,6 @@ def test_a_repr_marks_undefined_values_and_says_why() -> None:
     assert repr(result).splitlines()[1:] == [  # 2·ln(1) = 0, ∂/∂x = y/x = 2, ∂/∂y = ln(1) = 0
         "  f = [0, nan]",
         "  ∂f/∂x = [2, nan], ∂f/∂y = [0, nan]",
-        "  undefined at x=-1, y=2: ln(x): undefined: log is undefined for negative numbers",
+        "  undefined at x=-1, y=2: ln(x): undefined: ln is undefined for negative numbers",
         "  check: not made",
     ]

@@ -122,7 +122,7 @@ def test_many_points_are_one_table_with_a_check_column() -> None:
 def test_an_undefined_point_shows_why() -> None:
     page = grad("log(x)", at={"x": [-1.0, 2.0]}, strict=False)._repr_html_()
     checker = parsed(page)
-    assert "log is undefined for negative numbers" in "".join(checker.text)
+    assert "ln is undefined for negative numbers" in "".join(checker.text)
     assert rows(page)[1][1:3] == ["undefined", "undefined"]
 
 

@@ -33,7 +33,7 @@ def test_before_any_gradient_the_adjoints_are_dashes_and_constants_show_their_va
         x * 4
     text = str(tape)
     assert "no gradient yet" in text
-    assert re.search(r"│ 1 │ mul\s+│ x \* 4\s+│\s+8 │\s+— │", text)
+    assert re.search(r"│ 1 │ mul\s+│ x·4\s+│\s+8 │\s+— │", text)
 
 
 def test_tensors_are_summarised_with_their_shapes_and_adjoint_norms() -> None:
@@ -53,4 +53,4 @@ def test_the_notebook_shows_the_same_table_as_html() -> None:
     tape.gradient(y, x)
     page = tape._repr_html_()
     assert page.startswith('<div class="gradcalc"><table>')
-    assert "<td>x * x</td>" in page and '<td style="text-align:right">4</td>' in page
+    assert "<td>x·x</td>" in page and '<td style="text-align:right">4</td>' in page

@@ -30,6 +30,7 @@ from gradcalc.core.ops import REGISTRY
 from gradcalc.core.ops.arith import LOGARITHMIC
 from gradcalc.engine.evaluate import display
 from gradcalc.lang.intake import reading_line
+from gradcalc.lang.unparsing import operation
 from gradcalc.symbolic.translate.derivative import symbol
 from gradcalc.symbolic.translate.notation import user_latex, user_text
 
@@ -47,13 +48,9 @@ def _factor(text: str) -> str:
 
 
 def _infix(op_name: str, texts: Sequence[str]) -> str:
-    """A record's formula from its operands' texts, written as the tape writes it."""
-    op = REGISTRY[op_name]
-    if op.symbol and op.arity == 2:
-        return f"{_factor(texts[0])} {op.symbol} {_factor(texts[1])}"
-    if op.symbol:
-        return f"{op.symbol}{_factor(texts[0])}"
-    return f"{op.name}({', '.join(texts)})"
+    """A record's formula from its operands' texts, written as the tape writes it (an
+    operator's negative operand in parentheses: ``2·(-3)``)."""
+    return operation(op_name, [_factor(t) for t in texts] if REGISTRY[op_name].symbol else texts)
 
 
 @functools.cache

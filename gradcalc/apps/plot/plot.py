@@ -101,7 +101,7 @@ def function_plot(
     ``out`` was written; gaps where the function is undefined.
 
     >>> lines = function_plot("log(x)", span=(-1, 4)).splitlines()
-    >>> lines[0][:44], lines[1].strip()  # (log is undefined for x <= 0: a note says so)
+    >>> lines[0][:44], lines[1].strip()  # (ln is undefined for x <= 0: a note says so)
     ('note: f is not a finite number at 81 of 401 ', 'f(x) = log(x) on [-1, 4]')
     """
     graph = compile_expression(expression)
@@ -152,7 +152,7 @@ def tangent_plot(
         UndefinedError: the value or slope is undefined at the point.
 
     >>> lines = tangent_plot("log(x)", at={"x": 1.0}, span=(-5, 5)).splitlines()
-    >>> lines[0][:44], lines[1].strip()  # (log is undefined for x <= 0: a note says so)
+    >>> lines[0][:44], lines[1].strip()  # (ln is undefined for x <= 0: a note says so)
     ('note: f is not a finite number at 201 of 401', 'log(x) at x=1: value 0, slope 1')
     """
     graph, points = _prepare(expression, at)

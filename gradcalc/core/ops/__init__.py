@@ -43,6 +43,7 @@ from gradcalc.core.ops.record import (
     F,
     Interval,
     Op,
+    written_name,
 )
 from gradcalc.core.tensor import Tensor, apply
 
@@ -59,6 +60,7 @@ __all__ = [
     "F",
     "Interval",
     "Op",
+    "written_name",
 ]
 
 #: The family modules, in the order their ops are listed (``gradcalc ops``).

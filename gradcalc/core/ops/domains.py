@@ -1,7 +1,10 @@
 """Building blocks for the ops' domain rules: where an op is undefined or has no derivative.
 
+Each names its op as the reading notation writes it (:func:`written_name`), so that a reason
+names the function the ``read as:`` line shows: ``ln``, not the op ``log``.
+
 >>> [issue.reason for issue in log_like("log")(np.array([-1.0, 0.0]))]
-['log is undefined for negative numbers', 'log(0) is -infinity']
+['ln is undefined for negative numbers', 'ln(0) is -infinity']
 """
 
 from __future__ import annotations
@@ -11,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.core.ops.record import NOT_DIFFERENTIABLE, UNDEFINED, Domain, DomainIssue
+from gradcalc.core.ops.record import (
+    NOT_DIFFERENTIABLE,
+    UNDEFINED,
+    Domain,
+    DomainIssue,
+    written_name,
+)
 
 #: How close to ``k*pi + offset`` a value counts as a pole, relative to it.
 POLE_TOLERANCE = 4 * float(np.finfo(np.float64).eps)
@@ -58,6 +67,7 @@ def is_integer(x: np.ndarray) -> np.ndarray:
 
 def log_like(name: str) -> Domain:
     """A logarithm's domain: undefined below 0, -infinity at 0."""
+    name = written_name(name)
     return lambda x: [
         undefined(x < 0, f"{name} is undefined for negative numbers"),
         undefined(x == 0, f"{name}(0) is -infinity"),
@@ -66,11 +76,13 @@ def log_like(name: str) -> Domain:
 
 def poles(offset: float, name: str, where: str) -> Domain:
     """Undefined at ``k*pi + offset`` (tan, sec, csc, cot)."""
+    name = written_name(name)
     return lambda x: [undefined(multiple_of_pi(x, offset), f"{name} is undefined where {where}")]
 
 
 def unit_interval(name: str, closed_ok: bool) -> Domain:
     """Undefined outside [-1, 1]; at ±1 an infinite slope (``closed_ok``) or undefined."""
+    name = written_name(name)
 
     def domain(x: np.ndarray) -> Iterable[DomainIssue]:
         yield undefined(np.abs(x) > 1, f"{name} is undefined outside [-1, 1]")
@@ -85,6 +97,7 @@ def unit_interval(name: str, closed_ok: bool) -> Domain:
 
 def root_like(name: str, negative_ok: bool) -> Domain:
     """An infinite slope at 0, and (unless ``negative_ok``) undefined below it."""
+    name = written_name(name)
 
     def domain(x: np.ndarray) -> Iterable[DomainIssue]:
         if not negative_ok:
@@ -96,9 +109,11 @@ def root_like(name: str, negative_ok: bool) -> Domain:
 
 def jump(name: str, at: str, where: Callable[[np.ndarray], np.ndarray]) -> Domain:
     """A jump (no derivative) where ``where`` holds."""
+    name = written_name(name)
     return lambda x: [kink(where(x), f"{name} jumps at {at}")]
 
 
 def corner(name: str, at: str, where: Callable[..., np.ndarray]) -> Domain:
     """A corner (no derivative) where ``where`` holds."""
+    name = written_name(name)
     return lambda *xs: [kink(where(*xs), f"{name} has a corner at {at}")]

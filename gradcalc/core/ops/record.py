@@ -31,6 +31,21 @@ NOT_DIFFERENTIABLE = "not differentiable"
 #: :mod:`gradcalc.core.ops` once every family is loaded (rules look names up when they run).
 F = SimpleNamespace()
 
+#: The names people read for the ops whose registry name the reading notation does not write:
+#: the natural logarithm is ``ln`` (``log`` alone may be read as base 10). The ``read as:``
+#: line, the tape and the domain rules' reasons all name a function through
+#: :func:`written_name`.
+WRITTEN_NAMES = {"log": "ln"}
+
+
+def written_name(name: str) -> str:
+    """The name of op ``name`` as the reading notation writes it.
+
+    >>> written_name("log"), written_name("asin")
+    ('ln', 'asin')
+    """
+    return WRITTEN_NAMES.get(name, name)
+
 
 @dataclass(frozen=True)
 class DomainIssue:
@@ -237,7 +252,7 @@ class Op:
 
         >>> from gradcalc.core.ops import REGISTRY
         >>> [i.reason for i in REGISTRY["log"].issues(np.array([-1.0, 2.0]))]
-        ['log is undefined for negative numbers']
+        ['ln is undefined for negative numbers']
         """
         if self.domain is None:
             return []

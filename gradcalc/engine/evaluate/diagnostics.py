@@ -119,7 +119,7 @@ def diagnose(result: GradResult, thresholds: Thresholds = Thresholds()) -> list[
                 continue  # about the derivative with respect to a constant, e.g. x**2's 2
             if issue.kind == NOT_DIFFERENTIABLE:
                 mask = np.broadcast_to(issue.mask, shape)
-                message = f"{row.formula} (tape #{row.index}) is at a kink: {issue.reason}"
+                message = f"{row.reading} (tape #{row.index}) is at a kink: {issue.reason}"
                 findings.append(Finding("kink", message, row.index, mask))
     return sorted(findings, key=lambda f: KINDS.index(f.kind))
 
@@ -133,12 +133,12 @@ def _saturated(
     given = _input_text(_at(row.input_values[0], k))
     if row.op in DYING:
         message = (
-            f"{row.formula} (tape #{row.index}) is off: input {given}, slope 0, so no "
+            f"{row.reading} (tape #{row.index}) is off: input {given}, slope 0, so no "
             "gradient passes through it"
         )
         return Finding("saturated", message, row.index, mask, off=True)
     message = (
-        f"{row.formula} (tape #{row.index}) is saturated: input {given}, slope "
+        f"{row.reading} (tape #{row.index}) is saturated: input {given}, slope "
         f"{_short(_at(slope, k))} (below {_short(thresholds.saturation)})"
     )
     return Finding("saturated", message, row.index, mask)
@@ -408,7 +408,7 @@ def _responsible(
         )
     inputs = ", ".join(_short(_at(v, k)) for v in row.input_values)
     return (
-        f"; the adjoint {verb} most at {row.formula} (tape #{row.index}): "
+        f"; the adjoint {verb} most at {row.reading} (tape #{row.index}): "
         f"its slope there is {_short(factor)} (input {inputs})"
     )
 

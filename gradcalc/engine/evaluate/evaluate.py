@@ -27,6 +27,7 @@ from gradcalc.engine.evaluate.names import require_values
 from gradcalc.lang.graph import Graph
 from gradcalc.lang.literals import CONSTANT_VALUES
 from gradcalc.lang.slips import hidden_in
+from gradcalc.lang.unparsing import operation
 
 if TYPE_CHECKING:
     from gradcalc.engine.evaluate.findings import Finding
@@ -59,8 +60,9 @@ class TapeRow:
 
     ``node`` is the graph node the record computes (``None`` for a record of a backward
     pass); ``formula`` is the operation written with the names of its inputs (``y ** 2``,
-    ``#3 + #5``, ``sin(x)``); ``label`` is the statement name the result was assigned to,
-    if any.
+    ``#3 + #5``, ``sin(x)``: JSON's ``formula``), and :attr:`reading` the same in the reading
+    notation that every table, drawing and message shows (``y^2``); ``label`` is the
+    statement name the result was assigned to, if any.
     """
 
     index: int
@@ -72,6 +74,22 @@ class TapeRow:
     value: np.ndarray
     adjoint: np.ndarray | None
     input_values: tuple[np.ndarray, ...] = ()
+
+    @property
+    def reading(self) -> str:
+        """What the record computes, in the notation of the ``read as:`` line.
+
+        >>> x, two = RowInput("variable", "x", node=0), RowInput("constant", "2")
+        >>> TapeRow(1, 1, "pow", "x ** 2", (x, two), None, np.zeros(()), None).reading
+        'x^2'
+        """
+        return operation(self.op, [made.name for made in self.inputs])
+
+    @property
+    def statement(self) -> str:
+        """:attr:`reading` after the statement name it was assigned to, if any (``y = x^2``):
+        the row as a table or a drawing shows it."""
+        return self.reading if self.label is None else f"{self.label} = {self.reading}"
 
 
 class LazyRows(Sequence[TapeRow]):

@@ -168,9 +168,7 @@ def _inner_text(row: TapeRow) -> str:
     >>> _inner_text(row)
     'x^0.5 (inside the derivative)'
     """
-    names = [made.name for made in row.inputs]
-    text = f"{names[0]}^{names[1]}" if row.op == "pow" else row.formula
-    return f"{text} (inside the derivative)"
+    return f"{row.reading} (inside the derivative)"
 
 
 #: Ops that return 0 only where float64 underflows, when each input is finite (and, for the
@@ -221,7 +219,7 @@ def underflowed(
     >>> found = result.singularities[0]
     >>> print(found.describe(result.points, "f"))  # doctest: +NORMALIZE_WHITESPACE
     ln(exp(x) + exp(y)) cannot be computed in float64 at x=-1000, y=-1000:
-    exp(x) underflows float64 to 0 (it is not 0): log(0) is -infinity (tape #4)
+    exp(x) underflows float64 to 0 (it is not 0): ln(0) is -infinity (tape #4)
     """
     n = np.asarray(row.value).size
     hit, first = np.zeros(n, dtype=bool), None
@@ -264,7 +262,7 @@ def _never_zero(row: TapeRow, n: int) -> np.ndarray:
 def expression_of(graph: Graph, row: TapeRow) -> str:
     """How the user wrote the subexpression ``row`` computes (its formula, inside a
     derivative)."""
-    return graph.source_text(row.node) if row.node is not None else row.formula
+    return graph.source_text(row.node) if row.node is not None else row.reading
 
 
 def _flat(values: np.ndarray, n: int) -> np.ndarray | None:

@@ -164,7 +164,7 @@ def _run(graph: Graph, leaves: Mapping[str, Tensor]) -> list[Tensor]:
 
 def _judge(problems: list[Problem], rows: list[TapeRow]) -> list[str]:
     """Raise for an undefined record upstream of the target; kinks become warnings."""
-    formulas = {row.index: row.formula for row in rows}
+    formulas = {row.index: row.reading for row in rows}
     warnings = []
     for problem in problems:
         count, total = int(np.count_nonzero(problem.mask)), problem.mask.size
@@ -193,7 +193,7 @@ def _outer_broadcasts(rows: list[TapeRow]) -> list[str]:
         if min(sizes) > 1 and row.value.size > max(sizes):
             a, b = (value.shape for value in row.input_values)
             warnings.append(
-                f"{row.formula} combines shapes {a} and {b} into {row.value.shape}: every "
+                f"{row.reading} combines shapes {a} and {b} into {row.value.shape}: every "
                 "element with every other -- if a column met a vector, make both columns"
             )
     return warnings

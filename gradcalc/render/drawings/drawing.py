@@ -384,7 +384,7 @@ def _record_nodes(
                 source = f"c{row.index}_{position}"
                 nodes.append(Node(source, (operand.name,), "constant"))
             edges.append((source, node_id))
-        formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
+        formula = row.statement
         adjoint = "—" if row.adjoint is None else number(row.adjoint)
         heading = (f"#{row.index} {row.op}", formula, f"value = {number(row.value)}")
         nodes.append(

@@ -17,10 +17,10 @@ Tape (adjoint = ∂target/∂row)
 ┡━━━╇━━━━━━━╇━━━━━━━━━━╇━━━━━━━╇━━━━━━━━━┩
 │   │ input │ w1       │     5 │      36 │
 │   │ input │ w2       │     3 │      10 │
-│ 1 │ pow   │ w1 ** 2  │    25 │       3 │
-│ 2 │ mul   │ 3 * #1   │    75 │       1 │
-│ 3 │ mul   │ 2 * w1   │    10 │       3 │
-│ 4 │ mul   │ #3 * w2  │    30 │       1 │
+│ 1 │ pow   │ w1^2     │    25 │       3 │
+│ 2 │ mul   │ 3·#1     │    75 │       1 │
+│ 3 │ mul   │ 2·w1     │    10 │       3 │
+│ 4 │ mul   │ #3·w2    │    30 │       1 │
 │ 5 │ add   │ #2 + #4  │   105 │       1 │
 └───┴───────┴──────────┴───────┴─────────┘
 """
@@ -34,7 +34,7 @@ import numpy as np
 from gradcalc.core.numbers import format_number
 from gradcalc.core.tape import Tape
 from gradcalc.core.tensor import Tensor
-from gradcalc.engine.evaluate.evaluate import TapeRow, formula
+from gradcalc.engine.evaluate.evaluate import RowInput, TapeRow, formula
 from gradcalc.render.notebook.html import drawn, to_html
 from gradcalc.render.pieces.gradient import records_table
 from gradcalc.render.views.tensors import summary_table
@@ -46,16 +46,17 @@ WIDTH = 100
 def tape_parts(tape: Tape) -> list[Any]:
     """The tape's table: records of single numbers as ``gradcalc grad`` shows a point, or,
     once a value has more elements, summarised as ``gradcalc grad`` shows tensors."""
-    names: dict[int, str] = {}
+    made: dict[int, RowInput] = {}  # by tensor id
     inputs = []
     for k, tensor in enumerate(tape.watched, 1):
-        names[tensor.id] = tensor.name or f"in{k}"
-        inputs.append((names[tensor.id], tensor.value, tape.adjoint(tensor)))
+        made[tensor.id] = RowInput("variable", tensor.name or f"in{k}")
+        inputs.append((made[tensor.id].name, tensor.value, tape.adjoint(tensor)))
     rows = []
     for rec in tape.records:
-        written = formula(rec.op, [names.get(t.id) or _constant(t) for t in rec.inputs])
-        names[rec.output.id] = f"#{rec.index}"
-        row = TapeRow(rec.index, None, rec.op.name, written, (), None, rec.value, rec.adjoint)
+        given = tuple(made.get(t.id) or RowInput("constant", _constant(t)) for t in rec.inputs)
+        made[rec.output.id] = RowInput("record", f"#{rec.index}", record=rec.index)
+        written = formula(rec.op, [operand.name for operand in given])
+        row = TapeRow(rec.index, None, rec.op.name, written, given, None, rec.value, rec.adjoint)
         rows.append(row)
     title = "Tape (adjoint = ∂target/∂row)" if tape.adjoints() else "Tape (no gradient yet)"
     if all(np.size(value) == 1 for _, value, _ in inputs) and all(r.value.size == 1 for r in rows):
@@ -82,7 +83,7 @@ def tape_html(tape: Tape) -> str:
     >>> x = Variable(2.0, name="x")
     >>> with Tape() as tape:
     ...     y = x * x
-    >>> "<td>x * x</td>" in tape._repr_html_()
+    >>> "<td>x·x</td>" in tape._repr_html_()
     True
     """
     return to_html(tape_parts(tape))

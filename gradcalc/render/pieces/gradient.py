@@ -271,7 +271,9 @@ def check_mark(check: Any, partial: Any) -> str:
 def headline(result: GradResult, digits: int | None) -> Any:
     """``read as: f(x, y) = <canonical text>`` (and its warnings, :func:`reading`) and
     ``at x = 1, y = 2:  f = <value>``, with the exact value beside it where the check found
-    one that the number does not already say.
+    one that the number does not already say. The value is the tape's, the number its last
+    row shows, as the table's ``tape`` column shows the tape's gradient beside the exact one
+    (CSV and plain lines give the exact value's nearest float instead).
 
     >>> from gradcalc import grad
     >>> print(headline(grad("x^2", at=["x=pi/2"]), None).plain)
@@ -280,14 +282,16 @@ def headline(result: GradResult, digits: int | None) -> Any:
     >>> print(headline(grad("x^2", at=["x=1/2"]), None).plain)  # 0.25 says it all
     read as: f(x) = x^2
     at x = 1/2:  f = 0.25
+    >>> print(headline(grad("cos(x)", at=["x=pi/2"]), None).plain)  # float64's cos(pi/2)
+    read as: f(x) = cos(x)
+    at x = pi/2:  f = 6.123233995736766e-17  (exact: 0)
     """
 
     text = reading(result)
     point = ", ".join(f"{n} = {v}" for n, v in (result.points.exact or [{}])[0].items())
     text.append(f"\nat {point}:  " if point else "\n")
     text.append(f"{result.target} = ")
-    value = result.value if result.shown_value is None else result.shown_value
-    shown = format_number(value, digits)
+    shown = format_number(result.value, digits)
     text.append(shown, style="bold cyan")
     exact = result.exact_value[0] if result.exact_value else None
     if exact is not None and not _same_number(exact, shown):
@@ -419,7 +423,7 @@ def records_table(
         shown = format_number(adjoint, digits) if adjoint is not None else ""
         table.add_row("", "input", name, format_number(value, digits), shown)
     for row in rows:
-        formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
+        formula = row.statement
         table.add_row(
             str(row.index),
             row.op,

@@ -136,7 +136,7 @@ def summary_table(
         table.add_column(column, justify="left" if column in ("operation", "shape") else "right")
     lines = [("", f"input {name}", np.asarray(v), a) for name, v, a in inputs]
     for row in rows:
-        formula = row.formula if row.label is None else f"{row.label} = {row.formula}"
+        formula = row.statement
         lines.append((str(row.index), formula, row.value, row.adjoint))
     for index, formula, value, adjoint in lines:
         s = Summary.of(value)
