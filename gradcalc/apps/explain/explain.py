@@ -11,8 +11,8 @@ the numbers filled in), the gradient, and the symbolic derivative rule by rule.
 <BLANKLINE>
 ## Forward pass
 <BLANKLINE>
-1. `y = x ** 2 = 3 ** 2 = 9`
-2. `z = y ** 2 = 9 ** 2 = 81`
+1. `y = x^2 = 3^2 = 9`
+2. `z = y^2 = 9^2 = 81`
 <BLANKLINE>
 ## Reverse pass
 <BLANKLINE>
@@ -281,7 +281,8 @@ def _reverse_pass(
     operands: Mapping[int, tuple[Operand, ...]],
 ) -> list[ReverseStep]:
     """The seed, then every adjoint the tape computed, each as the sum of its chain-rule
-    terms; computed here from the local slopes and the adjoints before it."""
+    terms, computed here from the local slopes and the adjoints before it; the total is the
+    tape's own (its sum in the tape's order: the last digit can differ from this one's)."""
     import sympy as sp
 
     target = graph.targets[0]
@@ -290,6 +291,8 @@ def _reverse_pass(
     consumers = _consumers(graph, result)
     sources = [source_node(graph, s) for s in result.sources]
     variables = [i for i in sources if graph.nodes[i].kind == "var"]
+    tape = {_node(row): row.adjoint for row in result.tape}  # (the totals shown: the tape's,
+    tape.update(zip(sources, (result.gradient.get(s) for s in result.sources)))  # as summed)
     for index in [_node(row) for row in reversed(result.tape)] + variables:
         if index == target or index not in consumers:
             continue
@@ -303,7 +306,8 @@ def _reverse_pass(
             )
             slope = sum(float(s) for s, i in zip(local_slopes(row), node.inputs) if i == index)
             terms.append(Term(names[_node(row)], local, inputs, slope, adjoints[_node(row)]))
-        adjoints[index] = sum(term.contribution for term in terms)
+        known = tape.get(index)
+        adjoints[index] = sum(t.contribution for t in terms) if known is None else float(known)
         steps.append(ReverseStep(name, adjoints[index], tuple(terms)))
     return steps
 

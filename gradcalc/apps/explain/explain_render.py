@@ -11,7 +11,6 @@ here prints; importing it registers how an explanation shows in a notebook
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -32,7 +31,7 @@ from gradcalc.engine.evaluate import display
 from gradcalc.lang.intake import reading_line
 from gradcalc.lang.unparsing import operation
 from gradcalc.symbolic.translate.derivative import symbol
-from gradcalc.symbolic.translate.notation import user_latex, user_text
+from gradcalc.symbolic.translate.notation import user_latex, user_printer, user_text
 
 #: An expression with more nodes than this is not printed (its size is said instead).
 MAX_SHOWN_NODES = 150
@@ -53,29 +52,13 @@ def _infix(op_name: str, texts: Sequence[str]) -> str:
     return operation(op_name, [_factor(t) for t in texts] if REGISTRY[op_name].symbol else texts)
 
 
-@functools.cache
-def _number_printer() -> type:
-    """A sympy str printer that writes chosen symbols as numbers (made on first use)."""
-    from sympy.printing.str import StrPrinter
-
-    class NumberPrinter(StrPrinter):
-        def __init__(self, values: Mapping[Any, float]) -> None:
-            super().__init__()
-            self.values = values
-
-        def _print_Symbol(self, expr: Any) -> str:
-            if expr in self.values:
-                return _factor(format_number(self.values[expr]))
-            return super()._print_Symbol(expr)
-
-    return NumberPrinter
-
-
 def _prose(expr: Any, values: Mapping[Any, float] | None = None) -> str:
-    """A local derivative as prose: ``2·y``; with ``values``, its symbols become numbers
-    (a negative one in parentheses, but once only as a function's argument: ``exp(-1)``)."""
-    text = _SINGLE_STAR.sub("·", _number_printer()(values or {}).doprint(expr))
-    text = _DOUBLED.sub(r"(\1)", text)
+    """A local derivative as prose, in the reading's notation: ``2·y``, ``1/sqrt(1 - #4^2)``,
+    ``1/x`` for ln's; with ``values``, its symbols become numbers (a negative one in
+    parentheses, but once only as a function's argument: ``exp(-1)``)."""
+    numbers = {s.name: _factor(format_number(v)) for s, v in (values or {}).items()}
+    text = user_printer(numbers).doprint(expr).replace("**", "^")
+    text = _DOUBLED.sub(r"(\1)", _SINGLE_STAR.sub("·", text))
     return f"({text})" if _needs_parentheses(expr) else text
 
 
@@ -287,7 +270,7 @@ def to_rich(e: Explanation) -> Any:
     read as: f(x) = x·sin(x) at x=0
     ╭─ Forward pass ───────────────────────────────────────────────────────╮
     │ #1 = sin(x) = sin(0) = 0                                             │
-    │ #2 = x * #1 = 0 * 0 = 0                                              │
+    │ #2 = x·#1 = 0·0 = 0                                                  │
     ╰──────────────────────────────────────────────────────────────────────╯
     ╭─ Reverse pass ───────────────────────────────────────────────────────╮
     │ adjoint(#2) = 1   (seed; #2 is f)                                    │

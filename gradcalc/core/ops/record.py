@@ -266,7 +266,9 @@ class Op:
         >>> from gradcalc.core.ops import REGISTRY
         >>> REGISTRY["mul"].rule_name([True, False]), REGISTRY["sin"].rule_name([True])
         ('constant multiple rule', 'chain rule')
+        >>> REGISTRY["log"].rule_name([True], nested=False)  # (named as the reading writes it)
+        'derivative of ln'
         """
         if self.rule is not None:
             return self.rule(dependent, nested)
-        return "chain rule" if nested else f"derivative of {self.name}"
+        return "chain rule" if nested else f"derivative of {written_name(self.name)}"
