@@ -97,10 +97,12 @@ __all__ = ["ProgramParser", "parse_constant", "parse_equation", "parse_program"]
 # --- public entry points -----------------------------------------------------------------
 
 
-def parse_program(text: str, variables: Iterable[str] = ()) -> Program:
+def parse_program(text: str, variables: Iterable[str] = (), beyond_float: bool = False) -> Program:
     """Parse a program: assignments, then one or more comma-separated output expressions.
 
-    ``variables`` are names that are variables even if they would be constants (``e``).
+    ``variables`` are names that are variables even if they would be constants (``e``);
+    ``beyond_float`` lifts the bounds of constant subexpressions (for a number sympy judges
+    exactly, never computed in float64: ``867e^4913``); a literal keeps its own.
 
     >>> from gradcalc.lang.unparsing import unparse
     >>> program = parse_program("a = 2x\\nb = a^2; b, -b")
@@ -110,7 +112,7 @@ def parse_program(text: str, variables: Iterable[str] = ()) -> Program:
     ('e', 'x')
     """
     check_characters(text)
-    parser = ProgramParser(text, checked_variables(variables))
+    parser = ProgramParser(text, checked_variables(variables), beyond_float)
     with np.errstate(all="ignore"):  # constants are folded with numpy; overflow is checked
         return parser.program()
 
@@ -149,8 +151,9 @@ def parse_equation(text: str) -> Program:
     return Program(text, (Statement(None, Binary("sub", sides[0], sides[1], column), 0),))
 
 
-def parse_constant(text: str) -> Node:
-    """Parse a point value: one expression of numbers, ``pi``, ``e`` and functions only.
+def parse_constant(text: str, beyond_float: bool = False) -> Node:
+    """Parse a point value: one expression of numbers, ``pi``, ``e`` and functions only
+    (past float64 with ``beyond_float``: see :func:`parse_program`).
 
     >>> from gradcalc.lang.unparsing import unparse
     >>> unparse(parse_constant("pi/4"))
@@ -161,8 +164,10 @@ def parse_constant(text: str) -> Node:
     Traceback (most recent call last):
     ...
     gradcalc.core.errors.InputError: a value cannot contain the variable 'x': use numbers, pi, e ...
+    >>> unparse(parse_constant("-867*e^4913", beyond_float=True))
+    '-867*E**4913'
     """
-    statements = parse_program(text).statements
+    statements = parse_program(text, beyond_float=beyond_float).statements
     if statements[0].target is not None:
         raise InputError(
             "expected a single value such as pi/4, not an assignment", text, statements[0].column
@@ -190,8 +195,9 @@ class ProgramParser:
     """Parses statement after statement; knows which names are variables and which of them
     hold constants, and folds constant subtrees as they are built (see :meth:`fold`)."""
 
-    def __init__(self, text: str, variables: frozenset[str]):
+    def __init__(self, text: str, variables: frozenset[str], beyond_float: bool = False):
         self.text = text
+        self.beyond_float = beyond_float  # constants unbounded (see parse_program)
         self.known = set(variables)  # names that are variables: given ones and assigned ones
         self.constants: dict[str, float] = {}  # assigned names whose value is a constant
         self.violation: InputError | None = None  # the first constant out of bounds
@@ -364,10 +370,16 @@ class ProgramParser:
         Records (for :meth:`program` to raise) the first power with a constant exponent
         above MAX_EXPONENT, and the first constant above MAX_CONSTANT in magnitude -- unless
         the op is undefined there (``1/0``): that is NaN, for the evaluator to report.
+        With ``beyond_float`` neither is a violation, and a constant past float64 is None.
         """
         if self.violation is not None:
             return None
-        if op_name == "pow" and args[1] is not None and abs(args[1]) > MAX_EXPONENT:
+        if (
+            op_name == "pow"
+            and not self.beyond_float
+            and args[1] is not None
+            and abs(args[1]) > MAX_EXPONENT
+        ):
             self.violation = self.error(
                 f"exponent too large: {preview(node)} (limit {MAX_EXPONENT} in magnitude, fixed)",
                 node.column,
@@ -384,6 +396,8 @@ class ProgramParser:
         if abs(value) > MAX_CONSTANT:  # infinities included; NaN is not
             if any(issue.kind == UNDEFINED for issue in op.issues(*inputs)):
                 return math.nan
+            if self.beyond_float:
+                return None  # (its value past float64 is sympy's to know, not folding's)
             self.violation = self.error(
                 f"constant too large: {preview(node)} "
                 f"(limit {MAX_CONSTANT_TEXT} in magnitude, fixed)",

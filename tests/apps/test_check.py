@@ -345,7 +345,7 @@ def test_an_answer_truly_undefined_where_the_derivative_is_defined_is_wrong() ->
         ("1/x", "-1/x^2", "x=0", "division by zero"),  # f itself is undefined there
         ("abs(x)", "sign(x)", "x=0", "-1 from the left, 1 from the right"),  # a corner
         ("sqrt(x)", "1/(2*sqrt(x))", "x=0", "sqrt"),  # defined, with no derivative
-        ("x*y + log(y)", "y, x + 1/y", "x=1,y=-1", "log"),  # one of two variables
+        ("x*y + log(y)", "y, x + 1/y", "x=1,y=-1", "ln"),  # one of two variables
     ],
 )
 def test_an_answer_asked_about_where_the_derivative_does_not_exist_is_undefined(
@@ -629,3 +629,79 @@ def test_a_misplaced_answer_is_told_what_was_wrong_first(cli, args, message) -> 
     done = cli("check", *args)
     assert done.exit_code == 2 and message in done.stderr, done.output
     assert "valid names: \n" not in done.stderr and "--answer '4i" not in done.stderr
+
+
+# --- derivatives past float64 at an exact point: sympy's exact value decides ---------------
+
+_X = sp.Symbol("x", real=True)
+#: (expression, sympy's f, point, the derivative written right, written subtly wrong)
+_PAST_FLOAT64 = [
+    ("e^(-x^3)", sp.exp(-(_X**3)), -17, "-3*289*e^4913", ["-3*288*e^4913", "-867*e^4912"]),
+    ("e^(x^2)", sp.exp(_X**2), 30, "60*e^900", ["61*e^900", "60*e^901", "59*e^900"]),
+    ("x^400", _X**400, 100, "400*100^399", ["401*100^399", "400*100^400", "4*10^799"]),
+    ("cosh(x)", sp.cosh(_X), 800, "(e^800 - e^-800)/2", ["(e^800 - e^-800)/3", "sinh(801)"]),
+]
+
+
+def _sympy_value(text: str) -> sp.Expr:
+    """A number as typed, read by sympy itself (gradcalc's ^ is Python's **)."""
+    return sp.sympify(text.replace("^", "**").replace("e**", "E**"), locals={"E": sp.E})
+
+
+@pytest.mark.parametrize(("text", "f", "at", "right", "wrongs"), _PAST_FLOAT64)
+def test_expectations_past_float64_are_judged_exactly(cli, text, f, at, right, wrongs) -> None:
+    truth = sp.diff(f, _X).subs(_X, at)  # the independent truth: sympy, here
+    assert sp.N(truth, 30).is_finite and abs(sp.N(truth, 30)) > 1e308  # past float64 indeed
+    assert (_sympy_value(right) - truth).rewrite(sp.exp).expand() == 0
+    done = cli("check", text, "--at", f"x={at}", "--expect", right, "--format", "json")
+    assert done.exit_code == ExitCode.OK, done.stdout + done.stderr
+    for wrong in wrongs:
+        assert sp.N(_sympy_value(wrong) - truth, 30) != 0  # subtly wrong, by sympy too
+        done = cli("check", text, "--at", f"x={at}", "--expect", wrong, "--format", "json")
+        assert done.exit_code == ExitCode.CHECK_FAILED, done.stdout + done.stderr
+        (verdict,) = json.loads(done.stdout)["verdicts"]
+        assert verdict["verdict"] == "wrong"
+        shown = re.search(r"the derivative is (\S+)", verdict["detail"])[1]
+        assert sp.Abs(sp.Float(shown, 30) / truth - 1) < 1e-9  # its digits, never inf
+
+
+def test_the_example_past_float64(cli) -> None:
+    """The derivative of e^(-x^3) at -17 is -3x^2 e^(-x^3) = -867 e^4913 (by hand)."""
+    right = cli("check", "e^(-x^3)", "--at", "x=-17", "--expect", "-3*289*e^4913")
+    assert right.exit_code == ExitCode.OK, right.stderr
+    assert "correct" in right.stdout
+    for wrong in ("-3*288*e^4913", "1e300"):
+        done = cli("check", "e^(-x^3)", "--at", "x=-17", "--expect", wrong)
+        assert done.exit_code == ExitCode.CHECK_FAILED, done.stderr
+        assert "4.23456387" in done.stdout  # 867 e^4913 = 4.2345638...e+2136
+    answer = cli("check", "e^(-x^3)", "--at", "x=-17", "--answer", "-3x^2 e^(-x^3)")
+    assert answer.exit_code == ExitCode.OK, answer.stderr
+    assert cli("grad", "e^(-x^3)", "--at", "x=-17").exit_code == ExitCode.UNDEFINED
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "expect"),
+    [
+        ("ln(x)", "x=-1", "1"),
+        ("1/x", "x=0", "0"),
+        ("sqrt(e^(x^2) - 2e^(x^2))", "x=30", "0"),  # NaN in float64; sqrt(-e^900) exactly
+        ("abs(x - 30) e^(x^2)", "x=30", "0"),  # a corner of f, and an overflow
+    ],
+)
+def test_undefined_past_float64_is_still_exit_3(cli, expression: str, at: str, expect) -> None:
+    done = cli("check", expression, "--at", at, "--expect", expect)
+    assert done.exit_code == ExitCode.UNDEFINED, done.stdout + done.stderr
+    answer = cli("check", expression, "--at", at, "--answer", "0")
+    assert answer.exit_code == ExitCode.UNDEFINED, answer.stdout + answer.stderr
+
+
+def test_past_float64_without_an_exact_value_is_undecided(cli) -> None:
+    """A piecewise part could switch where float64 sees inf - inf: never a guess."""
+    done = cli("check", "abs(x) e^(x^2)", "--at", "x=30", "--expect", "61*e^900 + 1800e^900")
+    assert done.exit_code == ExitCode.CHECK_FAILED
+    assert "could not decide" in done.stdout
+
+
+def test_underflow_past_float64_is_judged_exactly() -> None:
+    (dx, dy) = check_expect("log(exp(x)+exp(y))", ["x=-1000,y=-1000"], ["1/2", "1/3"])
+    assert (dx.verdict, dy.verdict) == ("correct", "wrong")

@@ -385,3 +385,28 @@ def test_the_command_exits_1_and_every_format_carries_the_values_and_the_hint(
     if output == "json":
         text = json.loads(rounded.stdout)["verdicts"][0]["detail"]
     assert "--rtol 5e-4" in text and "4 significant" in text, rounded.stdout
+
+
+def test_numbers_past_float64(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real number past float64 is read (infinite as a float) and judged exactly; when
+    sympy cannot compare, the verdict is never a guess from infinite floats."""
+    import math
+
+    import sympy as sp
+
+    from gradcalc.apps.check import numbers
+    from gradcalc.apps.check.numbers import answer_value, compare_number
+    from gradcalc.core.errors import InputError
+
+    assert answer_value("-867*e^4913") == -math.inf
+    assert answer_value("e^1000/e^999") == float(sp.E)
+    for bad in ("1e400", "log(-e^999)", "e^1000*x"):
+        with pytest.raises(InputError):
+            answer_value(bad)
+    truth = -867 * sp.exp(4913)  # d/dx e^(-x^3) at -17, by hand
+    assert compare_number("-3*289*e^4913", -math.inf, -math.inf, truth, 1e-9)[0] == "correct"
+    assert compare_number("-3*288*e^4913", -math.inf, -math.inf, truth, 1e-9)[0] == "wrong"
+    assert compare_number("-8.67e2", -867.0, -math.inf, truth, 1e-9)[0] == "wrong"
+    monkeypatch.setattr(numbers, "is_zero", lambda value: None)  # sympy out of time
+    monkeypatch.setattr(numbers, "_gap_and_size", lambda *args: (math.nan, None))
+    assert compare_number("1e300", 1e300, -math.inf, truth, 1e-9)[0] == "could not decide"

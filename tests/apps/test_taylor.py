@@ -73,7 +73,7 @@ def test_an_exact_centre_keeps_exact_coefficients() -> None:
         ("x", ["x=1"], 0, InputError, "--order must be 1 to"),
         ("x, x^2", ["x=1"], 1, InputError, "one function"),
         ("x", ["x=1", "x=2"], 1, InputError, "one point"),
-        ("ln(x)", ["x=0"], 2, UndefinedError, "log"),
+        ("ln(x)", ["x=0"], 2, UndefinedError, "ln"),
     ],
 )
 def test_bad_questions(expression, at, order, error, message) -> None:

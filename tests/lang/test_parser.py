@@ -305,3 +305,17 @@ def test_a_power_or_a_product_run_into_a_function_name_is_refused_with_the_call(
         parse_program(text)
     assert refused.value.message.startswith(f"unknown function {text.partition('(')[0]!r}: ")
     assert message in refused.value.message and "did you mean" not in refused.value.message
+
+
+def test_beyond_float_lifts_only_the_bounds_of_constant_subexpressions() -> None:
+    """A number judged exactly by sympy (``check --expect``) may be past float64; a
+    literal keeps its own limit, and the default keeps every bound."""
+    from gradcalc.core.errors import InputError
+    from gradcalc.lang.parser import parse_constant
+
+    for text in ("-3*289*e^4913", "400*100^399", "e^1000/e^999"):
+        parse_constant(text, beyond_float=True)
+        with pytest.raises(InputError, match="too large"):
+            parse_constant(text)
+    with pytest.raises(InputError, match="out of range"):
+        parse_constant("1e400", beyond_float=True)

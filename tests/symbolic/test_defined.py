@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_program
-from gradcalc.symbolic.decide.defined import undefined_at
+from gradcalc.symbolic.decide.defined import defined_at, undefined_at
 
 #: (text with a parameter A, where it is undefined over the reals, as a predicate of (x, a))
 FAMILIES = [
@@ -50,3 +51,19 @@ def test_undefined_exactly_where_the_textbook_says(family, x, a) -> None:
 
 def test_a_point_without_a_value_for_a_variable_is_not_confirmed() -> None:
     assert not undefined_at(lower(parse_program("1/(x - y)")), {"x": sp.Integer(1)})
+
+
+@pytest.mark.parametrize(
+    ("text", "x", "defined"),
+    [
+        ("exp(-x^3)", -17, True),  # e^4913: past float64, a real number all the same
+        ("sqrt(exp(x^2) - 2exp(x^2))", 30, False),  # sqrt(-e^900)
+        ("log(x)", -1, False),
+        ("1/x", 0, False),
+    ],
+)
+def test_defined_at_exact_points(text: str, x: int, defined: bool) -> None:
+    graph = lower(parse_program(text))
+    assert defined_at(graph, {"x": sp.Integer(x)}) is defined
+    assert undefined_at(graph, {"x": sp.Integer(x)}) is (not defined)
+    assert defined_at(graph, {}) is None  # no value: nothing confirmed either way

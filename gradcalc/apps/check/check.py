@@ -15,15 +15,15 @@ where both the expression and the answer are defined (the registry's domain rule
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from gradcalc.apps.check.coverage import cover
-from gradcalc.apps.check.gaps import hole_witness
+from gradcalc.apps.check.gaps import with_holes
 from gradcalc.apps.check.numbers import answer_value, compare_number, correct_text, short
 from gradcalc.apps.check.orders import order_hints
+from gradcalc.apps.check.overflow import as_float, exact_values, float64_only
 from gradcalc.apps.check.sampling import domain_points, scarcity
 from gradcalc.apps.check.shown import answer_latex, shortest_form
 from gradcalc.apps.check.verdicts import Verdict, Verdicts
@@ -103,11 +103,10 @@ def check_expect(
     if len(expect) != len(wanted):
         given = f"--expect has {counted(len(expect), 'value')}"
         raise wrong_count(given, len(expect), wanted, _product_hint(graph))
-    values, exact = _tape_values(graph, points, target, wanted)
+    values, exact, (past, why) = _tape_values(graph, points, target, wanted)
     verdicts = []
     for (label, _, _), text, value, exact_correct in zip(wanted, expect, values, exact):
-        yours = answer_value(text)
-        verdict, detail, evidence = compare_number(text, yours, value, exact_correct, rtol, atol)
+        verdict, detail, evidence = _number(text, value, exact_correct, (past, why), rtol, atol)
         verdicts.append(
             Verdict(
                 label,
@@ -128,6 +127,22 @@ def check_expect(
             lambda order: check_expect(expression, at, expect, order, 1, rtol, atol),
         )
     return result
+
+
+def _number(
+    text: str, value: float, exact: Any, past: tuple[str, str], rtol: float, atol: float | None
+) -> tuple[str, str, str]:
+    """(verdict, why, evidence) for the number ``text`` against the derivative ``value``
+    (``exact``: sympy's, or None); ``past``: the tape's message and why sympy has no value,
+    where float64 cannot hold the derivative (:func:`_tape_values`)."""
+    message, unknown = past
+    yours = answer_value(text)  # (first: a text that is no number is refused, exit 2)
+    if message and exact is None:  # past float64, and sympy did not say either
+        return "could not decide", f"{message}, and {unknown}", ""
+    verdict, detail, evidence = compare_number(text, yours, value, exact, rtol, atol)
+    if message:
+        detail = f"{detail} ({message}: sympy's exact value decides)"
+    return verdict, detail, evidence
 
 
 #: The unit vectors a textbook writes a gradient with (4i + j).
@@ -160,11 +175,30 @@ def _numbers_at_one_point(expect: Sequence[str], at: Sequence[str]) -> None:
 
 def _tape_values(
     graph: Graph, points: Points, target: Target, wanted: list[Component]
-) -> tuple[list[float], list[str | None]]:
-    """The tape's values of the wanted derivatives at the point, and sympy's exact text."""
-    found = _derivatives(graph, points, target, wanted, Options(strict=True, exact=True))
+) -> tuple[list[float], list[Any], tuple[str, str]]:
+    """The tape's values of the wanted derivatives at the point and sympy's exact values
+    (None where unknown); where float64 cannot hold them, the values are sympy's alone
+    (:mod:`gradcalc.apps.check.overflow`: their floats infinite where too large), with the
+    tape's message and why some are unknown (else two empty texts).
+
+    Raises:
+        UndefinedError: a derivative does not exist at the point, or the function is
+            undefined there (by the registry's domain rules, or past float64 by sympy).
+    """
+    try:
+        found = _derivatives(graph, points, target, wanted, Options(strict=True, exact=True))
+    except UndefinedError as error:  # float64's own problem only? then sympy's values
+        loose = _derivatives(graph, points, target, wanted, Options(strict=False, exact=True))
+        float64_only([result for result, _, _ in loose], error)
+        assert points.exact is not None  # (--at: one point, given as text)
+        name = graph.target_names[0] if len(graph.targets) == 1 else "f"
+        exact, why = exact_values(
+            graph, points.exact[0], lambda: _correct_expressions(graph, target, wanted), name
+        )
+        exact = exact or [None] * len(wanted)
+        return [as_float(e) for e in exact], exact, (error.message, why)
     values = [float(0.0 if column is None else column) for _, column, _ in found]
-    return values, [_exact_partial(result, key) for result, _, key in found]
+    return values, [_exact_partial(result, key) for result, _, key in found], ("", "")
 
 
 def _derivatives(
@@ -419,7 +453,7 @@ def _verdict(graph, points, asked, text, truth, values, mine) -> Verdict:
     verdict = _judge(label, text, truth, mine, graph, points, values)
     if verdict.ok:  # a proof of sympy's reading says nothing where yours is undefined
         tape_at = _derivative_at(graph, target, wanted, k)
-        verdict = _with_holes(verdict, mine[0], graph, truth, tape_at)
+        verdict = with_holes(verdict, mine[0], graph, truth, tape_at)
     verdict.latex = answer_latex(truth, None)
     verdict.latex_name = label_latex(label)
     return verdict
@@ -436,16 +470,6 @@ def _derivative_at(graph: Graph, target: Target, wanted: list[Component], k: int
         return float(0.0 if column is None else column)
 
     return at
-
-
-def _with_holes(verdict: Verdict, answer: Graph, graph: Graph, truth, tape_at) -> Verdict:
-    """A pass, unless the answer as typed is undefined at a point where the derivative is
-    not (:func:`gradcalc.apps.check.gaps.hole_witness`): then a fail there, equal elsewhere."""
-    gap = hole_witness(answer, graph, truth, tape_at)
-    if gap is None:
-        return verdict
-    detail = f"{gap}; elsewhere {verdict.detail}"
-    return replace(verdict, verdict="not equivalent", detail=detail, evidence="domain", where="")
 
 
 def _evaluate(graph: Graph, points: Points, count: int) -> tuple[np.ndarray, np.ndarray]:

@@ -21,18 +21,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from gradcalc.apps.check.numbers import short
+from gradcalc.apps.check.verdicts import Verdict
 from gradcalc.core.errors import UndefinedError
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.decide.decision import point_text
-from gradcalc.symbolic.decide.defined import finite_real, undefined_at
+from gradcalc.symbolic.decide.defined import defined_at, finite_real
 from gradcalc.symbolic.decide.holes import BASES, holes, holes_on
 from gradcalc.symbolic.translate.derivative import symbol
 from gradcalc.symbolic.translate.notation import user_text
 
-__all__ = ["AGREE", "curve_hole_witness", "hole_witness"]
+__all__ = ["AGREE", "curve_hole_witness", "hole_witness", "with_holes"]
 
 #: How closely (relative) the tape's derivative at a hole must agree with sympy's exact one.
 AGREE = 1e-6
@@ -52,8 +54,8 @@ def hole_witness(
 
     for hole in holes(answer):
         point = {n: hole.get(n, sp.Rational(BASES[0])) for n in graph.variables}
-        if undefined_at(graph, point):
-            continue  # f itself is undefined there: so is its derivative
+        if defined_at(graph, point) is not True:
+            continue  # f itself is undefined there (or not known to be): so is f'
         value = truth.subs({symbol(n): v for n, v in point.items()})
         if finite_real(value) is not True:
             continue
@@ -66,6 +68,25 @@ def hole_witness(
             continue  # the tape at a rounded point is not the derivative at the exact one
         return _differs(point, value)
     return None
+
+
+def with_holes(verdict: Verdict, answer: Graph, graph: Graph, truth: Any, tape_at) -> Verdict:
+    """``verdict``, a pass, unless the answer as typed is undefined at a point where the
+    derivative is not (:func:`hole_witness`): then a fail there, and equal elsewhere.
+
+    >>> import sympy as sp
+    >>> from gradcalc.engine.run.api import compile_expression
+    >>> x = sp.Symbol("x", real=True)
+    >>> passed = Verdict("df/dx", "2x*x/x", "2x", "equivalent", "sympy proves the difference is 0")
+    >>> f, answer = compile_expression("x^2"), compile_expression("2x*x/x")
+    >>> with_holes(passed, answer, f, 2 * x, lambda point: 0.0).detail
+    'differs at x=0: yours undefined, correct 0; elsewhere sympy proves the difference is 0'
+    """
+    gap = hole_witness(answer, graph, truth, tape_at)
+    if gap is None:
+        return verdict
+    detail = f"{gap}; elsewhere {verdict.detail}"
+    return replace(verdict, verdict="not equivalent", detail=detail, evidence="domain", where="")
 
 
 def curve_hole_witness(
@@ -86,7 +107,7 @@ def curve_hole_witness(
     'differs at x=4, y=3: yours undefined, correct -4/3'
     """
     for point in holes_on(answer, curve, equation.variables, dependent):
-        if undefined_at(equation, point):
+        if defined_at(equation, point) is not True:
             continue
         value = truth.subs({symbol(n): v for n, v in point.items()})
         if finite_real(value) is True:

@@ -41,9 +41,11 @@ from decimal import (
 from typing import Any
 
 from gradcalc.core.cells import inexact_integer
+from gradcalc.core.errors import GradcalcError, InputError
 from gradcalc.engine.evaluate.points import constant_value
 from gradcalc.symbolic.crosscheck.crosscheck import CheckTimeout, exact_value, time_limit
 from gradcalc.symbolic.decide.decision import apart, apart_exact
+from gradcalc.symbolic.decide.defined import finite_real
 from gradcalc.symbolic.decide.precision import EVALF_MAX_DIGITS
 from gradcalc.symbolic.translate.notation import user_text
 
@@ -78,22 +80,51 @@ def written_exactly(text: str) -> bool:
 def answer_value(text: str) -> float:
     """The float64 value of a number answer, for the tolerance and for display; an integer
     float64 cannot hold exactly is rounded here, for it is judged exactly (a point's value
-    so written is refused instead: it would be computed with, rounded).
+    so written is refused instead: it would be computed with, rounded), and so is a real
+    number past float64's range, to infinity (``-867e^4913``: sympy judges it exactly).
 
-    >>> answer_value("9007199254740993"), answer_value("pi/4")
-    (9007199254740992.0, 0.7853981633974483)
+    >>> answer_value("9007199254740993"), answer_value("pi/4"), answer_value("-867e^4913")
+    (9007199254740992.0, 0.7853981633974483, -inf)
 
     Raises:
-        InputError: anything that is not a finite real constant.
+        InputError: anything that is not a finite real constant (a literal past float64,
+            ``1e400``, too: written so, it is a float that overflowed).
     """
     if inexact_integer(text) is not None:
         return float(int(text))
-    return constant_value(text)
+    try:
+        return constant_value(text)
+    except InputError:
+        past = _past_float64(text)
+        if past is None:
+            raise
+        return past
+
+
+def _past_float64(text: str) -> float | None:
+    """The float64 rounding (infinite, or 0) of a constant that is a real number only sympy
+    holds (``e^4913``, ``e^1000 / e^999``); None for anything else: not such a constant,
+    a lone literal (``1e400`` keeps the literal's own limit), or not decided in time.
+
+    >>> _past_float64("e^1000/e^999"), _past_float64("1e400"), _past_float64("log(-e^999)")
+    (2.718281828459045, None, None)
+    """
+    if _ONE_DECIMAL.fullmatch(text.strip()):
+        return None
+    try:
+        with time_limit(PROOF_SECONDS):
+            exact = exact_value(text, beyond_float=True)
+            if finite_real(exact) is not True:
+                return None
+            return float(exact.evalf(20, strict=True, maxn=EVALF_MAX_DIGITS))
+    except (GradcalcError, CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError):
+        return None
 
 
 def is_zero(value: Any) -> bool | None:
     """True when ``value`` (a sympy number) is 0, False when it is not, None when neither
-    can be shown: exact first, then 60-digit evaluation, then ``simplify``.
+    can be shown: exact first, then 60-digit evaluation, then its exponential form
+    expanded, then ``simplify``.
 
     >>> import sympy as sp
     >>> is_zero(sp.sin(sp.pi)), is_zero(20 * sp.E**100 + 1 - 20 * sp.E**100 - 1)
@@ -115,6 +146,8 @@ def is_zero(value: Any) -> bool | None:
                 number = 0j  # below every digit evalf reaches: perhaps 0, as simplify says
             if abs(number) > 10.0**-ZERO_DIGITS:
                 return False
+            if sp.expand(value.rewrite(sp.exp)) == 0:  # (sinh(800) less its exponentials:
+                return True  # at once, where simplify takes seconds)
             return True if sp.simplify(value) == 0 else None
     except (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
         return None  # an attempt may ask mpmath for an absurd precision (sigmoid(pi^30))
@@ -143,7 +176,7 @@ def compare_number(
     'yours is 3.00001e-320, the derivative is 3e-320'
     """
     try:
-        mine = exact_value(text)
+        mine = exact_value(text, beyond_float=True)  # (answer_value read it: within bounds)
         difference = None if exact_correct is None else mine - exact_correct
     except (TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
         mine = difference = None
@@ -164,6 +197,10 @@ def compare_number(
                 f"compare with {user_text(exact_correct)}"
             )
             return "could not decide", why, ""
+    if size is None and math.isnan(gap):  # past float64, and sympy out of time
+        why = "sympy could not compare the exact values in time: compare with "
+        why += user_text(exact_correct)
+        return "could not decide", why, ""
     within = _within(gap, size, rtol, atol)
     if within:
         return "correct", within, "tolerance"
@@ -242,7 +279,8 @@ def _gap_and_size(
     """|yours - correct| and |correct|, from the exact values to 20 digits evalf vouches for
     (sympy Floats, which neither underflow nor overflow; ``1 - tanh(200)^2`` cancels 174
     digits), or from the floats when sympy cannot evaluate them in time or to those
-    digits -- then the size is None where the floats are too coarse for ``rtol``."""
+    digits -- then the size is None where the floats are too coarse for ``rtol``, and the
+    gap NaN too where one is past float64 (infinite: nothing to compare)."""
     try:
         with time_limit(PROOF_SECONDS):
             size = abs(exact_correct).evalf(20, strict=True, maxn=EVALF_MAX_DIGITS)
@@ -255,6 +293,8 @@ def _gap_and_size(
                 raise ValueError("not a number")
             return gap, size
     except (CheckTimeout, TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
+        if not (math.isfinite(yours) and math.isfinite(value)):
+            return math.nan, None  # (past float64: the floats compare nothing)
         coarse = _coarse(value, rtol) or _coarse(yours, rtol)
         unknown = coarse or (value == 0 and exact_correct is not None)  # (0 may be rounding)
         return abs(yours - value), None if unknown else abs(value)

@@ -5,7 +5,7 @@ Every node shows its value and its adjoint (∂target/∂node) at one point:
 - one node per variable (``value``; ``adjoint`` = the gradient component; a variable the
   target does not use shows ``adjoint = 0``; a variable left out of ``wrt`` has no adjoint
   line, since none was computed for it);
-- one node per tape record: ``#k op``, the formula (``y = x ** 2`` when the record was
+- one node per tape record: ``#k op``, the formula (``y = x^2`` when the record was
   assigned to a statement), ``value = …``, ``adjoint = …`` (``—`` for a record the target
   does not depend on);
 - constants as small plain nodes, **one per use** (the ``2`` of ``w1 ** 2`` and the ``2`` of
@@ -94,9 +94,9 @@ def to_dot(result: GradResult, k: int = 0, *, digits: int | None = None) -> str:
       edge [color="#555555", arrowsize=0.7];
       "v0" [label="x\\nvalue = 3\\nadjoint = 108", shape=ellipse];
       "c1_1" [label="2", shape=plaintext, fontsize=9, width=0.2, height=0.2, margin=0];
-      "r1" [label="#1 pow\\ny = x ** 2\\nvalue = 9\\nadjoint = 18"];
+      "r1" [label="#1 pow\\ny = x^2\\nvalue = 9\\nadjoint = 18"];
       "c2_1" [label="2", shape=plaintext, fontsize=9, width=0.2, height=0.2, margin=0];
-      "r2" [label="#2 pow\\nz = y ** 2\\nvalue = 81\\nadjoint = 1",
+      "r2" [label="#2 pow\\nz = y^2\\nvalue = 81\\nadjoint = 1",
             style="rounded,filled,bold", fillcolor="#ffe9a8", penwidth=2];
       "v0" -> "r1";
       "c1_1" -> "r1";
@@ -145,7 +145,7 @@ def to_mermaid(result: GradResult, k: int = 0, *, digits: int | None = None) -> 
     flowchart LR
         %% read as: f(x) = x·x / at x = 3   (adjoint = ∂f/∂node)
         v0(["x<br/>value = 3<br/>adjoint = 6"]):::variable
-        r1["#1 mul<br/>x * x<br/>value = 9<br/>adjoint = 1"]:::target
+        r1["#1 mul<br/>x·x<br/>value = 9<br/>adjoint = 1"]:::target
         v0 --> r1
         v0 --> r1
         classDef variable fill:#eef4ff,stroke:#4a6fa5
@@ -315,7 +315,7 @@ def op_graph(result: GradResult, k: int = 0, digits: int | None = None) -> Drawi
     >>> from gradcalc import grad
     >>> drawing = op_graph(grad("x*x + 1", at={"x": 3}, check=False))
     >>> [node.lines for node in drawing.nodes]  # doctest: +NORMALIZE_WHITESPACE
-    [('x', 'value = 3', 'adjoint = 6'), ('#1 mul', 'x * x', 'value = 9', 'adjoint = 1'),
+    [('x', 'value = 3', 'adjoint = 6'), ('#1 mul', 'x·x', 'value = 9', 'adjoint = 1'),
      ('1',), ('#2 add', '#1 + 1', 'value = 10', 'adjoint = 1')]
     >>> drawing.edges
     [('v0', 'r1'), ('v0', 'r1'), ('r1', 'r2'), ('c2_1', 'r2')]

@@ -323,17 +323,17 @@ def _more_nodes(expr: Any, limit: int) -> bool:
     return False
 
 
-def exact_value(text: str) -> Any:
-    """The exact sympy value of a constant expression such as ``pi/4`` or ``1/3``.
+def exact_value(text: str, beyond_float: bool = False) -> Any:
+    """The exact sympy value of a constant (``pi/4``), past float64 with ``beyond_float``.
 
-    >>> exact_value("pi/4"), exact_value("-1e-3"), exact_value("2.5")
-    (pi/4, -1/1000, 5/2)
+    >>> exact_value("pi/4"), exact_value("-1e-3"), exact_value("2e^4913", beyond_float=True)
+    (pi/4, -1/1000, 2*exp(4913))
     """
     import sympy as sp
 
     if DECIMAL.fullmatch(text):  # a plain number: its exact rational value
         return sp.Rational(text)
-    graph = lower(Program(text, (Statement(None, parse_constant(text), 0),)))
+    graph = lower(Program(text, (Statement(None, parse_constant(text, beyond_float), 0),)))
     return to_sympy(graph)[graph.targets[0]]
 
 

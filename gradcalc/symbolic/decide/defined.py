@@ -30,7 +30,7 @@ from gradcalc.core.ops import REGISTRY
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.translate.convert import to_sympy
 
-__all__ = ["finite_real", "undefined_at"]
+__all__ = ["defined_at", "finite_real", "undefined_at"]
 
 #: Digits of a value sympy's evalf must know before its imaginary part counts.
 DIGITS = 30
@@ -45,9 +45,8 @@ def undefined_at(graph: Graph, point: Mapping[str, Any], seconds: float = SECOND
     ``point`` (name -> an exact number: a Rational, or a sympy number such as ``pi/2``): some
     op with a domain rule is, at the point's exact values, complex infinity or NaN (``1/0``,
     ``0/0``) or a number whose imaginary part is not 0 (``sqrt(-2)``, ``log(-1)``,
-    ``asin(2)``). False when every such op is a finite real
-    number, and when sympy cannot tell within ``seconds`` -- a rounding artefact is never a
-    witness.
+    ``asin(2)``). False when every such op is a finite real number, and when sympy cannot
+    tell within ``seconds`` -- a rounding artefact is never a witness.
 
     >>> from gradcalc.lang.graph import lower
     >>> from gradcalc.lang.parser import parse_program
@@ -58,24 +57,42 @@ def undefined_at(graph: Graph, point: Mapping[str, Any], seconds: float = SECOND
     >>> at("1/(1 - tanh(x)^2)", "147.5")  # 1 - tanh(x)^2 is 4e-128, not 0
     False
     """
+    return defined_at(graph, point, seconds) is False
+
+
+def defined_at(graph: Graph, point: Mapping[str, Any], seconds: float = SECONDS) -> bool | None:
+    """Whether ``graph``'s target is defined over the reals at ``point`` (name -> exact
+    number: a Rational, ``pi/2``), as sympy finds it: True when every op with a domain
+    rule is a finite real number there, False when one is not (:func:`undefined_at`), None
+    when sympy cannot tell within ``seconds`` (or a variable has no value) -- never a guess.
+
+    >>> from gradcalc.lang.graph import lower
+    >>> from gradcalc.lang.parser import parse_program
+    >>> import sympy as sp
+    >>> at = lambda text, x: defined_at(lower(parse_program(text)), {"x": sp.Rational(x)})
+    >>> at("exp(-x^3)", -17), at("sqrt(exp(x^2) - 2exp(x^2))", 30), at("log(x)", -1)
+    (True, False, False)
+    """
     import sympy as sp
 
     variables = [node for node in graph.nodes if node.kind == "var"]
     if any(node.text not in point for node in variables):
-        return False  # (a variable without a value: nothing to confirm)
-    values = {node.index: sp.sympify(point[node.text], rational=True) for node in variables}
+        return None  # (a variable without a value: nothing to confirm)
+    given = {node.index: point[node.text] for node in variables}
+    values = {i: v if isinstance(v, sp.Basic) else sp.Rational(v) for i, v in given.items()}
     try:
         with time_limit(seconds):
             exprs = to_sympy(graph, cut=values)  # raises UndefinedError at a zoo or a NaN
             ruled = [n for n in graph.nodes if n.kind == "op" and REGISTRY[n.op].domain]
             known = [exprs[node.index] for node in ruled]
-            if any(isinstance(e, sp.Basic) and finite_real(e) is False for e in known):
-                return True
+            found = [finite_real(e) for e in known if isinstance(e, sp.Basic)]
     except UndefinedError:
-        return True
+        return False
     except (CheckTimeout, ArithmeticError, TypeError, ValueError, RecursionError, MemoryError):
-        pass  # not confirmed
-    return False
+        return None  # not confirmed
+    if False in found:
+        return False
+    return None if None in found else True
 
 
 def finite_real(value: Any) -> bool | None:
