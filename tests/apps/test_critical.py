@@ -4,6 +4,7 @@ verdicts printed in calculus textbooks, and sympy's gradient vanishing at every 
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -35,7 +36,7 @@ TEXTBOOK = [
     ),
     ("x^2 + x y + y^2 + y", None, {(R(1, 3), R(-2, 3)): "local minimum"}),
     ("x^3 + y^3 - 3x y", None, {(0, 0): "saddle point", (1, 1): "local minimum"}),
-    ("x^3", None, {(0,): "inconclusive"}),
+    ("x^3", None, {(0,): "inflection point"}),  # (by the terms of lowest order)
     ("x + 1/x", None, {(1,): "local minimum", (-1,): "local maximum"}),
     ("x^2 - 2x + 5", "x=-1..0", {}),  # the minimum x = 1 is outside the region
 ]
@@ -147,3 +148,31 @@ def test_a_fractional_power_is_named_where_grad_f_may_not_exist(expression, note
     result says such a point may be critical too."""
     notes = " ".join(critical_points(expression).notes)
     assert ("not differentiable everywhere" in notes) is noted, notes
+
+
+@pytest.mark.parametrize(
+    ("expression", "verdict"),
+    [
+        ("x^4", "local minimum"),
+        ("x^3", "inflection point"),
+        ("(x - 1)^4 + (y + 2)^4 + 3", "local minimum"),
+        ("-(x^4 + y^4)", "local maximum"),
+        ("x^4 - y^4", "saddle point"),
+        ("x^3 - 3x y^2", "saddle point"),
+    ],
+)
+def test_a_singular_hessian_is_settled_by_the_lowest_order_terms(expression, verdict) -> None:
+    result = critical_points(expression)
+    (point,) = result.points
+    assert point.test.verdict == verdict
+    assert point.test.curvature in ("zero", "positive semidefinite", "negative semidefinite")
+    assert any(
+        note.startswith(f"{point.coordinates}: {verdict}, by the terms of lowest order")
+        for note in result.notes
+    )
+
+
+def test_what_the_lowest_order_terms_cannot_settle_stays_inconclusive(cli) -> None:
+    out = json.loads(cli("critical", "x^2 + y^4", "--format", "json").stdout)
+    (point,) = out["points"]
+    assert point["verdict"] == "inconclusive" and not out["notes"]

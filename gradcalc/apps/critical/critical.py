@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -41,10 +41,13 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
     time_limit,
     to_sympy,
 )
+from gradcalc.symbolic.decide.extremum import higher_order
 from gradcalc.symbolic.translate.notation import user_text
 
 #: The region searched numerically when none is given: every variable in [-5, 5].
 DEFAULT_RANGE = (-5.0, 5.0)
+#: Seconds at most for the lowest-order terms at one point the Hessian leaves undecided.
+SETTLE_SECONDS = 2.0
 
 
 @dataclass
@@ -160,6 +163,7 @@ def critical_points(
         points, continua = _numeric_points(graph, variables, bounds, budget, notes)
         method = "numeric"
     found = _classified(graph, variables, points, deadline)
+    notes += _settled(graph, variables, found, deadline)
     corners = _not_differentiable(graph)
     if corners:
         notes.append(
@@ -318,6 +322,32 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
             )
         )
     return found
+
+
+def _settled(graph: Graph, variables, found: list[CriticalPoint], deadline: float) -> list[str]:
+    """Exact points the second-derivative test leaves inconclusive, decided where the lowest
+    -order terms of f there can (:func:`~gradcalc.symbolic.decide.extremum.higher_order`):
+    their verdict replaced, and a note each saying why."""
+    import sympy as sp
+
+    open_points = [p for p in found if p.exact is not None and p.test.verdict == "inconclusive"]
+    if not open_points:
+        return []
+    symbols = [sp.Symbol(v, real=True) for v in variables]
+    f = to_sympy(graph)[graph.targets[0]]
+    notes = []
+    for point in open_points:
+        assert point.exact is not None
+        seconds = max(min(deadline - time.monotonic(), SETTLE_SECONDS), 0.5)
+        at = {s: point.exact[v] for s, v in zip(symbols, variables)}
+        higher = higher_order(f, symbols, at, seconds)
+        if higher is not None:
+            point.test = replace(point.test, verdict=higher.verdict)
+            notes.append(
+                f"{point.coordinates}: {higher.verdict}, by the terms of lowest order (the "
+                f"Hessian is singular: the second-derivative test is inconclusive): {higher.reason}"
+            )
+    return notes
 
 
 def _exact_hessians(graph: Graph, variables, points, deadline: float) -> list[np.ndarray | None]:
