@@ -125,6 +125,13 @@ def test_an_implicit_answer_with_a_hole_on_the_curve_fails_there(answer: str) ->
         ("x^2 + y^2 = 25", "-x*y/(25 - x^2)"),  # its holes (y = 0) are the derivative's
         ("x*y = 1", "-y/x"),  # x = 0 is not on the curve
         ("y^3 = x", "1/(3y^2)"),
+        # holes at singular points of the curve (F_x = F_y = 0): dy/dx does not exist there,
+        # and -F_x/F_y is 0/0, not the 0 that substituting x first would make of it
+        ("y^2 = x^3", "3x^2/(2y)"),
+        ("y^2 = x^2", "x/y"),
+        ("y^2 = x^3 + x^2", "(3x^2 + 2x)/(2y)"),
+        ("y^3 - x^2 y = 0", "2x y/(3y^2 - x^2)"),
+        ("(x^2+y^2)^2 = 2(x^2-y^2)", "x(1 - x^2 - y^2)/(y(1 + x^2 + y^2))"),
     ],
 )
 def test_an_implicit_answer_whose_holes_are_off_the_curve_passes(equation, answer) -> None:

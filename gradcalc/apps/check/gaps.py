@@ -56,7 +56,7 @@ def hole_witness(
         point = {n: hole.get(n, sp.Rational(BASES[0])) for n in graph.variables}
         if defined_at(graph, point) is not True:
             continue  # f itself is undefined there (or not known to be): so is f'
-        value = truth.subs({symbol(n): v for n, v in point.items()})
+        value = truth.subs({symbol(n): v for n, v in point.items()}, simultaneous=True)
         if finite_real(value) is not True:
             continue
         try:
@@ -93,8 +93,9 @@ def curve_hole_witness(
     answer: Graph, equation: Graph, truth: Any, curve: Any, dependent: str
 ) -> str | None:
     """:func:`hole_witness` for an implicit derivative: the first hole of ``answer`` on
-    ``curve`` = 0 (sympy, from ``equation`` as typed) where ``truth`` (-F_x/F_y) is a finite
-    real number and the equation is defined; None when there is none.
+    ``curve`` = 0 (sympy, from ``equation`` as typed) where the equation is defined, F_y is
+    not 0 (so that dy/dx exists: not at a singular point of the curve) and ``truth``
+    (-F_x/F_y) is a finite real number; None when there is none.
 
     >>> import sympy as sp
     >>> from gradcalc.engine.run.api import compile_expression
@@ -109,10 +110,27 @@ def curve_hole_witness(
     for point in holes_on(answer, curve, equation.variables, dependent):
         if defined_at(equation, point) is not True:
             continue
-        value = truth.subs({symbol(n): v for n, v in point.items()})
-        if finite_real(value) is True:
+        at = {symbol(n): v for n, v in point.items()}
+        slope = curve.diff(symbol(dependent)).subs(at, simultaneous=True)  # F_y: dy/dx exists
+        value = truth.subs(at, simultaneous=True)  # where it is not 0 (not 0/0 read as 0)
+        if finite_real(slope) is True and _nonzero(slope) and finite_real(value) is True:
             return _differs(point, value)
     return None
+
+
+def _nonzero(value: Any) -> bool:
+    """Is the exact real number ``value`` provably not 0 (to 30 digits evalf vouches for)?
+
+    >>> import sympy as sp
+    >>> _nonzero(sp.sqrt(2) - 1), _nonzero(sp.sqrt(2) ** 2 - 2), _nonzero(sp.Integer(0))
+    (True, False, False)
+    """
+    if value.is_zero is not None:
+        return not value.is_zero
+    try:
+        return bool(value.evalf(30, strict=True) != 0)
+    except (ArithmeticError, TypeError, ValueError):  # (evalf's PrecisionExhausted)
+        return False
 
 
 def _differs(point: Mapping[str, Any], value: Any) -> str:
