@@ -54,17 +54,26 @@ def test_a_decimal_is_an_approximation_judged_within_the_tolerance() -> None:
     assert check_expect("x^4", ["x=1000"], ["4.000000001e9"])[0].verdict == "correct"
 
 
-def test_an_exact_answer_sympy_cannot_separate_from_the_truth_is_undecided() -> None:
-    # e^-200 is not 0, but differs from it by less than 60 digits resolve and sympy cannot
-    # simplify it to 0 either: not a pass within the tolerance, not a guess
-    verdict, why, _ = compare_number("e^-200", 0.0, 0.0, sp.Integer(0), 1e-9, 1e-12)
-    assert verdict == "could not decide" and "compare with 0" in why
+def test_an_exact_answer_tinier_than_float64_can_tell_is_still_judged_exactly() -> None:
+    # e^-200 is 1.38e-87: a strict 60-digit evaluation proves it is not 0, so written
+    # exactly it is wrong for a derivative of 0 (atol is for decimals), not undecided
+    verdict, why, evidence = compare_number("e^-200", 0.0, 0.0, sp.Integer(0), 1e-9, 1e-12)
+    assert (verdict, evidence) == ("wrong", "exact")
+    assert float(why.split("yours is ")[1].split(",")[0]) == pytest.approx(float(sp.exp(-200)))
+
+
+def test_a_near_miss_of_a_tiny_derivative_says_no_tolerance_the_user_did_not_give() -> None:
+    # -e^-100 against 0: proven apart (it used to be 'equal within atol 1e-12', no --atol)
+    (verdict,) = check_expect("exp(-x)", ["x=100"], ["0"])
+    assert verdict.verdict == "wrong" and "atol" not in verdict.detail
 
 
 def test_is_zero_proves_and_disproves() -> None:
     assert is_zero(sp.sin(sp.pi / 6) - sp.Rational(1, 2)) is True
     assert is_zero(sp.sqrt(2) - sp.Rational(141421356237, 10**11)) is False
-    assert is_zero(sp.exp(-200)) is None
+    assert is_zero(sp.exp(-200)) is False  # 1.38e-87, to 60 digits evalf vouches for
+    tiny = 61 * sp.exp(-900) - 60 * sp.exp(-900) - sp.exp(-900)
+    assert is_zero(tiny) is True
 
 
 @pytest.mark.parametrize(
@@ -410,3 +419,20 @@ def test_numbers_past_float64(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(numbers, "is_zero", lambda value: None)  # sympy out of time
     monkeypatch.setattr(numbers, "_gap_and_size", lambda *args: (math.nan, None))
     assert compare_number("1e300", 1e300, -math.inf, truth, 1e-9)[0] == "could not decide"
+
+
+@pytest.mark.parametrize(
+    ("expect", "verdict"),
+    [
+        ("1000000000", "correct"),  # the tape's own value (sympy has none at the kink)
+        ("1000000001", "could not decide"),  # within rtol 1e-9, but written exactly
+        ("5000000001/5", "could not decide"),  # 1000000000.2
+        ("1000000000.5", "correct"),  # a decimal: judged within the tolerance
+        ("1000002000", "wrong"),
+    ],
+)
+def test_an_exact_number_with_no_exact_truth_passes_only_as_the_tapes_value(expect, verdict):
+    # d/dx (|x|^3 + 10^9 x) at 0 is 10^9 (|x|^3 is flat there); sympy's check gives no exact
+    # value at abs's kink, so the tape's float decides what it can
+    (result,) = check_expect("abs(x)^3 + 1000000000x", ["x=0"], [expect])
+    assert result.verdict == verdict, result.detail

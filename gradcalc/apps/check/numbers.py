@@ -50,9 +50,11 @@ from gradcalc.symbolic.decide.precision import EVALF_MAX_DIGITS
 from gradcalc.symbolic.translate.notation import user_text
 
 DIGITS = 60  # digits to which a difference is evaluated
-ZERO_DIGITS = 40  # a value below 10^-ZERO_DIGITS is not taken as nonzero
 PROOF_SECONDS = 3.0
 UNSURE = 1e-12  # from a value known only in float64, a difference this small decides nothing
+#: An exactly written number is the tape's value (no exact one known) within this many units
+#: in the float's last place.
+ULPS = 4
 
 #: A literal with a decimal point or an exponent: ``0.5``, ``.5``, ``1e-3``, ``2E6``.
 _DECIMAL_LITERAL = re.compile(r"\d\.|\.\d|\d[eE][+-]?\d")
@@ -131,6 +133,8 @@ def is_zero(value: Any) -> bool | None:
     (True, True)
     >>> is_zero(sp.sqrt(3) / 6 + sp.Rational(1, 10**11) - sp.sqrt(3) / 6 + 0 * sp.pi)
     False
+    >>> is_zero(-sp.exp(-100)), is_zero(61 * sp.exp(-900) - 60 * sp.exp(-900) - sp.exp(-900))
+    (False, True)
     """
     import sympy as sp
 
@@ -140,12 +144,12 @@ def is_zero(value: Any) -> bool | None:
         return False
     try:
         with time_limit(PROOF_SECONDS):
-            try:  # (digits evalf vouches for: 1 - tanh(200)^2 cancels 174 of them)
-                number = complex(value.evalf(DIGITS, strict=True, maxn=EVALF_MAX_DIGITS))
-            except sp.core.evalf.PrecisionExhausted:
-                number = 0j  # below every digit evalf reaches: perhaps 0, as simplify says
-            if abs(number) > 10.0**-ZERO_DIGITS:
-                return False
+            try:  # (digits evalf vouches for: 1 - tanh(200)^2 cancels 174 of them; a
+                number = value.evalf(DIGITS, strict=True, maxn=EVALF_MAX_DIGITS)  # number
+            except sp.core.evalf.PrecisionExhausted:  # it cannot tell from 0 is refused)
+                number = sp.Integer(0)  # below every digit evalf reaches: perhaps 0
+            if any(part != 0 for part in number.as_real_imag()):
+                return False  # (-e^-100 too: a strict evalf's digits are a proof)
             if sp.expand(value.rewrite(sp.exp)) == 0:  # (sinh(800) less its exponentials:
                 return True  # at once, where simplify takes seconds)
             return True if sp.simplify(value) == 0 else None
@@ -181,7 +185,7 @@ def compare_number(
     except (TypeError, ValueError, ArithmeticError, RecursionError, MemoryError):
         mine = difference = None
     if exact_correct is None:
-        return _against_tape(mine, yours, value, rtol, atol)
+        return _against_tape(mine, yours, value, rtol, atol, written_exactly(text))
     zero = None if difference is None else is_zero(difference)
     if zero is True:
         return "correct", "exactly", "exact"
@@ -192,6 +196,7 @@ def compare_number(
             return "wrong", _off_by(difference, *sides), "exact"
         near = _within(gap, size, rtol, UNSURE if atol is None else atol)
         if near:
+            near = near if atol is not None or "rtol" in near else f"within {UNSURE:g}"
             why = (
                 f"equal {near}, but sympy could neither prove nor disprove it exactly: "
                 f"compare with {user_text(exact_correct)}"
@@ -213,19 +218,33 @@ def compare_number(
 
 
 def _against_tape(
-    mine: Any, yours: float, value: float, rtol: float, atol: float | None
+    mine: Any, yours: float, value: float, rtol: float, atol: float | None, exactly: bool = False
 ) -> tuple[str, str, str]:
     """A number (``mine`` exactly, or None) judged against the tape's float alone (sympy
     gave no exact value). A float holding fewer digits than ``rtol`` asks (a subnormal)
-    passes only within ``atol``.
+    passes only within ``atol``. A number written ``exactly`` is not judged within a
+    tolerance: it passes as the tape's own float64 value (to :data:`ULPS` units in its last
+    place), and near it but not that is undecided.
 
     >>> _against_tape(None, 0.0, 1e-17, 1e-9, None)[0]
     'could not decide'
     >>> _against_tape(None, 3.00001e-320, 3e-320, 1e-9, None)[0]
     'could not decide'
+    >>> _against_tape(None, 1000000001.0, 1e9, 1e-9, None, exactly=True)[0]
+    'could not decide'
     """
     gap, size = abs(yours - value), (None if _coarse(value, rtol) else abs(value))
     within = _within(gap, size, rtol, atol)
+    if exactly and within and gap > ULPS * math.ulp(value):
+        why = (
+            f"yours is within {within.removeprefix('within ')} of the tape's value "
+            f"{short(value)}, but not that value, and sympy gave no exact value to judge a "
+            "number written exactly by"
+        )
+        return "could not decide", why, ""
+    if exactly and within:  # (the tape's own value, to its rounding)
+        why = "the tape's float64 value, to rounding (sympy gave no exact value: not proven)"
+        return "correct", why, "tolerance"
     if within:
         return "correct", f"{within} of the tape's value (sympy gave no exact value)", "tolerance"
     if size is None and atol is None and gap <= UNSURE:
