@@ -90,3 +90,20 @@ def test_a_curve_whose_real_points_fixing_x_rarely_meets_is_solved_for_x() -> No
             float(at_x), rel=1e-6
         )
         assert sp.simplify((wrong - truth).subs({x: at_x, y: at_y})) != 0
+
+
+@pytest.mark.parametrize(
+    ("curve", "answer"),
+    [
+        # y = 0 is a branch of both curves; findroot reached it only to y = -6.7e-139, off
+        # the curve, where the two right answers (both 0 at y = 0) differ by a factor
+        ("y*sin(x) - y**3", "y*cos(x)/(2*sin(x))"),
+        ("x*y**3 - y*exp(x)", "(x*(x*y**3 - y*exp(x)) - y**3 + y*exp(x))/(3*x*y**2 - exp(x))"),
+    ],
+)
+def test_a_root_at_zero_is_taken_exactly(curve: str, answer: str) -> None:
+    x, y = sp.symbols("x y", real=True)
+    f = sp.sympify(curve, locals={"x": x, "y": y})
+    truth = -sp.diff(f, x) / sp.diff(f, y)
+    mine = sp.sympify(answer, locals={"x": x, "y": y})
+    assert decide_on_curve(mine, truth, f, [x, y], y).verdict == "equivalent"

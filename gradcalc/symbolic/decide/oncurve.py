@@ -362,7 +362,9 @@ def _polynomial_roots(curve: Any, dependent: Any) -> list[Any] | None:
 
 def _roots(curve, fixed, deadline) -> list[Any]:
     """The real roots of ``curve(fixed..., y)`` in y that a sign change brackets, at HIGH
-    digits."""
+    digits; one within 10^-(HIGH/2) of 0 is 0 where the curve is exactly 0 there (findroot
+    stops at an absolute error: y sin(x) = y^3 at x = -7379 gave y = -6.7e-139, a point off
+    the curve, where two right answers differ)."""
     import mpmath
 
     grid = [SPAN * (2 * k / GRID - 1) for k in range(GRID + 1)]
@@ -385,6 +387,8 @@ def _roots(curve, fixed, deadline) -> list[Any]:
                 )
             except (ValueError, ZeroDivisionError, TypeError):
                 continue
+            if abs(root) < mpmath.mpf(10) ** (-HIGH // 2) and _real(curve, fixed, 0) == 0:
+                root = mpmath.mpf(0)  # (a root at 0 is reached only to an absolute error)
             value = _real(curve, fixed, root)
             if value is not None and abs(value) < mpmath.mpf(10) ** (-HIGH + 10):
                 roots.append(root)
