@@ -153,6 +153,26 @@ def show_heading(
     _heading(context, output, [readings[0].heading(), *(f"warning: {w}" for w in warnings)])
 
 
+def show_reading_first(context: Any, output: str, readings: Sequence[Any]) -> None:
+    """How the input was read, before the error that stops a command: its heading in a
+    human format (:func:`show_heading`), its warnings on stderr in the others -- an error
+    that a misreading explains (``xe^x``: "2 answers needed, for xe and x") comes with the
+    warning that says so.
+
+    >>> from gradcalc.cli.context import AppContext
+    >>> from gradcalc.lang.intake import read
+    >>> show_reading_first(AppContext(), "latex", [read("xe^x")])  # doctest: +ELLIPSIS
+    % read as: f(xe, x) = xe^x
+    % warning: xe is read as one name, a variable; if you mean x·e, write x*e (or x e)
+    """
+    from gradcalc.lang.intake import read_all
+
+    if output in HEADED:
+        show_heading(context, output, readings)
+    else:
+        warn(read_all(readings))
+
+
 def _heading(context: Any, output: str, lines: list[str]) -> None:
     """The reading at the top: as rich text (table), paragraphs (markdown), comments (latex)."""
     if output == "table":

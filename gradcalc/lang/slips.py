@@ -46,8 +46,9 @@ __all__ = [
 
 #: Function names longest first, so that ``sinhx`` is ``sinh(x)``, not ``sin(hx)``.
 _BY_LENGTH = sorted(FUNCTION_NAMES, key=len, reverse=True)
-#: What may follow a glued function name: a variable, perhaps after a coefficient (``sin2x``).
-_ARGUMENT = re.compile(r"[0-9]*[A-Za-z][0-9]?")
+#: What may follow a glued function name: a variable, perhaps after a coefficient (``sin2x``),
+#: or a number (``ln3``).
+_ARGUMENT = re.compile(r"[0-9]*[A-Za-z][0-9]?|[0-9]+")
 #: Two- and three-letter names that are one name by convention (Greek letters and the like).
 _WORDS = frozenset(("mu", "nu", "xi", "phi", "psi", "chi", "eta", "rho", "tau", "eps", "lam"))
 #: Names a run-together name may hold whole (``sintheta``): Greek letters spelt out.
@@ -101,8 +102,8 @@ def glued_function(name: str) -> str | None:
     """The call ``name`` most likely means when it is a function glued to its argument
     (``sinx`` -> ``sin(x)``, ``sin2x`` -> ``sin(2x)``), else None.
 
-    >>> [glued_function(n) for n in ("cosx", "lnx", "sqrtx", "sinhx", "log10x", "cost")]
-    ['cos(x)', 'ln(x)', 'sqrt(x)', 'sinh(x)', 'log10(x)', 'cos(t)']
+    >>> [glued_function(n) for n in ("cosx", "lnx", "sqrtx", "sinhx", "log10x", "cost", "ln3")]
+    ['cos(x)', 'ln(x)', 'sqrt(x)', 'sinh(x)', 'log10(x)', 'cos(t)', 'ln(3)']
     >>> [glued_function(n) for n in ("cos", "rate", "expand", "sin_x")]
     [None, None, None, None]
     """

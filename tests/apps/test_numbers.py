@@ -56,10 +56,14 @@ def test_a_decimal_is_an_approximation_judged_within_the_tolerance() -> None:
 
 def test_an_exact_answer_tinier_than_float64_can_tell_is_still_judged_exactly() -> None:
     # e^-200 is 1.38e-87: a strict 60-digit evaluation proves it is not 0, so written
-    # exactly it is wrong for a derivative of 0 (atol is for decimals), not undecided
-    verdict, why, evidence = compare_number("e^-200", 0.0, 0.0, sp.Integer(0), 1e-9, 1e-12)
+    # exactly it is wrong for a derivative of 0, not undecided -- unless the user's own
+    # --atol allows it (rtol, always on, never does)
+    verdict, why, evidence = compare_number("e^-200", 0.0, 0.0, sp.Integer(0), 1e-9)
     assert (verdict, evidence) == ("wrong", "exact")
     assert float(why.split("yours is ")[1].split(",")[0]) == pytest.approx(float(sp.exp(-200)))
+    allowed = compare_number("e^-200", 0.0, 0.0, sp.Integer(0), 1e-9, 1e-12)
+    assert allowed[:2] == ("correct", "within atol 1e-12")
+    assert compare_number("e^-20", 0.0, 0.0, sp.Integer(0), 1e-9, 1e-12)[0] == "wrong"
 
 
 def test_a_near_miss_of_a_tiny_derivative_says_no_tolerance_the_user_did_not_give() -> None:

@@ -24,6 +24,24 @@ def run(cli, *args: str):
 # --- read as -----------------------------------------------------------------------------------
 
 
+def test_check_stopped_by_an_error_first_says_how_it_read_the_expression(cli) -> None:
+    """xe^x read as a function of xe and x: the error (two answers needed) is what that
+    reading implies, and the warning that explains it came only with a result."""
+    args = ("check", "xe^x", "--answer", "e^x + x e^x")
+    table = run(cli, *args)
+    assert table.exit_code == 2
+    assert table.stdout.splitlines() == [
+        "read as: f(xe, x) = xe^x",
+        "warning: xe is read as one name, a variable; if you mean x·e, write x*e (or x e)",
+    ]
+    assert "2 needed, in this order: ∂f/∂xe, ∂f/∂x" in table.stderr
+    as_json = run(cli, *args, "--format", "json")  # stdout: the error's JSON document alone
+    assert json.loads(as_json.stdout)["error"]["exit_code"] == 2
+    assert "warning: xe is read as one name" in as_json.stderr
+    undefined = run(cli, "check", "ln(x)", "--at", "x=-1", "--expect", "1")
+    assert undefined.exit_code == 3 and undefined.stdout == "read as: f(x) = ln(x)\n"
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -242,3 +242,11 @@ def test_a_constant_run_into_a_function_keeps_the_constant() -> None:
     assert run_together("pisinx") == "pi·sin(x)"
     value = grad("pi*cos(pi x)", at={"x": 0.3}, check=False).value
     assert math.isclose(float(value), math.pi * math.cos(math.pi * 0.3), rel_tol=1e-14)
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"), [("ln3", "ln(3)"), ("sqrt2", "sqrt(2)"), ("cos2x", "cos(2x)")]
+)
+def test_a_function_glued_to_a_number_is_that_call(name: str, meant: str) -> None:
+    assert glued_function(name) == meant == likely_meaning(name)
+    assert glued_function("w1") is None and glued_function("x2") is None  # names, as typed

@@ -192,6 +192,8 @@ def compare_number(
     gap, size = _gap_and_size(difference, exact_correct, yours, value, rtol)
     sides = (mine, exact_correct, yours, value)
     if written_exactly(text):
+        if zero is False and atol is not None and gap <= atol:  # (the user's own tolerance)
+            return "correct", f"within atol {atol:g}", "tolerance"
         if zero is False:
             return "wrong", _off_by(difference, *sides), "exact"
         near = _within(gap, size, rtol, UNSURE if atol is None else atol)

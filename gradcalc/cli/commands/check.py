@@ -10,8 +10,8 @@ import typer
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import PANELS, At, Expression, Wrt, output_option
-from gradcalc.cli.reading import given_values, named_at, show_read
-from gradcalc.core.errors import ExitCode, InputError
+from gradcalc.cli.reading import given_values, named_at, show_read, show_reading_first
+from gradcalc.core.errors import ExitCode, InputError, UndefinedError
 
 ANSWER = PANELS["answer"]
 
@@ -105,7 +105,6 @@ def check(
     ] = None,
 ) -> int:
     """Check your derivative of EXPRESSION: numbers at a point, or expressions anywhere."""
-    from gradcalc.apps.check import check as answers
     from gradcalc.cli.tensors import scalar_only
     from gradcalc.lang.intake import read_all
     from gradcalc.render.views.verdicts import VerdictView
@@ -124,6 +123,28 @@ def check(
             f"--answer (in the variables); for its value at a point, gradcalc diff EQUATION "
             f"--implicit {implicit} --at ... prints it"
         )
+    question = (expect, answer, at, critical, implicit, region, names(wrt), order)
+    try:
+        verdicts = _verdicts(text, question, (rtol, atol), values)
+    except (InputError, UndefinedError):  # (how the input was read, first: xe^x is xe and x)
+        _show_reading(context, output, text, implicit is not None, values)
+        raise
+    read = _readings(text, verdicts, answer is not None, implicit is not None, critical, values)
+    hints = getattr(verdicts, "hints", [])  # the answer right in another variable order
+    warnings = [*read_all(read[2]), *hints]
+    view = VerdictView(text, at, latex, read[0], read[1], warnings)
+    show_read(context, view, verdicts, output, read[2], headed=False, hints=hints)
+    ok = [v.ok for v in verdicts]
+    return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
+
+
+def _verdicts(text: str, question: tuple, tolerances: tuple, values: list[str]) -> Any:
+    """The verdicts on the answer to ``question`` (numbers, expressions or a set of points);
+    ``values`` gains the numbers given with --expect (their reading is warned about)."""
+    from gradcalc.apps.check import check as answers
+
+    expect, answer, at, critical, implicit, region, wrt, order = question
+    rtol, atol = tolerances
     if expect is not None:
         from gradcalc.lang.answers import one_group
         from gradcalc.lang.literals import split_top_level
@@ -132,24 +153,26 @@ def check(
         numbers = [expect] if one_group(expect) else split_top_level(expect)
         numbers = [number.strip() for number in numbers]
         values += numbers
-        verdicts = answers.check_expect(text, at or [], numbers, names(wrt), order, *tolerance)
-    elif rtol is not None or atol is not None:
+        return answers.check_expect(text, at or [], numbers, wrt, order, *tolerance)
+    if rtol is not None or atol is not None:
         raise InputError(
             f"{'--rtol' if rtol is not None else '--atol'} is for numbers (--expect): "
             "--answer is decided exactly or at high precision, with no tolerance"
         )
-    elif critical or implicit is not None:
-        question = (critical, implicit, region)
-        verdicts = _point_free(text, answer or [], *question, names(wrt), order, at)
-    else:
-        verdicts = answers.check_answers(text, answer or [], names(wrt), order, at or [])
-    read = _readings(text, verdicts, answer is not None, implicit is not None, critical, values)
-    hints = getattr(verdicts, "hints", [])  # the answer right in another variable order
-    warnings = [*read_all(read[2]), *hints]
-    view = VerdictView(text, at, latex, read[0], read[1], warnings)
-    show_read(context, view, verdicts, output, read[2], headed=False, hints=hints)
-    ok = [v.ok for v in verdicts]
-    return ExitCode.OK if all(ok) else ExitCode.CHECK_FAILED
+    if critical or implicit is not None:
+        return _point_free(text, answer or [], critical, implicit, region, wrt, order, at)
+    return answers.check_answers(text, answer or [], wrt, order, at or [])
+
+
+def _show_reading(context, output: str, text: str, equation: bool, values: list[str]) -> None:
+    """The reading of ``text`` before an error, when it can be read at all."""
+    from gradcalc.lang.intake import read
+
+    try:
+        reading = read(text, equation=equation, values=values)
+    except InputError:
+        return  # (the error is the reading's own)
+    show_reading_first(context, output, [reading])
 
 
 def _point_free(text, answer, critical, implicit, region, wrt, order, at) -> Any:

@@ -8,7 +8,13 @@ from typing import Annotated
 from gradcalc.cli.context import AppContext
 from gradcalc.cli.inputs import expression_text, names
 from gradcalc.cli.options import At, Expression, Wrt, output_option
-from gradcalc.cli.reading import given_names, given_values, named_at, show_heading, show_read
+from gradcalc.cli.reading import (
+    given_names,
+    given_values,
+    named_at,
+    show_read,
+    show_reading_first,
+)
 from gradcalc.core.errors import ExitCode, InputError, UndefinedError
 
 
@@ -35,7 +41,7 @@ def explain(
     try:
         steps = explaining.explain(text, at or None, names(wrt))
     except UndefinedError:  # (undefined at the point: how it was read comes first all the same)
-        show_heading(context, output, [reading])
+        show_reading_first(context, output, [reading])
         raise
     if reading.warnings != tuple(steps.warnings):  # (the point's values warned about too)
         steps = dataclasses.replace(steps, warnings=list(reading.warnings))
