@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.apps.check.asked import at_asked
 from gradcalc.apps.check.coverage import cover
 from gradcalc.apps.check.gaps import with_holes
 from gradcalc.apps.check.numbers import answer_value, compare_number, correct_text, short
@@ -272,7 +273,7 @@ def check_answers(
     for point in at:  # a point asked about has the derivative there, as for --expect (exit 3)
         _tape_values(graph, parse_at([point]), target, wanted)
     verdicts = [
-        _verdict(graph, points, (target, wanted, k), text, truth, values, mine)
+        _verdict(graph, points, (target, wanted, k, at), text, truth, values, mine)
         for k, (text, truth, values, mine) in enumerate(zip(texts, correct, tape, yours))
     ]
     result = Verdicts(verdicts, expression, at)
@@ -447,13 +448,15 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
 
 
 def _verdict(graph, points, asked, text, truth, values, mine) -> Verdict:
-    """The verdict on the answer to ``asked`` = (target, wanted, k): the k-th component."""
-    target, wanted, k = asked
+    """The verdict on the answer to ``asked`` = (target, wanted, k, at): the k-th component
+    (a fail shown at a point of ``at`` where it differs there)."""
+    target, wanted, k, at = asked
     label = wanted[k].label
     verdict = _judge(label, text, truth, mine, graph, points, values)
     if verdict.ok:  # a proof of sympy's reading says nothing where yours is undefined
         tape_at = _derivative_at(graph, target, wanted, k)
         verdict = with_holes(verdict, mine[0], graph, truth, tape_at)
+    verdict = at_asked(verdict, mine[1], truth, at)
     verdict.latex = answer_latex(truth, None)
     verdict.latex_name = label_latex(label)
     return verdict
