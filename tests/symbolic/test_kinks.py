@@ -3,6 +3,7 @@ and where a part switches in exact arithmetic."""
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 from gradcalc.symbolic.decide import kinks
@@ -51,3 +52,20 @@ def test_a_mixed_derivative_needs_the_lower_one_continuous_along_the_line() -> N
     assert kinks.derivative_sides(x * sp.Abs(y), origin, ["x", "y"], 0.0) == (-1.0, 1.0)
     assert kinks.derivative_sides(x * sp.sign(y), origin, ["x", "y"], 0.0) == (None, None)
     assert kinks.derivative_sides(sp.Abs(x) * y, origin, ["x", "y"], 0.0) is None
+
+
+@pytest.mark.parametrize(("p", "q"), [(4, 3), (5, 4), (6, 5), (7, 4), (11, 10)])
+def test_a_slowly_vanishing_quotient_is_taken_by_its_exact_limit(p: int, q: int) -> None:
+    # (|h|^(p/q) - 0)/h = ±|h|^(p/q - 1) -> 0 for p > q: at h = 10^-20 it is still
+    # 10^(-20(p - q)/q), too large to settle by the quotients alone (textbook: f'(0) = 0)
+    x = sp.Symbol("x", real=True)
+    assert kinks.one_sided(sp.Abs(x) ** sp.Rational(p, q), {"x": sp.Integer(0)}, ["x"]) == {
+        "x": (0.0, 0.0)
+    }
+
+
+@pytest.mark.parametrize(("p", "q"), [(1, 2), (2, 3), (1, 1)])
+def test_an_infinite_or_corner_slope_has_no_common_side(p: int, q: int) -> None:
+    x = sp.Symbol("x", real=True)
+    left, right = kinks.one_sided(sp.Abs(x) ** sp.Rational(p, q), {"x": sp.Integer(0)}, ["x"])["x"]
+    assert left is None or right is None or left != right
