@@ -71,7 +71,10 @@ def holes(graph: Graph, seconds: float = SECONDS) -> list[dict[str, Any]]:
     [{'x': 0, 'y': 2/7}, {'x': 0, 'y': -3/5}]
     """
     variables = graph.variables
-    solve = lambda sp, zero: _solved(sp, zero, variables, seconds)  # noqa: E731
+
+    def solve(sp: Any, zero: Any) -> list[dict[str, Any]]:
+        return _solved(sp, zero, variables, seconds)
+
     return _confirmed(graph, solve, seconds)
 
 
@@ -89,7 +92,10 @@ def holes_on(
     >>> holes_on(lower(parse_program("-x/y + 0/(x - 4)")), x**2 + y**2 - 25, ("x", "y"), "y")
     [{'x': 5, 'y': 0}, {'x': -5, 'y': 0}, {'x': 4, 'y': 3}, {'x': 4, 'y': -3}]
     """
-    solve = lambda sp, zero: _on_curve(sp, zero, curve, names, dependent, seconds)  # noqa: E731
+
+    def solve(sp: Any, zero: Any) -> list[dict[str, Any]]:
+        return _on_curve(sp, zero, curve, names, dependent, seconds)
+
     return _confirmed(graph, solve, seconds)
 
 
