@@ -52,3 +52,18 @@ def test_isolated_degenerate_points_on_a_line_are_no_continuum() -> None:
     assert result.continua == []
     xs = sorted(round(p.point["x"] / (math.pi / 2)) for p in result.points)
     assert xs and all(abs(p.point["y"]) < 1e-3 for p in result.points)
+
+
+@pytest.mark.parametrize("expression", ["sin(x)^4 + y^2", "cos(x) + x^2/2"])
+def test_flat_isolated_minima_are_no_continuum(expression: str) -> None:
+    # sin(x)^4 + y^2: flat minima at x = k*pi (f = 0) with saddles at pi/2 + k*pi (f = 1)
+    # between them: f is not constant from one to the next, as on a continuum it would be.
+    # cos(x) + x^2/2 = 1 + x^4/24 + ...: one flat minimum at 0, where the search stops
+    # anywhere within 1e-7; no continuum of critical points either way
+    result = critical_points(expression)
+    assert result.continua == []
+    assert result.points and all(
+        math.isclose(round(p.point["x"] / math.pi) * math.pi, p.point["x"], abs_tol=1e-3)
+        or p.test.verdict == "saddle point"
+        for p in result.points
+    )

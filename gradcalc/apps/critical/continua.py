@@ -18,7 +18,14 @@ import numpy as np
 from gradcalc.apps.critical.critical_search import descend, gradient_and_hessian
 from gradcalc.lang.graph import Graph
 
-__all__ = ["continua_of", "describe"]
+__all__ = ["LEVEL_RTOL", "TINY", "continua_of", "describe"]
+
+#: How closely (relative to f's size, at least 1) f must agree along a continuum of critical
+#: points, on which it is constant.
+LEVEL_RTOL = 1e-9
+#: Joined points spread over less than this part of the region are one point, found many
+#: times (a flat minimum such as cos(x) + x^2/2's stops the search anywhere within 1e-8).
+TINY = 1e-6
 
 
 def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds):
@@ -29,7 +36,9 @@ def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds)
     Two points with a singular Hessian are joined when the search, started half-way
     between them, lands next to the half-way point (∇f ≈ 0 between them); a group of
     three or more joined points is a continuum: a line (described by its equation, with
-    the span of the points found) or a curve."""
+    the span of the points found) or a curve -- unless f differs along an edge (it is
+    constant on a continuum), or the group spans less than :data:`TINY` of the region (one
+    flat point, kept once)."""
     if len(points) < 3:
         return points, []
     x = np.array([[p[v] for v in variables] for p in points]).T
@@ -43,11 +52,17 @@ def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds)
     groups = _joined(graph, variables, x[:, singular], bounds)
     described: list[str] = []
     members: set[int] = set()
+    width = max(hi - lo for lo, hi in (bounds[v] for v in variables))
     for group in groups:
-        if len(group) >= 3:
-            flat = int(np.median(null[singular[group]]))
-            described.append(describe(x[:, singular[group]], variables, flat))
-            members.update(int(k) for k in singular[group])
+        if len(group) < 3:
+            continue
+        found = x[:, singular[group]]
+        if np.max(np.ptp(found, axis=1)) <= TINY * width:  # one flat point, found many times
+            members.update(int(k) for k in singular[group][1:])  # (cos(x) + x^2/2 at 0)
+            continue
+        flat = int(np.median(null[singular[group]]))
+        described.append(describe(found, variables, flat))
+        members.update(int(k) for k in singular[group])
     return [p for k, p in enumerate(points) if k not in members], described
 
 
@@ -62,7 +77,8 @@ def _joined(graph: Graph, variables, x: np.ndarray, bounds) -> list[list[int]]:
     deadline = time.process_time() + 2.0
     landed, _, _, converged = descend(graph, variables, starts, width, deadline, [])
     stayed = converged & (np.linalg.norm(landed - starts, axis=0) <= 0.1 * np.tile(length, 3))
-    joined = stayed.reshape(len(fractions), -1).all(axis=0)
+    level = _level(graph, variables, x, (a, b), landed)
+    joined = stayed.reshape(len(fractions), -1).all(axis=0) & level
     parent = list(range(x.shape[1]))
 
     def root(i: int) -> int:
@@ -77,6 +93,24 @@ def _joined(graph: Graph, variables, x: np.ndarray, bounds) -> list[list[int]]:
     for i in range(x.shape[1]):
         groups.setdefault(root(i), []).append(i)
     return list(groups.values())
+
+
+def _level(graph: Graph, variables, x: np.ndarray, edges, landed: np.ndarray) -> np.ndarray:
+    """Per edge (``edges`` = its ends' columns of ``x``; ``landed``: where the searches
+    started a quarter, half and three quarters along it stopped, for edge after edge),
+    whether f is the same there as at its ends -- as it is on a connected set where ∇f = 0.
+    Two degenerate minima of sin(x)^4 + y^2, at 0 and π, are not joined through the saddle
+    at π/2 between them."""
+    from gradcalc.engine.evaluate.evaluate import evaluate
+
+    every = np.concatenate([x, landed], axis=1)
+    run = evaluate(graph, {v: every[i] for i, v in enumerate(variables)}, wrt=[])
+    f = np.broadcast_to(np.asarray(run.values[0], dtype=float), (every.shape[1],))
+    a, b = edges
+    ends, along = f[: x.shape[1]], f[x.shape[1] :].reshape(3, len(a))
+    size = np.maximum(1.0, np.maximum(np.abs(ends[a]), np.abs(ends[b])))
+    apart = np.maximum(np.abs(ends[b] - ends[a]), np.max(np.abs(along - ends[a]), axis=0))
+    return apart <= LEVEL_RTOL * size
 
 
 def _spanning_tree(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
