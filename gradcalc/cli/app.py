@@ -381,6 +381,14 @@ def format_asked(args: Sequence[str]) -> str | None:
     return asked.lower() if asked is not None else None
 
 
+def _discard_pending() -> None:
+    """Remove the output files this process had not yet put in place: a stop that came
+    before the code writing one was ready to clean it up leaves none behind either."""
+    written = sys.modules.get("gradcalc.io.written")  # (not loaded: nothing was written)
+    if written is not None:
+        written.discard_pending()
+
+
 def _unparsed(error: Any, args: Sequence[str]) -> int:
     """Say why the option parser refused the command line ``args`` (click's ``error``), as
     every other error is said (:func:`gradcalc.cli.context.refused`: one line, and with
@@ -421,8 +429,10 @@ def run(args: list[str] | None = None, context: AppContext | None = None) -> int
     except click.ClickException as error:
         return _unparsed(error, sys.argv[1:] if args is None else args)
     except (typer.Abort, KeyboardInterrupt):
+        _discard_pending()
         return 130
     except Stopped as stop:  # SIGTERM, SIGHUP: unwound as Ctrl-C is (its files removed)
+        _discard_pending()  # (also one made a moment before the signal, not yet guarded)
         return stop.status
     except MemoryError:  # under --max-memory, or the machine's own limit
         if context.traceback:

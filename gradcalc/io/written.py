@@ -104,14 +104,16 @@ class Replacing:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
         while True:
             self.temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+            _PENDING.add(self.temporary)  # (first: a signal just after the open finds it)
             try:
                 descriptor = os.open(self.temporary, flags, 0o666)
                 break
             except FileExistsError:
+                _PENDING.discard(self.temporary)  # (another's file: never ours to remove)
                 continue
             except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+                _PENDING.discard(self.temporary)
                 raise InputError(f"cannot write {path}: {reason_of(error)}") from None
-        _PENDING.add(self.temporary)
         try:
             if mode is not None:
                 os.fchmod(descriptor, mode)

@@ -208,3 +208,26 @@ def test_a_drawing_is_written_whole(cli, tmp_path) -> None:
     result = cli("graph", "x^2", "--at", "x=3", "--out", str(out))
     assert result.exit_code == 0, result.stderr
     assert out.read_text().startswith("<svg") and os.listdir(tmp_path) == ["g.svg"]
+
+
+def test_a_signal_right_after_the_temporary_file_is_made_leaves_none_behind(
+    tmp_path, monkeypatch
+) -> None:
+    """A SIGTERM that lands just after the hidden file is created, before any code could
+    guard it (the slow signal tests hit this window on a busy machine): the file is already
+    pending, and the command's exit removes it."""
+    from gradcalc.io import written
+
+    real_open = os.open
+
+    def open_then_stopped(*args, **kwargs):
+        real_open(*args, **kwargs)
+        raise KeyboardInterrupt  # (what the signal handler raises, there and then)
+
+    monkeypatch.setattr(written.os, "open", open_then_stopped)
+    with pytest.raises(KeyboardInterrupt):
+        Replacing(str(tmp_path / "out.csv"))
+    monkeypatch.undo()
+    assert [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]  # made, not yet guarded
+    written.discard_pending()
+    assert os.listdir(tmp_path) == []
