@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gradcalc.apps.check.gaps import curve_hole_witness
+from gradcalc.apps.check.gaps import curve_hole_witness, failed_at
 from gradcalc.apps.check.verdicts import Verdict, Verdicts
 from gradcalc.apps.derive.implicit import implicit
 from gradcalc.core.errors import InputError
@@ -25,7 +25,6 @@ from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.answers import answer_form, shape_of
 from gradcalc.lang.graph import lower
 from gradcalc.lang.parser import parse_equation
-from gradcalc.symbolic.decide.decision import NOT_EQUIVALENT
 from gradcalc.symbolic.decide.oncurve import decide_on_curve
 from gradcalc.symbolic.translate.convert import converted
 from gradcalc.symbolic.translate.derivative import symbol
@@ -66,13 +65,14 @@ def check_implicit(
         decision = decide_on_curve(
             mine, entry.raw, result.function, symbols, symbol(dependent), typed=answer
         )
-        verdict, detail, evidence = decision.verdict, decision.detail, decision.evidence
-        if decision.ok:  # a proof of sympy's reading (x/x is 1) says nothing of holes
-            gap = curve_hole_witness(answer, graph, entry.raw, result.function, dependent)
-            if gap is not None:
-                verdict, detail, evidence = NOT_EQUIVALENT, f"{gap}; elsewhere {detail}", "domain"
         shown = user_text(entry.form.expr)
-        verdicts.append(Verdict(entry.label, text, shown, verdict, detail, evidence=evidence))
+        verdict = Verdict(
+            entry.label, text, shown, decision.verdict, decision.detail, evidence=decision.evidence
+        )
+        if verdict.ok:  # a proof of sympy's reading (x/x is 1) says nothing of holes
+            gap = curve_hole_witness(answer, graph, entry.raw, result.function, dependent)
+            verdict = failed_at(verdict, gap)
+        verdicts.append(verdict)
     labels = ", ".join(entry.label for entry in result.entries)
     where = "curve" if len(graph.variables) == 2 else "surface"
     return Verdicts(verdicts, equation, question=f"{labels} on the {where}", equation=True)

@@ -24,17 +24,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from gradcalc.apps.check.numbers import short
+from gradcalc.apps.check.numbers import exact_short, is_zero
 from gradcalc.apps.check.verdicts import Verdict
 from gradcalc.core.errors import UndefinedError
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.decide.decision import point_text
+from gradcalc.symbolic.decide.decision import NOT_EQUIVALENT, point_text
 from gradcalc.symbolic.decide.defined import defined_at, finite_real
 from gradcalc.symbolic.decide.holes import BASES, holes, holes_on
 from gradcalc.symbolic.translate.derivative import symbol
 from gradcalc.symbolic.translate.notation import user_text
 
-__all__ = ["AGREE", "curve_hole_witness", "hole_witness", "with_holes"]
+__all__ = ["AGREE", "curve_hole_witness", "failed_at", "hole_witness", "with_holes"]
 
 #: How closely (relative) the tape's derivative at a hole must agree with sympy's exact one.
 AGREE = 1e-6
@@ -47,9 +47,8 @@ def hole_witness(
     """``differs at x=3: yours undefined, correct 6`` for the first hole of ``answer`` where
     ``graph``'s derivative ``truth`` (sympy) exists (``graph``'s other variables fixed at
     the first of :data:`~gradcalc.symbolic.decide.holes.BASES`); None when there is none.
-    ``tape_at``
-    gives the tape's derivative at a point (name -> exact number), raising UndefinedError
-    where it has none."""
+    ``tape_at`` gives the tape's derivative at a point (name -> exact number), raising
+    UndefinedError where it has none."""
     import sympy as sp
 
     for hole in holes(answer):
@@ -82,11 +81,16 @@ def with_holes(verdict: Verdict, answer: Graph, graph: Graph, truth: Any, tape_a
     >>> with_holes(passed, answer, f, 2 * x, lambda point: 0.0).detail
     'differs at x=0: yours undefined, correct 0; elsewhere sympy proves the difference is 0'
     """
-    gap = hole_witness(answer, graph, truth, tape_at)
+    return failed_at(verdict, hole_witness(answer, graph, truth, tape_at))
+
+
+def failed_at(verdict: Verdict, gap: str | None) -> Verdict:
+    """``verdict``, a pass of sympy's reading, as a fail at the hole ``gap`` describes (and
+    equal elsewhere); as it is when there is no hole (``gap`` None)."""
     if gap is None:
         return verdict
     detail = f"{gap}; elsewhere {verdict.detail}"
-    return replace(verdict, verdict="not equivalent", detail=detail, evidence="domain", where="")
+    return replace(verdict, verdict=NOT_EQUIVALENT, detail=detail, evidence="domain", where="")
 
 
 def curve_hole_witness(
@@ -107,30 +111,16 @@ def curve_hole_witness(
     >>> curve_hole_witness(answer, circle, -x / y, x**2 + y**2 - 25, "y")
     'differs at x=4, y=3: yours undefined, correct -4/3'
     """
+    f_y = curve.diff(symbol(dependent))  # (dy/dx exists where F_y is not 0)
     for point in holes_on(answer, curve, equation.variables, dependent):
         if defined_at(equation, point) is not True:
             continue
         at = {symbol(n): v for n, v in point.items()}
-        slope = curve.diff(symbol(dependent)).subs(at, simultaneous=True)  # F_y: dy/dx exists
-        value = truth.subs(at, simultaneous=True)  # where it is not 0 (not 0/0 read as 0)
-        if finite_real(slope) is True and _nonzero(slope) and finite_real(value) is True:
+        slope = f_y.subs(at, simultaneous=True)
+        value = truth.subs(at, simultaneous=True)  # (simultaneously: 0/0 is not read as 0)
+        if finite_real(slope) is True and is_zero(slope) is False and finite_real(value) is True:
             return _differs(point, value)
     return None
-
-
-def _nonzero(value: Any) -> bool:
-    """Is the exact real number ``value`` provably not 0 (to 30 digits evalf vouches for)?
-
-    >>> import sympy as sp
-    >>> _nonzero(sp.sqrt(2) - 1), _nonzero(sp.sqrt(2) ** 2 - 2), _nonzero(sp.Integer(0))
-    (True, False, False)
-    """
-    if value.is_zero is not None:
-        return not value.is_zero
-    try:
-        return bool(value.evalf(30, strict=True) != 0)
-    except (ArithmeticError, TypeError, ValueError):  # (evalf's PrecisionExhausted)
-        return False
 
 
 def _differs(point: Mapping[str, Any], value: Any) -> str:
@@ -149,4 +139,4 @@ def _text(value: Any) -> str:
     if value.is_Rational:
         return point_text(value)
     text = user_text(value)
-    return text if len(text) <= SHORT and "Root" not in text else short(float(value.evalf(20)))
+    return text if len(text) <= SHORT and "Root" not in text else exact_short(value) or text
