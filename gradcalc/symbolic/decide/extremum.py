@@ -91,16 +91,27 @@ def higher_order(
 def _lowest(sp: Any, g: Any, symbols: Sequence[Any], t: Any) -> tuple[int, Any]:
     """The lowest total order k ≥ 2 of g's terms and their form H (a polynomial in the
     symbols); (0, None) when g has none up to :data:`MAX_ORDER`."""
-    along = sp.expand(g.subs({s: t * s for s in symbols}, simultaneous=True))
-    if not along.is_polynomial(t):
-        along = sp.series(along, t, 0, MAX_ORDER + 1).removeO()
+    order, form = _first_term(sp, _in_powers(sp, g, {s: t * s for s in symbols}, t), t)
+    if order < 2 or not form.is_polynomial(*symbols) or form.has(t):
+        return 0, None
+    return order, form
+
+
+def _in_powers(sp: Any, g: Any, scaled: Mapping[Any, Any], t: Any) -> Any:
+    """``g`` with its symbols ``scaled`` (each a multiple of t), in powers of t: expanded,
+    or its series to :data:`MAX_ORDER` where it is no polynomial in t."""
+    along = sp.expand(g.subs(scaled, simultaneous=True))
+    return along if along.is_polynomial(t) else sp.series(along, t, 0, MAX_ORDER + 1).removeO()
+
+
+def _first_term(sp: Any, along: Any, t: Any) -> tuple[int, Any]:
+    """The lowest power k ≥ 1 of t (to :data:`MAX_ORDER`) with a coefficient that is not 0
+    in ``along``, and that coefficient; (0, 0) when there is none."""
     for k in range(1, MAX_ORDER + 1):
-        form = sp.expand(along.coeff(t, k))
-        if form != 0:
-            if k == 1 or not form.is_polynomial(*symbols) or form.has(t):
-                return 0, None
-            return k, form
-    return 0, None
+        coefficient = sp.expand(along.coeff(t, k))
+        if coefficient != 0:
+            return k, coefficient
+    return 0, sp.Integer(0)
 
 
 def _judged(sp: Any, g: Any, symbols: Sequence[Any], t: Any, order: int, form: Any):
@@ -160,18 +171,12 @@ def _along_zero(sp, g, form, symbols, t, sign, shown) -> HigherOrder | None:
     for u in _directions(len(symbols)):
         if form.subs(dict(zip(symbols, u))) != 0:
             continue
-        line = sp.expand(g.subs(dict(zip(symbols, (t * c for c in u))), simultaneous=True))
-        if not line.is_polynomial(t):
-            line = sp.series(line, t, 0, MAX_ORDER + 1).removeO()
-        for k in range(1, MAX_ORDER + 1):
-            c = line.coeff(t, k)
-            if c != 0:
-                if k % 2 or _sign(c) == -sign:
-                    direction = ", ".join(str(v) for v in u)
-                    return HigherOrder(
-                        "saddle point",
-                        f"{shown}, which is 0 in the direction ({direction}), where "
-                        f"f(p + t·({direction})) − f(p) begins with {user_text(c * t**k)}",
-                    )
-                break
+        k, c = _first_term(sp, _in_powers(sp, g, dict(zip(symbols, (t * c for c in u))), t), t)
+        if k and (k % 2 or _sign(c) == -sign):
+            direction = ", ".join(str(v) for v in u)
+            return HigherOrder(
+                "saddle point",
+                f"{shown}, which is 0 in the direction ({direction}), where "
+                f"f(p + t·({direction})) − f(p) begins with {user_text(c * t**k)}",
+            )
     return None

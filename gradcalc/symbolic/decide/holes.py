@@ -30,7 +30,7 @@ from gradcalc.core.budget import symbolic_limit as time_limit
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.decide.defined import undefined_at
 from gradcalc.symbolic.decide.patience import FAILURES
-from gradcalc.symbolic.translate.convert import to_sympy
+from gradcalc.symbolic.translate.convert import converted
 
 __all__ = ["BASES", "MOST", "holes", "holes_on"]
 
@@ -106,7 +106,7 @@ def _confirmed(graph: Graph, solve: Callable[[Any, Any], list[dict]], seconds: f
     zeros_of = _zeros_of(sp)
     try:
         with time_limit(seconds * 4):
-            exprs = to_sympy(graph)
+            exprs = converted(graph)  # (the check's own conversion of the answer, when made)
     except FAILURES:
         return []
     found: list[dict[str, Any]] = []
@@ -175,7 +175,7 @@ def _solved(sp: Any, expr: Any, variables: tuple[str, ...], seconds: float) -> l
             fixed = {v: sp.Rational(base) for v in others}
             plain = expr.subs({sp.Symbol(v, real=True): value for v, value in fixed.items()})
             for value in _roots(sp, plain, sp.Symbol(name, real=True), seconds):
-                points.append({**{v: fixed.get(v, value) for v in variables}})
+                points.append({v: fixed.get(v, value) for v in variables})
         if points:
             return points
     return points
