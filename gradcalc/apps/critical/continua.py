@@ -42,14 +42,14 @@ def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds)
     if len(points) < 3:
         return points, []
     x = np.array([[p[v] for v in variables] for p in points]).T
-    _, h, _ = gradient_and_hessian(graph, variables, x)
+    _, h, values = gradient_and_hessian(graph, variables, x)
     eigenvalues = np.abs(np.linalg.eigvalsh(np.moveaxis(h, 2, 0)))
     scale = np.maximum(1.0, eigenvalues.max(axis=1))
     null = np.sum(eigenvalues <= 1e-6 * scale[:, None], axis=1)  # directions with H ≈ 0
     singular = np.flatnonzero(null > 0)
     if len(singular) < 3:
         return points, []
-    groups = _joined(graph, variables, x[:, singular], bounds)
+    groups = _joined(graph, variables, (x[:, singular], values[singular]), bounds)
     described: list[str] = []
     members: set[int] = set()
     width = max(hi - lo for lo, hi in (bounds[v] for v in variables))
@@ -66,10 +66,11 @@ def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds)
     return [p for k, p in enumerate(points) if k not in members], described
 
 
-def _joined(graph: Graph, variables, x: np.ndarray, bounds) -> list[list[int]]:
-    """Groups of the columns of ``x``: the edges of their minimum spanning tree along which
-    ∇f ≈ 0 (the search started a quarter, half and three quarters along the edge stays
-    next to where it started) join them."""
+def _joined(graph: Graph, variables, found: tuple[np.ndarray, np.ndarray], bounds):
+    """Groups of the columns of ``x`` (``found`` = x and f there): the edges of their
+    minimum spanning tree along which ∇f ≈ 0 (the search started a quarter, half and three
+    quarters along the edge stays next to where it started, at f's level) join them."""
+    x, f = found
     a, b, length = _spanning_tree(x)
     fractions = (0.25, 0.5, 0.75)
     starts = np.concatenate([x[:, a] + t * (x[:, b] - x[:, a]) for t in fractions], axis=1)
@@ -77,7 +78,7 @@ def _joined(graph: Graph, variables, x: np.ndarray, bounds) -> list[list[int]]:
     deadline = time.process_time() + 2.0
     landed, _, _, converged = descend(graph, variables, starts, width, deadline, [])
     stayed = converged & (np.linalg.norm(landed - starts, axis=0) <= 0.1 * np.tile(length, 3))
-    level = _level(graph, variables, x, (a, b), landed)
+    level = _level(graph, variables, f, (a, b), landed)
     joined = stayed.reshape(len(fractions), -1).all(axis=0) & level
     parent = list(range(x.shape[1]))
 
@@ -95,21 +96,20 @@ def _joined(graph: Graph, variables, x: np.ndarray, bounds) -> list[list[int]]:
     return list(groups.values())
 
 
-def _level(graph: Graph, variables, x: np.ndarray, edges, landed: np.ndarray) -> np.ndarray:
-    """Per edge (``edges`` = its ends' columns of ``x``; ``landed``: where the searches
-    started a quarter, half and three quarters along it stopped, for edge after edge),
-    whether f is the same there as at its ends -- as it is on a connected set where ∇f = 0.
-    Two degenerate minima of sin(x)^4 + y^2, at 0 and π, are not joined through the saddle
-    at π/2 between them."""
+def _level(graph: Graph, variables, f: np.ndarray, edges, landed: np.ndarray) -> np.ndarray:
+    """Per edge (``edges`` = its ends, indices of ``f``, f at the points found; ``landed``:
+    where the searches started a quarter, half and three quarters along it stopped, for
+    edge after edge), whether f is the same there as at its ends -- as it is on a connected
+    set where ∇f = 0. Two degenerate minima of sin(x)^4 + y^2, at 0 and π, are not joined
+    through the saddle at π/2 between them."""
     from gradcalc.engine.evaluate.evaluate import evaluate
 
-    every = np.concatenate([x, landed], axis=1)
-    run = evaluate(graph, {v: every[i] for i, v in enumerate(variables)}, wrt=[])
-    f = np.broadcast_to(np.asarray(run.values[0], dtype=float), (every.shape[1],))
+    run = evaluate(graph, {v: landed[i] for i, v in enumerate(variables)}, wrt=[])
     a, b = edges
-    ends, along = f[: x.shape[1]], f[x.shape[1] :].reshape(3, len(a))
-    size = np.maximum(1.0, np.maximum(np.abs(ends[a]), np.abs(ends[b])))
-    apart = np.maximum(np.abs(ends[b] - ends[a]), np.max(np.abs(along - ends[a]), axis=0))
+    along = np.broadcast_to(np.asarray(run.values[0], dtype=float), (landed.shape[1],))
+    along = along.reshape(3, len(a))
+    size = np.maximum(1.0, np.maximum(np.abs(f[a]), np.abs(f[b])))
+    apart = np.maximum(np.abs(f[b] - f[a]), np.max(np.abs(along - f[a]), axis=0))
     return apart <= LEVEL_RTOL * size
 
 
