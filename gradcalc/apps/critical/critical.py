@@ -39,9 +39,9 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
     CheckTimeout,
     symbolic_gradient,
     time_limit,
-    to_sympy,
 )
 from gradcalc.symbolic.decide.extremum import higher_order
+from gradcalc.symbolic.translate.convert import converted
 from gradcalc.symbolic.translate.notation import user_text
 
 #: The region searched numerically when none is given: every variable in [-5, 5].
@@ -334,7 +334,7 @@ def _settled(graph: Graph, variables, found: list[CriticalPoint], deadline: floa
     if not open_points:
         return []
     symbols = [sp.Symbol(v, real=True) for v in variables]
-    f = to_sympy(graph)[graph.targets[0]]
+    f = converted(graph)[graph.targets[0]]
     notes = []
     for point in open_points:
         assert point.exact is not None
@@ -359,7 +359,7 @@ def _exact_hessians(graph: Graph, variables, points, deadline: float) -> list[np
     if all(exact is None for _, exact in points):
         return out
     symbols = [sp.Symbol(v, real=True) for v in variables]
-    f = to_sympy(graph)[graph.targets[0]]
+    f = converted(graph)[graph.targets[0]]
     try:
         with time_limit(max(deadline - time.monotonic(), 1.0)):
             matrix = sp.hessian(f, symbols)
