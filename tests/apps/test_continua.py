@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from gradcalc.apps.critical.continua import describe
 from gradcalc.apps.critical.critical import critical_points
@@ -67,3 +68,37 @@ def test_flat_isolated_minima_are_no_continuum(expression: str) -> None:
         or p.test.verdict == "saddle point"
         for p in result.points
     )
+
+
+@pytest.mark.parametrize(
+    ("expression", "where", "exact"),
+    [
+        ("cos(x) + x^2/2", {"x": 0.0}, {"x": "0"}),  # 1 + x^4/24 + ...
+        ("cosh(x) - x^2/2 + cos(y) + y^2/2", {"x": 0.0, "y": 0.0}, {"x": "0", "y": "0"}),
+        ("cos(x - sqrt(3)) + (x - sqrt(3))^2/2", {"x": math.sqrt(3)}, None),  # not recognized
+    ],
+)
+def test_a_flat_point_found_many_times_is_one_point(expression, where, exact) -> None:
+    # the search stops anywhere within ~1e-7 of a flat minimum (rounding in -sin(x) + x);
+    # its copies are one point, with a note, exact where the simplest number within their
+    # spread is proven a zero of the gradient by sympy (then the lowest-order test decides)
+    result = critical_points(expression)
+    assert result.continua == []
+    (point,) = result.points
+    assert point.point == pytest.approx(where, abs=1e-6)
+    if exact is None:  # (one copy left after the search's own deduplication)
+        assert point.exact is None and point.test.verdict == "inconclusive"
+        return
+    (note,) = [n for n in result.notes if "one flat critical point, found" in n]
+    assert {v: str(e) for v, e in (point.exact or {}).items()} == exact
+    assert point.test.verdict == "local minimum" and "sympy proves" in note
+
+
+def test_exact_points_carry_exact_values_of_f() -> None:
+    # sin(x)^4 + y^2 at x = k pi: f = 0 exactly; the tape at the float nearest pi gives 1e-58
+    result = critical_points("sin(x)^4 + y^2")
+    minima = [p for p in result.points if p.exact is not None and p.value < 0.5]
+    multiples = sorted(round(p.point["x"] / math.pi) for p in minima)
+    assert multiples == [-1, 0, 1]
+    for p in minima:
+        assert p.value == 0.0 and p.point["x"] == float(sp.sympify(p.exact["x"]))

@@ -9,7 +9,7 @@ from time import process_time
 import numpy as np
 import pytest
 
-from gradcalc.apps.critical.critical_search import gradient_and_hessian, numeric_search
+from gradcalc.apps.critical.critical_search import descend, gradient_and_hessian, numeric_search
 from gradcalc.engine.run.api import compile_expression
 
 
@@ -46,3 +46,15 @@ def test_points_outside_the_region_are_not_reported() -> None:
     graph = compile_expression("(x^2 - 2)^2")
     found = numeric_search(graph, ("x",), {"x": (0.5, 3.0)}, process_time() + 30, [])
     assert [p["x"] for p in found] == pytest.approx([math.sqrt(2)], abs=1e-9)
+
+
+@pytest.mark.parametrize("stiff", ["y^2", "1000000000*y^2"])
+def test_a_flat_direction_beside_a_stiff_one_is_searched_to_its_zero(stiff: str) -> None:
+    # sin(x)^4 has a flat minimum at pi (f'' = 12 sin^2 cos^2 -> 0); next to a stiff y term
+    # the damping, once floored at 1e-14 of trace(H^2), stopped the search 4e-5 short of pi
+    graph = compile_expression(f"sin(x)^4 + {stiff}")
+    starts = np.array([[2.5, 3.0, 3.3, 3.7], [0.5, -0.2, 0.1, -1.0]])
+    width = np.array([[10.0], [10.0]])
+    x, _, _, converged = descend(graph, ("x", "y"), starts, width, process_time() + 30, [])
+    assert converged.all()
+    assert np.abs(x[0] - math.pi).max() < 1e-7 and np.abs(x[1]).max() < 1e-12

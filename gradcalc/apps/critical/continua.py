@@ -29,7 +29,9 @@ TINY = 1e-6
 
 
 def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds):
-    """The isolated points, and descriptions of the continua the others lie on
+    """The isolated points, descriptions of the continua the others lie on, and per point
+    (spread, copies): how many points found it stands for and how closely they agree
+    ((0.0, 1), or a flat point's)
     (``max(x, y) + x^2`` is critical on the half-line x = -1/2, y < -1/2: a search finds
     many points there, each with a singular Hessian).
 
@@ -38,38 +40,46 @@ def continua_of(graph: Graph, variables, points: list[dict[str, float]], bounds)
     three or more joined points is a continuum: a line (described by its equation, with
     the span of the points found) or a curve -- unless f differs along an edge (it is
     constant on a continuum), or the group spans less than :data:`TINY` of the region (one
-    flat point, kept once)."""
-    if len(points) < 3:
-        return points, []
+    flat point, kept once: two or more points of a flat minimum found that close at the
+    same level are joined without a search)."""
+    if len(points) < 2:
+        return points, [], [(0.0, 1)] * len(points)
     x = np.array([[p[v] for v in variables] for p in points]).T
     _, h, values = gradient_and_hessian(graph, variables, x)
     eigenvalues = np.abs(np.linalg.eigvalsh(np.moveaxis(h, 2, 0)))
     scale = np.maximum(1.0, eigenvalues.max(axis=1))
     null = np.sum(eigenvalues <= 1e-6 * scale[:, None], axis=1)  # directions with H ≈ 0
     singular = np.flatnonzero(null > 0)
-    if len(singular) < 3:
-        return points, []
-    groups = _joined(graph, variables, (x[:, singular], values[singular]), bounds)
+    if len(singular) < 2:
+        return points, [], [(0.0, 1)] * len(points)
+    width = max(hi - lo for lo, hi in (bounds[v] for v in variables))
+    groups = _joined(graph, variables, (x[:, singular], values[singular]), bounds, TINY * width)
     described: list[str] = []
     members: set[int] = set()
-    width = max(hi - lo for lo, hi in (bounds[v] for v in variables))
+    flats = [(0.0, 1)] * len(points)
     for group in groups:
-        if len(group) < 3:
-            continue
         found = x[:, singular[group]]
-        if np.max(np.ptp(found, axis=1)) <= TINY * width:  # one flat point, found many times
-            members.update(int(k) for k in singular[group][1:])  # (cos(x) + x^2/2 at 0)
+        if len(group) > 1 and np.max(np.ptp(found, axis=1)) <= TINY * width:
+            centre = np.linalg.norm(found - found.mean(axis=1, keepdims=True), axis=0)
+            stays = int(singular[group][np.argmin(centre)])  # the copy nearest their centre
+            members.update(int(k) for k in singular[group] if k != stays)
+            flats[stays] = (float(np.max(np.ptp(found, axis=1))), len(group))
+            continue
+        if len(group) < 3:
             continue
         flat = int(np.median(null[singular[group]]))
         described.append(describe(found, variables, flat))
         members.update(int(k) for k in singular[group])
-    return [p for k, p in enumerate(points) if k not in members], described
+    kept = [k for k in range(len(points)) if k not in members]
+    return [points[k] for k in kept], described, [flats[k] for k in kept]
 
 
-def _joined(graph: Graph, variables, found: tuple[np.ndarray, np.ndarray], bounds):
+def _joined(graph: Graph, variables, found: tuple[np.ndarray, np.ndarray], bounds, near: float):
     """Groups of the columns of ``x`` (``found`` = x and f there): the edges of their
     minimum spanning tree along which ∇f ≈ 0 (the search started a quarter, half and three
-    quarters along the edge stays next to where it started, at f's level) join them."""
+    quarters along the edge stays next to where it started, at f's level) join them, and
+    so do edges no longer than ``near`` with f the same at both ends (a flat point's copies,
+    between which the searches need not settle)."""
     x, f = found
     a, b, length = _spanning_tree(x)
     fractions = (0.25, 0.5, 0.75)
@@ -80,6 +90,8 @@ def _joined(graph: Graph, variables, found: tuple[np.ndarray, np.ndarray], bound
     stayed = converged & (np.linalg.norm(landed - starts, axis=0) <= 0.1 * np.tile(length, 3))
     level = _level(graph, variables, f, (a, b), landed)
     joined = stayed.reshape(len(fractions), -1).all(axis=0) & level
+    size = np.maximum(1.0, np.maximum(np.abs(f[a]), np.abs(f[b])))
+    joined |= (length <= near) & (np.abs(f[b] - f[a]) <= LEVEL_RTOL * size)
     parent = list(range(x.shape[1]))
 
     def root(i: int) -> int:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from math import floor, pi
 from typing import Any
 
 import numpy as np
@@ -69,9 +71,18 @@ class CriticalPoint:
     @property
     def coordinates(self) -> str:
         """``x = 1, y = 0`` (exact values in the user's notation when known)."""
-        if self.exact is not None:
-            return ", ".join(f"{n} = {user_text(v)}" for n, v in self.exact.items())
-        return ", ".join(f"{n} = {v:.10g}" for n, v in self.point.items())
+        return coordinates(self.point, self.exact)
+
+
+def coordinates(point: Mapping[str, float], exact: Mapping[str, Any] | None) -> str:
+    """``x = 1, y = 0``: the exact values in the user's notation when known.
+
+    >>> coordinates({"x": 0.5, "y": 2.0000000001}, None)
+    'x = 0.5, y = 2'
+    """
+    if exact is not None:
+        return ", ".join(f"{n} = {user_text(v)}" for n, v in exact.items())
+    return ", ".join(f"{n} = {v:.10g}" for n, v in point.items())
 
 
 @dataclass
@@ -167,7 +178,7 @@ def critical_points(
     corners = _not_differentiable(graph)
     if corners:
         notes.append(
-            f"f is not differentiable everywhere ({', '.join(corners)}): a point where ∇f does "
+            f"f may not be differentiable everywhere ({', '.join(corners)}): a point where ∇f does "
             "not exist can be a critical point too, and is not listed (only ∇f = 0 is solved)"
         )
     if method == "exact" and len(found) < len(points):
@@ -181,23 +192,34 @@ def _numeric_points(graph: Graph, variables, bounds, budget: float, notes: list[
     """The numeric search's points, each exact where sympy proves it, and the continua the
     others lie on."""
     deadline = time.process_time() + budget  # CPU time: the same search under load
-    found, continua = continua_of(
+    found, continua, flats = continua_of(
         graph, variables, numeric_search(graph, variables, bounds, deadline, notes), bounds
     )
+    recognized = _recognized(graph, variables, zip(found, [s for s, _ in flats]), budget)
+    for (point, exact), (spread, copies) in zip(recognized, flats):
+        if copies > 1:
+            notes.append(
+                f"{coordinates(point, exact)}: one flat critical point, found {copies} times by "
+                f"the search within {spread:.1e} of each other at the same f"
+                + (": sympy proves ∇f = 0 at the exact point" if exact else "")
+            )
     notes.append(
         f"numeric search: Levenberg-Marquardt on |∇f|² from {STARTS} starting points in the "
         "region; points it did not reach may be missing"
     )
-    return _recognized(graph, variables, found, budget), continua
+    return recognized, continua
 
 
 def _not_differentiable(graph: Graph) -> list[str]:
-    """The ops of ``f`` with corners or jumps (their domain rule says so at 0), and a
+    """The ops of ``f`` on a variable with corners or jumps (their domain rule says so at 0), and a
     power of a variable to a constant, positive non-integer exponent (``x^(2/3)``: an
     infinite slope or the edge of its domain at base 0)."""
     found: list[str] = []
+    varying: set[int] = set()  # the nodes that depend on a variable (not sqrt(3))
     for node in graph.nodes:
-        op = REGISTRY.get(node.op) if node.kind == "op" else None
+        if node.kind == "var" or varying.intersection(node.inputs):
+            varying.add(node.index)
+        op = REGISTRY.get(node.op) if node.index in varying and node.kind == "op" else None
         if op is None or node.op in found or not (op.arity == 1 or op.variadic):
             continue
         issues = op.issues(*[np.zeros(1)] * op.arity)
@@ -261,30 +283,68 @@ def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str], c
 # --- numeric points recognised as exact -------------------------------------------------------
 
 
-def _recognized(graph: Graph, variables, points: list[dict[str, float]], budget: float):
-    """[(point, exact point or None)]: a numeric point whose coordinates are simple multiples
-    of pi or rationals (``-pi/2``, ``1/3``) is exact when sympy proves ∇f = 0 there."""
+def _recognized(graph: Graph, variables, located, budget: float):
+    """[(point, exact point or None)] of the (point, spread) pairs ``located``: a numeric
+    point whose coordinates are simple multiples of pi or rationals (``-pi/2``, ``1/3``), to
+    1e-9 or to the spread of a flat point's copies, is exact when sympy proves ∇f = 0 there."""
     import sympy as sp
 
     symbols = [sp.Symbol(v, real=True) for v in variables]
-    out = []
+    out: list = []
+    located = list(located)
     try:
         with time_limit(budget):
             gradient = symbolic_gradient(graph, 0, list(variables))
-            for point in points:
-                guess = {
-                    v: sp.nsimplify(point[v], [sp.pi, sp.sqrt(2), sp.sqrt(3)], tolerance=1e-12)
-                    for v in variables
-                }
+            for point, spread in located:
+                guess = {v: _guess(point[v], spread) for v in variables}
                 close = all(
-                    guess[v].is_real and abs(float(guess[v]) - point[v]) <= 1e-9 for v in variables
+                    guess[v].is_real and abs(float(guess[v]) - point[v]) <= max(1e-9, spread)
+                    for v in variables
                 )
                 at = {s: guess[v] for s, v in zip(symbols, variables)}
                 proved = close and all(sp.simplify(gradient[v].subs(at)) == 0 for v in variables)
+                if proved:  # the float nearest the exact point, where the tape is read
+                    point = {v: float(guess[v]) for v in variables}
                 out.append((point, guess if proved else None))
     except (CheckTimeout, TypeError, ValueError, RecursionError, AttributeError):
-        out += [(point, None) for point in points[len(out) :]]
+        out += [(point, None) for point, _ in located[len(out) :]]
     return out
+
+
+def _guess(value: float, spread: float):
+    """The exact number ``value`` may be: sympy's ``nsimplify`` to 1e-12 (``-pi/2``,
+    ``sqrt(2)/2``), or for a flat point located only to ``spread`` the simplest rational or
+    rational multiple of pi within it (0 for cos(x) + x^2/2's -7.5e-9 located to 6.8e-8).
+
+    >>> _guess(-7.5e-9, 6.8e-8), _guess(3.14159, 1e-4), _guess(0.5, 0.0)
+    (0, pi, 1/2)
+    """
+    import sympy as sp
+
+    if spread == 0:
+        return sp.nsimplify(value, [sp.pi, sp.sqrt(2), sp.sqrt(3)], tolerance=1e-12)
+    rational = _simplest_between(Fraction(value - spread), Fraction(value + spread))
+    turns = _simplest_between(Fraction((value - spread) / pi), Fraction((value + spread) / pi))
+    height = [max(abs(q.numerator), q.denominator) for q in (rational, turns)]
+    if height[1] < height[0]:
+        return sp.Rational(turns.numerator, turns.denominator) * sp.pi
+    return sp.Rational(rational.numerator, rational.denominator)
+
+
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational with the smallest denominator in [lo, hi] (by continued fractions).
+
+    >>> _simplest_between(Fraction(3, 10), Fraction(4, 10))
+    Fraction(1, 3)
+    """
+    if lo <= 0 <= hi:
+        return Fraction(0)
+    if hi < 0:
+        return -_simplest_between(-hi, -lo)
+    whole = floor(lo)
+    if whole == lo or whole + 1 <= hi:
+        return Fraction(whole if whole == lo else whole + 1)
+    return whole + 1 / _simplest_between(1 / (hi - whole), 1 / (lo - whole))
 
 
 # --- each point: value, Hessian, the test -----------------------------------------------------
@@ -297,11 +357,11 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
         return []
     x = np.array([[p[v] for p, _ in points] for v in variables], dtype=float)
     g, h, values = gradient_and_hessian(graph, variables, x)
-    exact_hessians = _exact_hessians(graph, variables, points, deadline)
+    exact_values = _exact_values(graph, variables, points, deadline)
     found = []
     for k, (point, exact) in enumerate(points):
-        exact_hessian = exact_hessians[k]
-        hessian = exact_hessian if exact_hessian is not None else h[:, :, k]
+        exactly = exact_values[k]
+        hessian = exactly[1] if exactly is not None else h[:, :, k]
         scale = max(1.0, float(np.max(np.abs(x[:, k]))))
         if not (np.all(np.isfinite(g[:, k])) and np.isfinite(values[k])):
             continue  # f or its gradient is undefined here
@@ -315,7 +375,7 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
             CriticalPoint(
                 point,
                 exact,
-                float(values[k]),
+                exactly[0] if exactly is not None else float(values[k]),
                 hessian,
                 classify(hessian, gradient, scale, exact=known, tolerance=tolerance),
                 float(hessian[0, 0] * hessian[1, 1] - hessian[0, 1] ** 2) if two else None,
@@ -350,12 +410,13 @@ def _settled(graph: Graph, variables, found: list[CriticalPoint], deadline: floa
     return notes
 
 
-def _exact_hessians(graph: Graph, variables, points, deadline: float) -> list[np.ndarray | None]:
-    """The exact Hessian (as floats) at each exact point; None past the budget or for
-    numeric points."""
+def _exact_values(graph: Graph, variables, points, deadline: float) -> list:
+    """(f, the Hessian) at each exact point, exact and then rounded to floats (f(-pi) = 0 for
+    sin(x)^4, where the tape gives 1e-58 at the float nearest -pi); None past the budget or
+    for numeric points."""
     import sympy as sp
 
-    out: list[np.ndarray | None] = [None] * len(points)
+    out: list[tuple[float, np.ndarray] | None] = [None] * len(points)
     if all(exact is None for _, exact in points):
         return out
     symbols = [sp.Symbol(v, real=True) for v in variables]
@@ -365,8 +426,9 @@ def _exact_hessians(graph: Graph, variables, points, deadline: float) -> list[np
             matrix = sp.hessian(f, symbols)
             for k, (_, exact) in enumerate(points):
                 if exact is not None:
-                    at = matrix.subs({s: exact[v] for s, v in zip(symbols, variables)})
-                    out[k] = np.array(at.evalf(30).tolist(), dtype=float)
+                    at = {s: exact[v] for s, v in zip(symbols, variables)}
+                    value = float(f.subs(at).evalf(30))
+                    out[k] = (value, np.array(matrix.subs(at).evalf(30).tolist(), dtype=float))
     except (CheckTimeout, TypeError, ValueError):
         pass  # the tape's Hessian is used
     return out

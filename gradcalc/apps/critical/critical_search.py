@@ -106,14 +106,17 @@ def _trace(h: np.ndarray) -> np.ndarray:
 
 
 def _step(h: np.ndarray, g: np.ndarray, damping: np.ndarray) -> np.ndarray:
-    """The Levenberg-Marquardt step on |g|² per point: (H² + λI) d = H g (λ at least
-    1e-14 of trace(H²), so a singular H gives a finite step)."""
-    n = h.shape[0]
-    hh = np.einsum("ijk,jlk->kil", h, h)
-    lam = np.maximum(damping, 1e-14 * _trace(h))
-    hg = np.einsum("ijk,jk->ki", h, g)
-    with np.errstate(all="ignore"):
-        return np.linalg.solve(hh + lam[:, None, None] * np.eye(n), hg[..., None])[..., 0].T
+    """The Levenberg-Marquardt step on |g|² per point, (H² + λI) d = H g, in H's eigenbasis:
+    ``h_i / (h_i² + λ)`` along each eigenvector, so a flat direction (sin(x)^4's h = 1e-8
+    beside a y^2 term's 2) takes its own Newton step once λ has shrunk, and a singular one
+    (h_i = 0) none. NaN where H or g is not finite."""
+    finite = np.all(np.isfinite(h), axis=(0, 1)) & np.all(np.isfinite(g), axis=0)
+    h = np.where(finite, h, 0.0)
+    w, v = np.linalg.eigh(np.moveaxis(h + np.swapaxes(h, 0, 1), 2, 0) / 2)
+    lam = np.maximum(damping, np.finfo(float).tiny)[:, None]
+    along = np.einsum("kji,jk->ki", v, np.where(finite, g, 0.0)) * (w / (w * w + lam))
+    step = np.einsum("kij,kj->ik", v, along)
+    return np.where(finite, step, np.nan)
 
 
 def gradient_and_hessian(graph: Graph, variables, x: np.ndarray):
