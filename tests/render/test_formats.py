@@ -135,3 +135,19 @@ def test_a_registered_format_reaches_every_view_that_has_what_it_needs(cli, monk
 def test_a_format_a_view_cannot_give_is_an_input_error() -> None:
     with pytest.raises(Exception, match="no --format csv here"):
         formats.choose(object(), "csv")
+
+
+def test_hessian_says_in_every_format_what_decided_the_point(cli) -> None:
+    # x^4 - y^4 at 0: the Hessian is 0, the terms of lowest order make it a saddle point
+    args = ["hessian", "x^4 - y^4", "--at", "x=0,y=0"]
+    table = cli(*args)
+    text = " ".join(table.stdout.split())  # (as folded to the terminal's width)
+    assert table.exit_code == ExitCode.OK
+    assert "second-derivative test: inconclusive" in text
+    assert "terms of lowest order: saddle point (f − f(p) begins with x^4 - y^4" in text
+    data = json.loads(cli(*args, "--format", "json").stdout)
+    assert data["classification"] == "saddle point"
+    assert data["second_derivative_test"] == "inconclusive"
+    assert data["lowest_order"]["verdict"] == "saddle point"
+    rows = cli("hessian", "x^4", "--at", "x=0", "--at", "x=1", "--format", "csv").stdout
+    assert rows.splitlines()[1:] == ["0,0,0,local minimum", "1,1,12,not a critical point"]

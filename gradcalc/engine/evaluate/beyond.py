@@ -22,6 +22,7 @@ from gradcalc.engine.evaluate.results import GradResult, numbers, where
 
 if TYPE_CHECKING:  # (annotations: the classification is made where a Hessian is)
     from gradcalc.engine.evaluate.classify import Classification
+    from gradcalc.symbolic.decide.extremum import HigherOrder
 
 
 @dataclass(kw_only=True, repr=False)  # (GradResult's short repr, with the lines of its own)
@@ -31,12 +32,26 @@ class HessianResult(GradResult):
     ``matrix`` is shaped ``(n, n) + points shape``; ``tests[k]`` classifies point ``k``.
     ``shown_matrix`` is ``matrix`` exact where the check knows the exact value (see
     :attr:`GradResult.shown`), ``exact_matrix`` the exact texts per entry and point.
+    ``lowest_order[k]`` decides point ``k`` where its test is inconclusive and the terms of
+    lowest order can (:mod:`gradcalc.engine.judge.classified`; None elsewhere).
     """
 
     matrix: np.ndarray
     tests: list[Classification]
     shown_matrix: np.ndarray | None = None
     exact_matrix: list[list[list[str | None]]] = field(default_factory=list)
+    lowest_order: list[HigherOrder | None] = field(default_factory=list)
+
+    def verdict(self, k: int) -> str:
+        """What point ``k`` is: the second-derivative test's verdict, or where it is
+        inconclusive, that of the terms of lowest order when they decide it.
+
+        >>> from gradcalc.engine.run.api import hessian
+        >>> hessian("x^3", at={"x": 0}).verdict(0)
+        'inflection point'
+        """
+        decided = self.lowest_order[k] if k < len(self.lowest_order) else None
+        return self.tests[k].verdict if decided is None else decided.verdict
 
     def _summary(self) -> list[str]:
         """The gradient's lines, then the Hessian and its test (at the first point).
@@ -51,7 +66,7 @@ class HessianResult(GradResult):
         """
         *lines, check = super()._summary()
         matrix = self.matrix if self.shown_matrix is None else self.shown_matrix
-        test = f"{self.tests[0].verdict} ({self.tests[0].curvature})"
+        test = f"{self.verdict(0)} ({self.tests[0].curvature})"
         if np.asarray(self.undefined).flat[0]:
             test = "undefined"  # (no test of a matrix that is not there)
         return [*lines, f"Hessian{_first(matrix, self.undefined)}: {test}", check]

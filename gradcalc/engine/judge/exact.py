@@ -13,16 +13,19 @@ the exact value's nearest float -- ``0`` and ``0.5`` -- and its exact text where
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:  # (the symbolic check is imported where its values are used)
+    from gradcalc.engine.evaluate.points import Points
     from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport
 
 __all__ = [
     "exact_determinants",
+    "exact_point",
     "exact_texts",
     "known_exactly",
     "nearest_float",
@@ -46,6 +49,29 @@ def nearest_float(exact: Any) -> float | None:
         return 0.0
     number = real_value(exact)
     return number if np.isfinite(number) else None
+
+
+def exact_point(points: Points, k: int) -> dict[str, Any] | None:
+    """Point ``k`` in exact sympy values: as typed (``pi``) when given so, else the float's
+    shortest decimal; ``None`` when a value is not finite.
+
+    >>> from gradcalc.engine.evaluate.points import parse_at
+    >>> exact_point(parse_at(["x=pi/2,y=0.1"]), 0)
+    {'x': pi/2, 'y': 1/10}
+    """
+    import sympy as sp
+
+    from gradcalc.symbolic.crosscheck.crosscheck import exact_value
+
+    texts = points.exact[k] if points.exact is not None else {}
+    out = {}
+    for name, values in points.arrays.items():
+        text = texts.get(name)
+        value = float(np.asarray(values).reshape(-1)[k] if np.ndim(values) else values)
+        if not math.isfinite(value):
+            return None
+        out[name] = exact_value(text) if text else sp.Rational(repr(value))
+    return out
 
 
 def _agreed_exact(check: CheckReport | None, label: str) -> list[Any]:

@@ -20,7 +20,6 @@ right), wherever the tape's convention at the corner says 0.5.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from gradcalc.core.problems import Problem
 from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.singular import Singularity, side_text
+from gradcalc.engine.judge.exact import exact_point
 from gradcalc.lang.graph import Graph
 
 if TYPE_CHECKING:  # the check's report: sympy is imported only when a check runs
@@ -212,7 +212,7 @@ def _settled(
     sources, higher = asked
     expr = target_expression(graph, target)
     variables = [s for s in sources if s in graph.variable_nodes]
-    exact = [_exact_point(points, k) for k in range(count)]
+    exact = [exact_point(points, k) for k in range(count)]
     judge = _Higher(graph.text, graph.target_names[target], higher, count)
     kept_problems, kept_found = [], []
     flagged = np.zeros(count, dtype=bool)
@@ -301,24 +301,6 @@ def _where(points: Points, ks: Sequence[int]) -> str:
 
 def _piecewise(graph: Graph) -> bool:
     return any(node.op in PIECEWISE for node in graph.nodes)
-
-
-def _exact_point(points: Points, k: int) -> dict[str, Any] | None:
-    """Point ``k`` in exact sympy values: as typed (``pi``) when given so, else the float's;
-    ``None`` when a value is not finite (a NaN or infinite point has no exact kink)."""
-    import sympy as sp
-
-    from gradcalc.symbolic.crosscheck.crosscheck import exact_value
-
-    texts = points.exact[k] if points.exact is not None else {}
-    out = {}
-    for name, values in points.arrays.items():
-        text = texts.get(name)
-        value = float(np.asarray(values).reshape(-1)[k] if np.ndim(values) else values)
-        if not math.isfinite(value):
-            return None
-        out[name] = exact_value(text) if text else sp.Rational(repr(value))
-    return out
 
 
 def _removable(

@@ -22,7 +22,8 @@ from gradcalc.engine.evaluate.evaluate import evaluate, source_names
 from gradcalc.engine.evaluate.given import as_points, checked_points
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
-from gradcalc.engine.judge.exact import exact_determinants, exact_texts, known_exactly, settled
+from gradcalc.engine.judge.classified import classified
+from gradcalc.engine.judge.exact import exact_determinants, exact_texts, settled
 from gradcalc.engine.judge.judge import Computed, finish, gradient_results
 from gradcalc.engine.judge.kinks import HigherDerivative
 from gradcalc.engine.run.batch import swept
@@ -220,7 +221,6 @@ def hessian_at(
     """The :class:`HessianResult` of a compiled graph's single target (see :func:`hessian`)."""
     from gradcalc.engine.evaluate import higher
     from gradcalc.engine.evaluate.beyond import HessianResult
-    from gradcalc.engine.evaluate.classify import classify
     from gradcalc.symbolic.crosscheck.crosscheck import check_against, symbolic_gradient
     from gradcalc.symbolic.translate.derivative import derivative, symbol
 
@@ -265,13 +265,7 @@ def hessian_at(
     result.exact_matrix = [
         [exact_texts(result.check, f"{a},{b}") for b in sources] for a in sources
     ]
-    coordinates = [np.broadcast_to(a, (points.count,)) for a in points.arrays.values()]
-    known = np.array([known_exactly(result.check, s, points.count) for s in sources])
-    for k in range(points.count):  # the test on the exact values where they are known
-        h = result.shown_matrix.reshape(len(sources), len(sources), -1)[:, :, k]
-        g = np.array([_shown_at(result, s, k) for s in sources])
-        scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
-        result.tests.append(classify(h, g, scale, exact=known[:, k]))
+    classified(graph, target, points, result, options)
     return result
 
 
@@ -298,13 +292,6 @@ def _computed(graph: Graph, target: int, run: Any, **extra: Any) -> Computed:
 def _pairs(sources: Sequence[str]) -> list[tuple[tuple[int, str], tuple[int, str]]]:
     """Every (row, column) of a matrix over ``sources``, with the indices."""
     return [(ia, jb) for ia in enumerate(sources) for jb in enumerate(sources)]
-
-
-def _shown_at(result: GradResult, source: str, k: int) -> float:
-    """The shown (exact where known) gradient component ``source`` at point ``k``."""
-    shown = result.shown.get(source)
-    values = result.gradient[source] if shown is None else shown
-    return 0.0 if values is None else float(np.asarray(values).reshape(-1)[k])
 
 
 def derivatives_at(

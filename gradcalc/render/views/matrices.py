@@ -44,7 +44,9 @@ class HessianView(GradView):
             symbolic=[[texts[f"{a},{b}"] if partials else None for b in names] for a in names],
             eigenvalues=None if bad else [json_number(e) for e in test.eigenvalues],
             curvature=None if bad else test.curvature,
-            classification=None if bad else test.verdict,
+            classification=None if bad else result.verdict(k),
+            second_derivative_test=None if bad else test.verdict,
+            lowest_order=None if bad else _lowest_order(result, k),
             critical_point=None if bad else test.critical,
             critical_within_rounding=None if bad else test.within_rounding,
         )
@@ -72,7 +74,7 @@ class HessianView(GradView):
         )
         flat = _shown(result.shown_matrix, result.matrix).reshape(n * n, -1)
         columns += [render.texts(flat[i], count, digits, bad) for i in range(n * n)]
-        columns.append(["" if bad[k] else t.verdict for k, t in enumerate(result.tests)])
+        columns.append(["" if bad[k] else result.verdict(k) for k in range(len(result.tests))])
         return (list(row) for row in zip(*columns))
 
     def plain(self, computed: HessianResult, digits: int | None) -> Iterator[str]:
@@ -126,6 +128,11 @@ class HessianView(GradView):
             summary.append(" — not zero, so not a critical point\n")
         summary.append("second-derivative test: ")
         summary.append(test.verdict, style="bold")
+        decided = _lowest_order(result, 0)
+        if decided is not None:
+            summary.append("\nterms of lowest order: ")
+            summary.append(decided["verdict"], style="bold")
+            summary.append(f" ({decided['reason']})")
         parts = [render.headline(result, digits), table, summary]
         if self.latex:
             parts.append(unwrapped(f"H = {latex_matrix(result)}"))
@@ -135,6 +142,13 @@ class HessianView(GradView):
         title = f"Hessian of {computed.target}"
         table = rows_table(title, self.csv_header(computed), self.csv_rows(computed, digits))
         return [with_reading(computed, table)]
+
+
+def _lowest_order(result: HessianResult, k: int) -> dict[str, str] | None:
+    """The verdict and reason of the terms of lowest order at point ``k``, where they
+    decided an inconclusive test (else None)."""
+    decided = result.lowest_order[k] if k < len(result.lowest_order) else None
+    return None if decided is None else {"verdict": decided.verdict, "reason": decided.reason}
 
 
 def latex_matrix(result: HessianResult) -> str:
