@@ -43,7 +43,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+#: (``__main__``, for ``python -m gradcalc``, is an entry point above every layer, as the
+#: console script is: tested on its own below.)
+MODULES = {
+    module_name(path): path for path in sorted(PACKAGE.rglob("*.py")) if path.name != "__main__.py"
+}
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -144,6 +148,13 @@ def test_folders_are_small() -> None:
 
 def test_the_root_package_imports_nothing_of_ours_by_name() -> None:
     assert imports_of("gradcalc") == set()
+
+
+def test_python_dash_m_runs_the_console_scripts_main() -> None:
+    tree = ast.parse((PACKAGE / "__main__.py").read_text())
+    imported = {(node.module, a.name) for node in _import_nodes(tree, True) for a in node.names}
+    assert imported == {("gradcalc.cli.app", "main")}
+    assert entry_points(group="console_scripts")["gradcalc"].value == "gradcalc.cli.app:main"
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m != "gradcalc"))

@@ -28,6 +28,7 @@ import numpy as np
 
 from gradcalc.apps.critical.continua import continua_of
 from gradcalc.apps.critical.critical_search import STARTS, gradient_and_hessian, numeric_search
+from gradcalc.apps.critical.underflow import settled
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
 from gradcalc.engine.evaluate.classify import Classification, classify
@@ -192,9 +193,14 @@ def _numeric_points(graph: Graph, variables, bounds, budget: float, notes: list[
     """The numeric search's points, each exact where sympy proves it, and the continua the
     others lie on."""
     deadline = time.process_time() + budget  # CPU time: the same search under load
-    found, continua, flats = continua_of(
-        graph, variables, numeric_search(graph, variables, bounds, deadline, notes), bounds
-    )
+    searched = numeric_search(graph, variables, bounds, deadline, notes)
+    kept = settled(graph, variables, searched, budget)
+    if None in kept:
+        notes.append(
+            f"{kept.count(None)} point(s) the search stopped at left out: ∇f is 0 there only "
+            "in float64, which underflows (at 50 digits no critical point is next to them)"
+        )
+    found, continua, flats = continua_of(graph, variables, _distinct(kept), bounds)
     recognized = _recognized(graph, variables, zip(found, [s for s, _ in flats]), budget)
     for (point, exact), (spread, copies) in zip(recognized, flats):
         if copies > 1:
@@ -208,6 +214,23 @@ def _numeric_points(graph: Graph, variables, bounds, budget: float, notes: list[
         "region; points it did not reach may be missing"
     )
     return recognized, continua
+
+
+def _distinct(points: list[dict[str, float] | None]) -> list[dict[str, float]]:
+    """The points that are not None, each once (to 1e-12: Newton's method at 50 digits
+    settles copies of a point on the same floats).
+
+    >>> _distinct([{"x": 1.0}, None, {"x": 1.0}, {"x": 2.0}])
+    [{'x': 1.0}, {'x': 2.0}]
+    """
+    out: list[dict[str, float]] = []
+    for point in points:
+        if point is not None and not any(
+            all(abs(point[v] - other[v]) <= 1e-12 * (1 + abs(other[v])) for v in point)
+            for other in out
+        ):
+            out.append(point)
+    return out
 
 
 def _not_differentiable(graph: Graph) -> list[str]:
@@ -252,10 +275,11 @@ def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str], c
     try:
         with time_limit(budget):
             gradient = symbolic_gradient(graph, 0, list(variables))
-            components = [sp.together(gradient[v]) for v in variables]
-            if not all(c.is_rational_function(*symbols) for c in components):
+            components = [_rational_part(sp, gradient[v], symbols) for v in variables]
+            if any(c is None for c in components):
                 notes.append(
-                    "∇f is not a rational function: sympy's solution would not be known complete"
+                    "∇f is not a rational function (times factors that are never 0, as exp): "
+                    "sympy's solution would not be known complete"
                 )
                 return None
             numerators = [sp.numer(c) for c in components]
@@ -278,6 +302,28 @@ def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str], c
     except (NotImplementedError, ValueError, TypeError, RecursionError, AttributeError) as failure:
         notes.append(f"sympy could not solve ∇f = 0 ({type(failure).__name__})")
     return None
+
+
+def _rational_part(sp: Any, component: Any, symbols) -> Any:
+    """``component`` of ∇f with its factors that are never 0 for real variables left out
+    (``exp(-x^2 - y^2)``, its powers, powers of positive numbers as ``2^(-x^2)``, nonzero
+    constants) -- it vanishes where the rest does --, when the rest is a rational function;
+    else None.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> _rational_part(sp, sp.diff(x * y * sp.exp(-x**2 - y**2), x), [x, y])
+    y*(2*x**2 - 1)
+    """
+    kept = []
+    for factor in sp.Mul.make_args(sp.factor(sp.together(component))):
+        base = factor.base if factor.is_Pow else factor
+        positive_base = factor.is_Pow and base.is_number and base.is_positive  # (2^(-x^2))
+        if base.func == sp.exp or positive_base or (factor.is_number and factor.is_nonzero):
+            continue
+        kept.append(factor)
+    rest = sp.Mul(*kept)
+    return rest if rest.is_rational_function(*symbols) else None
 
 
 # --- numeric points recognised as exact -------------------------------------------------------
