@@ -86,3 +86,17 @@ def test_variables_left_out_are_held_at_their_values() -> None:
 def test_without_the_check_nothing_symbolic_is_claimed() -> None:
     result = hessian("x^4", at=["x=0"], check=False)
     assert result.verdict(0) == "inconclusive" and not any(result.lowest_order)
+
+
+@pytest.mark.parametrize(
+    ("expression", "at"),
+    [("exp(x) + y^2", "x=-800,y=0"), ("exp(-x^2) + y^2", "x=30,y=0"), ("1e-200*x*1e-200", "x=0")],
+)
+def test_a_gradient_float64_rounds_to_0_is_not_0(expression: str, at: str) -> None:
+    # d/dx exp(x) at -800 is exp(-800) (sympy: not 0); its nearest float is 0
+    x = sp.Symbol("x", real=True)
+    point = dict(pair.split("=") for pair in at.split(","))
+    truth = sp.diff(sp.sympify(expression.replace("^", "**"), locals={"x": x}), x)
+    assert truth.subs(x, sp.Rational(point["x"])) != 0
+    result = hessian(expression, at=[at])
+    assert not result.tests[0].critical and result.verdict(0) == "not a critical point"

@@ -151,3 +151,23 @@ def test_hessian_says_in_every_format_what_decided_the_point(cli) -> None:
     assert data["lowest_order"]["verdict"] == "saddle point"
     rows = cli("hessian", "x^4", "--at", "x=0", "--at", "x=1", "--format", "csv").stdout
     assert rows.splitlines()[1:] == ["0,0,0,local minimum", "1,1,12,not a critical point"]
+
+
+@pytest.mark.parametrize("command", ["grad", "hessian", "jacobian"])
+def test_digits_round_the_answers_never_the_points(cli, command: str) -> None:
+    # --digits 1 wrote x = 25.5 as 3e+01: a re-read CSV named the wrong points
+    points = ["25.5", "-99.95", "0.99951"]
+    at = [a for p in points for a in ("--at", f"x={p}")]
+    expression = "x^3, 2x" if command == "jacobian" else "x^3"
+    out = cli(command, expression, *at, "--digits", "1", "--format", "csv", "--no-check")
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert [r["x"] for r in rows] == points
+    assert any("e+" in value for r in rows for value in r.values())  # (the answers rounded)
+
+
+def test_hessian_shows_a_gradient_below_float64_exactly(cli) -> None:
+    out = cli("hessian", "exp(x)+y^2", "--at", "x=-800,y=0")
+    text = " ".join(out.stdout.split())
+    assert "gradient: (exp(-800), 0) — not zero, so not a critical point" in text
+    data = json.loads(cli("hessian", "exp(x)+y^2", "--at", "x=-800,y=0", "--format", "json").stdout)
+    assert data["critical_point"] is False and data["classification"] == "not a critical point"

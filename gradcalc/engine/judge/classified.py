@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradcalc.engine.judge.exact import exact_point, known_exactly
+from gradcalc.engine.judge.exact import below_float64, exact_point, known_exactly
 
 if TYPE_CHECKING:  # (a one-shot gradient imports none of these)
     from gradcalc.engine.evaluate.beyond import HessianResult
@@ -51,10 +51,12 @@ def classified(
     sources = result.sources
     coordinates = [np.broadcast_to(a, (points.count,)) for a in points.arrays.values()]
     known = np.array([known_exactly(result.check, s, points.count) for s in sources])
+    tiny = np.array([below_float64(result.check, s, points.count) for s in sources])
     assert result.shown_matrix is not None  # (set by hessian_at)
     for k in range(points.count):
         h = result.shown_matrix.reshape(len(sources), len(sources), -1)[:, :, k]
         g = np.array([_shown_at(result, s, k) for s in sources])
+        g[tiny[:, k]] = 5e-324  # exactly not 0 (exp(-800)), though its float is: no critical point
         scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
         result.tests.append(classify(h, g, scale, exact=known[:, k]))
     if options.check:

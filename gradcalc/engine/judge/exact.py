@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # (the symbolic check is imported where its values are used)
     from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport
 
 __all__ = [
+    "below_float64",
     "exact_determinants",
     "exact_point",
     "exact_texts",
@@ -122,6 +123,24 @@ def known_exactly(check: CheckReport | None, label: str, count: int) -> np.ndarr
         for k, exact in enumerate(exacts[:count]):
             known[k] = exact is not None and bool(np.isfinite(floats[k]))
     return known
+
+
+def below_float64(check: CheckReport | None, label: str, count: int) -> np.ndarray:
+    """Per point (flat, ``count`` of them): whether the exact value of ``label`` is known
+    and not 0, but its nearest float is (``exp(-800)``): a gradient that is not 0 although
+    float64 shows 0.
+
+    >>> from gradcalc import grad
+    >>> below_float64(grad("exp(x)", at=["x=-800", "x=0"]).check, "x", 2).tolist()
+    [True, False]
+    """
+    out = np.zeros(count, bool)
+    exacts = _agreed_exact(check, label)
+    if exacts and check is not None:
+        floats = check.partials[label].values.reshape(-1)
+        for k, exact in enumerate(exacts[:count]):
+            out[k] = exact is not None and not exact.is_zero and floats[k] == 0
+    return out
 
 
 def exact_texts(check: CheckReport | None, label: str) -> list[str | None]:

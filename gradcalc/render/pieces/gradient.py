@@ -221,11 +221,12 @@ def _target_columns(
 
 
 def csv_rows(results: list[GradResult], digits: int | None = None) -> Iterator[list[str]]:
-    """One row per point: its coordinates, then each target's value and gradient."""
+    """One row per point: its coordinates (in full: ``--digits`` rounds what was computed,
+    never which point it was), then each target's value and gradient."""
     first = results[0]
     n = first.points.count
     columns = [
-        texts(first.points.arrays[name].reshape(-1), n, digits) for name in first.points.names
+        texts(first.points.arrays[name].reshape(-1), n, None) for name in first.points.names
     ]
     for result in results:
         columns += _target_columns(result, digits)

@@ -12,6 +12,7 @@ import numpy as np
 
 from gradcalc.core.numbers import format_number
 from gradcalc.engine.evaluate.beyond import HessianResult, JacobianResult
+from gradcalc.engine.judge.exact import exact_texts
 from gradcalc.engine.run.api import GradResult
 from gradcalc.render.pieces import gradient as render
 from gradcalc.render.pieces.gradient import CHECK_MARK, at_point, json_number
@@ -64,7 +65,7 @@ class HessianView(GradView):
         n, count = len(result.sources), result.points.count
         bad = result.first_reason >= 0
         columns = [
-            render.texts(result.points.arrays[p].reshape(-1), count, digits)
+            render.texts(result.points.arrays[p].reshape(-1), count, None)  # (in full)
             for p in result.points.names
         ]
         columns.append(
@@ -118,7 +119,7 @@ class HessianView(GradView):
         )
         summary.append(f"  ({test.curvature})\n")
         shown = result.shown or result.gradient  # exact where the check knows it
-        gradient = ", ".join(format_number(shown[n], digits) for n in names)
+        gradient = ", ".join(_component(result, shown, n, digits) for n in names)
         summary.append(f"gradient: ({gradient})")
         if test.within_rounding:  # a float gradient, not known exactly: say how it was judged
             summary.append(" — zero to within rounding (not known exactly), a critical point\n")
@@ -142,6 +143,14 @@ class HessianView(GradView):
         title = f"Hessian of {computed.target}"
         table = rows_table(title, self.csv_header(computed), self.csv_rows(computed, digits))
         return [with_reading(computed, table)]
+
+
+def _component(result: HessianResult, shown: Any, name: str, digits: int | None) -> str:
+    """A gradient component as shown: its exact text where float64 rounds it to 0 and it
+    is not (``exp(-800)``), else the number."""
+    number = format_number(shown[name], digits)
+    exact = text_at(exact_texts(result.check, name), 0)
+    return exact if number == "0" and exact not in (None, "0") else number
 
 
 def _lowest_order(result: HessianResult, k: int) -> dict[str, str] | None:
