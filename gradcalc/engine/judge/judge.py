@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -33,8 +33,15 @@ from gradcalc.engine.evaluate.findings import Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
-from gradcalc.engine.judge.exact import exact_texts, settled, settled_value, value_texts
+from gradcalc.engine.judge.exact import (
+    exact_point,
+    exact_texts,
+    settled,
+    settled_value,
+    value_texts,
+)
 from gradcalc.engine.judge.kinks import HigherDerivative, checked_at_kinks, settle, settled_findings
+from gradcalc.engine.judge.rounded import rounded_past, taken_out
 from gradcalc.engine.judge.tangent import tangent
 from gradcalc.lang.graph import Graph
 
@@ -269,15 +276,16 @@ def _checked(
     verdict: _Verdict,
     check: Callable[[CheckInput], CheckReport],
     warnings: list[str],
-) -> tuple[CheckReport | None, np.ndarray]:
-    """The symbolic check's report (``None`` without ``check``) and the value to show."""
+) -> tuple[CheckReport | None, np.ndarray, _Verdict]:
+    """The symbolic check's report (``None`` without ``check``), the value to show, and the
+    verdict with the points where float64 rounded past a singularity undefined."""
     if not options.check:
-        return None, run.value
+        return None, run.value, verdict
     from gradcalc.symbolic.crosscheck.crosscheck import NOTHING_COMPARED, CheckInput, CheckReport
 
     if not run.gradient:  # a constant (a job or a call with no variables): nothing to compare
         warnings.append(NO_VARIABLES)
-        return CheckReport("skipped", note=NO_VARIABLES), run.value
+        return CheckReport("skipped", note=NO_VARIABLES), run.value, verdict
 
     # a convention is no derivative to confirm; a kink decided on the whole f is confirmed
     skip = verdict.undefined | verdict.conventional | verdict.decided
@@ -285,6 +293,7 @@ def _checked(
         points.arrays, points.exact, skip, options.check_timeout, options.exact, run.value
     )
     report = check(where)
+    verdict = _rounded_past(run, points, options, verdict, report)
     columns = {run.labels.get(s, s): g for s, g in verdict.gradient.items()}
     checked_at_kinks(report, verdict.decided & ~verdict.undefined, {**columns, **verdict.higher})
     shown_value = run.value
@@ -294,7 +303,52 @@ def _checked(
         warnings.append(report.note)
     if report.status == "disagree":
         warnings.append(disagreement(report, run.graph.target_names[run.target], points))
-    return report, shown_value
+    return report, shown_value, verdict
+
+
+def _rounded_past(
+    run: Computed, points: Points, options: Options, verdict: _Verdict, report: CheckReport
+) -> _Verdict:
+    """``verdict`` with the points where float64 rounded past a singularity
+    (:mod:`gradcalc.engine.judge.rounded`) undefined, and taken out of ``report``."""
+    shape = verdict.undefined.shape
+    where = rounded_past(report, max(math.prod(shape), 1))
+    if not where.any():
+        return verdict
+    name = run.graph.target_names[run.target]
+    singular = taken_out(report, where, name)
+    if options.strict:
+        raise UndefinedError(singular.describe(points, name))
+    first_reason = np.where(
+        where & (verdict.first_reason < 0), len(verdict.found), verdict.first_reason
+    )
+    mask = where.reshape(shape)
+    return replace(
+        verdict,
+        found=[*verdict.found, singular],
+        undefined=verdict.undefined | mask,
+        value_undefined=verdict.value_undefined
+        | _value_undefined(run, points, where).reshape(shape),
+        first_reason=first_reason,
+    )
+
+
+def _value_undefined(run: Computed, points: Points, where: np.ndarray) -> np.ndarray:
+    """Per point (flat) of ``where``: whether f itself is undefined there in exact
+    arithmetic (``1/(x - 0.1 - 0.2 + 0.3)`` at 0, not only its derivative)."""
+    import sympy as sp
+
+    from gradcalc.symbolic.crosscheck.crosscheck import target_expression
+    from gradcalc.symbolic.translate.convert import exact_at
+
+    out = np.zeros(where.size, bool)
+    f = target_expression(run.graph, run.target)
+    for k in np.flatnonzero(where):
+        point = exact_point(points, int(k))
+        if point is not None:
+            value = exact_at(f, {sp.Symbol(n, real=True): v for n, v in point.items()})
+            out[k] = value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or value.is_finite is False
+    return out
 
 
 def finish(
@@ -314,7 +368,7 @@ def finish(
     for source in run.sources:
         if run.gradient[source] is None and source in graph.variable_nodes:
             warnings.append(f"{source} is not used by {name}: it is independent (gradient 0)")
-    report, shown_value = _checked(run, points, options, verdict, check, warnings)
+    report, shown_value, verdict = _checked(run, points, options, verdict, check, warnings)
     result = kind(
         expression=graph.text,
         target=name,
@@ -381,19 +435,12 @@ def _rows_at(
 
 
 def disagreement(report: CheckReport, name: str = "f", points: Points | None = None) -> str:
-    """Why the check failed, in words: a singularity that float64 rounded past (``sin(pi)``
-    is 1.2e-16, not 0), or the component farthest off: the tape's number beside sympy's
-    exact (or 50-digit) one, and the likely cause; where, by its coordinates (``points``)."""
+    """Why the check failed, in words: the component farthest off, the tape's number beside
+    sympy's exact (or 50-digit) one, and the likely cause; where, by its coordinates
+    (``points``). (A singularity float64 rounded past is no disagreement: see
+    :mod:`gradcalc.engine.judge.rounded`.)"""
     from gradcalc.symbolic.crosscheck.values import off_by
 
-    exact_singular = any(
-        np.any(p.mismatch & ~np.isfinite(p.values)) for p in report.partials.values()
-    )
-    if exact_singular:
-        return (
-            "sympy finds the derivative undefined here in exact arithmetic: float64 rounded "
-            "past a singularity (sin(pi) is 1.2e-16, not 0), so the tape's numbers mean nothing"
-        )
     if report.worst is not None:
         label, k, tape, truth = report.worst
         partial = report.partials[label]

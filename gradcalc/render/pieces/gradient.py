@@ -225,9 +225,7 @@ def csv_rows(results: list[GradResult], digits: int | None = None) -> Iterator[l
     never which point it was), then each target's value and gradient."""
     first = results[0]
     n = first.points.count
-    columns = [
-        texts(first.points.arrays[name].reshape(-1), n, None) for name in first.points.names
-    ]
+    columns = [texts(first.points.arrays[name].reshape(-1), n, None) for name in first.points.names]
     for result in results:
         columns += _target_columns(result, digits)
     return (list(row) for row in zip(*columns))
