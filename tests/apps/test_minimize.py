@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from gradcalc.apps.optimize.minimize import (
     PROGRESS_EVERY,
@@ -330,5 +331,32 @@ def test_a_random_bowl_converges_to_a_minimum(seed: int) -> None:
 
 
 def test_a_singular_hessian_is_degenerate_and_says_so() -> None:
+    # x^4 + y^2 at 0: a minimum no line through it can prove (see symbolic/decide/extremum)
     m = minimize("x^4 + y^2", {"x": 0.0, "y": 0.0})
-    assert m.found == "degenerate" and "singular" in m.reason
+    assert m.found == "degenerate" and "singular" in m.reason and not m.converged
+
+
+@pytest.mark.parametrize(
+    ("expression", "start", "found", "converged"),
+    [
+        ("x^4", {"x": 0.0}, "minimum", True),
+        ("x^3", {"x": 0.0}, "inflection", False),  # x^3 < 0 for x < 0: no minimum
+        ("x^3 + y^2", {"x": 0.0, "y": 1.0}, "saddle", False),
+        ("-(x^4) - y^4", {"x": 0.0, "y": 0.0}, "maximum", False),
+    ],
+)
+def test_where_the_hessian_is_singular_the_terms_of_lowest_order_decide(
+    expression, start, found, converged
+) -> None:
+    # the truth: f around the stopping point at 50 digits (a minimum is below every
+    # neighbour; the others have a lower one)
+    m = minimize(expression, start)
+    assert (m.found, m.converged) == (found, converged)
+    names = list(start)
+    f = sp.sympify(expression.replace("^", "**"))
+    at = {sp.Symbol(n): m.point[n] for n in names}
+    around = [
+        f.subs({sp.Symbol(n): m.point[n] + 1e-3 * c for n, c in zip(names, direction)})
+        for direction in ([1, 0], [-1, 0], [0, 1], [0, -1])[: 2 * len(names)]
+    ]
+    assert all(v > f.subs(at) for v in around) is (found == "minimum")

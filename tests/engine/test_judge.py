@@ -14,7 +14,7 @@ from gradcalc.engine.evaluate.evaluate import evaluate
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import Options
 from gradcalc.engine.judge.judge import disagreement, gradient_results
-from gradcalc.engine.run.api import compile_expression
+from gradcalc.engine.run.api import compile_expression, grad
 from gradcalc.symbolic.crosscheck.crosscheck import CheckReport, Partial
 
 
@@ -74,3 +74,20 @@ def test_a_disagreement_without_a_worst_point_gives_the_largest_difference() -> 
     assert "largest difference 0.5" in disagreement(
         CheckReport("disagree", {"x": number}, max_difference=0.5)
     )
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "source"),
+    [("exp(-x^2)", "x=30", "x"), ("exp(x)", "x=-800", "x"), ("x^2*y", "x=1e-200,y=2", "y")],
+)
+def test_a_derivative_float64_rounds_to_0_is_vanishing(expression, at, source) -> None:
+    # only an exact 0 is no vanishing gradient: sympy's derivative here is not 0
+    symbols = {n: sp.Symbol(n, real=True) for n in ("x", "y")}
+    f = sp.sympify(expression.replace("^", "**"), locals=symbols)
+    point = {symbols[n]: sp.Rational(v) for n, v in (p.split("=") for p in at.split(","))}
+    assert sp.diff(f, symbols[source]).subs(point) != 0
+    result = grad(expression, at=[at])
+    assert float(result.gradient[source]) == 0.0
+    (finding,) = [d for d in result.diagnostics if d.kind == "vanishing" and d.source == source]
+    assert "underflows" in finding.message
+    assert not [d for d in grad("x^2", at=["x=0"]).diagnostics if d.kind == "vanishing"]

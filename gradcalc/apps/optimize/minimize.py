@@ -23,6 +23,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,6 +48,9 @@ from gradcalc.engine.evaluate.points import parse_at
 from gradcalc.engine.run.api import compile_expression
 from gradcalc.lang.graph import Graph
 from gradcalc.render.pieces.gradient import json_number
+
+if TYPE_CHECKING:
+    from gradcalc.symbolic.decide.extremum import HigherOrder
 
 __all__ = [
     "DEFAULT_LR",
@@ -226,9 +230,47 @@ def _second_order(graph: Graph, stop: Stop) -> tuple[str, str, bool]:
     if descent:
         return "", f"{stop.reason}, but {descent}", False
     if found == "degenerate":
-        note = f"; the Hessian is singular there to within rounding (eigenvalues {eigen})"
-        return found, f"{stop.reason}{note}: no second-order test confirms a minimum", True
+        return _degenerate(graph, stop, eigen)
     return found, stop.reason, True
+
+
+def _degenerate(graph: Graph, stop: Stop, eigen: str) -> tuple[str, str, bool]:
+    """Where the Hessian is singular: at a point where the gradient is exactly 0, the terms
+    of lowest order of f decide when they can (x^3 at 0: an inflection point, no minimum;
+    x^4: a minimum); else it is not known to be a minimum, so not converged (exit 1).
+
+    >>> found, reason, converged = _degenerate(
+    ...     compile_expression("x^3"), Stop(np.zeros(1), 0.0, 0.0, 0, "ok", True), "0")
+    >>> found, converged, reason.split(":")[0]
+    ('inflection', False, 'ok, but at an inflection point, not a minimum')
+    """
+    singular = f"the Hessian is singular there to within rounding (eigenvalues {eigen})"
+    decided = _lowest_order(graph, stop) if stop.norm == 0 else None
+    if decided is None:
+        reason = f"{stop.reason}; {singular}: no test decides whether it is a minimum"
+        return "degenerate", reason, False
+    if decided.verdict == "local minimum":
+        reason = f"{stop.reason}; {singular}, and by the terms of lowest order a minimum"
+        return "minimum", f"{reason}: {decided.reason}", True
+    found = {"local maximum": "maximum", "saddle point": "saddle"}.get(
+        decided.verdict, "inflection"
+    )
+    article = "an" if decided.verdict[0] in "aeiou" else "a"
+    reason = f"{stop.reason}, but at {article} {decided.verdict}, not a minimum: {decided.reason}"
+    return found, reason, False
+
+
+def _lowest_order(graph: Graph, stop: Stop) -> HigherOrder | None:
+    """The verdict of f's terms of lowest order at the stopping point, taken exactly (its
+    floats' decimal forms), or None."""
+    import sympy as sp
+
+    from gradcalc.symbolic.decide.extremum import higher_order
+    from gradcalc.symbolic.translate.convert import converted
+
+    symbols = [sp.Symbol(v, real=True) for v in graph.variables]
+    point = {s: sp.Rational(repr(float(c))) for s, c in zip(symbols, stop.x)}
+    return higher_order(converted(graph)[graph.targets[0]], symbols, point)
 
 
 #: How far ``_still_descending`` looks along the descent direction, in units of the point's

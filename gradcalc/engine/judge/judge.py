@@ -29,11 +29,12 @@ from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
 from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite, settle_units
 from gradcalc.engine.evaluate.evaluate import Evaluation, TapeRow
-from gradcalc.engine.evaluate.findings import Finding
+from gradcalc.engine.evaluate.findings import KINDS, Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
 from gradcalc.engine.judge.exact import (
+    below_float64,
     exact_point,
     exact_texts,
     settled,
@@ -410,6 +411,7 @@ def _diagnostics(
         findings = diagnose(result, options.thresholds)
     else:  # NaN and infinity are the problems', the others the replay's (sorted by kind)
         findings = non_finite(result) + run.findings
+    findings = _underflowed(result, run, options, findings)
     asked = [
         f
         for f in findings
@@ -420,6 +422,32 @@ def _diagnostics(
     settled = settled_findings(asked, decided)
     rows_at = functools.partial(_rows_at, run, result.points, result.value.shape)
     return settle_units(settled, result, options.thresholds, rows_at)
+
+
+def _underflowed(
+    result: Result, run: Computed, options: Options, findings: list[Finding]
+) -> list[Finding]:
+    """``findings`` with a vanishing one for each component float64 shows as 0 where the
+    check knows it is not (``exp(-x^2)``'s at 30: -60·exp(-900)); only an exact 0 is none."""
+    shape, count = result.value.shape, result.points.count
+    reported = {f.source for f in findings if f.kind == "vanishing"}
+    extra = []
+    for name in result.gradient:
+        label = run.labels.get(name, name)
+        mask = below_float64(result.check, label, count).reshape(shape) & ~result.undefined
+        if name not in reported and mask.any():
+            k = int(np.flatnonzero(mask.reshape(-1))[0])
+            texts = exact_texts(result.check, label)
+            exact = texts[k] if k < len(texts) else None
+            if exact is None:  # (a long exact value: 10^(-400) written out)
+                assert result.check is not None  # (below_float64 found it)
+                exact = str(result.check.partials[label].exact_values[k].evalf(3)).replace("E", "e")
+            message = (
+                f"∂{result.target}/∂{name} = {exact} is below {options.thresholds.vanishing:g}: "
+                "float64 shows 0, to which it underflows"
+            )
+            extra.append(Finding("vanishing", message, None, mask, name))
+    return sorted(findings + extra, key=lambda f: KINDS.index(f.kind)) if extra else findings
 
 
 def _rows_at(
