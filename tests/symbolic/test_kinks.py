@@ -3,6 +3,7 @@ and where a part switches in exact arithmetic."""
 
 from __future__ import annotations
 
+import mpmath
 import pytest
 import sympy as sp
 
@@ -69,3 +70,20 @@ def test_an_infinite_or_corner_slope_has_no_common_side(p: int, q: int) -> None:
     x = sp.Symbol("x", real=True)
     left, right = kinks.one_sided(sp.Abs(x) ** sp.Rational(p, q), {"x": sp.Integer(0)}, ["x"])["x"]
     assert left is None or right is None or left != right
+
+
+@pytest.mark.parametrize(
+    ("f", "point"),
+    [
+        (sp.acosh(sp.cos(x)), sp.Integer(0)),  # cos h < 1: acosh of it is imaginary
+        (sp.acosh(sp.cos(sp.pi * x)), sp.Integer(2)),
+        (sp.asin(1 + x**2), sp.Integer(0)),  # asin of a number above 1
+    ],
+)
+def test_a_function_real_only_at_the_point_has_no_one_sided_derivative(f, point) -> None:
+    # the truth: at 50 digits f(p ± h) has an imaginary part (mpmath, here)
+    g = sp.lambdify(x, f, "mpmath")
+    with mpmath.workdps(50):
+        for h in (mpmath.mpf(10) ** -20, -(mpmath.mpf(10) ** -20)):
+            assert mpmath.im(g(mpmath.mpf(int(point)) + h)) != 0
+    assert kinks.one_sided(f, {"x": point}, ["x"]) == {"x": (None, None)}

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gradcalc.core.budget import symbolic_limit as time_limit
+from gradcalc.symbolic.decide.defined import finite_real
 from gradcalc.symbolic.decide.patience import FAILURES
 from gradcalc.symbolic.decide.pieces import switch_arguments
 
@@ -128,6 +129,8 @@ def _side(expr: Any, subs: Mapping[Any, Any], base: Any, symbol: Any, scale: int
     for k in STEPS:
         h = sp.Integer(scale) / sp.Integer(10) ** k
         moved = expr.xreplace({**subs, symbol: subs[symbol] + h})
+        if finite_real(moved) is False:  # f is not real beside the point (acosh(cos(x)) at 0,
+            return None  # where evalf rounds cos(10^-20) to 1 and acosh to 0)
         value = ((moved - base) / h).evalf(DIGITS)
         if not (value.is_real and value.is_finite):
             return None
