@@ -71,6 +71,8 @@ _DISALLOWED = re.compile(
     rf"{SUPERSCRIPTS}]|\r(?!\n)"
 )
 _ALLOWED = "use only ASCII letters, digits, _, spaces and + - * / ^ @ ( ) [ ] . , = ;"
+#: Pasted product signs other than × and · (a LaTeX \cdot, a bullet, an asterisk operator).
+_PRODUCTS = "⋅∗•∙⨯✕✖"
 _HINTS = {
     "'": "there are no strings in expressions",
     '"': "there are no strings in expressions",
@@ -100,6 +102,9 @@ def check_characters(text: str) -> None:
 
 def _describe_character(text: str, column: int) -> str:
     char = text[column]
+    if char == "|" and "|" in text[column + 1 :]:  # |x - 1| is abs(x - 1)
+        inner = text[column + 1 : text.index("|", column + 1)].strip()
+        return f"character '|' is not allowed: write abs({inner}) for |{inner}|"
     if char.isascii() and char.isprintable():
         return f"character {char!r} is not allowed: {_HINTS.get(char, _ALLOWED)}"
     import unicodedata  # (only for a refused character's name)
@@ -114,6 +119,8 @@ def _describe_character(text: str, column: int) -> str:
         root = char + (operand if simple else f"({operand})")
         power = operand if simple or char != "∜" else f"({operand})"
         hint = f"write the root as a function: {root} is {_ROOTS[char].format(power)}"
+    elif char in _PRODUCTS or name == "HYPHENATION POINT":  # (a dot, though its name says not)
+        hint = "it looks like a product sign: write * for a product"
     elif "DASH" in name or "HYPHEN" in name or name == "HORIZONTAL BAR":
         hint = "it looks like a minus sign but is not one: write - (the ASCII minus)"
     elif name.startswith("VULGAR FRACTION") and "\u2044" in plain:  # ½ is 1⁄2

@@ -106,7 +106,11 @@ def at_rows(specs: Sequence[str]) -> list[dict[str, str]]:
             before, _, whole = pairs[k - 1].partition("=") if k else ("", "", "")
             if not equals and DIGITS.fullmatch(name) and DIGITS.fullmatch(whole):
                 decimal = f"{before.strip()}={whole.strip()}.{name}"
-                raise InputError(f"--at {spec}: use a dot for decimals: {decimal}")
+                grouped = len(name) == 3 and whole.strip() != "0"  # 1,000: thousands, maybe
+                thousands = f", or write thousands without a comma: {decimal.replace('.', '')}"
+                raise InputError(
+                    f"--at {spec}: use a dot for decimals: {decimal}{thousands if grouped else ''}"
+                )
             if not equals or not value:
                 raise InputError(f"--at expects name=value pairs like x=1,y=2, got {pair!r}")
             if value.startswith("="):  # x==1: an equation's ==, not a second pair

@@ -17,6 +17,7 @@ def refused(result, message: str) -> None:
     ("at", "message"),
     [
         ("x=1,5", "use a dot for decimals: x=1.5"),
+        ("x=1,000", "x=1.000, or write thousands without a comma: x=1000"),  # (two readings)
         ("x=-1, 25,y=2", "use a dot for decimals: x=-1.25"),
         ("x=1 y=2", "separate pairs with commas: --at x=1,y=2"),
         ("x=1;y=2", "separate pairs with commas: --at x=1,y=2"),

@@ -180,6 +180,11 @@ def test_a_superscript_after_a_power_is_the_power_of_its_own_atom() -> None:
         ("x + ¾", "¾ is (3/4)"),
         ("⅔y", "⅔ is (2/3)"),
         ("x — 1", "write - (the ASCII minus)"),
+        ("x⋅y", "it looks like a product sign: write * for a product"),  # LaTeX's \\cdot
+        ("x∗y", "write * for a product"),
+        ("x‧y", "write * for a product"),  # (a dot called HYPHENATION POINT)
+        ("|x - 1| + 2", "write abs(x - 1) for |x - 1|"),
+        ("2*|x|+|y|", "write abs(x) for |x|"),
     ],
 )
 def test_a_pasted_symbol_is_refused_with_what_to_type(text: str, fragment: str) -> None:
