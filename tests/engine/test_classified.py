@@ -100,3 +100,30 @@ def test_a_gradient_float64_rounds_to_0_is_not_0(expression: str, at: str) -> No
     assert truth.subs(x, sp.Rational(point["x"])) != 0
     result = hessian(expression, at=[at])
     assert not result.tests[0].critical and result.verdict(0) == "not a critical point"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_quadratic_forms_with_awkward_scales_are_classified_exactly(seed: int) -> None:
+    # a x^2 + b xy + c y^2 at 0, coefficients from 1e-20 to 1e20: the exact Hessian's
+    # determinant and trace (sympy, here) decide -- no float tolerance (diag(2e-13, 2) was
+    # "inconclusive")
+    rng = random.Random(seed)
+    a, b, c = (rng.choice([-1, 1, 3]) * sp.Rational(10) ** rng.randint(-20, 20) for _ in range(3))
+    if rng.random() < 0.3:
+        b = 0
+    text = " + ".join(f"({sp.sstr(v)})*{m}" for v, m in ((a, "x^2"), (b, "x*y"), (c, "y^2")))
+    det, trace = 4 * a * c - b * b, 2 * a + 2 * c
+    expected = (
+        "saddle point"
+        if det < 0
+        else "local minimum"
+        if det > 0 and trace > 0
+        else "local maximum"
+        if det > 0
+        else None
+    )
+    result = hessian(text, at=["x=0,y=0"])
+    if expected is None:  # (a singular form: the terms of lowest order, tested above)
+        assert result.tests[0].verdict == "inconclusive"
+        return
+    assert result.tests[0].verdict == expected, text

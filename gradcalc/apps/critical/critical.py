@@ -43,7 +43,7 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
     symbolic_gradient,
     time_limit,
 )
-from gradcalc.symbolic.decide.extremum import higher_order
+from gradcalc.symbolic.decide.extremum import higher_order, inertia
 from gradcalc.symbolic.translate.convert import converted
 from gradcalc.symbolic.translate.notation import user_text
 
@@ -423,7 +423,14 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
                 exact,
                 exactly[0] if exactly is not None else float(values[k]),
                 hessian,
-                classify(hessian, gradient, scale, exact=known, tolerance=tolerance),
+                classify(
+                    hessian,
+                    gradient,
+                    scale,
+                    exact=known,
+                    tolerance=tolerance,
+                    inertia=exactly[2] if exactly is not None else None,
+                ),
                 float(hessian[0, 0] * hessian[1, 1] - hessian[0, 1] ** 2) if two else None,
             )
         )
@@ -457,12 +464,13 @@ def _settled(graph: Graph, variables, found: list[CriticalPoint], deadline: floa
 
 
 def _exact_values(graph: Graph, variables, points, deadline: float) -> list:
-    """(f, the Hessian) at each exact point, exact and then rounded to floats (f(-pi) = 0 for
-    sin(x)^4, where the tape gives 1e-58 at the float nearest -pi); None past the budget or
-    for numeric points."""
+    """(f, the Hessian, its eigenvalues' signs) at each exact point: exact and then rounded
+    to floats (f(-pi) = 0 for sin(x)^4, where the tape gives 1e-58 at the float nearest -pi),
+    the signs counted exactly (:func:`~gradcalc.symbolic.decide.extremum.inertia`); None past
+    the budget or for numeric points."""
     import sympy as sp
 
-    out: list[tuple[float, np.ndarray] | None] = [None] * len(points)
+    out: list[tuple[float, np.ndarray, tuple[int, int] | None] | None] = [None] * len(points)
     if all(exact is None for _, exact in points):
         return out
     symbols = [sp.Symbol(v, real=True) for v in variables]
@@ -473,8 +481,9 @@ def _exact_values(graph: Graph, variables, points, deadline: float) -> list:
             for k, (_, exact) in enumerate(points):
                 if exact is not None:
                     at = {s: exact[v] for s, v in zip(symbols, variables)}
-                    value = float(f.subs(at).evalf(30))
-                    out[k] = (value, np.array(matrix.subs(at).evalf(30).tolist(), dtype=float))
+                    value, here = float(f.subs(at).evalf(30)), matrix.subs(at)
+                    floats = np.array(here.evalf(30).tolist(), dtype=float)
+                    out[k] = (value, floats, inertia(here.tolist()))
     except (CheckTimeout, TypeError, ValueError):
         pass  # the tape's Hessian is used
     return out

@@ -66,6 +66,7 @@ def classify(
     scale: float = 1.0,
     exact: np.ndarray | None = None,
     tolerance: float | None = None,
+    inertia: tuple[int, int] | None = None,
 ) -> Classification:
     """Classify a point from its (symmetric) Hessian and gradient.
 
@@ -78,6 +79,8 @@ def classify(
         tolerance: how close to 0 a float component may be (default: :data:`GRADIENT_RTOL`
             times the largest eigenvalue times ``scale``), for a caller that found the point
             by a numeric search with a tolerance of its own.
+        inertia: how many eigenvalues are positive and how many negative, where the exact
+            Hessian decided it (then no tolerance: diag(2e-13, 2) is positive definite).
 
     A Hessian or gradient with NaN or infinite entries (the point is undefined) has no
     eigenvalues to speak of (LAPACK would not converge):
@@ -91,8 +94,12 @@ def classify(
     eigenvalues = np.linalg.eigvalsh((hessian + hessian.T) / 2)
     largest = float(np.max(np.abs(eigenvalues))) if eigenvalues.size else 0.0
     zero = max(EIGEN_RTOL * largest, 1e-12)
-    positive = int(np.sum(eigenvalues > zero))
-    curvature = _curvature(positive, int(np.sum(eigenvalues < -zero)), eigenvalues.size)
+    positive, negative = (
+        (int(np.sum(eigenvalues > zero)), int(np.sum(eigenvalues < -zero)))
+        if inertia is None
+        else inertia
+    )
+    curvature = _curvature(positive, negative, eigenvalues.size)
     known = np.zeros(gradient.shape, bool) if exact is None else np.asarray(exact, bool)
     rounded = ~known & (gradient != 0)  # nonzero floats that may be rounding of a zero
     if tolerance is None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradcalc.engine.judge.exact import below_float64, exact_point, known_exactly
+from gradcalc.engine.judge.exact import agreed_exact, below_float64, exact_point, known_exactly
 
 if TYPE_CHECKING:  # (a one-shot gradient imports none of these)
     from gradcalc.engine.evaluate.beyond import HessianResult
@@ -58,9 +58,23 @@ def classified(
         g = np.array([_shown_at(result, s, k) for s in sources])
         g[tiny[:, k]] = 5e-324  # exactly not 0 (exp(-800)), though its float is: no critical point
         scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
-        result.tests.append(classify(h, g, scale, exact=known[:, k]))
+        signs = _exact_inertia(result, k) if known[:, k].all() else None
+        result.tests.append(classify(h, g, scale, exact=known[:, k], inertia=signs))
     if options.check:
         result.lowest_order = lowest_order_tests(graph, target, points, result, known, options)
+
+
+def _exact_inertia(result: HessianResult, k: int) -> tuple[int, int] | None:
+    """The exact Hessian's counts of positive and negative eigenvalues at point ``k``, where
+    the check knows every entry exactly (else None)."""
+    names = result.sources
+    rows = [[agreed_exact(result.check, f"{a},{b}") for b in names] for a in names]
+    entries = [[column[k] if k < len(column) else None for column in row] for row in rows]
+    if any(entry is None for row in entries for entry in row):
+        return None
+    from gradcalc.symbolic.decide.extremum import inertia
+
+    return inertia(entries)
 
 
 def _shown_at(result: GradResult, source: str, k: int) -> float:

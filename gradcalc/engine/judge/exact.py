@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # (the symbolic check is imported where its values are used)
     from gradcalc.symbolic.crosscheck.crosscheck import CheckInput, CheckReport
 
 __all__ = [
+    "agreed_exact",
     "below_float64",
     "exact_determinants",
     "exact_point",
@@ -75,8 +76,13 @@ def exact_point(points: Points, k: int) -> dict[str, Any] | None:
     return out
 
 
-def _agreed_exact(check: CheckReport | None, label: str) -> list[Any]:
-    """The exact values of ``label`` per point (flat), ``None`` where unknown or disputed."""
+def agreed_exact(check: CheckReport | None, label: str) -> list[Any]:
+    """The exact values of ``label`` per point (flat), ``None`` where unknown or disputed.
+
+    >>> from gradcalc import grad
+    >>> agreed_exact(grad("x^3", at=["x=1/2", "x=2"]).check, "x")
+    [3/4, 12]
+    """
     partial = None if check is None else check.partials.get(label)
     if partial is None or not partial.exact_values:
         return []
@@ -94,7 +100,7 @@ def settled(values: Any, check: CheckReport | None, label: str) -> np.ndarray:
     >>> float(row.gradient["r"]), float(settled(row.gradient["r"], row.check, "r"))
     (0.5000000000000001, 0.5)
     """
-    exacts = _agreed_exact(check, label)
+    exacts = agreed_exact(check, label)
     if not exacts or check is None:  # nothing to settle: the values (10^6 points: no copy)
         return np.asarray(values, dtype=float)
     array = np.array(values, dtype=float)
@@ -117,7 +123,7 @@ def known_exactly(check: CheckReport | None, label: str, count: int) -> np.ndarr
     [False, False]
     """
     known = np.zeros(count, bool)
-    exacts = _agreed_exact(check, label)
+    exacts = agreed_exact(check, label)
     if exacts and check is not None:
         floats = check.partials[label].values.reshape(-1)
         for k, exact in enumerate(exacts[:count]):
@@ -135,7 +141,7 @@ def below_float64(check: CheckReport | None, label: str, count: int) -> np.ndarr
     [True, False]
     """
     out = np.zeros(count, bool)
-    exacts = _agreed_exact(check, label)
+    exacts = agreed_exact(check, label)
     if exacts and check is not None:
         floats = check.partials[label].values.reshape(-1)
         for k, exact in enumerate(exacts[:count]):
@@ -152,7 +158,7 @@ def exact_texts(check: CheckReport | None, label: str) -> list[str | None]:
     ['1/2']
     """
     partial = None if check is None else check.partials.get(label)
-    exacts = _agreed_exact(check, label)
+    exacts = agreed_exact(check, label)
     if partial is None or not exacts:
         return []
     return [text if exact is not None else None for text, exact in zip(partial.exact, exacts)]
@@ -179,7 +185,7 @@ def exact_determinants(
     from gradcalc.symbolic.crosscheck.crosscheck import SHORT_EXACT, CheckTimeout, time_limit
 
     labels = list(rows[0].gradient)
-    columns = [[_agreed_exact(row.check, label) for label in labels] for row in rows]
+    columns = [[agreed_exact(row.check, label) for label in labels] for row in rows]
     count = min((len(entry) for row in columns for entry in row), default=0)
     exact: list[tuple[float, str] | None] = [None] * count
     symbolic = None

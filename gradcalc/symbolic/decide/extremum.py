@@ -37,7 +37,7 @@ from gradcalc.core.budget import symbolic_limit as time_limit
 from gradcalc.symbolic.decide.patience import FAILURES
 from gradcalc.symbolic.translate.notation import user_text
 
-__all__ = ["MAX_ORDER", "HigherOrder", "higher_order"]
+__all__ = ["MAX_ORDER", "HigherOrder", "higher_order", "inertia"]
 
 #: Terms of f − f(p) are looked for up to this total order.
 MAX_ORDER = 8
@@ -180,3 +180,45 @@ def _along_zero(sp, g, form, symbols, t, sign, shown) -> HigherOrder | None:
                 f"f(p + t·({direction})) − f(p) begins with {user_text(c * t**k)}",
             )
     return None
+
+
+def inertia(matrix: Any) -> tuple[int, int] | None:
+    """How many eigenvalues of an exact symmetric matrix (rows of sympy numbers) are
+    positive and how many negative, exactly: by Descartes' rule of signs on its
+    characteristic polynomial, which is exact there because all its roots are real. None
+    where a coefficient's sign is not known.
+
+    >>> import sympy as sp
+    >>> inertia([[sp.Rational(2, 10**13), 0], [0, 2]])  # float64 eigenvalues: 2e-13 and 2
+    (2, 0)
+    >>> inertia([[1, 2], [2, 1]]), inertia([[0, 0], [0, -3]])
+    ((1, 1), (0, 1))
+    """
+    import sympy as sp
+
+    m = sp.Matrix(matrix)
+    if not m.is_square or m != m.T:
+        return None
+    lam = sp.Symbol("lambda")
+    coefficients = sp.Poly(m.charpoly(lam).as_expr(), lam).all_coeffs()  # (highest first)
+    degree = len(coefficients) - 1
+    found = [_sign_of(sp, c) for c in coefficients]
+    signs = [s for s in found if s is not None]
+    if len(signs) < len(found):
+        return None
+    mirrored = [s * (-1) ** (degree - k) for k, s in enumerate(signs)]  # p(-lambda)
+    return _changes(signs), _changes(mirrored)
+
+
+def _sign_of(sp: Any, value: Any) -> int | None:
+    if value.is_zero:
+        return 0
+    if value.is_positive:
+        return 1
+    return -1 if value.is_negative else None
+
+
+def _changes(signs: Sequence[int]) -> int:
+    """Sign changes along ``signs``, zeros left out."""
+    nonzero = [s for s in signs if s]
+    return sum(1 for a, b in itertools.pairwise(nonzero) if a != b)
