@@ -374,3 +374,16 @@ def test_a_truly_rank_deficient_problem_still_warns() -> None:
     x = np.linspace(1, 10**6, 20)
     result = fit("a*x + b*(2*x) + c", {"x": x, "y": 3 * x + 1}, ["a", "b", "c"])
     assert any("do not determine a and b" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.parametrize(
+    ("xs", "ys"),
+    [([1.0], [3.0]), ([2.0], [-1.0])],
+)
+def test_fewer_rows_than_parameters_say_the_data_do_not_determine_them(xs, ys) -> None:
+    # one point for a line: every a, b with a*x + b = y fits it exactly
+    result = fit("a*x + b", {"x": np.array(xs), "y": np.array(ys)}, ["a", "b"])
+    a, b = result.params["a"], result.params["b"]
+    assert a * xs[0] + b == pytest.approx(ys[0])
+    assert any("do not determine a and b separately" in w for w in result.warnings)
+    assert all(math.isnan(e) for e in result.stderr.values())

@@ -171,3 +171,11 @@ def test_hessian_shows_a_gradient_below_float64_exactly(cli) -> None:
     assert "gradient: (exp(-800), 0) — not zero, so not a critical point" in text
     data = json.loads(cli("hessian", "exp(x)+y^2", "--at", "x=-800,y=0", "--format", "json").stdout)
     assert data["critical_point"] is False and data["classification"] == "not a critical point"
+
+
+def test_a_jacobian_point_lists_each_finding_once(cli) -> None:
+    # both targets' rows share one tape: sqrt's kink at (0, 0) was listed twice
+    args = ["jacobian", "sqrt(x^2+y^2), x*y", "--at", "x=0,y=0", "--at", "x=1,y=1"]
+    data = json.loads(cli(*args, "--format", "json").stdout)
+    findings = data["per_point"][0]["diagnostics"]["findings"]
+    assert [f["kind"] for f in findings] == ["kink"]

@@ -446,19 +446,20 @@ def _standard_errors(
     parameter: scaling alone, x² beside 1, is no reason)."""
     n, p = jacobian.shape
     undefined = np.full(p, math.nan)
-    if n <= p:
-        warnings.append(
-            f"{n} data rows for {p} parameters leave no degrees of freedom: "
-            "the standard errors are undefined (NaN)"
-        )
-        return undefined
     scaled, norms = _scaled(jacobian)
-    _, singular, vt = np.linalg.svd(scaled, full_matrices=False)
-    if singular[-1] <= singular[0] * max(n, p) * EPS:
+    _, singular, vt = np.linalg.svd(scaled, full_matrices=True)
+    rank = int(np.sum(singular > singular[0] * max(n, p) * EPS)) if singular.size else 0
+    if rank < p:  # (fewer rows than parameters too: many values fit as well as these)
         tied = [name for name, c in zip(params, vt[-1]) if abs(c) > 0.1]
         warnings.append(
             f"JᵀJ is singular: the data do not determine {' and '.join(tied)}"
-            f"{' separately' if len(tied) > 1 else ''}; "
+            f"{' separately' if len(tied) > 1 else ''} (these values are one fit of many); "
+            "the standard errors are undefined (NaN)"
+        )
+        return undefined
+    if n <= p:
+        warnings.append(
+            f"{n} data rows for {p} parameters leave no degrees of freedom: "
             "the standard errors are undefined (NaN)"
         )
         return undefined

@@ -196,10 +196,10 @@ def source_names(graph: Graph, wrt: Sequence[str] | None) -> tuple[str, ...]:
     known = set(valid)
     for name in wrt:
         if name not in known and not valid:  # (check "5" --wrt x: a constant)
-            raise InputError(f"--wrt {name}: the expression has no variables (it is a constant)")
+            raise InputError(f"wrt {name}: the expression has no variables (it is a constant)")
         if name not in known:
             raise InputError(
-                f"--wrt {name}: not a variable or statement of the expression; "
+                f"wrt {name}: not a variable or statement of the expression; "
                 f"{did_you_mean(name, valid)}valid names: {', '.join(valid)}"
                 + hidden_in(name, graph.variables)
             )

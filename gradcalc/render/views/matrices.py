@@ -5,7 +5,7 @@ prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -153,6 +153,20 @@ def _component(result: HessianResult, shown: Any, name: str, digits: int | None)
     return exact if number == "0" and exact not in (None, "0") else number
 
 
+def _once(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each finding once: the targets of a Jacobian share one tape, so each row's
+    diagnostics see its records.
+
+    >>> _once([{"kind": "kink", "message": "m"}, {"kind": "kink", "message": "m"}])
+    [{'kind': 'kink', 'message': 'm'}]
+    """
+    out: list[dict[str, Any]] = []
+    for finding in findings:
+        if finding not in out:
+            out.append(finding)
+    return out
+
+
 def _lowest_order(result: HessianResult, k: int) -> dict[str, str] | None:
     """The verdict and reason of the terms of lowest order at point ``k``, where they
     decided an inconclusive test (else None)."""
@@ -219,7 +233,7 @@ class JacobianView(GradView):
                 "warnings": list(dict.fromkeys(w for row in rows for w in row.warnings)),
                 "diagnostics": {
                     "healthy": all(d["healthy"] for d in diagnostics),
-                    "findings": [f for d in diagnostics for f in d["findings"]],
+                    "findings": _once(f for d in diagnostics for f in d["findings"]),
                 },
             }
         ]
