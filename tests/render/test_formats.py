@@ -179,3 +179,22 @@ def test_a_jacobian_point_lists_each_finding_once(cli) -> None:
     data = json.loads(cli(*args, "--format", "json").stdout)
     findings = data["per_point"][0]["diagnostics"]["findings"]
     assert [f["kind"] for f in findings] == ["kink"]
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 100])
+@pytest.mark.parametrize(
+    ("expression", "at"),
+    [("erf(x)", "x=6"), ("erf(x)*sin(y)^3*exp(x*y)", "x=6,y=0.3"), ("1/x", "x=3e-7")],
+)
+def test_a_table_never_folds_a_number(cli, width: int, expression: str, at: str) -> None:
+    # at 80 columns the tape's 2.6173012392492645e-16 was folded before e-16 (read: 2.6),
+    # and the exact 2 exp(-36)/sqrt(pi) before exp (read: 2)
+    args = ["grad", expression, "--at", at]
+    data = json.loads(cli(*args, "--format", "json").stdout)
+    table = cli(*args, env={"COLUMNS": str(width)}).stdout
+    words = set(table.replace("│", " ").replace("┃", " ").split())
+    for name, value in data["gradient"].items():
+        assert repr(value) in words, (name, value, table)
+    for text in data["exact"].values():
+        if text and " " in text:  # (a short exact value with a space: all on one line)
+            assert text in table, (text, table)

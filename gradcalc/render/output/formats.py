@@ -147,12 +147,31 @@ def fitted(part: Any, console: Any) -> Any:
     from rich.measure import Measurement
     from rich.table import Table as RichTable
 
-    if not isinstance(part, RichTable) or console.width >= NARROW:
+    if not isinstance(part, RichTable):
+        return part
+    if _least_width(part) > console.width:  # (numbers that must not fold leave no room)
+        return stacked(part)
+    if console.width >= NARROW:
         return part
     unbounded = console.options.update_width(100_000)  # the table's own width, not clamped
     if Measurement.get(console, unbounded, part).maximum <= console.width:
         return part
     return stacked(part)
+
+
+#: The least width a column that wraps is given before a table is stacked instead.
+LEAST_WRAPPED = 8
+
+
+def _least_width(table: Any) -> int:
+    """The width ``table`` needs at least: its unfolded (``no_wrap``) columns whole, every
+    other one :data:`LEAST_WRAPPED` characters (or its widest cell, if less), and borders."""
+    widths = []
+    for column in table.columns:
+        cells = [_text(cell) for cell in column.cells]
+        widest = max((len(line) for cell in cells for line in cell.splitlines()), default=0)
+        widths.append(widest if column.no_wrap else min(widest, LEAST_WRAPPED))
+    return sum(widths) + 3 * len(widths) + 1
 
 
 def stacked(table: Any) -> Any:

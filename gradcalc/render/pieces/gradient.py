@@ -371,11 +371,14 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
 
     table = new_table()
     table.add_column(f"∂{result.target}/∂", style="bold")
-    table.add_column("tape", justify="right", style="cyan")
+    # numbers are never folded (2.6173012392492645 over e-16 reads as 2.6), nor a short
+    # exact value (2 over exp(-36)/sqrt(pi) reads as 2): the formula column wraps instead
+    table.add_column("tape", justify="right", style="cyan", no_wrap=True)
     check = result.check
     if check is not None and check.partials:
+        short = all(len((p.exact or [None])[0] or "") <= 32 for p in check.partials.values())
         table.add_column("symbolic (sympy)")
-        table.add_column("exact", justify="right")
+        table.add_column("exact", justify="right", no_wrap=short)
     if check is not None:
         table.add_column("check", justify="center")
     for name, g in result.gradient.items():
@@ -416,8 +419,8 @@ def records_table(
     table = new_table(title)
     for header, justify in (("#", "right"), ("op", "left"), ("computes", "left")):
         table.add_column(header, justify=justify)
-    table.add_column("value", justify="right", style="cyan")
-    table.add_column("adjoint", justify="right", style="magenta")
+    table.add_column("value", justify="right", style="cyan", no_wrap=True)
+    table.add_column("adjoint", justify="right", style="magenta", no_wrap=True)
     for name, value, adjoint in inputs:
         shown = format_number(adjoint, digits) if adjoint is not None else ""
         table.add_row("", "input", name, format_number(value, digits), shown)
@@ -440,7 +443,7 @@ def points_table(result: GradResult, digits: int | None, diagnose: bool = False)
     table = new_table(f"{result.target}")
     for name in result.points.names:
         table.add_column(name, justify="right")
-    table.add_column("value", justify="right", style="cyan")
+    table.add_column("value", justify="right", style="cyan", no_wrap=True)
     for name in result.sources:
         table.add_column(f"∂/∂{name}", justify="right", style="cyan")
     if result.check is not None:
