@@ -44,6 +44,7 @@ from gradcalc.apps.plot.figures import (
     terminal,
     write,
 )
+from gradcalc.apps.plot.poles import broken_at_poles
 from gradcalc.core.errors import InputError
 from gradcalc.core.naming import function_head
 from gradcalc.core.ops import UNDEFINED
@@ -113,7 +114,8 @@ def function_plot(
     name = graph.variables[0]
     lo, hi = (-HALF_SPAN, HALF_SPAN) if span is None else _checked_span(span)
     xs = np.linspace(lo, hi, TERMINAL_SAMPLES if out is None else FILE_SAMPLES)
-    curve = Curve(xs, _defined_values(graph, {name: xs}))
+    f = lambda at: _defined_values(graph, {name: at})  # noqa: E731  (f at some x)
+    curve = broken_at_poles(Curve(xs, f(xs)), f)
     if not np.isfinite(curve.y).any():
         raise InputError(f"nothing to plot: {expression} is undefined on [{six(lo)}, {six(hi)}]")
     head, body = function_head(graph.text, [name])
@@ -414,7 +416,8 @@ def _tangent(graph: Graph, points: Points, span: Span | None, samples: int) -> T
     lo, hi = _span_around(span, name, x0)
     y0, (slope,) = _at_point(graph, points)
     xs = np.linspace(lo, hi, samples)
-    curve = Curve(xs, _defined_values(graph, {name: xs}))
+    f = lambda at: _defined_values(graph, {name: at})  # noqa: E731  (f at some x)
+    curve = broken_at_poles(Curve(xs, f(xs)), f)
     return Tangent(graph.text, name, points.label(0), x0, y0, slope, curve)
 
 
@@ -440,14 +443,17 @@ def _gaps(curve: Curve) -> str:
     >>> print(_gaps(Curve(np.array([0.0, 1, 2, 3]), np.array([1.0, np.nan, np.nan, 2]))), end="")
     note: f is not a finite number at 2 of 4 samples (x from 1 to 2): left out of the plot
     """
-    missing = ~np.isfinite(curve.y)
+    poles = curve.x[np.isinf(curve.y)]  # (breaks put between samples, not samples)
+    near = ", ".join(f"{x:.6g}" for x in poles[:5]) + (", ..." if poles.size > 5 else "")
+    broken = f"note: f has a pole near x = {near}: the curve is broken there\n" * bool(poles.size)
+    missing = np.isnan(curve.y)
     if not missing.any():
-        return ""
+        return broken
     xs = curve.x[missing]
     where = f"x from {xs.min():.6g} to {xs.max():.6g}"
-    return (
-        f"note: f is not a finite number at {int(missing.sum())} of {missing.size} samples "
-        f"({where}): left out of the plot\n"
+    return broken + (
+        f"note: f is not a finite number at {int(missing.sum())} of {missing.size - poles.size} "
+        f"samples ({where}): left out of the plot\n"
     )
 
 
