@@ -14,7 +14,7 @@ the exact value's nearest float -- ``0`` and ``0.5`` -- and its exact text where
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -122,13 +122,7 @@ def known_exactly(check: CheckReport | None, label: str, count: int) -> np.ndarr
     >>> known_exactly(None, "x", 2).tolist()
     [False, False]
     """
-    known = np.zeros(count, bool)
-    exacts = agreed_exact(check, label)
-    if exacts and check is not None:
-        floats = check.partials[label].values.reshape(-1)
-        for k, exact in enumerate(exacts[:count]):
-            known[k] = exact is not None and bool(np.isfinite(floats[k]))
-    return known
+    return _where_exact(check, label, count, lambda exact, x: bool(np.isfinite(x)))
 
 
 def below_float64(check: CheckReport | None, label: str, count: int) -> np.ndarray:
@@ -140,12 +134,22 @@ def below_float64(check: CheckReport | None, label: str, count: int) -> np.ndarr
     >>> below_float64(grad("exp(x)", at=["x=-800", "x=0"]).check, "x", 2).tolist()
     [True, False]
     """
+    return _where_exact(
+        check, label, count, lambda exact, number: not exact.is_zero and number == 0
+    )
+
+
+def _where_exact(
+    check: CheckReport | None, label: str, count: int, test: Callable[[Any, float], bool]
+) -> np.ndarray:
+    """Per point (flat, ``count``): whether ``label``'s exact value is known there and
+    passes ``test`` (with its nearest float)."""
     out = np.zeros(count, bool)
     exacts = agreed_exact(check, label)
     if exacts and check is not None:
         floats = check.partials[label].values.reshape(-1)
         for k, exact in enumerate(exacts[:count]):
-            out[k] = exact is not None and not exact.is_zero and floats[k] == 0
+            out[k] = exact is not None and test(exact, float(floats[k]))
     return out
 
 
