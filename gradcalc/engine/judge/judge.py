@@ -35,14 +35,13 @@ from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
 from gradcalc.engine.judge.exact import (
     below_float64,
-    exact_point,
     exact_texts,
     settled,
     settled_value,
     value_texts,
 )
 from gradcalc.engine.judge.kinks import HigherDerivative, checked_at_kinks, settle, settled_findings
-from gradcalc.engine.judge.rounded import rounded_past, taken_out
+from gradcalc.engine.judge.rounded import rounded_past, taken_out, value_undefined
 from gradcalc.engine.judge.tangent import tangent
 from gradcalc.lang.graph import Graph
 
@@ -329,27 +328,9 @@ def _rounded_past(
         found=[*verdict.found, singular],
         undefined=verdict.undefined | mask,
         value_undefined=verdict.value_undefined
-        | _value_undefined(run, points, where).reshape(shape),
+        | value_undefined(run.graph, run.target, points, where).reshape(shape),
         first_reason=first_reason,
     )
-
-
-def _value_undefined(run: Computed, points: Points, where: np.ndarray) -> np.ndarray:
-    """Per point (flat) of ``where``: whether f itself is undefined there in exact
-    arithmetic (``1/(x - 0.1 - 0.2 + 0.3)`` at 0, not only its derivative)."""
-    import sympy as sp
-
-    from gradcalc.symbolic.crosscheck.crosscheck import target_expression
-    from gradcalc.symbolic.translate.convert import exact_at
-
-    out = np.zeros(where.size, bool)
-    f = target_expression(run.graph, run.target)
-    for k in np.flatnonzero(where):
-        point = exact_point(points, int(k))
-        if point is not None:
-            value = exact_at(f, {sp.Symbol(n, real=True): v for n, v in point.items()})
-            out[k] = value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or value.is_finite is False
-    return out
 
 
 def finish(

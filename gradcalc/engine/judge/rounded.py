@@ -20,11 +20,14 @@ import numpy as np
 
 from gradcalc.core.ops import UNDEFINED
 from gradcalc.engine.evaluate.singular import Singularity
+from gradcalc.engine.judge.exact import exact_point
 
 if TYPE_CHECKING:
+    from gradcalc.engine.evaluate.points import Points
+    from gradcalc.lang.graph import Graph
     from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
 
-__all__ = ["rounded_past", "taken_out"]
+__all__ = ["rounded_past", "taken_out", "value_undefined"]
 
 
 def rounded_past(report: CheckReport | None, count: int) -> np.ndarray:
@@ -35,8 +38,7 @@ def rounded_past(report: CheckReport | None, count: int) -> np.ndarray:
         return out
     for partial in report.partials.values():
         if partial.mismatch is not None:
-            bad = partial.mismatch & ~np.isfinite(partial.values)
-            out |= np.broadcast_to(bad, np.shape(partial.mismatch)).reshape(-1)[:count]
+            out |= _flat(partial.mismatch & ~np.isfinite(partial.values), count)
     return out
 
 
@@ -49,7 +51,7 @@ def taken_out(report: CheckReport, where: np.ndarray, target: str) -> Singularit
         partial.source
         for partial in report.partials.values()
         if partial.mismatch is not None
-        and _any_at(partial.mismatch & ~np.isfinite(partial.values), where)
+        and _flat(partial.mismatch & ~np.isfinite(partial.values), where.size)[where].any()
     ]
     for partial in report.partials.values():
         if partial.mismatch is not None:
@@ -57,6 +59,8 @@ def taken_out(report: CheckReport, where: np.ndarray, target: str) -> Singularit
     if report.mismatch is not None:
         report.mismatch = _cleared(report.mismatch, where)
     report.points = max(report.points - int(where.sum()), 0)
+    if report.worst is not None and where[report.worst[1] % where.size]:
+        report.worst = None  # (a point taken out: the largest difference is said instead)
     still = report.mismatch is not None and bool(np.any(report.mismatch))
     if report.status == "disagree" and not still:
         report.status, report.worst = ("agree", None) if report.points else ("skipped", None)
@@ -69,12 +73,37 @@ def taken_out(report: CheckReport, where: np.ndarray, target: str) -> Singularit
     return Singularity(UNDEFINED, derivatives, 0, "", reason, np.flatnonzero(where))
 
 
-def _any_at(mask: Any, where: np.ndarray) -> bool:
-    return bool(np.any(np.broadcast_to(mask, np.shape(mask)).reshape(-1)[: where.size][where]))
+def value_undefined(graph: Graph, target: int, points: Points, where: np.ndarray) -> np.ndarray:
+    """Per point (flat) of ``where``: whether f itself is undefined there in exact arithmetic
+    (``1/(x - 0.1 - 0.2 + 0.3)`` at 0, not only its derivative); False where the exact value
+    would be too large to build."""
+    import sympy as sp
+
+    from gradcalc.symbolic.crosscheck.crosscheck import target_expression
+    from gradcalc.symbolic.translate.convert import ExactTooLarge, exact_at
+
+    out = np.zeros(where.size, bool)
+    f = target_expression(graph, target)
+    for k in np.flatnonzero(where):
+        point = exact_point(points, int(k))
+        if point is None:
+            continue
+        try:
+            value = exact_at(f, {sp.Symbol(n, real=True): v for n, v in point.items()})
+        except ExactTooLarge:
+            continue
+        out[k] = value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or value.is_finite is False
+    return out
+
+
+def _flat(mask: Any, count: int) -> np.ndarray:
+    """A per-point mask (in the points' shape, or one for all) as ``count`` flags."""
+    flags = np.asarray(mask, dtype=bool)
+    return flags.reshape(-1) if flags.size == count else np.broadcast_to(flags, (count,))
 
 
 def _cleared(mask: np.ndarray, where: np.ndarray) -> np.ndarray:
     """``mask`` (in the points' shape) with the flat points ``where`` set to False."""
-    flat = np.array(mask, dtype=bool).reshape(-1)
-    flat[: where.size][where[: flat.size]] = False
-    return flat.reshape(np.shape(mask))
+    flat = np.array(_flat(mask, where.size))
+    flat[where] = False
+    return flat.reshape(np.shape(mask)) if np.size(mask) == where.size else flat
