@@ -34,7 +34,7 @@ def broken_at_poles(curve: Curve, values: Callable[[np.ndarray], np.ndarray]) ->
     from a sample where f is undefined (NaN)."""
     a, b = curve.y[:-1], curve.y[1:]
     with np.errstate(invalid="ignore"):
-        crossing = np.flatnonzero(np.isfinite(a) & np.isfinite(b) & (a * b < 0))
+        crossing = np.flatnonzero(np.isfinite(a) & np.isfinite(b) & (np.sign(a) * np.sign(b) < 0))
     if crossing.size == 0:
         return curve
     pole = _diverging(curve.x[crossing], curve.x[crossing + 1], a[crossing], values)

@@ -410,7 +410,9 @@ def _underflowed(
 ) -> list[Finding]:
     """``findings`` with a vanishing one for each component float64 shows as 0 where the
     check knows it is not (``exp(-x^2)``'s at 30: -60·exp(-900)); only an exact 0 is none."""
-    shape, count = result.value.shape, result.points.count
+    if result.check is None:
+        return findings
+    shape, count = result.value.shape, max(result.value.size, 1)
     reported = {f.source for f in findings if f.kind == "vanishing"}
     extra = []
     for name in result.gradient:
