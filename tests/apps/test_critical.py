@@ -201,28 +201,3 @@ def test_the_simplest_rational_between_two_numbers(lo: Fraction, width: Fraction
     assert lo <= q <= hi
     for denominator in range(1, min(q.denominator, 2000)):
         assert math.ceil(lo * denominator) > math.floor(hi * denominator)  # no k/d inside
-
-
-@pytest.mark.parametrize(
-    "expression",
-    [
-        "x*y*exp(-x^2-y^2)",
-        "(x - 1)*exp(-x^2 - y^2)",
-        "x^2*exp(-x^2) + y^2",
-        "exp(x)+y^2",
-        "x*2^(-x^2-y^2)",
-    ],
-)
-def test_a_gradient_that_is_rational_times_exp_is_solved_exactly_and_completely(expression):
-    # exp is never 0, so ∇f = 0 where its rational factor is: the numeric search missed
-    # the minimum (-√2/2, √2/2) of x*y*exp(-x^2-y^2) and the maximum of (x-1)*exp(...)
-    x, y = sp.symbols("x y", real=True)
-    f = sp.sympify(expression.replace("^", "**"), locals={"x": x, "y": y})
-    truth = sp.solve([sp.diff(f, x), sp.diff(f, y)], [x, y], dict=True)
-    result = critical_points(expression)
-    assert result.method == "exact"
-    found = sorted((p.point["x"], p.point["y"]) for p in result.points)
-    expected = sorted((float(s[x]), float(s[y])) for s in truth)
-    assert len(found) == len(expected)
-    for point, true in zip(found, expected):
-        assert point == pytest.approx(true, abs=1e-15)

@@ -28,6 +28,7 @@ import numpy as np
 
 from gradcalc.apps.critical.continua import continua_of
 from gradcalc.apps.critical.critical_search import STARTS, gradient_and_hessian, numeric_search
+from gradcalc.apps.critical.solved import exact_solutions
 from gradcalc.apps.critical.underflow import settled
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
@@ -165,7 +166,7 @@ def critical_points(
     notes: list[str] = []
     deadline = time.monotonic() + budget
     continua: list[str] = []
-    exact = _exact_solutions(graph, variables, budget, notes, continua)
+    exact = exact_solutions(graph, variables, budget, notes, continua)
     if exact is not None:
         points = [p for p in exact if everywhere or _inside(p[0], bounds)]
         if len(points) < len(exact):
@@ -260,70 +261,6 @@ def _not_differentiable(graph: Graph) -> list[str]:
 
 def _inside(point: Mapping[str, float], bounds: Mapping[str, tuple[float, float]]) -> bool:
     return all(bounds[n][0] <= v <= bounds[n][1] for n, v in point.items())
-
-
-# --- exact: sympy solves a rational system -----------------------------------------------------
-
-
-def _exact_solutions(graph: Graph, variables, budget: float, notes: list[str], continua: list):
-    """[(float point, exact point)] when ∇f is rational and sympy solves it within the budget
-    (a solution that leaves variables free is a continuum: described in ``continua``);
-    None otherwise (then the search is numeric)."""
-    import sympy as sp
-
-    symbols = [sp.Symbol(v, real=True) for v in variables]
-    try:
-        with time_limit(budget):
-            gradient = symbolic_gradient(graph, 0, list(variables))
-            components = [_rational_part(sp, gradient[v], symbols) for v in variables]
-            if any(c is None for c in components):
-                notes.append(
-                    "∇f is not a rational function (times factors that are never 0, as exp): "
-                    "sympy's solution would not be known complete"
-                )
-                return None
-            numerators = [sp.numer(c) for c in components]
-            solutions = sp.solve(numerators, symbols, dict=True)
-            points = []
-            for solution in solutions:
-                if set(solution) != set(symbols) or any(
-                    not value.is_number for value in solution.values()
-                ):
-                    where = ", ".join(f"{k} = {user_text(v)}" for k, v in solution.items())
-                    continua.append(f"a continuum of critical points where {where} (exact)")
-                    continue
-                if not all(value.is_real for value in solution.values()):
-                    continue
-                exact = {v: solution[s] for v, s in zip(variables, symbols)}
-                points.append(({v: float(e) for v, e in exact.items()}, exact))
-            return sorted(points, key=lambda p: tuple(p[0].values()))
-    except CheckTimeout as stop:
-        notes.append(f"sympy could not solve ∇f = 0 {stop.within(budget)}")
-    except (NotImplementedError, ValueError, TypeError, RecursionError, AttributeError) as failure:
-        notes.append(f"sympy could not solve ∇f = 0 ({type(failure).__name__})")
-    return None
-
-
-def _rational_part(sp: Any, component: Any, symbols) -> Any:
-    """``component`` of ∇f with its factors that are never 0 for real variables left out
-    (``exp(-x^2 - y^2)``, its powers, powers of positive numbers as ``2^(-x^2)``, nonzero
-    constants) -- it vanishes where the rest does --, when the rest is a rational function;
-    else None.
-
-    >>> import sympy as sp
-    >>> x, y = sp.symbols("x y", real=True)
-    >>> _rational_part(sp, sp.diff(x * y * sp.exp(-x**2 - y**2), x), [x, y])
-    y*(2*x**2 - 1)
-    """
-    kept = []
-    for factor in sp.Mul.make_args(sp.factor(sp.together(component))):
-        base = factor.base if factor.is_Pow else factor
-        positive_base = factor.is_Pow and base.is_number and base.is_positive  # (2^(-x^2))
-        if base.func == sp.exp or positive_base or (factor.is_number and factor.is_nonzero):
-            continue
-        kept.append(factor)
-    rest = sp.Mul(*kept)
-    return rest if rest.is_rational_function(*symbols) else None
 
 
 # --- numeric points recognised as exact -------------------------------------------------------
