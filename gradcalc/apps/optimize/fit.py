@@ -447,7 +447,7 @@ def _standard_errors(
     n, p = jacobian.shape
     undefined = np.full(p, math.nan)
     scaled, norms = _scaled(jacobian)
-    _, singular, vt = np.linalg.svd(scaled, full_matrices=True)
+    _, singular, vt = np.linalg.svd(scaled, full_matrices=n < p)  # (vt: p by p; no n by n U)
     rank = int(np.sum(singular > singular[0] * max(n, p) * EPS)) if singular.size else 0
     if rank < p:  # (fewer rows than parameters too: many values fit as well as these)
         tied = [name for name, c in zip(params, vt[-1]) if abs(c) > 0.1]

@@ -41,7 +41,6 @@ from gradcalc.engine.judge.exact import (
     value_texts,
 )
 from gradcalc.engine.judge.kinks import HigherDerivative, checked_at_kinks, settle, settled_findings
-from gradcalc.engine.judge.rounded import rounded_past, taken_out, value_undefined
 from gradcalc.engine.judge.tangent import tangent
 from gradcalc.lang.graph import Graph
 
@@ -311,6 +310,10 @@ def _rounded_past(
 ) -> _Verdict:
     """``verdict`` with the points where float64 rounded past a singularity
     (:mod:`gradcalc.engine.judge.rounded`) undefined, and taken out of ``report``."""
+    if report.status != "disagree":  # (only a point that disagrees can be one)
+        return verdict
+    from gradcalc.engine.judge.rounded import rounded_past, taken_out, value_undefined
+
     shape = verdict.undefined.shape
     where = rounded_past(report, max(math.prod(shape), 1))
     if not where.any():

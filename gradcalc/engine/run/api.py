@@ -22,7 +22,6 @@ from gradcalc.engine.evaluate.evaluate import evaluate, source_names
 from gradcalc.engine.evaluate.given import as_points, checked_points
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
-from gradcalc.engine.judge.classified import classified
 from gradcalc.engine.judge.exact import exact_determinants, exact_texts, settled
 from gradcalc.engine.judge.judge import Computed, finish, gradient_results
 from gradcalc.engine.judge.kinks import HigherDerivative
@@ -265,6 +264,8 @@ def hessian_at(
     result.exact_matrix = [
         [exact_texts(result.check, f"{a},{b}") for b in sources] for a in sources
     ]
+    from gradcalc.engine.judge.classified import classified  # (a gradient needs none of it)
+
     classified(graph, target, points, result, options)
     return result
 
