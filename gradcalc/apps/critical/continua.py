@@ -90,8 +90,7 @@ def _joined(graph: Graph, variables, found: tuple[np.ndarray, np.ndarray], bound
     stayed = converged & (np.linalg.norm(landed - starts, axis=0) <= 0.1 * np.tile(length, 3))
     level = _level(graph, variables, f, (a, b), landed)
     joined = stayed.reshape(len(fractions), -1).all(axis=0) & level
-    size = np.maximum(1.0, np.maximum(np.abs(f[a]), np.abs(f[b])))
-    joined |= (length <= near) & (np.abs(f[b] - f[a]) <= LEVEL_RTOL * size)
+    joined |= (length <= near) & (np.abs(f[b] - f[a]) <= _level_tolerance(f, a, b))
     parent = list(range(x.shape[1]))
 
     def root(i: int) -> int:
@@ -120,9 +119,14 @@ def _level(graph: Graph, variables, f: np.ndarray, edges, landed: np.ndarray) ->
     a, b = edges
     along = np.broadcast_to(np.asarray(run.values[0], dtype=float), (landed.shape[1],))
     along = along.reshape(3, len(a))
-    size = np.maximum(1.0, np.maximum(np.abs(f[a]), np.abs(f[b])))
     apart = np.maximum(np.abs(f[b] - f[a]), np.max(np.abs(along - f[a]), axis=0))
-    return apart <= LEVEL_RTOL * size
+    return apart <= _level_tolerance(f, a, b)
+
+
+def _level_tolerance(f: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far f may differ along the edges from ``a`` to ``b`` (indices of ``f``) on a set
+    where it is constant: :data:`LEVEL_RTOL` of its size there, at least 1."""
+    return LEVEL_RTOL * np.maximum(1.0, np.maximum(np.abs(f[a]), np.abs(f[b])))
 
 
 def _spanning_tree(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

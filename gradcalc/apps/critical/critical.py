@@ -27,7 +27,12 @@ from typing import Any
 import numpy as np
 
 from gradcalc.apps.critical.continua import continua_of
-from gradcalc.apps.critical.critical_search import STARTS, gradient_and_hessian, numeric_search
+from gradcalc.apps.critical.critical_search import (
+    STARTS,
+    distinct,
+    gradient_and_hessian,
+    numeric_search,
+)
 from gradcalc.apps.critical.solved import exact_solutions
 from gradcalc.apps.critical.underflow import settled
 from gradcalc.core.errors import InputError
@@ -201,7 +206,9 @@ def _numeric_points(graph: Graph, variables, bounds, budget: float, notes: list[
             f"{kept.count(None)} point(s) the search stopped at left out: ∇f is 0 there only "
             "in float64, which underflows (at 50 digits no critical point is next to them)"
         )
-    found, continua, flats = continua_of(graph, variables, _distinct(kept), bounds)
+    # (Newton's method at 50 digits settles copies of a point on the same floats)
+    points = distinct([p for p in kept if p is not None], rtol=1e-12, atol=1e-12)
+    found, continua, flats = continua_of(graph, variables, points, bounds)
     recognized = _recognized(graph, variables, zip(found, [s for s, _ in flats]), budget)
     for (point, exact), (spread, copies) in zip(recognized, flats):
         if copies > 1:
@@ -215,23 +222,6 @@ def _numeric_points(graph: Graph, variables, bounds, budget: float, notes: list[
         "region; points it did not reach may be missing"
     )
     return recognized, continua
-
-
-def _distinct(points: list[dict[str, float] | None]) -> list[dict[str, float]]:
-    """The points that are not None, each once (to 1e-12: Newton's method at 50 digits
-    settles copies of a point on the same floats).
-
-    >>> _distinct([{"x": 1.0}, None, {"x": 1.0}, {"x": 2.0}])
-    [{'x': 1.0}, {'x': 2.0}]
-    """
-    out: list[dict[str, float]] = []
-    for point in points:
-        if point is not None and not any(
-            all(abs(point[v] - other[v]) <= 1e-12 * (1 + abs(other[v])) for v in point)
-            for other in out
-        ):
-            out.append(point)
-    return out
 
 
 def _not_differentiable(graph: Graph) -> list[str]:

@@ -27,6 +27,7 @@ __all__ = [
     "SEED",
     "STARTS",
     "descend",
+    "distinct",
     "gradient_and_hessian",
     "numeric_search",
 ]
@@ -62,13 +63,26 @@ def numeric_search(graph: Graph, variables, bounds, deadline: float, notes: list
     x, g, h, converged = descend(graph, variables, x, width, deadline, notes)
     small_gradient = np.all(np.abs(g) <= GRADIENT_TOLERANCE * typical, axis=0)
     inside = np.all((x >= low[:, None]) & (x <= high[:, None]), axis=0)
-    kept: list[np.ndarray] = []
-    for column in x[:, small_gradient & converged & inside].T:
-        column = np.where(np.abs(column) < 1e-12 * max(1.0, np.max(np.abs(column))), 0.0, column)
-        if not any(np.allclose(column, other, rtol=1e-6, atol=1e-8) for other in kept):
-            kept.append(column)
-    kept.sort(key=tuple)
-    return [dict(zip(variables, (float(c) + 0.0 for c in column))) for column in kept]
+    columns = [
+        np.where(np.abs(column) < 1e-12 * max(1.0, np.max(np.abs(column))), 0.0, column)
+        for column in x[:, small_gradient & converged & inside].T
+    ]
+    kept = [dict(zip(variables, (float(c) + 0.0 for c in column))) for column in columns]
+    return sorted(distinct(kept, rtol=1e-6, atol=1e-8), key=lambda p: tuple(p.values()))
+
+
+def distinct(points: list[dict[str, float]], rtol: float, atol: float) -> list[dict[str, float]]:
+    """``points`` without the ones close to an earlier one (``numpy.allclose``).
+
+    >>> distinct([{"x": 1.0}, {"x": 1.0 + 1e-9}, {"x": 2.0}], rtol=1e-6, atol=1e-8)
+    [{'x': 1.0}, {'x': 2.0}]
+    """
+    kept: list[dict[str, float]] = []
+    for point in points:
+        here = list(point.values())
+        if not any(np.allclose(here, list(other.values()), rtol, atol) for other in kept):
+            kept.append(point)
+    return kept
 
 
 def descend(graph: Graph, variables, x: np.ndarray, width, deadline: float, notes: list[str]):

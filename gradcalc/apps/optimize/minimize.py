@@ -196,6 +196,7 @@ FOUND = {
     "local minimum": "minimum",
     "local maximum": "maximum",
     "saddle point": "saddle",
+    "inflection point": "inflection",  # (of one variable, by the terms of lowest order)
     "inconclusive": "degenerate",
 }
 
@@ -252,9 +253,7 @@ def _degenerate(graph: Graph, stop: Stop, eigen: str) -> tuple[str, str, bool]:
     if decided.verdict == "local minimum":
         reason = f"{stop.reason}; {singular}, and by the terms of lowest order a minimum"
         return "minimum", f"{reason}: {decided.reason}", True
-    found = {"local maximum": "maximum", "saddle point": "saddle"}.get(
-        decided.verdict, "inflection"
-    )
+    found = FOUND[decided.verdict]
     article = "an" if decided.verdict[0] in "aeiou" else "a"
     reason = f"{stop.reason}, but at {article} {decided.verdict}, not a minimum: {decided.reason}"
     return found, reason, False

@@ -376,7 +376,11 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
     table.add_column("tape", justify="right", style="cyan", no_wrap=True)
     check = result.check
     if check is not None and check.partials:
-        short = all(len((p.exact or [None])[0] or "") <= 32 for p in check.partials.values())
+        from gradcalc.symbolic.crosscheck.crosscheck import SHORT_EXACT  # (the check ran)
+
+        short = all(
+            len((p.exact or [None])[0] or "") <= SHORT_EXACT for p in check.partials.values()
+        )
         table.add_column("symbolic (sympy)")
         table.add_column("exact", justify="right", no_wrap=short)
     if check is not None:
