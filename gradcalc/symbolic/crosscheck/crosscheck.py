@@ -32,6 +32,7 @@ from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
 from gradcalc.core.numbers import counted
 from gradcalc.lang.graph import Graph
+from gradcalc.symbolic.crosscheck.confirm import confirm_mismatches, residue_how, zero_residues
 from gradcalc.symbolic.crosscheck.values import (  # noqa: F401 (SHORT_EXACT: used from here)
     RTOL,
     SHORT_EXACT,
@@ -68,7 +69,6 @@ from gradcalc.symbolic.translate.shapes import (
 )
 
 EXACT_POINT_LIMIT = 16  # more points than this are checked with lambdify
-CONFIRM = 16  # mismatching points recomputed to 40+ digits before a disagreement counts
 
 
 def symbolic_gradient(graph: Graph, target: int, sources: Sequence[str]) -> dict[str, Any]:
@@ -115,6 +115,9 @@ class Partial:
     #: flat point -> the derivative at the float64 point the tape was given, where the exact
     #: point typed is not a float64 number and the tape agrees with it there (not here)
     rounded: dict[int, float] = field(default_factory=dict)
+    #: flat point -> the allowance, where the truth is exactly 0 and the tape's value is
+    #: float64's rounding of the derivative's terms (:func:`.confirm.zero_residues`)
+    residue: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -181,6 +184,9 @@ class CheckReport:
                 f"; at {rounded} the point typed is not a float64 number: the tape agrees with "
                 "the derivative at its nearest float64"
             )
+        residues = [s for p in self.partials.values() for s in p.residue.values()]
+        if residues:
+            how += "; " + residue_how(len(residues), max(residues))
         precise = max((p.precise for p in self.partials.values()), default=0)
         if precise:
             how += f"; at {precise} with 50-digit values, the exact ones being too large"
@@ -304,7 +310,8 @@ def check_against(
                 rounded_points(partials, expanded, tape_values, where)
             else:
                 partials = _lambdified_partials(graph, key, expanded, where.point, where.skip)
-                _confirm_mismatches(graph, partials, expanded, tape_values, where)
+                confirm_mismatches(graph, partials, expanded, tape_values, where)
+            zero_residues(partials, expanded, tape_values, where)
             for label, partial in partials.items():
                 partial.derivative = shown[label]
         if method == "float64":  # (its own share of the time: outside the limit above)
@@ -435,42 +442,11 @@ def _lambdified_partials(graph: Graph, key: tuple, derivatives, point, skip) -> 
     return partials
 
 
-def _confirm_mismatches(graph: Graph, partials, derivatives, tape_values, where) -> None:
-    """Where the tape parts from sympy's derivative evaluated in floats by more than RTOL of
-    it, evaluate the derivative again to 40+ digits
-    (:func:`~gradcalc.symbolic.decide.precision.precise_at`), at up to CONFIRM points (those
-    outside the float rule first): a disagreement is never one with float rounding (sympy's
-    ``exp(x)/(exp(x) + 1)`` for softplus is inf/inf at x = 800, the tape's sigmoid is 1), and
-    a point confirmed is judged by the rule of exact values (:mod:`.values`)."""
-    import sympy as sp
-
-    from gradcalc.symbolic.decide.precision import mp_function, precise_at
-
-    shape = where.skip.shape
-    columns = {v: np.broadcast_to(where.point[v], shape).reshape(-1) for v in graph.variables}
-    names = sorted(graph.variables)
-    symbols = [sp.Symbol(n, real=True) for n in names]
-    for source, partial in partials.items():
-        tape = tape_column(tape_values[source], shape)
-        values = np.array(partial.values, dtype=float)
-        flat, confirmed = values.reshape(-1), np.array(partial.confirmed, bool).reshape(-1)
-        loose = mismatch(tape, values, where.skip, False).reshape(-1)
-        strict = mismatch(tape, values, where.skip, True).reshape(-1)
-        order = np.concatenate([np.flatnonzero(loose), np.flatnonzero(strict & ~loose)])
-        function = None  # sympy's derivative for mpmath, made once a point needs it
-        for k in order[:CONFIRM]:
-            point = {v: sp.Rational(float(column[k])) for v, column in columns.items()}
-            function = function or mp_function(symbols, [derivatives[source]])
-            try:
-                precise = precise_at(function, names, point)
-            except ZeroDivisionError:  # mpmath's 0/0: sympy's form, not the derivative
-                limit = limit_at(derivatives[source], point)
-                precise = None if limit is None else limit.value
-                if limit is not None:
-                    partial.limits.append(limit)
-            if precise is not None or loose[k]:  # (unconfirmed within the float rule: kept)
-                flat[k], confirmed[k] = (np.nan if precise is None else precise), True
-        partial.values, partial.confirmed = values, confirmed.reshape(shape)
+def _marked(points: Mapping[int, float], skip: np.ndarray) -> np.ndarray:
+    """True at the flat ``points`` of an array shaped as ``skip``."""
+    marked = np.zeros(skip.size, dtype=bool)
+    marked[list(points)] = True
+    return marked.reshape(skip.shape)
 
 
 def _compare(partials, gradients, skip) -> CheckReport:
@@ -480,7 +456,7 @@ def _compare(partials, gradients, skip) -> CheckReport:
         tape = tape_column(gradients[source], skip.shape)
         symbolic = np.array(partial.values, dtype=float)
         symbolic.reshape(-1)[list(partial.rounded)] = list(partial.rounded.values())
-        bad = mismatch(tape, symbolic, skip, partial.confirmed)
+        bad = mismatch(tape, symbolic, skip, partial.confirmed) & ~_marked(partial.residue, skip)
         with np.errstate(all="ignore"):
             difference = np.abs(tape - symbolic)
         partial.mismatch = bad
