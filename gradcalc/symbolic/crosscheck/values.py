@@ -10,8 +10,8 @@ directions, tensors):
   x = 1e15, where the truth is -7.9e-24, is 16% off and fails: float64 lost its digits to
   cancellation there.
 - Two slacks, each for what float64 cannot hold: where the truth is exactly 0, the tape's
-  rounding residue up to :data:`ZERO_ATOL` (the tape's cos(pi/2) is 6.1e-17, and a point given
-  as ``pi/2`` is rounded to float64 before the tape sees it); where the truth is below
+  rounding residue up to :data:`ZERO_ATOL` (the tape's cos(pi/2) is 6.1e-17), or of larger
+  terms (:func:`.confirm.zero_residues`); where the truth is below
   float64's smallest normal number (:data:`TINY`, 2.2e-308: subnormals carry fewer digits), a
   difference up to that number.
 - A point typed that float64 cannot hold (``pi/2``, ``0.1``) reaches the tape rounded; where
