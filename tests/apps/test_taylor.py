@@ -208,3 +208,33 @@ def test_a_removable_singularity_at_an_order_past_the_nested_tapes_budget() -> N
 def test_without_a_finite_two_sided_limit_there_is_no_polynomial(expression, at) -> None:
     with pytest.raises(UndefinedError):
         taylor(expression, [at], 3 if expression == "x^(5/2)" else 2)
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "order", "said"),
+    [
+        # 0.1 + 0.2 - 0.3 is 5.6e-17 in float64: the tape divides by it and gets numbers
+        ("1/(x - 0.1 - 0.2 + 0.3)", "x=0", 2, "f is undefined at x=0"),
+        ("cbrt(x - 0.1 - 0.2 + 0.3) + x", "x=0", 2, "derivative of order 1 is undefined"),
+        ("x/sin(pi*y)", "x=1,y=1", 2, "f is undefined at x=1, y=1"),  # (sin(float pi) ≠ 0)
+    ],
+)
+def test_where_float64_rounded_past_a_singularity_the_polynomial_is_undefined(
+    expression, at, order, said
+) -> None:
+    graph = lower(parse_program(expression))
+    exact = dict(p.split("=") for p in at.split(","))
+    f = to_sympy(graph)[graph.targets[0]]
+    point = {sp.Symbol(n, real=True): sp.sympify(v) for n, v in exact.items()}
+    derivative = sp.diff(f, x, 1 if "order 1" in said else 0)
+    assert not derivative.subs(point).is_finite  # the truth: no such number
+    with pytest.raises(UndefinedError, match="float64 rounded past the singularity") as error:
+        taylor(expression, [at], order)
+    assert said in str(error.value)
+
+
+def test_a_removable_singularity_float64_rounded_past_is_extended_by_its_limit() -> None:
+    shifted = "(x - 0.1 - 0.2 + 0.3)"
+    result = taylor(f"sin{shifted}/{shifted}", ["x=0"], 4)
+    assert _back(result.text) == sp.series(sp.sin(x) / x, x, 0, 5).removeO()
+    assert result.limit == 1

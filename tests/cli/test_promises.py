@@ -16,6 +16,8 @@ The promises (docs/students.md, "How gradcalc reads what you type"; docs/exit-co
   stderr says how the text was read);
 - ``undefined``: at a point where the expression is undefined, nothing passes (no exit 0, no
   ``"agree"``, no ✓), and JSON still gets one document (the answer, or the error);
+- ``rounded``: so too where float64 rounds past the pole (``1/(x - 0.1 - 0.2 + 0.3)`` at 0:
+  the tape's numbers are finite, and mean nothing);
 - ``deep``: a 199-deep ``sin(...)`` nest (the parser takes 200) is answered or refused in one
   line: never exit 70, never a traceback;
 - ``hostile``: every text of tests/hostile_inputs.py is refused (exit 2) in one line;
@@ -295,9 +297,9 @@ def probe_reading(name: str, output: str, run: Callable) -> None:
         assert "(1/2)·" in outcome.stdout, outcome.stdout
 
 
-def probe_undefined(name: str, output: str, run: Callable) -> None:
+def probe_undefined(name: str, output: str, run: Callable, text: str = "") -> None:
     args = example(name)
-    outcome = run(_with(args, f"log(-1 - {_point(args)[0]}^2)", output))
+    outcome = run(_with(args, text or f"log(-1 - {_point(args)[0]}^2)", output))
     _never_crashed(outcome)
     assert outcome.code != 0, outcome.output
     assert "✓" not in outcome.stdout, outcome.stdout
@@ -308,6 +310,15 @@ def probe_undefined(name: str, output: str, run: Callable) -> None:
             assert (obj.get("check") or {}).get("status") != "agree", obj
             error = obj.get("error")
             assert not isinstance(error, dict) or error["exit_code"] == outcome.code, obj
+
+
+def probe_rounded(name: str, output: str, run: Callable) -> None:
+    """At a point where float64 rounds past a pole (``v - v0 - 0.1 - 0.2 + 0.3`` is 5.6e-17,
+    not 0), the tape's finite numbers pass for nothing: the probe ``undefined``'s promise."""
+    args = example(name)
+    spec = args[args.index("--at") + 1] if "--at" in args else args[args.index("--from") + 1]
+    v, v0 = spec.split(",")[0].split("=")
+    probe_undefined(name, output, run, f"1/({v} - ({v0}) - 0.1 - 0.2 + 0.3)")
 
 
 def probe_deep(name: str, output: str, run: Callable) -> None:
@@ -461,6 +472,7 @@ PROBES: dict[str, tuple[Callable, Callable[[str, str, str], bool]]] = {
         lambda name, output, entry: output in (*SHOWN, "json") and name != "plot",
     ),
     "undefined": (probe_undefined, lambda name, output, entry: bool(_point(example(name)))),
+    "rounded": (probe_rounded, lambda name, output, entry: bool(_point(example(name)))),
     "hostile": (_hostile(QUICK_HOSTILE), lambda name, output, entry: True),
     "json": (probe_json, lambda name, output, entry: output == "json"),
     "headed": (probe_headed, lambda name, output, entry: _headed_applies(name, entry)),

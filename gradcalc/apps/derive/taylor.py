@@ -142,6 +142,11 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
     notes: list[str] = []
     found = None if switching else _exact_coefficients(graph, variables, texts, tape, budget, notes)
     notes += [SWITCHING] if switching else []  # sympy's values there are conventions
+    if found is not None and _rounded_past(found, texts) is not None:
+        extended = _extended(expression, graph, points, texts, order, budget)  # (sin(x)/x)
+        if extended is None:
+            raise UndefinedError(_rounded_past(found, texts) or "")
+        return extended
     exact = None if found is None else {powers: truth for powers, (truth, _) in found.items()}
     coefficients = []
     for powers, value in tape.items():
@@ -164,6 +169,26 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
         status,
         notes,
     )
+
+
+def _rounded_past(found: dict, texts: dict[str, str]) -> str | None:
+    """Where the tape computed every coefficient but sympy's exact one of the lowest order
+    is not a finite real number, float64 rounded past a singularity: why (None elsewhere).
+
+    >>> import sympy as sp
+    >>> _rounded_past({(0,): (sp.Integer(1), None), (1,): (sp.zoo, None)}, {"x": "0"})[:50]
+    "f's derivative of order 1 is undefined at x=0: sym"
+    """
+    from gradcalc.engine.judge.rounded import ROUNDED_PAST
+    from gradcalc.symbolic.decide.defined import finite_real
+
+    undefined = [p for p, (truth, _) in found.items() if finite_real(truth) is not True]
+    if not undefined:
+        return None
+    powers = min(undefined, key=sum)
+    what = "f" if not sum(powers) else f"f's derivative of order {sum(powers)}"
+    point = ", ".join(f"{name}={text}" for name, text in texts.items())
+    return f"{what} is undefined at {point}: {ROUNDED_PAST}"
 
 
 def _check_question(graph, variables, given, order: int) -> None:

@@ -107,7 +107,8 @@ def explain(
         return _without_point(expression, wrt)
     points = _one_point(at)
     graph = compile_expression(expression, points.names)
-    result = _one_target(gradient_at(graph, points, wrt, Options(check=False, strict=True)))
+    # checked: where float64 rounded past a singularity, UndefinedError (exit 3)
+    result = _one_target(gradient_at(graph, points, wrt, Options(check=True, strict=True)))
     names = _node_names(graph)
     tape_names = names | {_node(r): f"#{r.index}" for r in result.tape if _node(r) not in names}
     statements = {i: symbol(n) for i, n in names.items() if graph.nodes[i].kind == "op"}

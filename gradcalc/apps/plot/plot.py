@@ -405,8 +405,9 @@ def _defined_values(graph: Graph, arrays: Mapping[str, np.ndarray]) -> np.ndarra
 
 
 def _at_point(graph: Graph, points: Points) -> tuple[float, list[float]]:
-    """The value and gradient (one component per variable) at the point, from the tape."""
-    result = gradient_at(graph, points, options=Options(check=False))[0]
+    """The value and gradient (one component per variable) at the point, from the tape;
+    checked, so that a point where float64 rounded past a singularity is undefined."""
+    result = gradient_at(graph, points, options=Options(check=True))[0]
     return float(result.value), [0.0 if g is None else float(g) for g in result.gradient.values()]
 
 

@@ -43,7 +43,8 @@ def graph(
         raise InputError("graph draws one point: give one --at")
     scalar_only(at, "graph")
     session = Session(context, expression, at, None, of)
-    options = api.Options(check=False, strict=False)
+    # checked: a point where float64 rounded past a singularity is undefined (exit 3)
+    options = api.Options(check=True, strict=False)
     (result, *rest) = api.gradient_at(session.graph, session.first, names(wrt), options)
     if rest:
         raise InputError("graph draws one target: choose it with --of")

@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     from gradcalc.lang.graph import Graph
     from gradcalc.symbolic.crosscheck.crosscheck import CheckReport
 
-__all__ = ["rounded_past", "taken_out", "value_undefined"]
+__all__ = ["ROUNDED_PAST", "rounded_past", "taken_out", "value_undefined"]
+
+#: Why such a point is undefined, in the words every command uses.
+ROUNDED_PAST = (
+    "sympy finds it undefined there in exact arithmetic: float64 rounded past the "
+    "singularity, so the tape's numbers there mean nothing"
+)
 
 
 def rounded_past(report: CheckReport | None, count: int) -> np.ndarray:
@@ -66,11 +72,7 @@ def taken_out(report: CheckReport, where: np.ndarray, target: str) -> Singularit
         report.status, report.worst = ("agree", None) if report.points else ("skipped", None)
         report.note = "" if report.points else NOTHING_COMPARED
     derivatives = f"∂{target}/∂{names[0]}" if len(names) == 1 else f"∇{target}"
-    reason = (
-        "sympy finds it undefined there in exact arithmetic: float64 rounded past the "
-        "singularity, so the tape's numbers there mean nothing"
-    )
-    return Singularity(UNDEFINED, derivatives, 0, "", reason, np.flatnonzero(where))
+    return Singularity(UNDEFINED, derivatives, 0, "", ROUNDED_PAST, np.flatnonzero(where))
 
 
 def value_undefined(graph: Graph, target: int, points: Points, where: np.ndarray) -> np.ndarray:
