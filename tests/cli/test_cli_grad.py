@@ -462,3 +462,29 @@ def test_the_tangent_is_made_only_where_it_is_shown(cli, monkeypatch, args, made
     assert done.exit_code == 0, done.output
     assert len(calls) == made
     assert ("tangent plane: z = 2 + 4(x - 1) + (y - 2)" in done.stdout) == bool(made)
+
+
+def test_a_check_mark_beside_two_different_numbers_says_why(cli) -> None:
+    # 1.5707963267948966 is not a float64 number: the tape gets its nearest float64, where
+    # d/dx sec(x) is 2.667e32; at the decimal typed it is 2.70e33 (sympy, here, at 40 digits)
+    import sympy as sp
+
+    x = sp.Rational("1.5707963267948966")
+    at_typed = sp.N((sp.sin(x) / sp.cos(x) ** 2), 40)
+    at_float = sp.N((sp.sin(x) / sp.cos(x) ** 2).subs(x, sp.Rational(1.5707963267948966)), 40)
+    assert abs(at_typed / at_float - 1) > 1  # the two points' derivatives differ tenfold
+    answer = run_json(cli, "grad", "1/cos(x)", "--at", "x=1.5707963267948966")
+    assert math.isclose(answer["gradient"]["x"], float(at_float), rel_tol=1e-7)
+    result = cli("grad", "1/cos(x)", "--at", "x=1.5707963267948966", "--no-tape")
+    assert result.exit_code == 0, result.output
+    caption = result.stdout[result.stdout.index("check: the tape") :]
+    assert "not a float64 number" in caption and "nearest float64" in caption
+    # where the two numbers are the same, no caption
+    plain = cli("grad", "x^2", "--at", "x=0.5", "--no-tape")
+    assert "check: the tape" not in plain.stdout
+
+
+def test_a_pole_within_float64_rounding_says_so(cli) -> None:
+    result = cli("grad", "tan(x)", "--at", "x=1.5707963267948966")
+    assert result.exit_code == ExitCode.UNDEFINED
+    assert "its argument is pi/2 + k·pi to float64's precision" in result.stderr

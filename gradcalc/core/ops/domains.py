@@ -75,9 +75,18 @@ def log_like(name: str) -> Domain:
 
 
 def poles(offset: float, name: str, where: str) -> Domain:
-    """Undefined at ``k*pi + offset`` (tan, sec, csc, cot)."""
+    """Undefined at ``k*pi + offset`` (tan, sec, csc, cot), to float64's precision: the
+    reason says so, since a number typed within float64's rounding of the pole
+    (``1.5707963267948966`` for pi/2) reaches the tape as the pole's float.
+
+    >>> (issue,) = poles(np.pi / 2, "tan", "its cosine is 0")(np.ones(1))
+    >>> print(issue.reason)
+    tan is undefined where its cosine is 0: its argument is pi/2 + k·pi to float64's precision
+    """
     name = written_name(name)
-    return lambda x: [undefined(multiple_of_pi(x, offset), f"{name} is undefined where {where}")]
+    at = "pi/2 + k·pi" if offset else "k·pi"
+    reason = f"{name} is undefined where {where}: its argument is {at} to float64's precision"
+    return lambda x: [undefined(multiple_of_pi(x, offset), reason)]
 
 
 def unit_interval(name: str, closed_ok: bool) -> Domain:

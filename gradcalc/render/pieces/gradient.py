@@ -400,6 +400,9 @@ def gradient_tables(result: GradResult, digits: int | None, show_tape: bool) -> 
         if check is not None:
             cells.append(check_mark(check, check.partials.get(name)))
         table.add_row(*cells)
+    if check is not None and any(p.rounded or p.residue for p in check.partials.values()):
+        # a ✓ beside two numbers that differ (the point typed is not a float64 number) says why
+        table.caption, table.caption_justify = f"check: the tape {check.meaning()}", "left"
     parts: list[Any] = [headline(result, digits), table]
     if show_tape:
         parts.append(tape_table(result, digits))
