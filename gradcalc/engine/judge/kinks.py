@@ -223,20 +223,47 @@ def _settled(
             mask = _removable(expr, exact, (variables, judge), mask, singular, out)
             if not mask.any():
                 continue
-            shaped = (
-                mask.reshape(np.shape(problem.mask)) if np.size(problem.mask) == count else mask
-            )
-            problem = replace(problem, mask=shaped)
-            singular = replace(singular, points=np.flatnonzero(mask))  # (a copy: see above)
+            problem, singular = _restricted(problem, singular, mask)
         flagged |= _flat(problem.mask, count)
         kept_problems.append(problem)
         kept_found.append(singular)
-    out.problems, out.found = kept_problems, kept_found
+    out.problems, out.found = _outside_decided(kept_problems, kept_found, out.decided, count)
     if exact_switches and _piecewise(graph):
         out.exact_kinks += _switches(graph, expr, exact, (variables, judge), flagged)
     if out.decided:
         out.notes.append(_common_values(out, points, graph.target_names[target], higher))
     return out
+
+
+def _restricted(
+    problem: Problem, singular: Singularity, mask: np.ndarray
+) -> tuple[Problem, Singularity]:
+    """``problem`` and ``singular`` at the points of ``mask`` (flat) only: copies."""
+    count = mask.size
+    shaped = mask.reshape(np.shape(problem.mask)) if np.size(problem.mask) == count else mask
+    return replace(problem, mask=shaped), replace(singular, points=np.flatnonzero(mask))
+
+
+def _outside_decided(
+    problems: list[Problem], found: list[Singularity], decided: set[int], count: int
+) -> tuple[list[Problem], list[Singularity]]:
+    """The problems without those of a backward pass's records (``inside``: ``1/cbrt(x)^2``
+    in the Hessian of ``cbrt(x)^8``) at the ``decided`` points, where f is differentiable and
+    every derivative asked has its exact one-sided value instead of the tape's."""
+    if not decided:
+        return problems, found
+    at = np.zeros(count, dtype=bool)
+    at[list(decided)] = True
+    kept: tuple[list[Problem], list[Singularity]] = ([], [])
+    for problem, singular in zip(problems, found):
+        if singular.inside:
+            mask = _flat(problem.mask, count) & ~at
+            if not mask.any():
+                continue
+            problem, singular = _restricted(problem, singular, mask)
+        kept[0].append(problem)
+        kept[1].append(singular)
+    return kept
 
 
 def _common_values(

@@ -156,14 +156,29 @@ def _exact_side(expr, subs, base, symbol, scale: int, quotients: list[float]) ->
 
     h = sp.Symbol("h", positive=True)
     moved = expr.xreplace({**subs, symbol: subs[symbol] + scale * h})
+    return _exact_limit((moved - base) / (scale * h), h, quotients)
+
+
+def _exact_limit(moved: Any, h: Any, estimates: list[float]) -> float | None:
+    """sympy's limit of ``moved`` as ``h`` -> 0+, where the ``estimates`` at h = 10^-20 and
+    10^-30 did not settle: taken only when finite and real and the finer estimate is the
+    nearer one; None otherwise.
+
+    >>> import sympy as sp
+    >>> h = sp.Symbol("h", positive=True)
+    >>> _exact_limit(h ** sp.Rational(1, 3), h, [2.15e-7, 1e-10])
+    0.0
+    """
+    import sympy as sp
+
     try:
-        limit = sp.limit((moved - base) / (scale * h), h, 0, "+")
+        limit = sp.limit(moved, h, 0, "+")
     except (NotImplementedError, ValueError, TypeError, ArithmeticError, AttributeError):
         return None  # (sympy's limit of several functions' MRV sets is not implemented)
     if not (limit.is_real and limit.is_finite):
         return None
     value = float(limit)
-    coarse, fine = (abs(q - value) for q in quotients)
+    coarse, fine = (abs(q - value) for q in estimates)
     return value + 0.0 if fine < coarse else None
 
 
@@ -222,9 +237,11 @@ def _mixed_across(
     """∂/∂b of ∂f/∂a at the point (``path`` = (a, b)) where a part switches all along the
     line through it in b's direction (``abs(x)^3 + x*y`` at x = 0): on that line ∂f/∂a is
     the common limit of sympy's ∂f/∂a from either side in a (by the mean value theorem, f
-    being continuous across it: no step, sign or floor of a), a function of b, whose
-    derivative at the point is the answer, as (value, value). None when the two limits
-    differ, are not finite, do not give ``prior`` at the point, or sympy cannot take them.
+    being continuous across it: no step, sign or floor of a, or one whose jump a factor
+    cancels, as in sign(x)·|x|^(7/3), whose limits from both sides are f on the line), a
+    function of b, whose derivative at the point is the answer, as (value, value). None
+    when the two limits differ, are not finite, do not give ``prior`` at the point, or
+    sympy cannot take them.
 
     >>> import sympy as sp
     >>> x, y = sp.symbols("x y", real=True)
@@ -237,10 +254,12 @@ def _mixed_across(
     if len(path) != 2 or path[0] == path[1]:
         return None
     a, b = path
-    jumps = expr.atoms(sp.Heaviside, sp.sign, sp.floor, sp.ceiling, sp.Piecewise)
-    if any(a in jump.free_symbols for jump in jumps):
-        return None
     held = {s: v for s, v in subs.items() if s not in (a, b)}
+    jumps = expr.atoms(sp.Heaviside, sp.sign, sp.floor, sp.ceiling, sp.Piecewise)
+    if any(a in jump.free_symbols for jump in jumps) and not _continuous_across(
+        expr.xreplace(held), a, subs[a]
+    ):
+        return None
     along = sp.diff(expr, a).xreplace(held)
     left, right = (sp.limit(along, a, subs[a], side) for side in ("-", "+"))
     if left.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or sp.simplify(left - right) != 0:
@@ -257,9 +276,27 @@ def _mixed_across(
     return float(value), float(value)
 
 
+def _continuous_across(expr: Any, a: Any, at: Any) -> bool:
+    """Are ``expr``'s limits as ``a`` -> ``at`` from both sides ``expr`` at ``a = at``
+    (functions of the other variables, proven equal by sympy)?
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> _continuous_across(y * sp.sign(x) * sp.Abs(x) ** sp.Rational(7, 3), x, 0)
+    True
+    >>> _continuous_across(y * sp.sign(x), x, 0)
+    False
+    """
+    import sympy as sp
+
+    there = expr.xreplace({a: at})
+    return all(sp.simplify(sp.limit(expr, a, at, side) - there) == 0 for side in "+-")
+
+
 def _limit(expr: Any, subs: Mapping[Any, Any], symbol: Any, scale: int) -> float | None:
     """The limit of ``expr`` at the point from one side, from its values at
-    h = scale * 10^-k."""
+    h = scale * 10^-k -- or, where they approach it too slowly to settle (the second
+    derivative of |x|^(7/3), (28/9)·|x|^(1/3), is 2e-7 at 10^-20), sympy's exact limit."""
     import sympy as sp
 
     values = []
@@ -269,7 +306,11 @@ def _limit(expr: Any, subs: Mapping[Any, Any], symbol: Any, scale: int) -> float
         if not (value.is_real and value.is_finite):
             return None
         values.append(float(value))
-    return _settled(*values)
+    settled = _settled(*values)
+    if settled is not None:
+        return settled
+    h = sp.Symbol("h", positive=True)
+    return _exact_limit(expr.xreplace({**subs, symbol: subs[symbol] + scale * h}), h, values)
 
 
 def _settled(coarse: float, fine: float) -> float | None:
