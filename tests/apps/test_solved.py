@@ -79,3 +79,25 @@ def test_an_exact_list_of_two_variables_has_the_roots_of_its_cubic() -> None:
     for point, true in zip(found, expected):
         assert point == pytest.approx(true, abs=1e-9)
     assert sum("real to 50 digits, not proven" in note for note in result.notes) == 3
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_system_with_a_factor_without_radicals_is_never_called_complete(seed: int) -> None:
+    # f = P(x) + (y - q(x))^2: ∇f = 0 exactly where P'(x) = 0 and y = q(x). With P' a
+    # quintic, sympy's solve returned its radical roots only (none for x^5 - x - 1) and the
+    # list was called complete. The truth: P''s real roots, every one (real_roots).
+    import random
+
+    rng = random.Random(seed)
+    x, y = sp.symbols("x y", real=True)
+    p_prime = x**5 + sum(rng.randint(-9, 9) * x**k for k in range(4)) + rng.choice([-1, 1])
+    q = rng.randint(-3, 3) * x + rng.randint(-3, 3)
+    f = sp.integrate(p_prime, x) + (y - q) ** 2
+    roots = [float(r) for r in sp.Poly(p_prime, x).real_roots()]
+    truth = sorted((r, float(q.subs(x, r))) for r in dict.fromkeys(roots))
+    result = critical_points(str(f).replace("**", "^"), region="x=-20..20,y=-80..80")
+    found = sorted((p.point["x"], p.point["y"]) for p in result.points)
+    for point in found:  # every point listed is one
+        assert any(np.allclose(point, t, rtol=1e-8, atol=1e-8) for t in truth), (f, found)
+    if result.method == "exact":  # a list called complete is
+        assert len(found) == len(truth), (f, found, truth)

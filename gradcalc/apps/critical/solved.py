@@ -48,6 +48,7 @@ def exact_solutions(graph: Graph, variables, budget: float, notes: list[str], co
                 return None
             numerators = [sp.numer(c) for c in components]
             points: list[tuple[dict[str, float], dict[str, Any] | None]] = []
+            lines = len(continua)
             for solution in _solutions(sp, numerators, symbols):
                 if set(solution) != set(symbols) or any(
                     not value.is_number for value in solution.values()
@@ -69,6 +70,11 @@ def exact_solutions(graph: Graph, variables, budget: float, notes: list[str], co
                         f"{where}: real to 50 digits, not proven (sympy writes it with "
                         "complex numbers); shown as decimals"
                     )
+            if len(symbols) > 1 and len(continua) == lines:  # (finitely many: counted)
+                missed = _missed(numerators, symbols, len(points))
+                if missed:
+                    notes.append(missed)
+                    return None
             return sorted(points, key=lambda p: tuple(p[0].values()))
     except CheckTimeout as stop:
         notes.append(f"sympy could not solve ∇f = 0 {stop.within(budget)}")
@@ -86,6 +92,41 @@ def _solutions(sp: Any, numerators: list[Any], symbols: list[Any]) -> list[dict[
             return [{symbols[0]: root} for root in dict.fromkeys(poly.real_roots())]
     # (roots of cubics and quartics as CRootOf, whose realness sympy knows, not radicals)
     return list(sp.solve(numerators, symbols, dict=True, cubics=False, quartics=False))
+
+
+def _missed(numerators: list[Any], symbols: list[Any], found: int) -> str:
+    """Why sympy's solutions of a system (``found`` real points) may not be all of them: a
+    factor of the elimination polynomial has no roots in radicals (``x^5 - x - 1``: sympy's
+    ``solve`` then returns the others, or none, as if complete), or solving in radicals
+    finds more real points. "" when they are all.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> _missed([x**5 - x - 1, y], [x, y], 0)[:60]
+    'sympy cannot write every solution of ∇f = 0 exactly (a facto'
+    >>> _missed([x**2 - 1, y], [x, y], 2)
+    ''
+    """
+    from sympy.polys.polyerrors import UnsolvableFactorError
+    from sympy.solvers.polysys import solve_poly_system
+
+    try:
+        solutions = solve_poly_system(numerators, *symbols, strict=True) or []
+    except UnsolvableFactorError:
+        return (
+            "sympy cannot write every solution of ∇f = 0 exactly (a factor of degree 5 or "
+            "more has no roots in radicals): the critical points are searched for numerically"
+        )
+    except NotImplementedError:  # (not finitely many: sympy's solve said so itself)
+        return ""
+    names = [str(s) for s in symbols]
+    real = [s for s in solutions if _numerically_real(dict(zip(names, s))) is not None]
+    if len(real) <= found:
+        return ""
+    return (
+        f"sympy's solve found {found} of the {len(real)} real solutions of ∇f = 0 that "
+        "solving in radicals finds: the critical points are searched for numerically"
+    )
 
 
 def _numerically_real(exact: dict[str, Any]) -> dict[str, float] | None:
