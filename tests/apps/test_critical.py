@@ -201,3 +201,13 @@ def test_the_simplest_rational_between_two_numbers(lo: Fraction, width: Fraction
     assert lo <= q <= hi
     for denominator in range(1, min(q.denominator, 2000)):
         assert math.ceil(lo * denominator) > math.floor(hi * denominator)  # no k/d inside
+
+
+def test_a_root_without_radicals_is_shown_with_its_value() -> None:
+    # x^5 - x - 1 has one real root and no radicals: sympy writes CRootOf(..., 0)
+    x = sp.Symbol("x")
+    root = float(sp.CRootOf(x**5 - x - 1, 0).evalf(30))
+    (point,) = critical_points("x^6/6 - x^2/2 - x").points
+    written, _, value = point.coordinates.partition(" ≈ ")
+    assert written == "x = CRootOf(x^5 - x - 1, 0)"
+    assert abs(float(value) - root) < 1e-9

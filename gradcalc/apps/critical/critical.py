@@ -86,10 +86,27 @@ def coordinates(point: Mapping[str, float], exact: Mapping[str, Any] | None) -> 
 
     >>> coordinates({"x": 0.5, "y": 2.0000000001}, None)
     'x = 0.5, y = 2'
+
+    A root sympy writes as ``CRootOf`` (no radicals) gets its value beside it:
+
+    >>> import sympy as sp
+    >>> root = sp.CRootOf(sp.Symbol("x") ** 5 - sp.Symbol("x") - 1, 0)
+    >>> coordinates({"x": float(root)}, {"x": root})
+    'x = CRootOf(x^5 - x - 1, 0) ≈ 1.167303978'
     """
     if exact is not None:
-        return ", ".join(f"{n} = {user_text(v)}" for n, v in exact.items())
+        return ", ".join(
+            f"{n} = {user_text(v)}" + (f" ≈ {point[n]:.10g}" if _implicit(v) else "")
+            for n, v in exact.items()
+        )
     return ", ".join(f"{n} = {v:.10g}" for n, v in point.items())
+
+
+def _implicit(value: Any) -> bool:
+    """Is an exact value written as a root of a polynomial, not a number one reads?"""
+    import sympy as sp  # (loaded: the value is sympy's)
+
+    return bool(value.has(sp.CRootOf))
 
 
 @dataclass
