@@ -198,3 +198,20 @@ def test_a_table_never_folds_a_number(cli, width: int, expression: str, at: str)
     for text in data["exact"].values():
         if text and " " in text:  # (a short exact value with a space: all on one line)
             assert text in table, (text, table)
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 100, 120])
+@pytest.mark.parametrize("command", ["grad", "hessian", "jacobian"])
+def test_a_table_of_many_points_never_folds_or_crops_a_number(cli, width: int, command: str):
+    # at 80 columns grad's ∂ columns folded 0.013450173977888719 over four lines, and the
+    # point column 123.456 over two (read: 123.4); and rich cropped unfolding columns
+    expression = "exp(x)*sin(y)*z^3/7, x*y" if command == "jacobian" else "exp(x)*sin(y)*z^3/7"
+    points = ["x=1.5,y=2.25,z=0.3", "x=-3.7,y=1e-5,z=123.456", "x=10,y=0.1,z=-2"]
+    args = [command, expression, *(a for p in points for a in ("--at", p))]
+    rows = list(csv.DictReader(io.StringIO(cli(*args, "--format", "csv").stdout)))
+    table = cli(*args, env={"COLUMNS": str(width)}).stdout
+    words = set(table.replace("│", " ").replace("┃", " ").split())
+    numbers = [v for row in rows for v in row.values() if v and v[-1].isdigit()]
+    assert len(numbers) >= 21
+    for value in numbers:
+        assert value in words, (value, table)

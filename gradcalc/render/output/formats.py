@@ -144,9 +144,12 @@ def fitted(part: Any, console: Any) -> Any:
     >>> fitted(table, Console(width=80)) is table
     True
     """
+    from rich.console import Group
     from rich.measure import Measurement
     from rich.table import Table as RichTable
 
+    if isinstance(part, Group):  # (a reading above a table of many points)
+        return Group(*(fitted(each, console) for each in part.renderables))
     if not isinstance(part, RichTable):
         return part
     if _least_width(part) > console.width:  # (numbers that must not fold leave no room)
@@ -176,7 +179,8 @@ def _least_width(table: Any) -> int:
 
 def stacked(table: Any) -> Any:
     """A rich table as text: its title, then each row as ``header: value`` lines (just the
-    value under an empty header; nothing for an empty cell), a blank line between rows."""
+    value under an empty header; nothing for an empty cell), a blank line between rows, and
+    its caption last."""
     from rich.text import Text
 
     headers = [_text(column.header) for column in table.columns]
@@ -187,7 +191,8 @@ def stacked(table: Any) -> Any:
         )
         for row in zip(*columns)
     ]
-    return Text("\n\n".join([_text(table.title)] * bool(table.title) + rows))
+    caption = [_text(table.caption)] * bool(table.caption)
+    return Text("\n\n".join([_text(table.title)] * bool(table.title) + rows + caption))
 
 
 def _text(cell: Any) -> str:

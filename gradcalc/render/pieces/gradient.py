@@ -447,12 +447,14 @@ def points_table(result: GradResult, digits: int | None, diagnose: bool = False)
     """Many points: one row each (capped at MAX_TABLE_ROWS); a diagnostics column when any
     point has findings (or always, with ``diagnose``)."""
 
+    # numbers never fold (123.456 over 56 reads as 123.4): a table they leave no room in is
+    # stacked (render.output.formats.fitted)
     table = new_table(f"{result.target}")
     for name in result.points.names:
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", no_wrap=True)
     table.add_column("value", justify="right", style="cyan", no_wrap=True)
     for name in result.sources:
-        table.add_column(f"∂/∂{name}", justify="right", style="cyan")
+        table.add_column(f"∂/∂{name}", justify="right", style="cyan", no_wrap=True)
     if result.check is not None:
         table.add_column("check", justify="center")
     health = diagnose or bool(result.diagnostics)

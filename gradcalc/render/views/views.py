@@ -142,8 +142,8 @@ def with_reading(result: GradResult, table: Any) -> Any:
 def rows_table(title: str, header: list[str], rows: Iterator[list[str]]) -> Any:
     """Several points as a table of the CSV cells (at most MAX_TABLE_ROWS rows)."""
     table = render.new_table(title)
-    for column in header:
-        table.add_column(column, justify="right")
+    for column in header:  # (numbers never fold: too wide a table is stacked)
+        table.add_column(column, justify="right", no_wrap=True)
     for k, row in enumerate(rows):
         if k == render.MAX_TABLE_ROWS:
             break
