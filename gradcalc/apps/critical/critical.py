@@ -34,6 +34,7 @@ from gradcalc.apps.critical.critical_search import (
     numeric_search,
 )
 from gradcalc.apps.critical.solved import exact_solutions
+from gradcalc.apps.critical.steady import steady_inertia, steady_note
 from gradcalc.apps.critical.underflow import settled
 from gradcalc.core.errors import InputError
 from gradcalc.core.ops import NOT_DIFFERENTIABLE, REGISTRY
@@ -197,7 +198,7 @@ def critical_points(
     else:
         points, continua = _numeric_points(graph, variables, bounds, budget, notes)
         method = "numeric"
-    found = _classified(graph, variables, points, deadline)
+    found = _classified(graph, variables, points, deadline, notes)
     notes += _settled(graph, variables, found, deadline)
     corners = _not_differentiable(graph)
     if corners:
@@ -340,9 +341,13 @@ def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
 # --- each point: value, Hessian, the test -----------------------------------------------------
 
 
-def _classified(graph: Graph, variables, points, deadline: float) -> list[CriticalPoint]:
+def _classified(
+    graph: Graph, variables, points, deadline: float, notes: list[str]
+) -> list[CriticalPoint]:
     """Each point with its value and second-derivative test; points where the tape finds f
-    or ∇f undefined, or ∇f not zero, are left out."""
+    or ∇f undefined, or ∇f not zero, are left out. A numeric point whose eigenvalues are all
+    below the test's floor gets their signs where they hold steady around it
+    (:mod:`.steady`), with a note."""
     if not points:
         return []
     x = np.array([[p[v] for p, _ in points] for v in variables], dtype=float)
@@ -360,24 +365,18 @@ def _classified(graph: Graph, variables, points, deadline: float) -> list[Critic
             continue  # the tape does not confirm ∇f = 0 here
         gradient = np.zeros(len(variables)) if exact is not None else g[:, k]
         known = np.full(len(variables), exact is not None)  # sympy solved ∇f = 0 exactly
+        signs = exactly[2] if exactly is not None else None
+        test = classify(hessian, gradient, scale, known, tolerance, signs)
+        if exact is None and test.critical and test.verdict == "inconclusive":
+            signs = steady_inertia(graph, variables, x[:, k])
+            if signs is not None:
+                test = classify(hessian, gradient, scale, known, tolerance, signs)
+                smallest = min(test.eigenvalues, key=abs)
+                notes.append(steady_note(coordinates(point, None), test.verdict, smallest))
         two = len(variables) == 2
-        found.append(
-            CriticalPoint(
-                point,
-                exact,
-                exactly[0] if exactly is not None else float(values[k]),
-                hessian,
-                classify(
-                    hessian,
-                    gradient,
-                    scale,
-                    exact=known,
-                    tolerance=tolerance,
-                    inertia=exactly[2] if exactly is not None else None,
-                ),
-                float(hessian[0, 0] * hessian[1, 1] - hessian[0, 1] ** 2) if two else None,
-            )
-        )
+        value = exactly[0] if exactly is not None else float(values[k])
+        determinant = float(hessian[0, 0] * hessian[1, 1] - hessian[0, 1] ** 2) if two else None
+        found.append(CriticalPoint(point, exact, value, hessian, test, determinant))
     return found
 
 
