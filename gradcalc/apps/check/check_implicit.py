@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gradcalc.apps.check.gaps import curve_hole_witness, failed_at
+from gradcalc.apps.check.gaps import with_curve_holes
 from gradcalc.apps.check.verdicts import Verdict, Verdicts
 from gradcalc.apps.derive.implicit import implicit
 from gradcalc.core.errors import InputError
@@ -70,8 +70,9 @@ def check_implicit(
             entry.label, text, shown, decision.verdict, decision.detail, evidence=decision.evidence
         )
         if verdict.ok:  # a proof of sympy's reading (x/x is 1) says nothing of holes
-            gap = curve_hole_witness(answer, graph, entry.raw, result.function, dependent)
-            verdict = failed_at(verdict, gap)
+            verdict = with_curve_holes(
+                verdict, answer, graph, entry.raw, result.function, dependent
+            )
         verdicts.append(verdict)
     labels = ", ".join(entry.label for entry in result.entries)
     where = "curve" if len(graph.variables) == 2 else "surface"

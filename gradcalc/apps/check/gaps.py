@@ -5,7 +5,9 @@ holds only where it is defined: at x = 3 it divides by zero while the derivative
 Sampling never lands on such a point, so after a pass the answer's holes
 (:func:`gradcalc.symbolic.decide.holes.holes`, each confirmed exactly) are tried: a hole
 where the function is defined, sympy's derivative is a finite real number and the tape's
-derivative agrees with it is a witness that the answer is wrong there.
+derivative agrees with it is a witness that the answer is wrong there. Where sympy could
+not solve some op's zeros (out of time, or ``x - cos(x)``), a hole may be missing: the pass
+is then *could not decide*, saying which.
 
 >>> import sympy as sp
 >>> from gradcalc.engine.run.api import compile_expression
@@ -26,16 +28,26 @@ from typing import Any
 
 from gradcalc.apps.check.numbers import exact_short, is_zero
 from gradcalc.apps.check.verdicts import Verdict
+from gradcalc.core.budget import symbolic_limit as time_limit
 from gradcalc.core.errors import UndefinedError
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.decide.decision import NOT_EQUIVALENT, point_text
+from gradcalc.symbolic.decide.decision import NOT_EQUIVALENT, UNDECIDED, point_text
 from gradcalc.symbolic.decide.defined import defined_at, finite_real
-from gradcalc.symbolic.decide.holes import BASES, holes, holes_on
+from gradcalc.symbolic.decide.holes import BASES, Holes, holes, holes_on
+from gradcalc.symbolic.decide.patience import FAILURES
 from gradcalc.symbolic.translate.derivative import symbol
 from gradcalc.symbolic.translate.notation import user_text
 
-__all__ = ["AGREE", "curve_hole_witness", "failed_at", "hole_witness", "with_holes"]
+__all__ = [
+    "AGREE",
+    "curve_hole_witness",
+    "failed_at",
+    "hole_witness",
+    "with_curve_holes",
+    "with_holes",
+]
 
+DIVIDES_SECONDS = 1.0  # for sympy to tell whether an unsolved operand divides the derivative
 #: How closely (relative) the tape's derivative at a hole must agree with sympy's exact one.
 AGREE = 1e-6
 SHORT = 24  # characters of an exact value shown as it is
@@ -49,9 +61,14 @@ def hole_witness(
     the first of :data:`~gradcalc.symbolic.decide.holes.BASES`); None when there is none.
     ``tape_at`` gives the tape's derivative at a point (name -> exact number), raising
     UndefinedError where it has none."""
+    return _witness(holes(answer), graph, truth, tape_at)
+
+
+def _witness(found: Holes, graph: Graph, truth: Any, tape_at) -> str | None:
+    """:func:`hole_witness` among the holes ``found``."""
     import sympy as sp
 
-    for hole in holes(answer):
+    for hole in found:
         point = {n: hole.get(n, sp.Rational(BASES[0])) for n in graph.variables}
         if defined_at(graph, point) is not True:
             continue  # f itself is undefined there (or not known to be): so is f'
@@ -81,14 +98,28 @@ def with_holes(verdict: Verdict, answer: Graph, graph: Graph, truth: Any, tape_a
     >>> with_holes(passed, answer, f, 2 * x, lambda point: 0.0).detail
     'differs at x=0: yours undefined, correct 0; elsewhere sympy proves the difference is 0'
     """
-    return failed_at(verdict, hole_witness(answer, graph, truth, tape_at))
+    found = holes(answer)
+    return failed_at(verdict, _witness(found, graph, truth, tape_at), _unsolved(found, truth))
 
 
-def failed_at(verdict: Verdict, gap: str | None) -> Verdict:
+def failed_at(verdict: Verdict, gap: str | None, unsolved: str = "") -> Verdict:
     """``verdict``, a pass of sympy's reading, as a fail at the hole ``gap`` describes (and
-    equal elsewhere); as it is when there is no hole (``gap`` None)."""
+    equal elsewhere); as it is when there is no hole (``gap`` None) -- unless the search
+    for holes could not solve ``unsolved``: then undecided, saying so.
+
+    >>> passed = Verdict("df/dx", "2/(x - cos(x))", "", "equivalent", "sympy proves it")
+    >>> undecided = failed_at(passed, None, "x - cos(x) = 0")
+    >>> undecided.verdict, undecided.detail.endswith("sympy could not solve x - cos(x) = 0")
+    ('could not decide', True)
+    """
     if gap is None:
-        return verdict
+        if not unsolved:
+            return verdict
+        detail = (
+            f"{verdict.detail} where your answer is defined, but could not find every point "
+            f"where it is not, as typed: sympy could not solve {unsolved}"
+        )
+        return replace(verdict, verdict=UNDECIDED, detail=detail, evidence="", where="")
     detail = f"{gap}; elsewhere {verdict.detail}"
     return replace(verdict, verdict=NOT_EQUIVALENT, detail=detail, evidence="domain", where="")
 
@@ -111,8 +142,56 @@ def curve_hole_witness(
     >>> curve_hole_witness(answer, circle, -x / y, x**2 + y**2 - 25, "y")
     'differs at x=4, y=3: yours undefined, correct -4/3'
     """
+    return _curve_witness(
+        holes_on(answer, curve, equation.variables, dependent), equation, truth, curve, dependent
+    )
+
+
+def with_curve_holes(
+    verdict: Verdict, answer: Graph, equation: Graph, truth: Any, curve: Any, dependent: str
+) -> Verdict:
+    """:func:`with_holes` for an implicit derivative on ``curve`` = 0."""
+    found = holes_on(answer, curve, equation.variables, dependent)
+    gap = _curve_witness(found, equation, truth, curve, dependent)
+    return failed_at(verdict, gap, _unsolved(found, truth))
+
+
+def _unsolved(found: Holes, truth: Any) -> str:
+    """What the search for holes could not solve, but for an operand whose zeros are zeros of
+    the denominator of the derivative ``truth`` too (no witness can be there: the derivative
+    is undefined where the answer is): "" when nothing is left.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> found = Holes()
+    >>> found.unsolved = [(x + 6 * y - 8, "x + 6y - 8 = 0 on the curve")]
+    >>> _unsolved(found, (-2 * x - y - sp.cos(x)) / (x + 6 * y - 8))
+    ''
+    >>> _unsolved(found, -x / y)
+    'x + 6y - 8 = 0 on the curve'
+    """
+    left = [text for zero, text in found.unsolved if not _divides(zero, truth)]
+    return left[0] if left else ""
+
+
+def _divides(zero: Any, truth: Any) -> bool:
+    """Is ``zero`` a factor of the denominator of ``truth``, as sympy writes it?"""
+    import sympy as sp
+
+    if zero is None:
+        return False
+    try:
+        with time_limit(DIVIDES_SECONDS):
+            quotient = sp.cancel(sp.denom(sp.together(truth)) / zero)
+            return not (sp.denom(quotient).free_symbols & zero.free_symbols)
+    except (*FAILURES, sp.PolynomialError):
+        return False
+
+
+def _curve_witness(found: Holes, equation: Graph, truth: Any, curve: Any, dependent: str):
+    """:func:`curve_hole_witness` among the holes ``found``."""
     f_y = curve.diff(symbol(dependent))  # (dy/dx exists where F_y is not 0)
-    for point in holes_on(answer, curve, equation.variables, dependent):
+    for point in found:
         if defined_at(equation, point) is not True:
             continue
         at = {symbol(n): v for n, v in point.items()}

@@ -9,7 +9,8 @@ solved for its real zeros, and every zero found is confirmed exactly by
 :func:`~gradcalc.symbolic.decide.defined.undefined_at` before it is returned. Other
 variables are fixed at a few plain values first, so ``2*x^2*y/x`` has its hole at x = 0 for
 some y. Undefined stretches (``ln`` of a negative number) are left to sampling, which finds
-them; what cannot be solved in time is left out, so the list can be incomplete, never wrong.
+them; an operand whose zeros cannot be solved (in time, or in closed form) is named in
+:attr:`Holes.unsolved`, so that a check that needs every hole says it could not decide.
 
 >>> from gradcalc.lang.graph import lower
 >>> from gradcalc.lang.parser import parse_program
@@ -26,13 +27,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gradcalc.core.budget import CheckTimeout
 from gradcalc.core.budget import symbolic_limit as time_limit
 from gradcalc.lang.graph import Graph
 from gradcalc.symbolic.decide.defined import undefined_at
 from gradcalc.symbolic.decide.patience import FAILURES
 from gradcalc.symbolic.translate.convert import converted
+from gradcalc.symbolic.translate.notation import user_text
 
-__all__ = ["BASES", "MOST", "holes", "holes_on"]
+__all__ = ["BASES", "MOST", "Holes", "holes", "holes_on"]
 
 #: At most this many holes are returned (the first found, in the graph's order).
 MOST = 6
@@ -41,6 +44,22 @@ BASES = ("2/7", "-3/5")
 #: Zeros taken from an infinite family (tan's poles: π/2 + kπ) -- k = 0, 1, -1.
 FAMILY = (0, 1, -1)
 SECONDS = 1.0  # for sympy to solve one operand
+
+
+class Holes(list):
+    """The holes found (points, name -> exact sympy number), and ``unsolved``: each op's
+    operand whose zeros sympy could not solve (out of time, or not in closed form:
+    ``x - cos(x)``), with why, as (expression, text); empty when every one was solved --
+    then no hole is missing but past :data:`MOST` and off the slices of :data:`BASES`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unsolved: list[tuple[Any, str]] = []
+        self.missed = ""  # what the solving of the current operand could not solve
+
+    def miss(self, text: str) -> None:
+        """Say that the current operand's zeros could not all be solved (the first why)."""
+        self.missed = self.missed or text
 
 
 def _zeros_of(sp: Any) -> dict[str, Callable[..., list[Any]]]:
@@ -59,7 +78,7 @@ def _zeros_of(sp: Any) -> dict[str, Callable[..., list[Any]]]:
     }
 
 
-def holes(graph: Graph, seconds: float = SECONDS) -> list[dict[str, Any]]:
+def holes(graph: Graph, seconds: float = SECONDS) -> Holes:
     """Points (name -> exact sympy number) where ``graph``'s target, op by op as typed, is
     undefined though they may lie inside the domain of sympy's reading of it: each
     confirmed by :func:`undefined_at`, at most :data:`MOST`, none when nothing can be
@@ -72,15 +91,15 @@ def holes(graph: Graph, seconds: float = SECONDS) -> list[dict[str, Any]]:
     """
     variables = graph.variables
 
-    def solve(sp: Any, zero: Any) -> list[dict[str, Any]]:
-        return _solved(sp, zero, variables, seconds)
+    def solve(sp: Any, zero: Any, found: Holes) -> list[dict[str, Any]]:
+        return _solved(sp, zero, variables, seconds, found)
 
     return _confirmed(graph, solve, seconds)
 
 
 def holes_on(
     graph: Graph, curve: Any, names: tuple[str, ...], dependent: str, seconds: float = SECONDS
-) -> list[dict[str, Any]]:
+) -> Holes:
     """:func:`holes`, on the curve (or surface) ``curve`` = 0 in the variables ``names``:
     each zero solved together with the curve for one other variable and ``dependent``
     (any further variables fixed at :data:`BASES`).
@@ -93,29 +112,34 @@ def holes_on(
     [{'x': 5, 'y': 0}, {'x': -5, 'y': 0}, {'x': 4, 'y': 3}, {'x': 4, 'y': -3}]
     """
 
-    def solve(sp: Any, zero: Any) -> list[dict[str, Any]]:
-        return _on_curve(sp, zero, curve, names, dependent, seconds)
+    def solve(sp: Any, zero: Any, found: Holes) -> list[dict[str, Any]]:
+        return _on_curve(sp, zero, curve, (names, dependent), seconds, found)
 
     return _confirmed(graph, solve, seconds)
 
 
-def _confirmed(graph: Graph, solve: Callable[[Any, Any], list[dict]], seconds: float) -> list:
+def _confirmed(graph: Graph, solve: Callable[[Any, Any, Holes], list[dict]], seconds: float):
     """The points ``solve`` finds for each op's zeros where ``graph`` is undefined."""
     import sympy as sp
 
     zeros_of = _zeros_of(sp)
+    found = Holes()
     try:
         with time_limit(seconds * 4):
             exprs = converted(graph)  # (the check's own conversion of the answer, when made)
     except FAILURES:
-        return []
-    found: list[dict[str, Any]] = []
+        found.unsolved.append((None, "the answer (sympy ran out of time reading it)"))
+        return found
     for node in graph.nodes:
         rule = zeros_of.get(node.op) if node.kind == "op" else None
         if rule is None:
             continue
         for zero in rule(*(exprs[i] for i in node.inputs)):
-            for point in solve(sp, zero):
+            found.missed = ""
+            solved = solve(sp, zero, found)
+            if found.missed:
+                found.unsolved.append((zero, found.missed))
+            for point in solved:
                 if point not in found and undefined_at(graph, point):
                     found.append(point)
                 if len(found) == MOST:
@@ -123,10 +147,11 @@ def _confirmed(graph: Graph, solve: Callable[[Any, Any], list[dict]], seconds: f
     return found
 
 
-def _on_curve(sp, zero, curve, names, dependent, seconds) -> list[dict[str, Any]]:
-    """Real points where ``zero`` and ``curve`` are both 0 (see :func:`holes_on`): a zero
-    in one variable is solved alone, then the curve for the other one at each root;
-    a zero in both is solved together with the curve."""
+def _on_curve(sp, zero, curve, asked, seconds, found: Holes) -> list[dict[str, Any]]:
+    """Real points where ``zero`` and ``curve`` are both 0 (see :func:`holes_on`; ``asked``:
+    the variables and the dependent one): a zero in one variable is solved alone, then the
+    curve for the other one at each root; a zero in both is solved together with the curve."""
+    names, dependent = asked
     symbols = {n: sp.Symbol(n, real=True) for n in names}
     inside = [n for n in names if symbols[n] in zero.free_symbols]
     first = next((n for n in inside if n != dependent), None)
@@ -141,22 +166,26 @@ def _on_curve(sp, zero, curve, names, dependent, seconds) -> list[dict[str, Any]
         if len(set(inside) & {other, dependent}) == 1:
             alone = other if first else dependent
             then = dependent if first else other
-            for root in _roots(sp, plain["zero"], symbols[alone], seconds):
+            for root in _roots(sp, plain["zero"], symbols[alone], seconds, found):
                 on = plain["curve"].subs(symbols[alone], root)
-                for value in _roots(sp, on, symbols[then], seconds):
+                for value in _roots(sp, on, symbols[then], seconds, found):
                     points.append({**fixed, alone: root, then: value})
         else:
-            points += _together(sp, plain, [symbols[other], symbols[dependent]], fixed, seconds)
+            unknowns = [symbols[other], symbols[dependent]]
+            points += _together(sp, plain, unknowns, fixed, (seconds, found))
     return [{n: point[n] for n in names} for point in points]
 
 
-def _together(sp, plain, unknowns, fixed, seconds) -> list[dict[str, Any]]:
-    """The real solutions of ``plain``'s zero and curve together, simplified."""
+def _together(sp, plain, unknowns, fixed, budget: tuple[float, Holes]) -> list[dict[str, Any]]:
+    """The real solutions of ``plain``'s zero and curve together, simplified (``budget``:
+    the seconds, and the holes, which say where this failed)."""
+    seconds, holes_found = budget
     try:
         with time_limit(seconds):
             solutions = sp.solve([plain["zero"], plain["curve"]], unknowns, dict=True)
             found = [{str(k): sp.simplify(v) for k, v in s.items()} for s in solutions[:MOST]]
-    except (*FAILURES, NotImplementedError, AttributeError):
+    except (*FAILURES, NotImplementedError, AttributeError) as failure:
+        holes_found.miss(f"{user_text(plain['zero'])} = 0 on the curve{_why(failure)}")
         return []
     names = [str(u) for u in unknowns]
     return [
@@ -164,7 +193,7 @@ def _together(sp, plain, unknowns, fixed, seconds) -> list[dict[str, Any]]:
     ]
 
 
-def _solved(sp: Any, expr: Any, variables: tuple[str, ...], seconds: float) -> list[dict]:
+def _solved(sp: Any, expr: Any, variables: tuple[str, ...], seconds: float, found: Holes):
     """Real points where ``expr`` is 0: each variable in turn solved for, the others fixed
     at each of :data:`BASES`."""
     names = [v for v in variables if sp.Symbol(v, real=True) in expr.free_symbols]
@@ -174,22 +203,31 @@ def _solved(sp: Any, expr: Any, variables: tuple[str, ...], seconds: float) -> l
         for base in BASES if others else ("",):
             fixed = {v: sp.Rational(base) for v in others}
             plain = expr.subs({sp.Symbol(v, real=True): value for v, value in fixed.items()})
-            for value in _roots(sp, plain, sp.Symbol(name, real=True), seconds):
+            for value in _roots(sp, plain, sp.Symbol(name, real=True), seconds, found):
                 points.append({v: fixed.get(v, value) for v in variables})
         if points:
             return points
     return points
 
 
-def _roots(sp: Any, expr: Any, x: Any, seconds: float) -> list[Any]:
+def _roots(sp: Any, expr: Any, x: Any, seconds: float, found: Holes) -> list[Any]:
     """A few real zeros of ``expr`` in ``x``, exact, smallest first: all of a finite set (up
-    to MOST), the first of each infinite family, none when sympy cannot say in ``seconds``."""
+    to MOST), the first of each infinite family, none when sympy cannot say in ``seconds``
+    (then ``found.unsolved`` says which, unless it names one already)."""
     try:
         with time_limit(seconds):
             solved = sp.solveset(expr, x, sp.S.Reals)
+            if solved.has(sp.ConditionSet):  # (x - cos(x) = 0: not in closed form)
+                found.miss(f"{user_text(expr)} = 0")
             return sorted(_members(sp, solved), key=lambda v: (abs(float(v)), -float(v)))
-    except (*FAILURES, NotImplementedError, AttributeError):
+    except (*FAILURES, NotImplementedError, AttributeError) as failure:
+        found.miss(f"{user_text(expr)} = 0{_why(failure)}")
         return []
+
+
+def _why(failure: Exception) -> str:
+    """ " (in time)" where sympy ran out of time, else "" (it has no method)."""
+    return " (in time)" if isinstance(failure, CheckTimeout) else ""
 
 
 def _members(sp: Any, solved: Any) -> list[Any]:
