@@ -440,3 +440,23 @@ def test_an_exact_number_with_no_exact_truth_passes_only_as_the_tapes_value(expe
     # value at abs's kink, so the tape's float decides what it can
     (result,) = check_expect("abs(x)^3 + 1000000000x", ["x=0"], [expect])
     assert result.verdict == verdict, result.detail
+
+
+@pytest.mark.parametrize("exponent", [10**7, -(10**7), 10**8 + 1])
+def test_a_value_beyond_decimals_default_exponents_is_written_not_a_crash(exponent: int) -> None:
+    # exp(10^7) is 6.6e+4342944: decimal's default context overflowed (exit 70), and
+    # exp(-10^7) was written -0e-4342945; the truth here: mpmath at 30 digits
+    from gradcalc.apps.check.numbers import exact_short
+
+    mpmath.mp.dps = 30
+    truth = mpmath.nstr(mpmath.exp(exponent), 10, min_fixed=1, max_fixed=0)
+    mpmath.mp.dps = 15
+    mantissa, _, power = truth.partition("e")
+    written = exact_short(sp.exp(sp.Integer(exponent)))
+    assert written == f"{mantissa}e{int(power):+03d}", (written, truth)
+
+
+def test_check_against_a_derivative_beyond_decimals_default_exponents(cli) -> None:
+    result = cli("check", "exp(x)", "--at", "x=10000000", "--expect", "1", "--format", "plain")
+    assert result.exit_code == 1, result.output
+    assert "the derivative is 6.592232535e+4342944" in result.stdout

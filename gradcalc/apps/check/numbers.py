@@ -349,9 +349,11 @@ def exact_short(value: Any, digits: int = 10) -> str | None:
     rounded = _rounded(value, digits, ROUND_HALF_EVEN)
     if rounded is None:
         return None
-    if rounded == 0 or sys.float_info.min <= abs(rounded) <= sys.float_info.max:
-        return format_number(float(rounded), digits)  # (at most 15 digits: read back alike)
-    sign, figures, _ = rounded.normalize().as_tuple()
+    with localcontext() as context:  # (exp(10^7) is 1e+4342944: beyond decimal's default)
+        context.Emin, context.Emax = -(10**9), 10**9
+        if rounded == 0 or sys.float_info.min <= abs(rounded) <= sys.float_info.max:
+            return format_number(float(rounded), digits)  # (at most 15 digits: read alike)
+        sign, figures, _ = rounded.normalize().as_tuple()
     text = "".join(map(str, figures))
     mantissa = text[0] + (f".{text[1:]}" if len(text) > 1 else "")
     return f"{'-' if sign else ''}{mantissa}e{rounded.adjusted():+03d}"
