@@ -238,3 +238,29 @@ def test_a_removable_singularity_float64_rounded_past_is_extended_by_its_limit()
     result = taylor(f"sin{shifted}/{shifted}", ["x=0"], 4)
     assert _back(result.text) == sp.series(sp.sin(x) / x, x, 0, 5).removeO()
     assert result.limit == 1
+
+
+@pytest.mark.parametrize(
+    ("expression", "order"),
+    [("x*atan(1/x)", 1), ("x*atan(1/x)", 2), ("x^2*atan(1/x)", 2), ("x*tanh(1/x)", 1)],
+)
+def test_an_extension_whose_sides_differ_has_no_polynomial(expression: str, order: int) -> None:
+    # f tends to 0 from both sides, but its extension's derivative of this order has
+    # different one-sided values (the truth: sympy's limits of the difference quotients of
+    # the one below, here); the series from the right alone gave pi*x/2, exit 0
+    f = _back(expression)
+    h = sp.Symbol("h", positive=True)
+    differ = False
+    for k in range(1, order + 1):  # (the extension's derivatives below k are 0 at 0, here)
+        below = sp.diff(f, x, k - 1)
+        sides = [sp.limit(below.subs(x, s * h) / (s * h), h, 0) for s in (1, -1)]
+        differ = differ or sides[0] != sides[1]
+    assert differ
+    with pytest.raises(UndefinedError):
+        taylor(expression, ["x=0"], order)
+
+
+@pytest.mark.parametrize("expression", ["sin(1/x)", "x*sin(1/x)", "x*cos(1/x)"])
+def test_an_oscillating_singularity_is_undefined_not_a_crash(expression: str) -> None:
+    with pytest.raises(UndefinedError):
+        taylor(expression, ["x=0"], 2)

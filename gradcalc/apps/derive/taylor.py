@@ -233,10 +233,15 @@ def _extended(expression, graph, points, texts, order, budget) -> TaylorResult |
             series = sp.series(near, t, 0, order + 1).removeO()
             if not series.is_polynomial(t):
                 return None  # (a log, or a fractional or negative power)
+            left = sp.series(near, t, 0, order + 1, dir="-").removeO()
+            if sp.expand(series - left) != 0:
+                return None  # (x*atan(1/x): slopes -pi/2 and pi/2 on the two sides)
             exact = {(k,): series.coeff(t, k) if k else series.subs(t, 0) for k in range(order + 1)}
             if any(finite_real(value) is not True for value in exact.values()):
                 return None
     except (CheckTimeout, TypeError, ValueError, NotImplementedError, RecursionError):
+        return None
+    except sp.PoleError:  # (sin(1/x) about 0: no expansion)
         return None
     at = f"{name} = {texts[name]}"
     note = (
