@@ -86,7 +86,7 @@ from gradcalc.lang.lexer import (
     checked_variables,
 )
 from gradcalc.lang.literals import CONSTANTS
-from gradcalc.lang.slips import called_slip, unnamed_variables, variable_like
+from gradcalc.lang.slips import called_slip, leibniz_notation, unnamed_variables, variable_like
 from gradcalc.lang.spelling import closest_function, other_spelling
 from gradcalc.lang.syntax import Binary, Call, Name, Node, Program, Statement, postorder
 from gradcalc.lang.unparsing import preview
@@ -269,30 +269,10 @@ class ProgramParser:
 
     def _derivative_notation(self, tokens: list[Token]) -> None:
         """Refuse ``d/dx x^2`` and ``d/dx(x^2)``: a derivative asked for in Leibniz's
-        notation, which would otherwise be read as the variables d and dx times x^2.
-
-        >>> try:
-        ...     parse_program("d/dx (x^3 + 1)")
-        ... except InputError as refused:
-        ...     print(str(refused).split(": ")[1])
-        write the function alone (x^3 + 1) and say the variable with --wrt x
-        """
-        if len(tokens) < 4 or [t[1] for t in tokens[:2]] != ["d", "/"]:
-            return
-        kind, name, _ = tokens[2]
-        if kind != "name" or not name.startswith("d") or len(name) < 2:
-            return
-        if tokens[3][0] not in ("name", "number", "("):  # (d/dx alone, or d/dx + 1: a ratio)
-            return
-        rest = self.text[tokens[3][2] :].strip()
-        if rest.startswith("(") and rest.endswith(")"):
-            rest = rest[1:-1].strip()
-        rest = rest if len(rest) <= 60 else rest[:59] + "…"  # (a long one is not echoed whole)
-        raise self.error(
-            f"d/{name} is derivative notation, and gradcalc differentiates for you: write the "
-            f"function alone ({rest}) and say the variable with --wrt {name[1:]}",
-            tokens[0][2],
-        )
+        notation (:func:`~gradcalc.lang.slips.leibniz_notation`)."""
+        message = leibniz_notation(self.text, tokens)
+        if message:
+            raise self.error(message, tokens[0][2])
 
     def _target(self, tokens: list[Token], equals: int) -> tuple[str, int]:
         if equals == 0:

@@ -35,6 +35,7 @@ __all__ = [
     "hidden_in",
     "inverse_power",
     "juxtaposed",
+    "leibniz_notation",
     "likely_meaning",
     "likely_name",
     "name_warnings",
@@ -404,3 +405,34 @@ def likely_name(missing: str, given: Sequence[str]) -> str:
         return f"; did you mean {'*'.join(letters)}?"
     close = difflib.get_close_matches(missing, [str(g) for g in given], n=1, cutoff=0.6)
     return f"; did you mean {missing}, not {close[0]}?" if close else ""
+
+
+def leibniz_notation(text: str, tokens: Sequence[tuple[str, str, int]]) -> str:
+    """Why ``text`` (lexed as ``tokens``: kind, text, column) cannot be read, where it asks
+    for a derivative in Leibniz's notation (``d/dx (x^2)``, which would otherwise be read as
+    the variables d and dx times x^2), or is one with its value (``d/dx(x^2) = 2x``, an
+    answer typed whole); "" for anything else (``d/dx`` alone, ``d/dx + 1``: a ratio).
+
+    >>> from gradcalc.lang.lexer import Lexer
+    >>> def said(text):
+    ...     return leibniz_notation(text, Lexer(text).run()[0].tokens).split(": ")[1]
+    >>> said("d/dx (x^3 + 1)")
+    'write the function alone (x^3 + 1) and say the variable with --wrt x'
+    >>> said("d/dx(x^2) = 2x").split("; ")[0]
+    'as an answer, give the derivative alone (2x)'
+    """
+    if len(tokens) < 4 or [t[1] for t in tokens[:2]] != ["d", "/"]:
+        return ""
+    kind, name, _ = tokens[2]
+    if kind != "name" or name[:1] != "d" or len(name) < 2:
+        return ""
+    if tokens[3][0] not in ("name", "number", "("):
+        return ""
+    rest, equals, value = text[tokens[3][2] :].partition("=")
+    rest, value = (t if len(t) <= 60 else t[:59] + "…" for t in (rest.strip(), value.strip()))
+    rest = rest[1:-1].strip() if rest.startswith("(") and rest.endswith(")") else rest
+    answer = f"as an answer, give the derivative alone ({value}); " * bool(equals and value)
+    return (
+        f"d/{name} is derivative notation, and gradcalc differentiates for you: {answer}"
+        f"write the function alone ({rest}) and say the variable with --wrt {name[1:]}"
+    )

@@ -250,3 +250,12 @@ def test_a_constant_run_into_a_function_keeps_the_constant() -> None:
 def test_a_function_glued_to_a_number_is_that_call(name: str, meant: str) -> None:
     assert glued_function(name) == meant == likely_meaning(name)
     assert glued_function("w1") is None and glued_function("x2") is None  # names, as typed
+
+
+def test_leibniz_notation_typed_as_a_whole_answer_is_told_to_give_the_value(cli) -> None:
+    # "d/dx(x^2) = 2x" once got "write the function alone ((x^2) = 2x)", advice that fails
+    refused = cli("check", "x^2", "--answer", "d/dx(x^2) = 2x")
+    assert refused.exit_code == 2
+    assert "as an answer, give the derivative alone (2x)" in refused.stderr
+    followed = cli("check", "x^2", "--answer", "2x", "--format", "plain")
+    assert followed.exit_code == 0 and "\tequivalent\t" in followed.stdout

@@ -411,15 +411,12 @@ def _judge(label, text, truth, mine, graph, sampled, tape_values) -> Verdict:
 
     answer_graph, answer = mine
     shown = shortest_form(truth)
-    if sampled.domain == ():  # (no derivative anywhere to be right or wrong against)
-        nowhere = scarcity(sampled, 0, graph.target_names[0])
+    defined = np.isfinite(tape_values)
+    if sampled.domain == () or not defined.any():  # (f real nowhere, or at no point tried:
+        nowhere = scarcity(sampled, 0, graph.target_names[0])  # a witness would be outside)
         return Verdict(label, text, shown, "could not decide", nowhere)
     points, count = sampled.points, sampled.count
     yours, undefined = _evaluate(answer_graph, points, count)
-    defined = np.isfinite(tape_values)
-    if not defined.any():  # (f undefined at every point tried: a witness would be outside it)
-        nowhere = scarcity(sampled, 0, graph.target_names[0])
-        return Verdict(label, text, shown, "could not decide", nowhere)
 
     def exact_point(k: Any) -> dict[str, Any]:
         return {n: sp.Rational(repr(float(points.arrays[n][k]))) for n in points.names}

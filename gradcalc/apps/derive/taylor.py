@@ -131,22 +131,29 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
     center = {v: float(points.arrays[v]) for v in variables}
     texts = dict(points.exact[0]) if points.exact else {v: repr(center[v]) for v in variables}
     switching = _refuse_kinks(graph, variables, texts, order)
+    notes: list[str] = []
     try:
         tape = _tape_coefficients(graph, points, variables, order)
+        found = (
+            None if switching else _exact_coefficients(graph, variables, texts, tape, budget, notes)
+        )
+        past = None if found is None else _rounded_past(found, texts)
+        if past is not None:  # (float64 rounded past a singularity: in exact arithmetic, none)
+            raise UndefinedError(past)
     except (UndefinedError, InputError):  # (undefined at the centre, or too many records
         # for the nested tapes there: sin(x)/x's 12th order needs no tape where it is undefined)
         extended = _extended(expression, graph, points, texts, order, budget)
         if extended is None:
             raise
         return extended
-    notes: list[str] = []
-    found = None if switching else _exact_coefficients(graph, variables, texts, tape, budget, notes)
     notes += [SWITCHING] if switching else []  # sympy's values there are conventions
-    if found is not None and _rounded_past(found, texts) is not None:
-        extended = _extended(expression, graph, points, texts, order, budget)  # (sin(x)/x)
-        if extended is None:
-            raise UndefinedError(_rounded_past(found, texts) or "")
-        return extended
+    return _compared(expression, (variables, center, texts), order, tape, found, notes)
+
+
+def _compared(expression, where, order, tape, found, notes) -> TaylorResult:
+    """The result: the tape's coefficients beside sympy's exact ones (``found``, None past
+    the budget), about the centre ``where`` = (variables, floats, exact texts)."""
+    variables, center, texts = where
     exact = None if found is None else {powers: truth for powers, (truth, _) in found.items()}
     coefficients = []
     for powers, value in tape.items():
@@ -158,16 +165,9 @@ def taylor(expression: str, at: Sequence[str], order: int, budget: float = 5.0) 
         status = "skipped"
     else:
         status = "agree" if all(c.agree for c in coefficients) else "disagree"
+    shown = {v: texts[v] for v in variables}
     return TaylorResult(
-        expression,
-        variables,
-        center,
-        {v: texts[v] for v in variables},
-        order,
-        coefficients,
-        polynomial,
-        status,
-        notes,
+        expression, variables, center, shown, order, coefficients, polynomial, status, notes
     )
 
 
@@ -203,8 +203,8 @@ def _check_question(graph, variables, given, order: int) -> None:
 
 def _extended(expression, graph, points, texts, order, budget) -> TaylorResult | None:
     """Where f itself is undefined at the centre, op by op (``sin(x)/x`` at 0; ``x^2/x``,
-    which sympy would cancel, too) but has a finite real
-    limit there, the same from both sides, and is defined on both sides in gradcalc's
+    which sympy would cancel, too) but has a finite real limit there, the same from both
+    sides, its series the same from both sides, and is defined on both sides in gradcalc's
     reading (the tape computes it at the centre ± 10^-6): the Taylor polynomial of f
     extended by that limit -- sympy's series about the centre, when it is a polynomial of
     degree ``order``. None otherwise (one variable only), or where sympy cannot tell.
@@ -239,24 +239,21 @@ def _extended(expression, graph, points, texts, order, budget) -> TaylorResult |
             exact = {(k,): series.coeff(t, k) if k else series.subs(t, 0) for k in range(order + 1)}
             if any(finite_real(value) is not True for value in exact.values()):
                 return None
-    except (CheckTimeout, TypeError, ValueError, NotImplementedError, RecursionError):
-        return None
-    except sp.PoleError:  # (sin(1/x) about 0: no expansion)
-        return None
-    at = f"{name} = {texts[name]}"
+    except (CheckTimeout, TypeError, ValueError, NotImplementedError, RecursionError, sp.PoleError):
+        return None  # (a PoleError: sin(1/x) about 0 has no expansion)
     note = (
-        f"f is undefined at {at} but tends to {user_text(limit)} there from both sides (a "
-        "removable singularity): this is the Taylor polynomial of f extended by that limit, "
-        "from sympy's series"
+        f"f is undefined at {name} = {texts[name]} but tends to {user_text(limit)} there from "
+        "both sides (a removable singularity): this is the Taylor polynomial of f extended by "
+        "that limit, from sympy's series"
     )
     coefficients = [Coefficient(p, math.nan, value, None) for p, value in exact.items()]
     polynomial = _polynomial((name,), texts, exact)
-    center = {name: float(points.arrays[name])}
+    center, shown = {name: float(points.arrays[name])}, {name: texts[name]}
     return TaylorResult(
         expression,
         (name,),
         center,
-        {name: texts[name]},
+        shown,
         order,
         coefficients,
         polynomial,

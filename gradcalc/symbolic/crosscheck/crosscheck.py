@@ -329,8 +329,7 @@ def check_against(
         return CheckReport("skipped", note=f"symbolic check skipped: {why}")
     report = _compare(partials, tape_values, where.skip)
     report.method, report.points = method, int(np.count_nonzero(~where.skip))
-    report.sampled, report.sample_cut = sample
-    report.note = _limits_note(partials)
+    report.sampled, report.sample_cut, report.note = *sample, _limits_note(partials)
     if not report.points:  # nothing compared: no pass (the points say why: undefined)
         report.status, report.method, report.note = "skipped", "", NOTHING_COMPARED
     return report
