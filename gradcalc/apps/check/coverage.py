@@ -39,6 +39,8 @@ from gradcalc.symbolic.decide.precision import Evaluator
 
 __all__ = ["DECADES", "PROVEN", "cover", "magnitude_points", "scale_decades", "switch_points"]
 
+EMPTY_SECONDS = 1.0  # for sympy to tell that a region of the answer's pieces is empty
+
 DECADES = tuple(range(-3, 7))  # magnitudes 10^k sampled, where the domain allows
 PROVEN = ("proof", "exact points", "exact", "domain")
 SECONDS = 3.0  # CPU seconds for the tests at the extra points
@@ -82,7 +84,8 @@ def cover(
     if isinstance(tested, Decision) or decision.ok is None:
         return tested if isinstance(tested, Decision) else decision, ""
     outside = [not mine and _outside_domain(c, graph) for mine, (_, c) in zip(tested, regions)]
-    kept = [(t, r) for t, r, o in zip(tested, regions, outside) if not o]
+    unused = [not mine and _empty(c) for mine, (_, c) in zip(tested, regions)]  # (no point)
+    kept = [(t, r) for t, r, o, e in zip(tested, regions, outside, unused) if not (o or e)]
     reason = _gap(pieces, has_pieces(difference), [t for t, _ in kept], [r for _, r in kept])
     if reason:
         return Decision(UNDECIDED, "", f"no proof, and {reason}"), ""
@@ -140,9 +143,48 @@ def _gap(pieces: Pieces | None, piecewise: bool, tested, regions) -> str:
         return "floor/ceiling switch at infinitely many places: no finite set of tests covers them"
     for k, (_, condition) in enumerate(regions):
         if not tested[k]:
-            where = "" if condition is True else f" where {condition}"
+            where = "" if condition is True else f" where {_words(condition)}"
             return f"no test point could be evaluated{where}"
     return ""
+
+
+def _empty(condition: Any) -> bool:
+    """Does sympy prove that the region ``condition`` holds nowhere (a piece of the answer
+    that is never used, as ``x^2 > 4`` inside ``-2 < x < 2``: no test is needed there)?
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> _empty(sp.And(x**2 > 4, x < 2, x > -2)), _empty(x > 2), _empty(True)
+    (True, False, False)
+    """
+    import sympy as sp
+
+    from gradcalc.core.budget import symbolic_limit
+    from gradcalc.symbolic.decide.patience import FAILURES
+
+    if condition is True:
+        return False
+    try:
+        with symbolic_limit(patient(EMPTY_SECONDS)):
+            return condition.as_set() == sp.S.EmptySet
+    except (*FAILURES, NotImplementedError, AttributeError):
+        return False  # (several variables: sympy's as_set does one)
+
+
+def _words(condition: Any) -> str:
+    """A region in gradcalc's notation, with "and" and "or" for sympy's & and |.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> _words(sp.Or(x**2 > 4, x < 0))
+    '(x < 0) or (x^2 > 4)'
+    """
+    from gradcalc.symbolic.translate.notation import user_text
+
+    text = user_text(condition).replace(" & ", " and ").replace(" | ", " or ")
+    return (
+        text[1:-1] if text.startswith("(") and text.endswith(")") and "(" not in text[1:] else text
+    )
 
 
 def _test(sides, symbols, regions, points) -> Decision | list[list[dict]]:
