@@ -39,7 +39,8 @@ def order_hints(
         if all(v.ok is True for v in again):
             return [
                 f"your answers are right in the order {', '.join(order)}; they are read in "
-                f"the order {', '.join(variables)} (as the variables first appear): give "
+                f"the order {', '.join(variables)} (as a head f(...) lists them, else as they "
+                "first appear): give "
                 f"--wrt {','.join(order)} to answer in your order"
             ]
     return []
