@@ -52,7 +52,7 @@ from gradcalc.symbolic.crosscheck.crosscheck import (
 )
 from gradcalc.symbolic.decide.extremum import higher_order, inertia
 from gradcalc.symbolic.translate.convert import converted
-from gradcalc.symbolic.translate.notation import user_text
+from gradcalc.symbolic.translate.notation import coordinate_text
 
 #: The region searched numerically when none is given: every variable in [-5, 5].
 DEFAULT_RANGE = (-5.0, 5.0)
@@ -96,18 +96,17 @@ def coordinates(point: Mapping[str, float], exact: Mapping[str, Any] | None) -> 
     'x = CRootOf(x^5 - x - 1, 0) ≈ 1.167303978'
     """
     if exact is not None:
-        return ", ".join(
-            f"{n} = {user_text(v)}" + (f" ≈ {point[n]:.10g}" if _implicit(v) else "")
-            for n, v in exact.items()
-        )
+        return ", ".join(f"{n} = {_exact_text(n, v, point[n])}" for n, v in exact.items())
     return ", ".join(f"{n} = {v:.10g}" for n, v in point.items())
 
 
-def _implicit(value: Any) -> bool:
-    """Is an exact value written as a root of a polynomial, not a number one reads?"""
+def _exact_text(name: str, value: Any, number: float) -> str:
+    """An exact coordinate as written (:func:`coordinate_text`), with its value beside a root
+    of a polynomial that has no radicals."""
     import sympy as sp  # (loaded: the value is sympy's)
 
-    return bool(value.has(sp.CRootOf))
+    close = f" ≈ {number:.10g}" if value.has(sp.CRootOf) else ""
+    return coordinate_text(name, value) + close
 
 
 @dataclass

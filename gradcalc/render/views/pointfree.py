@@ -13,7 +13,7 @@ from gradcalc.core.naming import function_head
 from gradcalc.core.numbers import format_number
 from gradcalc.render.pieces.gradient import json_number
 from gradcalc.render.views.derivative import verification_line
-from gradcalc.symbolic.translate.notation import user_text
+from gradcalc.symbolic.translate.notation import coordinate_text, user_text
 
 # --- critical points ----------------------------------------------------------------------------
 
@@ -70,7 +70,9 @@ def critical_json(result: Any) -> dict[str, Any]:
         "points": [
             {
                 "point": {n: json_number(v) for n, v in p.point.items()},
-                "exact": None if p.exact is None else {n: user_text(v) for n, v in p.exact.items()},
+                "exact": None
+                if p.exact is None
+                else {n: coordinate_text(n, v) for n, v in p.exact.items()},
                 "value": json_number(p.value),
                 "hessian": [[json_number(h) for h in row] for row in p.hessian],
                 "eigenvalues": [json_number(e) for e in p.test.eigenvalues],

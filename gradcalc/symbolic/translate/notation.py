@@ -93,6 +93,24 @@ def user_text(expr: Any, names: Mapping[str, str] | None = None, printer: Any = 
     return _COEFFICIENT.sub(_juxtapose, text)
 
 
+def coordinate_text(name: str, value: Any) -> str:
+    """A coordinate's exact value as :func:`user_text` writes it, but a root of a polynomial
+    without radicals (``CRootOf``) has its polynomial written in the coordinate's variable:
+    sympy keeps the variable it first met that polynomial in (``t``, from another function).
+
+    >>> import sympy as sp
+    >>> t = sp.Symbol("t")
+    >>> coordinate_text("x", sp.CRootOf(t**5 - t - 1, 0))
+    'CRootOf(x^5 - x - 1, 0)'
+    """
+    import sympy as sp  # (loaded: the value is sympy's)
+
+    if isinstance(value, sp.CRootOf):
+        (gen,) = value.expr.free_symbols or {sp.Symbol(name)}
+        return f"CRootOf({user_text(value.expr.subs(gen, sp.Symbol(name)))}, {value.index})"
+    return user_text(value)
+
+
 def _juxtapose(match: re.Match) -> str:
     """``2*x`` as ``2x``; ``2*sin`` and ``2*w1`` as ``2 sin``, ``2 w1``; ``2*(`` as ``2(``."""
     following = match.string[match.end() :]
