@@ -48,7 +48,7 @@ MAX_DEPTH = 200
 #: Longest accepted name.
 MAX_NAME_LENGTH = 64
 #: Most digits before a number's decimal point.
-MAX_INTEGER_DIGITS = 30
+MAX_INTEGER_DIGITS = 300  # (1e300 is the largest number: an exact integer may be as long)
 #: Largest magnitude of a constant exponent.
 MAX_EXPONENT = 1000
 #: Largest magnitude of a number or constant subexpression (the cell policy's, one limit).

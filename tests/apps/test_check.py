@@ -728,3 +728,16 @@ def test_a_function_defined_nowhere_gets_no_verdict_either_way(expression, answe
     for answer in answers:
         (verdict,) = check_answers(expression, [answer], wrt=wrt)
         assert verdict.verdict == "could not decide", (answer, verdict.detail)
+
+
+def test_an_exact_expanded_answer_with_long_integers_is_read() -> None:
+    # sympy's expansion of d/dx (3x + 7)^40 has 41-digit coefficients: the 30-digit limit on
+    # literals refused it, and its advice (an exponent) made the answer inexact
+    x = sp.Symbol("x")
+    expanded = sp.expand(sp.diff((3 * x + 7) ** 40, x))
+    assert max(len(str(c)) for c in sp.Poly(expanded, x).coeffs()) > 40
+    (verdict,) = check_answers("(3x+7)^40", [str(expanded).replace("**", "^")])
+    assert verdict.verdict == "equivalent", verdict.detail
+    wrong = expanded + 1
+    (verdict,) = check_answers("(3x+7)^40", [str(wrong).replace("**", "^")])
+    assert verdict.verdict == "not equivalent", verdict.detail

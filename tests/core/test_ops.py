@@ -4,6 +4,8 @@ at random points inside its domain, at first and second order (nested tapes)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -356,3 +358,32 @@ def test_inverse_hyperbolic_slopes_do_not_overflow_far_out(name: str, x: float) 
     second = outer.gradient(first, y)
     assert first.value == pytest.approx(slope, rel=1e-12, abs=0)
     assert second.value == pytest.approx(curvature, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize(
+    ("op", "x"),
+    [("tan", 1e15), ("tan", 1e16), ("tan", 1e22), ("sec", 1e15), ("csc", 1e16), ("cot", 1e17)],
+)
+def test_a_large_argument_is_no_pole_by_the_width_of_float64s_steps(op: str, x: float) -> None:
+    # the pole rule once allowed 4·eps·|x| (0.9 at 1e15, over a quarter of the period):
+    # tan(1e15) was "undefined". The truth: the op at the float x, by mpmath at 40 digits
+    import mpmath
+
+    from gradcalc.engine.run.api import grad
+
+    mpmath.mp.dps = 40
+    f = {"tan": mpmath.tan, "sec": mpmath.sec, "csc": mpmath.csc, "cot": mpmath.cot}[op]
+    truth = float(mpmath.diff(f, mpmath.mpf(x)))
+    mpmath.mp.dps = 15
+    result = grad(f"{op}(x)", at={"x": x})
+    assert not result.undefined.any()
+    assert math.isclose(float(result.gradient["x"]), truth, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize(("op", "pole"), [("tan", np.pi / 2), ("sec", -np.pi / 2), ("cot", np.pi)])
+def test_the_float_nearest_a_pole_is_one(op: str, pole: float) -> None:
+    from gradcalc.core.errors import UndefinedError
+    from gradcalc.engine.run.api import grad
+
+    with pytest.raises(UndefinedError, match="to float64's precision"):
+        grad(f"{op}(x)", at={"x": pole}, check=False)

@@ -22,8 +22,11 @@ from gradcalc.core.ops.record import (
     written_name,
 )
 
-#: How close to ``k*pi + offset`` a value counts as a pole, relative to it.
+#: How close to ``k*pi + offset`` a value may count as a pole, relative to it: the native
+#: loop's bound (engine.compile.native_rules), which :func:`multiple_of_pi` stays within.
 POLE_TOLERANCE = 4 * float(np.finfo(np.float64).eps)
+#: The farthest from a pole a value counts as one, however wide float64's steps are there.
+POLE_GAP = 1e-12
 
 
 def undefined(mask: Any, reason: str, arg: int | None = None) -> DomainIssue:
@@ -46,12 +49,20 @@ def kink(mask: Any, reason: str, arg: int | None = None) -> DomainIssue:
 
 def multiple_of_pi(x: np.ndarray, offset: float = 0.0) -> np.ndarray:
     """True where x is (to double precision) k*pi + offset: the poles of tan, cot, sec, csc.
+    The distance to the nearest pole is |cos(x)| (offset pi/2) or |sin(x)| (offset 0), by
+    numpy's exact argument reduction; x is a pole when that is within two of float64's
+    steps at x, and within :data:`POLE_GAP` -- so a large x, whose steps are wide (0.125 at
+    1e15), is a pole only where it truly is one to 12 digits, never by the width of its step.
 
-    >>> multiple_of_pi(np.array([np.pi, 1.0])).tolist()
-    [True, False]
+    >>> multiple_of_pi(np.array([np.pi, 1.0, 1e15, 0.0])).tolist()
+    [True, False, False, True]
+    >>> multiple_of_pi(np.array([np.pi / 2, 3 * np.pi / 2, 1e15]), np.pi / 2).tolist()
+    [True, True, False]
     """
-    pole = np.round((x - offset) / np.pi) * np.pi + offset
-    result: np.ndarray = np.abs(x - pole) <= POLE_TOLERANCE * np.abs(pole)
+    with np.errstate(all="ignore"):
+        distance = np.abs(np.cos(x)) if offset else np.abs(np.sin(x))
+        tolerance = np.minimum(2 * np.spacing(np.abs(x)), POLE_GAP)
+        result: np.ndarray = distance <= tolerance
     return result
 
 
