@@ -4,10 +4,13 @@ Python's exact fractions, and sympy's values at high precision against mpmath at
 from __future__ import annotations
 
 import itertools
+import json
+import math
 from fractions import Fraction
 
 import mpmath
 import numpy as np
+import pytest
 import sympy as sp
 
 from gradcalc.symbolic.crosscheck.values import (
@@ -123,3 +126,27 @@ def test_at_high_precision_stops_where_the_requests_symbolic_budget_is_spent() -
     with request(symbolic=1.0) as budget:
         budget.symbolic_spent = 1.0
         assert at_high_precision({"x": sp.sin(x)}, [{x: sp.Integer(1)}], 5.0) == ([], True)
+
+
+TOO_SMALL = [
+    ("x + tanh(cosh(x))", "x=16", lambda x: x + mpmath.tanh(mpmath.cosh(x))),
+    ("x*tanh(cosh(x))", "x=16", lambda x: x * mpmath.tanh(mpmath.cosh(x))),
+    ("x*tanh(exp(exp(x)))", "x=2", lambda x: x * mpmath.tanh(mpmath.exp(mpmath.exp(x)))),
+    ("x + tanh(x^x)", "x=sqrt(17)", lambda x: x + mpmath.tanh(x**x)),
+]
+
+
+@pytest.mark.parametrize(("expression", "at", "f"), TOO_SMALL)
+def test_a_part_too_small_for_evalf_does_not_make_the_derivative_undefined(cli, expression, at, f):
+    # 1 - tanh(cosh(16))^2 is about 10^-3800000: evalf cannot tell it from 0, so the exact
+    # value's float was NaN, and the point was called "undefined in exact arithmetic"
+    # (exit 3). The truth: mpmath at 60 digits.
+    mpmath.mp.dps = 60
+    point = mpmath.sqrt(17) if "sqrt" in at else mpmath.mpf(at.split("=")[1])
+    truth = float(mpmath.diff(f, point))
+    mpmath.mp.dps = 15
+    result = cli("grad", expression, "--at", at, "--format", "json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["check"]["status"] == "agree"
+    assert math.isclose(answer["gradient"]["x"], truth, rel_tol=1e-12)

@@ -2,6 +2,8 @@
 
 - Where sympy's derivative was evaluated in floats (many points), the derivative is
   evaluated again to 40+ digits (:func:`confirm_mismatches`): float64 sympy is no truth.
+- Where the point typed is not a float64 number (``pi/2``), the derivative at the float64
+  point the tape was given (:func:`rounded_points`): agreeing there, the tape agrees.
 - Where the truth is exactly 0, the tape's value is the rounding residue of the terms it
   summed (:func:`zero_residues`): ∂/∂x of 2000·x·y² − 12000·x·y + 54005·x/3 at x = −1/3,
   y = 3 is 18000 − 36000 + 18001.67 minus 1.67, exactly 0, and float64's sum of those terms is
@@ -21,7 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.symbolic.crosscheck.values import exact_value, mismatch, tape_column
+from gradcalc.symbolic.crosscheck.values import (
+    agrees,
+    at_nearest_floats,
+    exact_value,
+    mismatch,
+    tape_column,
+)
 from gradcalc.symbolic.decide.removable import limit_at
 
 __all__ = [
@@ -30,6 +38,7 @@ __all__ = [
     "confirm_mismatches",
     "largest_term",
     "residue_how",
+    "rounded_points",
     "zero_residues",
 ]
 
@@ -78,6 +87,31 @@ def confirm_mismatches(graph, partials, derivatives, tape_values, where) -> None
             if precise is not None or loose[k]:  # (unconfirmed within the float rule: kept)
                 flat[k], confirmed[k] = (np.nan if precise is None else precise), True
         partial.values, partial.confirmed = values, confirmed.reshape(shape)
+
+
+def rounded_points(partials, derivatives, tape_values, where: Any) -> None:
+    """Where the tape parts from the exact value at a point float64 cannot hold (``pi/2``,
+    ``1.5707963267948966``), the derivative to 50 digits at the float64 point the tape was
+    given: where the tape agrees with that, the difference is the point's rounding, not the
+    tape's (kept in ``Partial.rounded``; the exact value stays the one shown). ``where``:
+    the check's :class:`~gradcalc.symbolic.crosscheck.crosscheck.CheckInput`."""
+    import sympy as sp
+
+    assert where.exact_point is not None  # (the exact path)
+    shape = where.skip.shape
+    for source, partial in partials.items():
+        tape = np.broadcast_to(tape_column(tape_values[source], shape), shape).reshape(-1)
+        bad = mismatch(tape, partial.values, where.skip, True).reshape(-1)
+        for k in np.flatnonzero(bad & ~np.isnan(partial.values.reshape(-1))):
+            point = where.exact_point[k]
+            exact = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
+            floats = {
+                sp.Symbol(n, real=True): np.broadcast_to(where.point[n], shape).reshape(-1)[k]
+                for n in point
+            }
+            there = at_nearest_floats(derivatives[source], exact, floats)
+            if there is not None and agrees(tape[k], there):
+                partial.rounded[int(k)] = there
 
 
 def zero_residues(partials, derivatives, tape_values, where) -> None:

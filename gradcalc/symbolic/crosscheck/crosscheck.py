@@ -32,7 +32,12 @@ from gradcalc.core.budget import CheckTimeout, current
 from gradcalc.core.budget import symbolic_limit as time_limit  # every sympy call: the budget
 from gradcalc.core.numbers import counted
 from gradcalc.lang.graph import Graph
-from gradcalc.symbolic.crosscheck.confirm import confirm_mismatches, residue_how, zero_residues
+from gradcalc.symbolic.crosscheck.confirm import (
+    confirm_mismatches,
+    residue_how,
+    rounded_points,
+    zero_residues,
+)
 from gradcalc.symbolic.crosscheck.values import (  # noqa: F401 (SHORT_EXACT: used from here)
     RTOL,
     SHORT_EXACT,
@@ -42,7 +47,6 @@ from gradcalc.symbolic.crosscheck.values import (  # noqa: F401 (SHORT_EXACT: us
     mismatch,
     real_value,
     relative_error,
-    rounded_points,
     sample_at_high_precision,
     short_text,
     tape_column,

@@ -17,7 +17,7 @@ directions, tensors):
 - A point typed that float64 cannot hold (``pi/2``, ``0.1``) reaches the tape rounded; where
   the tape parts from the exact value at the point typed but agrees, by the same rule, with
   the derivative at the float64 point it was given (to 50 digits), it agrees: the difference
-  is the point's rounding (:func:`rounded_points`; the meaning says so).
+  is the point's rounding (:func:`.confirm.rounded_points`; the meaning says so).
 - Where sympy's value is itself a float64 (its derivative evaluated in floats at many points:
   evidence, not a proof), a point agrees within ``rtol`` of the larger of the two plus
   :data:`ZERO_ATOL`; a point outside that is evaluated again at high precision and then
@@ -63,7 +63,6 @@ __all__ = [
     "precise_values",
     "real_value",
     "relative_error",
-    "rounded_points",
     "sample_at_high_precision",
     "sample_points",
     "short_text",
@@ -268,6 +267,8 @@ def real_value(exact: Any) -> float:
     -inf
     >>> [real_value(1 - sp.tanh(sp.Integer(x)) ** 2) for x in (200, 10**10)]
     [7.660678386856023e-174, 0.0]
+    >>> real_value(1 + sp.sinh(16) * (1 - sp.tanh(sp.cosh(16)) ** 2))  # (a part below 1e-800)
+    1.0
     """
     import mpmath
     import sympy as sp
@@ -281,10 +282,13 @@ def real_value(exact: Any) -> float:
             return math.inf if exact.p > 0 else -math.inf
     try:
         number = complex(exact.evalf(30, strict=True, maxn=EVALF_MAX_DIGITS))
-    except sp.core.evalf.PrecisionExhausted:  # no digit known: the magnitude bounds it
-        bound = exact.evalf(EVALF_MAX_DIGITS, maxn=EVALF_MAX_DIGITS)
-        tiny = bound.is_Float and abs(mpmath.mpf(bound._mpf_)) < mpmath.mpf("5e-325")
-        return 0.0 if tiny else np.nan
+    except sp.core.evalf.PrecisionExhausted:  # no digit known of a part (1 - tanh(cosh(16))^2):
+        bound = exact.evalf(EVALF_MAX_DIGITS, maxn=EVALF_MAX_DIGITS)  # its magnitude bounds it
+        if bound.is_Float and abs(mpmath.mpf(bound._mpf_)) < mpmath.mpf("5e-325"):
+            return 0.0
+        half = exact.evalf(EVALF_MAX_DIGITS // 2, maxn=EVALF_MAX_DIGITS // 2)  # (the rest: the
+        same = bound.is_Float and half.is_Float and abs(bound - half) <= 1e-25 * abs(bound)
+        return float(bound) if same else np.nan  # value where two precisions agree on it)
     return number.real if number.imag == 0 else np.nan
 
 
@@ -347,31 +351,6 @@ def mismatch(tape: np.ndarray, truth: np.ndarray, skip: np.ndarray, confirmed) -
     (:func:`~gradcalc.symbolic.crosscheck.tolerance.agrees`; ``confirmed``: where sympy's
     values are exact or high-precision)."""
     return ~agrees(tape, truth, RTOL, confirmed) & ~skip
-
-
-def rounded_points(partials, derivatives, tape_values, where: Any) -> None:
-    """Where the tape parts from the exact value at a point float64 cannot hold (``pi/2``,
-    ``1.5707963267948966``), the derivative to 50 digits at the float64 point the tape was
-    given: where the tape agrees with that, the difference is the point's rounding, not the
-    tape's (kept in ``Partial.rounded``; the exact value stays the one shown). ``where``:
-    the check's :class:`~gradcalc.symbolic.crosscheck.crosscheck.CheckInput`."""
-    import sympy as sp
-
-    assert where.exact_point is not None  # (the exact path)
-    shape = where.skip.shape
-    for source, partial in partials.items():
-        tape = np.broadcast_to(tape_column(tape_values[source], shape), shape).reshape(-1)
-        bad = mismatch(tape, partial.values, where.skip, True).reshape(-1)
-        for k in np.flatnonzero(bad & ~np.isnan(partial.values.reshape(-1))):
-            point = where.exact_point[k]
-            exact = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
-            floats = {
-                sp.Symbol(n, real=True): np.broadcast_to(where.point[n], shape).reshape(-1)[k]
-                for n in point
-            }
-            there = at_nearest_floats(derivatives[source], exact, floats)
-            if there is not None and agrees(tape[k], there):
-                partial.rounded[int(k)] = there
 
 
 def sample_points(candidates: np.ndarray, scores: Sequence[Any], count: int = SAMPLE) -> list[int]:
