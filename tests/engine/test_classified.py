@@ -127,3 +127,15 @@ def test_quadratic_forms_with_awkward_scales_are_classified_exactly(seed: int) -
         assert result.tests[0].verdict == "inconclusive"
         return
     assert result.tests[0].verdict == expected, text
+
+
+def test_a_gradient_the_check_disputes_is_taken_from_sympy() -> None:
+    # at the decimal 0.5773502691896257 (not 1/sqrt(3)) ∂f/∂x = 3x^2 - 1 is -2.2e-16 exactly
+    # (sympy, here); the tape's is 0, the check disputes it, and the test once used the
+    # tape's 0: "a critical point, local minimum"
+    x = sp.Rational("0.5773502691896257")
+    assert 3 * x**2 - 1 != 0
+    typed = hessian("x^3 - x + y^2", at=["x=0.5773502691896257,y=0"], strict=False)
+    assert typed.tests[0].verdict == "not a critical point"
+    exact = hessian("x^3 - x + y^2", at=["x=1/sqrt(3),y=0"])
+    assert exact.tests[0].verdict == "local minimum"
