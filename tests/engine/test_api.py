@@ -111,3 +111,16 @@ def test_jacobian_of_many_generated_targets_against_sympy(seed: int) -> None:
         truth = [float(sp.diff(f, symbols[n]).subs(at)) for n in result.rows[0].gradient]
         got = np.asarray(row, dtype=float).reshape(-1)
         assert np.allclose(got, truth, rtol=1e-12, atol=1e-12), text
+
+
+def test_a_result_holds_no_number_where_it_is_undefined() -> None:
+    # the API's gradient at x = -1 of log(x)*y was -2 (the tape's, with the undefined log's
+    # derivative 1/x), and 1/x at 0 gave -inf, though undefined was True and repr said nan
+    from gradcalc import grad as api_grad
+
+    result = api_grad("log(x)*y", at={"x": [-1.0, 2.0], "y": [2.0, 2.0]}, strict=False)
+    assert result.undefined.tolist() == [True, False]
+    assert np.isnan(result.gradient["x"][0]) and np.isnan(result.value[0])
+    assert result.gradient["x"][1] == 1.0 and result.value[1] == 2 * np.log(2.0)
+    pole = api_grad("1/x", at={"x": 0.0}, strict=False)
+    assert np.isnan(pole.gradient["x"]) and np.isnan(pole.value)

@@ -359,8 +359,8 @@ def finish(
         target=name,
         sources=run.sources,
         points=points,
-        value=run.value,
-        gradient=dict(verdict.gradient),
+        value=_masked(run.value, verdict.value_undefined),
+        gradient={s: _masked(g, verdict.undefined) for s, g in verdict.gradient.items()},
         tape=run.rows,
         singularities=verdict.found,
         undefined=verdict.undefined,
@@ -383,6 +383,16 @@ def finish(
     result.diagnostics = _diagnostics(result, run, options, verdict.decided)
     result.tangent = tangent(result) if options.tangent else None
     return result
+
+
+def _masked(values: Any, undefined: np.ndarray) -> Any:
+    """``values`` with NaN where ``undefined``: a number there is none (the tape's -2 for
+    ∂/∂x of log(x)*y at x = -1); ``None`` (an independent source) and arrays with nothing
+    undefined as they are."""
+    if values is None or not np.any(undefined):
+        return values
+    with np.errstate(invalid="ignore"):
+        return np.where(undefined, np.nan, np.asarray(values, dtype=float))
 
 
 def _diagnostics(
