@@ -268,3 +268,18 @@ def test_an_exploding_gradient_near_the_largest_double_is_told_without_numpy_war
     assert np.allclose(
         result.gradient["x"], np.exp(x) * (np.sin(x) + np.cos(x)) + np.exp(x / 2) / 2
     )
+
+
+def test_a_vanishing_gradient_evalf_cannot_write_is_bounded_not_written_0e(cli) -> None:
+    # d/dx tanh(exp(x)) at e^2 is about 1.9e-1402 (mpmath, here): evalf at its default
+    # precision wrote 0.e-121, shown as "∂f/∂x = 0.e-121"
+    import mpmath
+
+    mpmath.mp.dps = 1500
+    truth = mpmath.diff(lambda x: mpmath.tanh(mpmath.exp(x)), mpmath.e**2)
+    mpmath.mp.dps = 15
+    assert 0 < truth < mpmath.mpf("1e-121")
+    result = cli("grad", "tanh(exp(x))", "--at", "x=e^2", "--no-tape")
+    said = " ".join(result.stdout.split())
+    assert "∂f/∂x, not 0 but below 1e-121, is below 1e-08" in said, said
+    assert "0.e-" not in said

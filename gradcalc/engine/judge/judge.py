@@ -386,9 +386,8 @@ def finish(
 
 
 def _masked(values: Any, undefined: np.ndarray) -> Any:
-    """``values`` with NaN where ``undefined``: a number there is none (the tape's -2 for
-    ∂/∂x of log(x)*y at x = -1); ``None`` (an independent source) and arrays with nothing
-    undefined as they are."""
+    """``values`` with NaN where ``undefined`` (the tape's -2 for ∂/∂x of log(x)*y at -1 is
+    no number); ``None`` (an independent source) as it is."""
     if values is None or not np.any(undefined):
         return values
     with np.errstate(invalid="ignore"):
@@ -438,8 +437,11 @@ def _underflowed(
             if exact is None:  # (a long exact value: 10^(-400) written out)
                 assert result.check is not None  # (below_float64 found it)
                 exact = str(result.check.partials[label].exact_values[k].evalf(3)).replace("E", "e")
+            said = f" = {exact}"
+            if exact.lstrip("-").startswith("0.e"):  # (no digit known: evalf bounds it only)
+                said = f", not 0 but below 1{exact.split('.', 1)[1]},"
             message = (
-                f"∂{result.target}/∂{name} = {exact} is below {options.thresholds.vanishing:g}: "
+                f"∂{result.target}/∂{name}{said} is below {options.thresholds.vanishing:g}: "
                 "float64 shows 0, to which it underflows"
             )
             extra.append(Finding("vanishing", message, None, mask, name))
