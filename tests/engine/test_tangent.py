@@ -91,3 +91,21 @@ def test_the_line_starts_from_the_value_and_slope_the_table_shows() -> None:
     assert line is not None
     assert line.replace("\n", "").startswith(f"tangent line: y = {value!r}"), line
     assert f"{slope!r}"[1:12] in line and float(result.value) != value  # (the tape differs)
+
+
+@pytest.mark.parametrize(
+    ("expression", "at", "line"),
+    [
+        ("x^3", "x=1e100", "tangent line: y = 1e300 + 3e200(x - 1e100)"),
+        ("sqrt(x)", "x=1e-320", "tangent line: y = 1e-160 + 5e159(x - 1e-320)"),
+    ],
+)
+def test_a_tangent_at_a_huge_or_tiny_point_is_written_short(cli, expression, at, line) -> None:
+    # the float 1e300 was written as the 301 digits of its binary expansion, and the
+    # centre 1e100 as 101 digits; the truth: (10^100)^3 = 10^300, 3·(10^100)^2 = 3·10^200
+    checked = cli("grad", expression, "--at", at, "--no-tape")
+    assert line in " ".join(checked.stdout.split()), checked.stdout
+    # without sympy, the tape's numbers (1e-320 is a subnormal: sqrt's 9.99994e-161)
+    tape = cli("grad", expression, "--at", at, "--no-tape", "--no-check").stdout
+    (written,) = [w for w in tape.split("\n\n") if w.startswith("tangent line")]
+    assert len(written) < 100 and f"(x - {at[2:]})" in written, written

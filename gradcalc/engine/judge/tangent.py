@@ -29,6 +29,9 @@ from typing import Any
 from gradcalc.engine.evaluate.results import GradResult
 from gradcalc.symbolic.translate.notation import join_terms
 
+#: The longest tangent written with sympy's exact numbers; past it, with the shown floats.
+LONG = 160
+
 
 def tangent_text(
     name: str, value: float, slopes: Mapping[str, float], centers: Mapping[str, str]
@@ -61,7 +64,9 @@ def _term(slope: float, name: str, centre: Fraction) -> str:
     if not coefficient:
         return ""
     sign = "-" if centre > 0 else "+"
-    shift = name if centre == 0 else f"({name} {sign} {abs(centre)})"
+    written = str(abs(centre))  # (1e100 as typed, not its 101 digits)
+    written = written if len(written) <= 20 else _number(float(abs(centre)))
+    shift = name if centre == 0 else f"({name} {sign} {written})"
     if coefficient in ("1", "-1"):
         return coefficient[:-1] + shift
     return coefficient + shift
@@ -90,11 +95,14 @@ def tangent(result: GradResult) -> str | None:
     kind, name = ("tangent line", "y") if len(sources) == 1 else ("tangent plane", "z")
     if result.target != "f" or name in sources:  # a program's statement, or f(y, z)
         name = result.target
-    if result.check is None:  # no sympy: the tape's numbers, the point's rationals
-        slopes = {v: 0.0 if g is None else float(g) for v, g in result.gradient.items()}
-        line = tangent_text(name, float(result.value), slopes, exact[0])
+    exactly = None if result.check is None else _exact_tangent(result, exact[0])
+    if exactly is None or len(exactly) > LONG:  # no sympy, or past a line of exact digits:
+        shown = result.shown or result.gradient  # the numbers shown, the point's rationals
+        slopes = {v: 0.0 if g is None else float(g) for v, g in shown.items()}
+        value = result.value if result.shown_value is None else result.shown_value
+        line = tangent_text(name, float(value), slopes, exact[0])
         return None if line is None else f"{kind}: {line}"
-    return f"{kind}: {name} = {_exact_tangent(result, exact[0])}"
+    return f"{kind}: {name} = {exactly}"
 
 
 def _exact_tangent(result: GradResult, point: dict[str, str]) -> str:
@@ -123,4 +131,4 @@ def _shown(value: Any, exact: Any) -> Any:
     if exact is not None and len(str(exact)) <= 32:
         return exact
     x = 0.0 if value is None else float(value)
-    return sp.Integer(int(x)) if x == int(x) else sp.Float(repr(x), "")
+    return sp.Integer(int(x)) if x == int(x) and abs(x) < 1e15 else sp.Float(repr(x), "")
