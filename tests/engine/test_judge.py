@@ -13,7 +13,8 @@ from gradcalc.core.errors import UndefinedError
 from gradcalc.engine.evaluate.evaluate import evaluate
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import Options
-from gradcalc.engine.judge.judge import disagreement, gradient_results
+from gradcalc.engine.judge.disagreement import disagreement
+from gradcalc.engine.judge.judge import gradient_results
 from gradcalc.engine.run.api import compile_expression, grad
 from gradcalc.symbolic.crosscheck.crosscheck import CheckReport, Partial
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from gradcalc.core.errors import UndefinedError
-from gradcalc.core.naming import derivative_label
 from gradcalc.core.ops import NOT_DIFFERENTIABLE
 from gradcalc.core.problems import Problem
 from gradcalc.engine.evaluate.diagnostics import diagnose, non_finite, settle_units
@@ -33,6 +32,7 @@ from gradcalc.engine.evaluate.findings import KINDS, Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
+from gradcalc.engine.judge.disagreement import disagreement
 from gradcalc.engine.judge.exact import (
     below_float64,
     exact_texts,
@@ -458,43 +458,3 @@ def _rows_at(
         v: np.broadcast_to(points.arrays[v], shape).reshape(-1)[where] for v in run.graph.variables
     }
     return evaluate(run.graph, arrays, run.sources).rows[run.target]
-
-
-def disagreement(report: CheckReport, name: str = "f", points: Points | None = None) -> str:
-    """Why the check failed, in words: the component farthest off, the tape's number beside
-    sympy's exact (or 50-digit) one, and the likely cause; where, by its coordinates
-    (``points``). (A singularity float64 rounded past is no disagreement: see
-    :mod:`gradcalc.engine.judge.rounded`.)"""
-    from gradcalc.symbolic.crosscheck.values import off_by
-
-    if report.worst is not None:
-        label, k, tape, truth = report.worst
-        partial = report.partials[label]
-        exact = k < len(partial.exact_values) and partial.exact_values[k] is not None
-        shape = () if report.mismatch is None else report.mismatch.shape
-        confirmed = np.broadcast_to(partial.confirmed, shape).reshape(-1)[k]
-        how = "exact" if exact else "high-precision" if confirmed else "float64"
-        where = f" at point {k + 1}" if report.points > 1 else ""
-        if points is not None and points.names and points.count > 1:
-            where = f" at {points.label(k)}"  # (k counts in its chunk: the point's own values)
-        return off_by(_derivative_name(name, label) + where, tape, truth, how)
-    return (
-        "the tape and sympy's derivative disagree (largest difference "
-        f"{report.max_difference:.3g}): a bug, or a point where float64 cannot resolve the "
-        "expression (e.g. tan of a huge argument)"
-    )
-
-
-def _derivative_name(name: str, label: str) -> str:
-    """A check's label as a derivative's name: ``x`` is ∂f/∂x, ``x,y`` ∂²f/∂x∂y; others
-    (``d2``, the second derivative of ``--order``) as they are.
-
-    >>> _derivative_name("f", "x"), _derivative_name("g", "x,y"), _derivative_name("f", "d2")
-    ('∂f/∂x', '∂²g/∂x∂y', 'd2')
-    """
-    parts = label.split(",")
-    if all(part.isidentifier() for part in parts) and not (
-        len(parts) == 1 and label[:1] == "d" and label[1:].isdigit()
-    ):
-        return derivative_label(name, parts)
-    return label
