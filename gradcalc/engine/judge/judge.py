@@ -32,7 +32,6 @@ from gradcalc.engine.evaluate.findings import KINDS, Finding
 from gradcalc.engine.evaluate.points import Points
 from gradcalc.engine.evaluate.results import GradResult, Options
 from gradcalc.engine.evaluate.singular import GRADIENT, Singularity, singularities
-from gradcalc.engine.judge.disagreement import disagreement
 from gradcalc.engine.judge.exact import (
     below_float64,
     exact_texts,
@@ -301,6 +300,8 @@ def _checked(
     if report.note and report.note != NOTHING_COMPARED:  # (the reasons are on stderr)
         warnings.append(report.note)
     if report.status == "disagree":
+        from gradcalc.engine.judge.disagreement import disagreement  # (only when it is one)
+
         warnings.append(disagreement(report, run.graph.target_names[run.target], points))
     return report, shown_value, verdict
 
