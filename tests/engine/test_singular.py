@@ -156,3 +156,12 @@ def test_tanh_far_out_agrees_with_its_exact_slope(cli, x: str) -> None:
         # unless sympy can bound the exact value, nor is it called wrong within an atol
         assert expect("0")[1] != "correct"
         assert expect("0", "--atol", "1e-300")[1] != "wrong"
+
+
+def test_the_undefined_value_is_named_before_the_nan_adjoints_it_causes(cli) -> None:
+    # at x = -1.7, ln(x) is undefined (record 2); the backward pass then carries NaN through
+    # x - x (record 1), which was named first
+    result = cli("grad", "(x-x)/(3*log(x))", "--at", "x=-1.7", "--format", "plain")
+    assert result.exit_code == 3
+    first = result.stderr.splitlines()[0]
+    assert "ln(x) is undefined at x=-1.7: ln is undefined for negative numbers" in first

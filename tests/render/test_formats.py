@@ -215,3 +215,19 @@ def test_a_table_of_many_points_never_folds_or_crops_a_number(cli, width: int, c
     assert len(numbers) >= 21
     for value in numbers:
         assert value in words, (value, table)
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_no_format_gives_a_number_for_any_component_at_an_undefined_point(cli, many) -> None:
+    # at x = -1, ln(x) is undefined: JSON gave the independent y's derivative as 0.0 there,
+    # while plain printed nan and CSV an empty cell
+    at = ["--at", "x=-1,y=2"] + (["--at", "x=2,y=1"] if many else [])
+    args = ["grad", "log(x)", *at, "--wrt", "x,y"]
+    data = json.loads(cli(*args, "--format", "json").stdout)
+    gradient = data["gradient"]
+    first = {n: (v[0] if many else v) for n, v in gradient.items()}
+    assert first == {"x": None, "y": None}, gradient
+    if many:
+        assert gradient == {"x": [None, 0.5], "y": [None, 0.0]}
+    rows = list(csv.DictReader(io.StringIO(cli(*args, "--format", "csv").stdout)))
+    assert rows[0]["d/dx"] == rows[0]["d/dy"] == ""

@@ -156,7 +156,9 @@ def singularities(
             # only the variables the kink concerns: where left and right differ
             singularity.one_sided = {n: lr for n, lr in sides.items() if lr[0] != lr[1]}
         found.append(singularity)
-    return found
+    # a NaN adjoint is the consequence of the undefined value behind it (x - x's in
+    # (x - x)/ln(x) at x < 0): the causes first, in record order
+    return sorted(found, key=lambda s: s.kind == NON_FINITE_ADJOINT)
 
 
 def _inner_text(row: TapeRow) -> str:

@@ -42,8 +42,8 @@ def _target(result: GradResult) -> dict[str, Any]:
     count = result.points.count
     undefined = np.broadcast_to(result.first_reason >= 0, (count,))
     value_undefined = np.broadcast_to(result.value_undefined, result.value.shape).reshape(-1)
-    gradient = {
-        name: np.zeros(count) if g is None else np.where(undefined, np.nan, _flat(g, count))
+    gradient = {  # (NaN, then null, where undefined: an independent component too)
+        name: np.where(undefined, np.nan, np.zeros(count) if g is None else _flat(g, count))
         for name, g in result.gradient.items()
     }
     check = result.check

@@ -62,8 +62,8 @@ def check_json(result: GradResult, k: int, undefined: str | None) -> dict[str, A
 def to_json(result: GradResult, k: int, tape: bool = True) -> dict[str, Any]:
     """The JSON object for point ``k`` (plain types only; non-finite numbers become null)."""
     undefined = result.reason(k)
-    gradient = {
-        name: 0.0 if g is None else (None if undefined else json_number(at_point(g, k)))
+    gradient = {  # (at an undefined point no component is a number, an independent one too)
+        name: None if undefined else 0.0 if g is None else json_number(at_point(g, k))
         for name, g in result.gradient.items()
     }
     check: dict[str, Any] = {"status": "off", "agree": None, "max_difference": None}
