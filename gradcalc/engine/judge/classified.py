@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradcalc.engine.judge.exact import agreed_exact, below_float64, exact_point, known_exactly
+from gradcalc.engine.judge.exact import agreed_exact, exact_point
 
 if TYPE_CHECKING:  # (a one-shot gradient imports none of these)
     from gradcalc.engine.evaluate.beyond import HessianResult
     from gradcalc.engine.evaluate.points import Points
-    from gradcalc.engine.evaluate.results import GradResult, Options
+    from gradcalc.engine.evaluate.results import Options
     from gradcalc.lang.graph import Graph
     from gradcalc.symbolic.decide.extremum import HigherOrder
 
@@ -50,14 +50,11 @@ def classified(
 
     sources = result.sources
     coordinates = [np.broadcast_to(a, (points.count,)) for a in points.arrays.values()]
-    known = np.array([known_exactly(result.check, s, points.count) for s in sources])
-    tiny = np.array([below_float64(result.check, s, points.count) for s in sources])
+    known = np.zeros((len(sources), points.count), dtype=bool)
     assert result.shown_matrix is not None  # (set by hessian_at)
     for k in range(points.count):
         h = result.shown_matrix.reshape(len(sources), len(sources), -1)[:, :, k]
-        g = np.array([_shown_at(result, s, k) for s in sources])
-        g[tiny[:, k]] = 5e-324  # exactly not 0 (exp(-800)), though its float is: no critical point
-        _disputed(result, k, g, known[:, k])
+        g = _tested_gradient(result, k, known[:, k])
         scale = max((abs(float(c[k])) for c in coordinates), default=1.0)
         signs = _exact_inertia(result, k) if known[:, k].all() else None
         result.tests.append(classify(h, g, scale, exact=known[:, k], inertia=signs))
@@ -78,29 +75,26 @@ def _exact_inertia(result: HessianResult, k: int) -> tuple[int, int] | None:
     return inertia(entries)
 
 
-def _disputed(result: HessianResult, k: int, gradient: np.ndarray, known: np.ndarray) -> None:
-    """Where the check disputes the tape's gradient at point ``k`` (its 0 at x = 0.57735...
-    for x^3 - x, where the exact value is -2.2e-16), sympy's exact value in its place, known
-    exactly (a nonzero one whose float is 0 as the smallest float): the test is of the
-    function, not of the tape's rounding."""
-    if result.check is None:
-        return
+def _tested_gradient(result: HessianResult, k: int, known: np.ndarray) -> np.ndarray:
+    """The gradient the test reads at point ``k``: sympy's exact value's float where the check
+    knows it -- agreed, or disputing the tape's (its 0 at x = 0.57735... for x^3 - x, where
+    the exact value is -2.2e-16): the test is of the function, not of the tape's rounding --
+    and then ``known`` is set; a nonzero one whose float is 0 (``exp(-800)``) is the smallest
+    float, exactly not 0; elsewhere the shown value."""
+    gradient = np.zeros(len(result.sources))
     for i, source in enumerate(result.sources):
-        partial = result.check.partials.get(source)
-        if partial is None or partial.mismatch is None or not partial.exact_values:
-            continue
-        exact = partial.exact_values[k] if k < len(partial.exact_values) else None
-        if exact is not None and bool(partial.mismatch.reshape(-1)[k]):
+        partial = None if result.check is None else result.check.partials.get(source)
+        exact = partial.exact_values[k] if partial and k < len(partial.exact_values) else None
+        if exact is not None and partial is not None:
             number = float(partial.values.reshape(-1)[k])
-            gradient[i] = 5e-324 if number == 0 and not exact.is_zero else number
-            known[i] = np.isfinite(number)
-
-
-def _shown_at(result: GradResult, source: str, k: int) -> float:
-    """The shown (exact where known) gradient component ``source`` at point ``k``."""
-    shown = result.shown.get(source)
-    values = result.gradient[source] if shown is None else shown
-    return 0.0 if values is None else float(np.asarray(values).reshape(-1)[k])
+            if np.isfinite(number):
+                gradient[i] = 5e-324 if number == 0 and not exact.is_zero else number
+                known[i] = True
+                continue
+        shown = result.shown.get(source)
+        values = result.gradient[source] if shown is None else shown
+        gradient[i] = 0.0 if values is None else float(np.asarray(values).reshape(-1)[k])
+    return gradient
 
 
 def lowest_order_tests(

@@ -29,7 +29,6 @@ __all__ = [
     "exact_determinants",
     "exact_point",
     "exact_texts",
-    "known_exactly",
     "nearest_float",
     "settled",
     "settled_value",
@@ -110,19 +109,6 @@ def settled(values: Any, check: CheckReport | None, label: str) -> np.ndarray:
         if exact is not None and np.isfinite(known[k]):
             flat[k] = known[k]
     return array
-
-
-def known_exactly(check: CheckReport | None, label: str, count: int) -> np.ndarray:
-    """Per point (flat, ``count`` of them): whether :func:`settled` shows the exact value of
-    ``label`` there -- what the second-derivative test needs to call a gradient exactly 0.
-
-    >>> from gradcalc import grad
-    >>> known_exactly(grad("sin(x)", at=["x=pi/2", "x=1.5"]).check, "x", 2).tolist()
-    [True, True]
-    >>> known_exactly(None, "x", 2).tolist()
-    [False, False]
-    """
-    return _where_exact(check, label, count, lambda exact, x: bool(np.isfinite(x)))
 
 
 def below_float64(check: CheckReport | None, label: str, count: int) -> np.ndarray:
