@@ -367,7 +367,7 @@ def _classified(
         signs = exactly[2] if exactly is not None else None
         test = classify(hessian, gradient, scale, known, tolerance, signs)
         if exact is None and test.critical and test.verdict == "inconclusive":
-            signs = steady_inertia(graph, variables, x[:, k])
+            signs = steady_inertia(graph, variables, x[:, k], g[:, k], hessian)
             if signs is not None:
                 test = classify(hessian, gradient, scale, known, tolerance, signs)
                 smallest = min(test.eigenvalues, key=abs)
