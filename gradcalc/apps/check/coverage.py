@@ -181,10 +181,7 @@ def _words(condition: Any) -> str:
     """
     from gradcalc.symbolic.translate.notation import user_text
 
-    text = user_text(condition).replace(" & ", " and ").replace(" | ", " or ")
-    return (
-        text[1:-1] if text.startswith("(") and text.endswith(")") and "(" not in text[1:] else text
-    )
+    return user_text(condition).replace(" & ", " and ").replace(" | ", " or ")
 
 
 def _test(sides, symbols, regions, points) -> Decision | list[list[dict]]:
