@@ -95,7 +95,6 @@ def rounded_points(partials, derivatives, tape_values, where: Any) -> None:
     given: where the tape agrees with that, the difference is the point's rounding, not the
     tape's (kept in ``Partial.rounded``; the exact value stays the one shown). ``where``:
     the check's :class:`~gradcalc.symbolic.crosscheck.crosscheck.CheckInput`."""
-    import sympy as sp
 
     assert where.exact_point is not None  # (the exact path)
     shape = where.skip.shape
@@ -103,12 +102,8 @@ def rounded_points(partials, derivatives, tape_values, where: Any) -> None:
         tape = np.broadcast_to(tape_column(tape_values[source], shape), shape).reshape(-1)
         bad = mismatch(tape, partial.values, where.skip, True).reshape(-1)
         for k in np.flatnonzero(bad & ~np.isnan(partial.values.reshape(-1))):
-            point = where.exact_point[k]
-            exact = {sp.Symbol(n, real=True): exact_value(t) for n, t in point.items()}
-            floats = {
-                sp.Symbol(n, real=True): np.broadcast_to(where.point[n], shape).reshape(-1)[k]
-                for n in point
-            }
+            exact = _at(where, int(k))
+            floats = {s: np.broadcast_to(where.point[s.name], shape).reshape(-1)[k] for s in exact}
             there = at_nearest_floats(derivatives[source], exact, floats)
             if there is not None and agrees(tape[k], there):
                 partial.rounded[int(k)] = there
